@@ -1,0 +1,2 @@
+import OpenAPIURLSession
+import QuadAPI

@@ -1,0 +1,115 @@
+import Foundation
+import Hummingbird
+import Logging
+import NIOCore
+import OpenAPIHummingbird
+import QuadAPI
+import ServiceLifecycle
+
+/// Builds Quad: opens and migrates the database, loads demo data into a new one, and wires the
+/// platform and every feature into one router.
+///
+/// `announce` receives the lines meant for the operator once (the URL, a generated admin token).
+public func buildApplication(
+    _ configuration: Configuration, announce: @escaping @Sendable (String) -> Void = Announce.stdout
+) async throws -> some ApplicationProtocol {
+    var logger = Logger(label: "quad")
+    logger.logLevel = configuration.logLevel
+
+    let database = try await Database.open(configuration.database, logger: logger)
+    let platform: Platform
+    do {
+        platform = try await Platform.start(configuration, database: database, logger: logger, announce: announce)
+    } catch {
+        await database.close()
+        throw error
+    }
+
+    let router = try await buildRouter(platform)
+    var app = Application(
+        router: router,
+        configuration: .init(address: .hostname(configuration.hostname, port: configuration.port), serverName: "Quad"),
+        onServerRunning: { channel in
+            let port = channel.localAddress?.port ?? configuration.port
+            announce("Quad is listening on http://\(configuration.hostname):\(port)")
+        },
+        logger: logger
+    )
+    app.addServices(
+        DatabaseService(database: database), platform.events, IdempotencyStore(database: database))
+    return app
+}
+
+/// The router with every middleware and route; separate from the application so tests can drive it directly.
+func buildRouter(_ platform: Platform) async throws -> Router<AppRequestContext> {
+    let router = Router(context: AppRequestContext.self)
+    let routes = RouteTable()
+    let web = try await WebShell(services: [])
+
+    router.add(
+        middleware: ErrorMiddleware(routes: routes) { problem, request, _ in web.errorPage(problem, request: request) })
+    router.add(middleware: RequestLogMiddleware())
+    if platform.configuration.rateLimit > 0 {
+        router.add(
+            middleware: RateLimitMiddleware(
+                limiter: RateLimiter(rate: platform.configuration.rateLimit, burst: platform.configuration.rateBurst)))
+    }
+    router.add(middleware: BodyLimitMiddleware())
+    router.add(middleware: RequestInfoMiddleware())
+    router.add(middleware: HTTPCacheMiddleware())
+    router.add(middleware: IdempotencyMiddleware(store: IdempotencyStore(database: platform.database)))
+
+    web.register(on: router)
+    platform.images.register(on: router)
+    EventStreamRoute(
+        hub: platform.events, heartbeat: platform.configuration.eventHeartbeat,
+        maxStreamsPerClient: platform.configuration.maxEventStreamsPerClient
+    ).register(on: router)
+    try APIHandler(platform: platform).registerHandlers(on: router)
+
+    for route in router.routes { routes.add(path: route.path.description, method: route.method) }
+    return router
+}
+
+/// Closes the database once everything before it in the shutdown order has stopped.
+struct DatabaseService: Service {
+    let database: Database
+
+    func run() async throws {
+        try? await gracefulShutdown()
+        await database.close()
+    }
+}
+
+/// One line per request: method, path, status and time, with the request id. Never headers or query
+/// strings, which can carry credentials.
+struct RequestLogMiddleware: RouterMiddleware {
+    typealias Context = AppRequestContext
+
+    func handle(
+        _ request: Request, context: Context, next: (Request, Context) async throws -> Response
+    )
+        async throws -> Response
+    {
+        let start = ContinuousClock.now
+        let response = try await next(request, context)
+        let elapsed = ContinuousClock.now - start
+        context.logger.info(
+            "\(request.method.rawValue) \(request.uri.path) \(response.status.code)",
+            metadata: [
+                "request": .string(context.requestId),
+                "ms": .string(
+                    String(
+                        format: "%.1f",
+                        Double(elapsed.components.attoseconds) / 1e15 + Double(elapsed.components.seconds) * 1000)),
+            ])
+        return response
+    }
+}
+
+/// Lines for the operator, written at once (stdout may be a pipe, which would otherwise buffer them).
+public enum Announce {
+    public static let stdout: @Sendable (String) -> Void = { line in
+        FileHandle.standardOutput.write(Data((line + "\n").utf8))
+    }
+}

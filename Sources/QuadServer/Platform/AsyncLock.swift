@@ -1,0 +1,42 @@
+import NIOConcurrencyHelpers
+
+/// A first-come, first-served mutual exclusion for async code (an actor alone would let
+/// other calls in at every suspension point).
+final class AsyncLock: Sendable {
+    private struct State {
+        var locked = false
+        var waiters: [CheckedContinuation<Void, Never>] = []
+    }
+    private let state = NIOLockedValueBox(State())
+
+    func withLock<R: Sendable>(_ body: () async throws -> R) async rethrows -> R {
+        await acquire()
+        defer { release() }
+        return try await body()
+    }
+
+    private func acquire() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let acquired = state.withLockedValue { state -> Bool in
+                if state.locked {
+                    state.waiters.append(continuation)
+                    return false
+                }
+                state.locked = true
+                return true
+            }
+            if acquired { continuation.resume() }
+        }
+    }
+
+    private func release() {
+        let next = state.withLockedValue { state -> CheckedContinuation<Void, Never>? in
+            if state.waiters.isEmpty {
+                state.locked = false
+                return nil
+            }
+            return state.waiters.removeFirst()
+        }
+        next?.resume()
+    }
+}

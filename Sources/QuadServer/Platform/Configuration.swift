@@ -1,0 +1,156 @@
+import Foundation
+import Logging
+
+/// Everything an operator can set, from flags, then the environment, then defaults.
+public struct Configuration: Sendable {
+    public var hostname = "127.0.0.1"
+    public var port = 8080
+    public var database = DatabaseLocation.sqlite(path: "quad.sqlite")
+    public var logLevel = Logger.Level.info
+    /// `QUAD_ADMIN_TOKEN`; when nil, the first start generates one and stores its hash.
+    public var adminToken: String?
+    public var loadDemoData = true
+    /// Requests per second per client; 0 turns rate limiting off.
+    public var rateLimit = 20.0
+    public var rateBurst = 40
+    /// Open event streams one client may hold at once.
+    public var maxEventStreamsPerClient = 8
+    public var eventHeartbeat = Duration.seconds(15)
+    /// How many recent events a reconnecting client can resume from.
+    public var eventBufferSize = 1024
+
+    public init() {}
+
+    /// Reads the environment, with command-line values (keyed by setting) taking precedence.
+    /// Throws a `ConfigurationError` naming the first setting that is not valid.
+    public init(environment: [String: String], flags: [Setting: String] = [:]) throws {
+        func raw(_ setting: Setting) -> (value: String, name: String)? {
+            if let value = flags[setting] { return (value, setting.flag ?? setting.variable) }
+            if let value = environment[setting.variable], !value.isEmpty { return (value, setting.variable) }
+            return nil
+        }
+        func parse<T>(_ setting: Setting, _ expected: String, _ convert: (String) -> T?) throws -> T? {
+            guard let (value, name) = raw(setting) else { return nil }
+            guard let parsed = convert(value.trimmingCharacters(in: .whitespaces)) else {
+                throw ConfigurationError(setting: name, message: "\"\(value)\" is not \(expected)")
+            }
+            return parsed
+        }
+
+        if let value = try parse(.hostname, "a host name", { $0.isEmpty ? nil : $0 }) { hostname = value }
+        if let value = try parse(
+            .port, "a port number (0–65535)", { Int($0).flatMap { (0...65535).contains($0) ? $0 : nil } })
+        {
+            port = value
+        }
+        if let value = try parse(
+            .database, "a file path, sqlite:PATH, :memory: or a postgres:// URL", DatabaseLocation.init(parsing:))
+        {
+            database = value
+        }
+        if let value = try parse(
+            .logLevel, "a log level (trace, debug, info, notice, warning, error, critical)",
+            { Logger.Level(rawValue: $0.lowercased()) })
+        {
+            logLevel = value
+        }
+        if let value = try parse(.adminToken, "a token of at least 16 characters", { $0.count >= 16 ? $0 : nil }) {
+            adminToken = value
+        }
+        if let value = try parse(.demo, "on or off", Self.parseSwitch) { loadDemoData = value }
+        if let value = try parse(
+            .rateLimit, "a number of requests per second ≥ 0",
+            { Double($0).flatMap { $0 >= 0 && $0.isFinite ? $0 : nil } })
+        {
+            rateLimit = value
+        }
+        if let value = try parse(.rateBurst, "a whole number ≥ 1", { Int($0).flatMap { $0 >= 1 ? $0 : nil } }) {
+            rateBurst = value
+        }
+    }
+
+    static func parseSwitch(_ value: String) -> Bool? {
+        switch value.lowercased() {
+        case "on", "true", "yes", "1": true
+        case "off", "false", "no", "0": false
+        default: nil
+        }
+    }
+
+    /// A setting, with its command-line flag where it has one and its environment variable.
+    public enum Setting: String, Sendable, CaseIterable {
+        case hostname, port, database, logLevel, adminToken, demo, rateLimit, rateBurst
+
+        public var flag: String? {
+            switch self {
+            case .hostname: "--hostname"
+            case .port: "--port"
+            case .database: "--database"
+            case .logLevel: "--log-level"
+            case .demo: "--no-demo"
+            case .adminToken, .rateLimit, .rateBurst: nil
+            }
+        }
+
+        public var variable: String {
+            switch self {
+            case .hostname: "QUAD_HOSTNAME"
+            case .port: "QUAD_PORT"
+            case .database: "QUAD_DATABASE_URL"
+            case .logLevel: "QUAD_LOG_LEVEL"
+            case .adminToken: "QUAD_ADMIN_TOKEN"
+            case .demo: "QUAD_DEMO"
+            case .rateLimit: "QUAD_RATE_LIMIT"
+            case .rateBurst: "QUAD_RATE_BURST"
+            }
+        }
+    }
+}
+
+/// A setting that cannot be used, said in one line: "Invalid QUAD_PORT: "abc" is not a port number".
+public struct ConfigurationError: Error, CustomStringConvertible, Equatable {
+    public var setting: String
+    public var message: String
+
+    public var description: String { "Invalid \(setting): \(message)." }
+}
+
+/// Where the data lives.
+public enum DatabaseLocation: Sendable, Equatable, CustomStringConvertible {
+    case sqlite(path: String)
+    case sqliteMemory
+    case postgres(url: String)
+
+    /// `quad.sqlite`, `sqlite:/var/lib/quad.sqlite`, `:memory:`, `postgres://user:pw@host/db`.
+    public init?(parsing value: String) {
+        if value == ":memory:" || value == "sqlite::memory:" {
+            self = .sqliteMemory
+        } else if value.hasPrefix("postgres://") || value.hasPrefix("postgresql://") {
+            guard let url = URL(string: value), url.host != nil else { return nil }
+            self = .postgres(url: value)
+        } else if value.hasPrefix("sqlite:") {
+            let path = String(value.dropFirst("sqlite:".count)).replacingOccurrences(
+                of: "//", with: "", options: .anchored)
+            guard !path.isEmpty else { return nil }
+            self = .sqlite(path: path)
+        } else if value.contains("://") {
+            return nil
+        } else {
+            self = .sqlite(path: value)
+        }
+    }
+
+    /// For logs: never prints a password.
+    public var description: String {
+        switch self {
+        case .sqlite(let path): return "sqlite:\(path)"
+        case .sqliteMemory: return "sqlite::memory:"
+        case .postgres(let url):
+            if var components = URLComponents(string: url) {
+                if components.password != nil { components.password = "***" }
+                return components.string ?? "postgres://…"
+            }
+            return "postgres://…"
+        }
+    }
+}

@@ -1,0 +1,135 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import Logging
+import NIOConcurrencyHelpers
+import OpenAPIRuntime
+import QuadCore
+
+/// Turns every error into an answer a client can use: `application/problem+json` for the API, a page
+/// for the web. Unknown routes, wrong methods, unreadable bodies and oversized bodies all get a problem;
+/// an unexpected error is logged with the request id and answered with a 500 that carries only that id.
+struct ErrorMiddleware: RouterMiddleware {
+    typealias Context = AppRequestContext
+
+    let routes: RouteTable
+    /// Renders an error as HTML for browsers on web routes; nil means answer with the problem.
+    let page: @Sendable (Problem, Request, Context) -> Response?
+
+    func handle(
+        _ request: Request, context: Context, next: (Request, Context) async throws -> Response
+    )
+        async throws -> Response
+    {
+        do {
+            return try await next(request, context)
+        } catch {
+            var problem = problem(for: error, request: request, context: context)
+            if problem.status == .internalServerError {
+                problem = .internalError(requestId: context.requestId)
+            }
+            if !isAPI(request.uri.path), let page = page(problem, request, context) {
+                return page
+            }
+            return problem.response(instance: request.uri.path)
+        }
+    }
+
+    private func isAPI(_ path: String) -> Bool {
+        path.hasPrefix("/api/") || path == "/api" || path == "/health" || path.hasPrefix("/images/")
+    }
+
+    private func problem(for error: any Error, request: Request, context: Context) -> Problem {
+        switch error {
+        case let problem as Problem:
+            return problem
+        case let failure as ValidationFailure:
+            return .validation(failure.errors)
+        case let error as HTTPError where error.status == .notFound:
+            let allowed = routes.methods(matching: request.uri.path)
+            if !allowed.isEmpty, !allowed.contains(request.method) {
+                let names = allowed.map(\.rawValue).sorted().joined(separator: ", ")
+                return Problem(
+                    .methodNotAllowed, detail: "\(request.method.rawValue) is not allowed here; use \(names).",
+                    headers: [.allow: names])
+            }
+            return .notFound("Nothing is at \(request.uri.path).")
+        case let error as HTTPError where error.status == .contentTooLarge:
+            return .tooLarge(limit: BodyLimit.limit(for: request))
+        case let error as HTTPError:
+            return Problem(error.status, detail: error.body, headers: error.headers)
+        case let error as DecodingError:
+            return .malformedBody(Self.describe(error))
+        case let error as ServerError:
+            // The generated server wraps errors: ours pass through; a request it could not decode is the client's fault.
+            if let underlying = mappedUnderlying(error.underlyingError, request: request, context: context) {
+                return underlying
+            }
+            if error.operationOutput == nil, error.operationInput == nil {
+                return Problem(.badRequest, detail: "The request does not match the API: \(error.causeDescription).")
+            }
+            fallthrough
+        default:
+            context.logger.error(
+                "Unexpected error",
+                metadata: ["error": "\(String(reflecting: error))", "request": "\(context.requestId)"])
+            return .internalError(requestId: context.requestId)
+        }
+    }
+
+    private func mappedUnderlying(_ error: any Error, request: Request, context: Context) -> Problem? {
+        switch error {
+        case is Problem, is ValidationFailure, is HTTPError, is DecodingError:
+            problem(for: error, request: request, context: context)
+        default:
+            nil
+        }
+    }
+
+    static func describe(_ error: DecodingError) -> String {
+        func path(_ context: DecodingError.Context) -> String {
+            let path = context.codingPath.map(\.stringValue).joined(separator: ".")
+            return path.isEmpty ? "" : " at \(path)"
+        }
+        switch error {
+        case .dataCorrupted(let context):
+            return "The body is not valid JSON\(path(context))."
+        case .keyNotFound(let key, let context):
+            return "The field \(key.stringValue) is missing\(path(context))."
+        case .typeMismatch(let type, let context):
+            return "A value has the wrong type\(path(context)): expected \(type)."
+        case .valueNotFound(let type, let context):
+            return "A value is missing\(path(context)): expected \(type)."
+        @unknown default:
+            return "The body could not be decoded."
+        }
+    }
+}
+
+/// The routes the router serves, for telling a wrong method (405) from an unknown path (404).
+final class RouteTable: Sendable {
+    private let patterns = NIOLockedValueBox<[(components: [Substring], method: HTTPRequest.Method)]>([])
+
+    func add(path: String, method: HTTPRequest.Method) {
+        let components = path.split(separator: "/")
+        patterns.withLockedValue { $0.append((components, method)) }
+    }
+
+    func methods(matching path: String) -> Set<HTTPRequest.Method> {
+        let parts = path.split(separator: "/")
+        return patterns.withLockedValue { patterns in
+            Set(patterns.filter { Self.matches($0.components, parts) }.map(\.method))
+        }
+    }
+
+    private static func matches(_ pattern: [Substring], _ parts: [Substring]) -> Bool {
+        if pattern.last == "**" { return parts.count >= pattern.count - 1 && zip(pattern, parts).allSatisfy(same) }
+        return pattern.count == parts.count && zip(pattern, parts).allSatisfy(same)
+    }
+
+    private static func same(_ pair: (Substring, Substring)) -> Bool {
+        let (pattern, part) = pair
+        return pattern == part || pattern.hasPrefix(":") || pattern.hasPrefix("{") || pattern == "*" || pattern == "**"
+            || (pattern.contains("{") && !part.isEmpty)
+    }
+}

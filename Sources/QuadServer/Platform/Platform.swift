@@ -1,0 +1,39 @@
+import Logging
+
+/// What every feature shares: the store, events, admin access, images and the web shell.
+public struct Platform: Sendable {
+    public let configuration: Configuration
+    public let database: Database
+    public let events: EventHub
+    public let admin: AdminAuth
+    public let images: ImageStore
+    public let logger: Logger
+
+    /// Migrates the database, sets up admin access, and loads demo data into a database it just created.
+    static func start(
+        _ configuration: Configuration, database: Database, logger: Logger, announce: @Sendable (String) -> Void
+    ) async throws -> Platform {
+        let fresh = try await Migrator.migrate(database, migrations, logger: logger)
+        let admin = try await AdminAuth.setUp(configured: configuration.adminToken, database: database) { token in
+            announce("Admin token (shown once, only its hash is kept): \(token)")
+        }
+        let platform = Platform(
+            configuration: configuration, database: database,
+            events: EventHub(database: database, capacity: configuration.eventBufferSize, logger: logger),
+            admin: admin, images: ImageStore(database: database), logger: logger)
+        if fresh && configuration.loadDemoData {
+            logger.info("New database: loading demo data")
+        }
+        return platform
+    }
+
+    /// The platform's own tables; features number theirs from 100 (Rooms), 200, 300, 400.
+    static let migrations: [Migration] = [
+        Migration(id: 1, name: "events sequence") { sql, engine in
+            if engine == .postgres { try await sql.raw("CREATE SEQUENCE quad_event_ids").run() }
+        },
+        AdminAuth.migration,
+        IdempotencyStore.migration,
+        ImageStore.migration,
+    ]
+}

@@ -1,0 +1,42 @@
+import Foundation
+import OpenAPIRuntime
+import QuadAPI
+
+/// The generated server interface, implemented. Each feature adds its operations in an extension
+/// in its own folder.
+struct APIHandler: APIProtocol {
+    let platform: Platform
+}
+
+extension APIHandler {
+    func getHealth(_ input: Operations.GetHealth.Input) async throws -> Operations.GetHealth.Output {
+        if await platform.database.ping() {
+            return .ok(.init(body: .json(.init(status: .ok))))
+        }
+        return .serviceUnavailable(.init(body: .json(.init(status: .unavailable))))
+    }
+
+    func getContract(_ input: Operations.GetContract.Input) async throws -> Operations.GetContract.Output {
+        .ok(.init(body: .yaml(HTTPBody(Contract.yaml))))
+    }
+
+    func uploadImage(_ input: Operations.UploadImage.Input) async throws -> Operations.UploadImage.Output {
+        try platform.admin.requireAdmin(authorization: RequestInfo.current.authorization)
+        let body: HTTPBody =
+            switch input.body {
+            case .jpeg(let body), .png(let body), .imageWebp(let body), .binary(let body): body
+            }
+        let bytes: [UInt8]
+        do {
+            bytes = try await [UInt8](collecting: body, upTo: ImageStore.maxSize)
+        } catch {
+            throw Problem.tooLarge(limit: ImageStore.maxSize)
+        }
+        let image = try await platform.images.store(bytes)
+        return .created(
+            .init(
+                body: .json(
+                    .init(sha256: image.sha256, url: image.path, contentType: image.format.mediaType, size: image.size))
+            ))
+    }
+}

@@ -1,0 +1,96 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import NIOConcurrencyHelpers
+
+/// A token bucket per client: `rate` requests a second on average, up to `burst` at once.
+/// This is what keeps a fleet of clients with a bad refresh setting from taking the service down.
+final class RateLimiter: Sendable {
+    struct Decision: Equatable {
+        var allowed: Bool
+        var remaining: Int
+        /// Seconds until one request is allowed again (when refused) or the bucket is full (when allowed).
+        var seconds: Int
+    }
+
+    private struct Bucket {
+        var tokens: Double
+        var updated: Double
+    }
+
+    let rate: Double
+    let burst: Double
+    private let now: @Sendable () -> Double
+    private let buckets = NIOLockedValueBox<[String: Bucket]>([:])
+    /// Above this many clients, full (idle) buckets are dropped: they hold nothing worth keeping.
+    private let pruneAbove = 10_000
+
+    init(rate: Double, burst: Int, now: @escaping @Sendable () -> Double = RateLimiter.monotonicSeconds) {
+        self.rate = rate
+        self.burst = Double(burst)
+        self.now = now
+    }
+
+    static func monotonicSeconds() -> Double {
+        Double(DispatchTime.now().uptimeNanoseconds) / 1e9
+    }
+
+    func take(_ key: String) -> Decision {
+        let now = now()
+        return buckets.withLockedValue { buckets in
+            if buckets.count > pruneAbove {
+                buckets = buckets.filter { min(burst, $0.value.tokens + (now - $0.value.updated) * rate) < burst }
+            }
+            var bucket = buckets[key] ?? Bucket(tokens: burst, updated: now)
+            bucket.tokens = min(burst, bucket.tokens + (now - bucket.updated) * rate)
+            bucket.updated = now
+            let allowed = bucket.tokens >= 1
+            if allowed { bucket.tokens -= 1 }
+            buckets[key] = bucket
+            let seconds = allowed ? (burst - bucket.tokens) / rate : (1 - bucket.tokens) / rate
+            return Decision(
+                allowed: allowed, remaining: Int(bucket.tokens),
+                seconds: max(allowed ? 0 : 1, Int(seconds.rounded(.up))))
+        }
+    }
+
+    /// The policy, as the IETF RateLimit header fields draft spells it: a quota of `burst` per window it takes to refill.
+    var policyHeader: String {
+        "\"default\";q=\(Int(burst));w=\(max(1, Int((burst / rate).rounded(.up))))"
+    }
+}
+
+/// Answers 429 with `Retry-After` once a client has spent its bucket; tells every client where it stands.
+struct RateLimitMiddleware: RouterMiddleware {
+    typealias Context = AppRequestContext
+    let limiter: RateLimiter
+
+    func handle(
+        _ request: Request, context: Context, next: (Request, Context) async throws -> Response
+    )
+        async throws -> Response
+    {
+        guard request.uri.path != "/health" else { return try await next(request, context) }
+        let decision = limiter.take(context.clientKey)
+        let state = "\"default\";r=\(decision.remaining);t=\(decision.seconds)"
+        guard decision.allowed else {
+            throw Problem(
+                .tooManyRequests, type: "rate-limited", title: "Too many requests",
+                detail: "Slow down: try again in \(decision.seconds) s.",
+                headers: [
+                    .retryAfter: String(decision.seconds), .rateLimitPolicy: limiter.policyHeader, .rateLimit: state,
+                ])
+        }
+        var response = try await next(request, context)
+        response.headers[.rateLimitPolicy] = limiter.policyHeader
+        response.headers[.rateLimit] = state
+        return response
+    }
+}
+
+extension HTTPField.Name {
+    static let rateLimitPolicy = HTTPField.Name("RateLimit-Policy")!
+    static let rateLimit = HTTPField.Name("RateLimit")!
+    static let idempotencyKey = HTTPField.Name("Idempotency-Key")!
+    static let lastEventID = HTTPField.Name("Last-Event-ID")!
+}

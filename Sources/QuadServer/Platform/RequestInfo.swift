@@ -1,0 +1,25 @@
+import Hummingbird
+
+/// What handlers of the generated interface need from the HTTP request but the contract does not pass
+/// them (credentials, the client's address, the request id), carried in a task-local value.
+public struct RequestInfo: Sendable {
+    public var authorization: String?
+    public var clientKey: String
+    public var requestId: String
+
+    @TaskLocal public static var current = RequestInfo(authorization: nil, clientKey: "local", requestId: "-")
+}
+
+struct RequestInfoMiddleware: RouterMiddleware {
+    typealias Context = AppRequestContext
+
+    func handle(
+        _ request: Request, context: Context, next: (Request, Context) async throws -> Response
+    )
+        async throws -> Response
+    {
+        let info = RequestInfo(
+            authorization: request.headers[.authorization], clientKey: context.clientKey, requestId: context.requestId)
+        return try await RequestInfo.$current.withValue(info) { try await next(request, context) }
+    }
+}

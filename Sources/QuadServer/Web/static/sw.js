@@ -1,0 +1,41 @@
+// Quad's service worker: keeps the shell's assets and the last copy of each page, so a visited page
+// opens offline. Features add their data and images to what is cached.
+"use strict";
+const VERSION = "{{version}}";
+const SHELL = "quad-shell-" + VERSION;
+const PAGES = "quad-pages-v1";
+const SHELL_URLS = {{shellURLs}};
+
+self.addEventListener("install", (event) => {
+  event.waitUntil(caches.open(SHELL).then((cache) => cache.addAll(SHELL_URLS)).then(() => self.skipWaiting()));
+});
+
+self.addEventListener("activate", (event) => {
+  event.waitUntil(
+    caches.keys()
+      .then((keys) => Promise.all(keys.filter((k) => k.startsWith("quad-shell-") && k !== SHELL).map((k) => caches.delete(k))))
+      .then(() => self.clients.claim())
+  );
+});
+
+self.addEventListener("fetch", (event) => {
+  const request = event.request;
+  if (request.method !== "GET") return;
+  const url = new URL(request.url);
+  if (url.origin !== location.origin || url.pathname.startsWith("/api/events")) return;
+  if (url.pathname.startsWith("/assets/") || url.pathname.startsWith("/images/")) {
+    // Content-addressed: the cached copy is always right.
+    event.respondWith(caches.match(request).then((hit) => hit || fetch(request).then((response) => {
+      if (response.ok) { const copy = response.clone(); caches.open(SHELL).then((c) => c.put(request, copy)); }
+      return response;
+    })));
+    return;
+  }
+  if (request.mode === "navigate") {
+    // Pages: the network first, the last copy when offline.
+    event.respondWith(fetch(request).then((response) => {
+      if (response.ok) { const copy = response.clone(); caches.open(PAGES).then((c) => c.put(request, copy)); }
+      return response;
+    }).catch(() => caches.match(request).then((hit) => hit || caches.match("/"))));
+  }
+});

@@ -1,0 +1,60 @@
+import Foundation
+import Hummingbird
+import HummingbirdTesting
+import Logging
+import NIOConcurrencyHelpers
+
+@testable import QuadServer
+
+/// A Quad router on a fresh database, for `app.test(.router)`.
+struct TestApp: Sendable {
+    static let adminToken = "test-admin-token-0123456789"
+
+    var configuration: Configuration
+    let platform: Platform
+
+    static func configuration(_ location: DatabaseLocation = .sqliteMemory) -> Configuration {
+        var configuration = Configuration()
+        configuration.database = location
+        configuration.adminToken = adminToken
+        configuration.rateLimit = 0
+        configuration.loadDemoData = false
+        return configuration
+    }
+
+    /// Runs `body` with an application on a new database of `engine`; `configure` adjusts settings and
+    /// `routes` adds test-only routes behind the same middleware.
+    static func run(
+        _ engine: Database.Engine = .sqlite,
+        configure: (inout Configuration) -> Void = { _ in },
+        routes: (Router<AppRequestContext>) -> Void = { _ in },
+        _ body: @escaping @Sendable (TestApp, any TestClientProtocol) async throws -> Void
+    ) async throws {
+        try await TestDatabase.withDatabase(engine) { database in
+            var configuration = configuration()
+            configure(&configuration)
+            let platform = try await Platform.start(configuration, database: database, logger: TestDatabase.logger) {
+                _ in
+            }
+            let router = try await buildRouter(platform)
+            routes(router)
+            let testApp = TestApp(configuration: configuration, platform: platform)
+            let app = Application(router: router, logger: TestDatabase.logger)
+            try await app.test(.router) { client in try await body(testApp, client) }
+        }
+    }
+}
+
+extension TestResponse {
+    var json: [String: Any] {
+        (try? JSONSerialization.jsonObject(with: Data(buffer: body)) as? [String: Any]) ?? [:]
+    }
+    var text: String { String(buffer: body) }
+}
+
+/// Lines collected from `announce`, for checking what was printed.
+final class Announcements: Sendable {
+    private let lines = NIOLockedValueBox<[String]>([])
+    var all: [String] { lines.withLockedValue { $0 } }
+    func record(_ line: String) { lines.withLockedValue { $0.append(line) } }
+}

@@ -1,0 +1,64 @@
+import Foundation
+import Logging
+import SQLKit
+import Testing
+
+@testable import QuadServer
+
+/// The engines store tests run on: SQLite always, PostgreSQL when `QUAD_TEST_POSTGRES_URL` is set (CI sets it).
+enum TestDatabase {
+    static let postgresURL = ProcessInfo.processInfo.environment["QUAD_TEST_POSTGRES_URL"].flatMap {
+        $0.isEmpty ? nil : $0
+    }
+
+    static var engines: [Database.Engine] {
+        postgresURL == nil ? [.sqlite] : [.sqlite, .postgres]
+    }
+
+    static let logger: Logger = {
+        var logger = Logger(label: "quad-test")
+        logger.logLevel = .warning
+        return logger
+    }()
+
+    /// A new, empty database of `engine`: SQLite in memory, or a PostgreSQL schema of its own, dropped afterwards.
+    static func withLocation<R>(
+        _ engine: Database.Engine, _ body: (DatabaseLocation) async throws -> R
+    ) async throws -> R {
+        switch engine {
+        case .sqlite:
+            return try await body(.sqliteMemory)
+        case .postgres:
+            let url = try #require(postgresURL)
+            let schema = "t" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased().prefix(16)
+            let admin = try await Database.open(.postgres(url: url), logger: logger)
+            try await admin.withConnection { try await $0.raw("CREATE SCHEMA \(unsafeRaw: schema)").run() }
+            do {
+                let separator = url.contains("?") ? "&" : "?"
+                let result = try await body(.postgres(url: url + separator + "schema=" + schema))
+                try await admin.withConnection { try await $0.raw("DROP SCHEMA \(unsafeRaw: schema) CASCADE").run() }
+                await admin.close()
+                return result
+            } catch {
+                try? await admin.withConnection { try await $0.raw("DROP SCHEMA \(unsafeRaw: schema) CASCADE").run() }
+                await admin.close()
+                throw error
+            }
+        }
+    }
+
+    /// An open, empty database of `engine`, closed afterwards.
+    static func withDatabase<R>(_ engine: Database.Engine, _ body: (Database) async throws -> R) async throws -> R {
+        try await withLocation(engine) { location in
+            let database = try await Database.open(location, logger: logger)
+            do {
+                let result = try await body(database)
+                await database.close()
+                return result
+            } catch {
+                await database.close()
+                throw error
+            }
+        }
+    }
+}
