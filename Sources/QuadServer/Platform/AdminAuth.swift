@@ -53,12 +53,16 @@ public final class AdminAuth: Sendable {
         guard let authorization, authorization.lowercased().hasPrefix("bearer ") else {
             throw Problem.unauthorized("This operation needs an admin token: Authorization: Bearer <token>.")
         }
+        let token = authorization.dropFirst("bearer ".count).trimmingCharacters(in: .whitespaces)
+        guard !token.isEmpty else { throw Problem.unauthorized("The admin token is missing after Bearer.") }
         let presented = SHA256.hash(
-            data: Data(authorization.dropFirst("bearer ".count).trimmingCharacters(in: .whitespaces).utf8))
+            data: Data(token.utf8))
         // Comparing digests of equal length, byte by byte without an early exit, leaks nothing about the token.
         var difference: UInt8 = 0
         for (a, b) in zip(presented, tokenHash) { difference |= a ^ b }
-        guard difference == 0 else { throw Problem.unauthorized("The admin token is not valid.") }
+        guard difference == 0, tokenHash.count == SHA256.byteCount else {
+            throw Problem.unauthorized("The admin token is not valid.")
+        }
     }
 }
 

@@ -90,7 +90,9 @@ public final class EventHub: Service, Sendable {
     /// Subscribes to events after `lastEventId` (all new ones when nil), optionally of some types only.
     public func subscribe(after lastEventId: Int64?, types: Set<String>? = nil) -> Subscription {
         let id = UUID()
-        let (stream, continuation) = AsyncStream<Event>.makeStream(bufferingPolicy: .bufferingNewest(capacity))
+        // A subscriber that falls more than `capacity` events behind is cut off rather than silently skipped:
+        // it reconnects with its last id and resumes from the buffer.
+        let (stream, continuation) = AsyncStream<Event>.makeStream(bufferingPolicy: .bufferingOldest(capacity))
         let (replay, missed) = state.withLockedValue { state -> ([Event], Bool) in
             if state.closed {
                 continuation.finish()
@@ -126,7 +128,7 @@ public final class EventHub: Service, Sendable {
             return Array(state.subscribers.values)
         }
         for subscriber in subscribers where subscriber.types?.contains(event.type) != false {
-            subscriber.continuation.yield(event)
+            if case .dropped = subscriber.continuation.yield(event) { subscriber.continuation.finish() }
         }
     }
 

@@ -1,0 +1,220 @@
+#!/usr/bin/env python3
+"""Turn the records written by Benchmarks/run into the results table.
+
+usage: report.py RECORDS.tsv [OUT.md]
+       report.py --parse WRK_OUTPUT.txt      (debug: print what was parsed)
+
+RECORDS.tsv lines (tab-separated):
+  wrk   name mode quad_wrk_output nginx_wrk_output errors
+  row   name quad_rps nginx_rps quad_p50 nginx_p50 quad_p99 nginx_p99 errors
+  note  text
+  meta  key value
+A wrk output path of "-" means "no run for that server". Exit status is 1 when
+any scenario has an error (unexpected status, socket errors, no output), else 0.
+Standard library only.
+"""
+import json
+import re
+import sys
+
+_UNITS = {"us": 1.0, "ms": 1e3, "s": 1e6, "m": 60e6, "h": 3600e6}
+_DUR = re.compile(r"^\s*([0-9]*\.?[0-9]+)\s*(us|ms|s|m|h)\s*$")
+
+
+def parse_duration_us(text):
+    """'635.91us' / '1.20ms' / '2.00s' -> microseconds (float), None if unparsable."""
+    if text is None:
+        return None
+    m = _DUR.match(text)
+    if not m:
+        return None
+    return float(m.group(1)) * _UNITS[m.group(2)]
+
+
+def parse_wrk(text):
+    """Parse `wrk --latency` output into a dict (missing values are None)."""
+    out = {
+        "rps": None, "p50_us": None, "p99_us": None, "requests": None,
+        "bad_status": 0, "socket_errors": {}, "failure": None,
+    }
+    m = re.search(r"^Requests/sec:\s*([0-9.]+)", text, re.M)
+    if m:
+        out["rps"] = float(m.group(1))
+    m = re.search(r"^\s*(\d+) requests in ", text, re.M)
+    if m:
+        out["requests"] = int(m.group(1))
+    dist = text.split("Latency Distribution", 1)
+    if len(dist) == 2:
+        for pct, val in re.findall(r"^\s*(\d+)%\s+(\S+)\s*$", dist[1], re.M):
+            if pct == "50":
+                out["p50_us"] = parse_duration_us(val)
+            elif pct == "99":
+                out["p99_us"] = parse_duration_us(val)
+    m = re.search(r"Non-2xx or 3xx responses:\s*(\d+)", text)
+    if m:
+        out["bad_status"] = int(m.group(1))
+    m = re.search(r"Socket errors:\s*(.*)$", text, re.M)
+    if m:
+        for kind, count in re.findall(r"(\w+)\s+(\d+)", m.group(1)):
+            if int(count):
+                out["socket_errors"][kind] = int(count)
+    if out["rps"] is None:
+        first = next((l.strip() for l in text.splitlines() if l.strip()), "no output")
+        out["failure"] = "wrk gave no result (%s)" % first[:80]
+    return out
+
+
+def wrk_errors(server, parsed):
+    errs = []
+    if parsed["failure"]:
+        errs.append("%s: %s" % (server, parsed["failure"]))
+    if parsed["bad_status"]:
+        errs.append("%s: %d non-2xx/3xx" % (server, parsed["bad_status"]))
+    if parsed["socket_errors"]:
+        errs.append("%s: socket errors %s" % (server, ", ".join(
+            "%s %d" % kv for kv in sorted(parsed["socket_errors"].items()))))
+    return errs
+
+
+def fmt_rps(v):
+    return "-" if v is None else "{:,.0f}".format(v)
+
+
+def fmt_lat(us):
+    if us is None:
+        return "-"
+    if us < 1000:
+        return "%.0fus" % us
+    if us < 1e6:
+        return "%.2fms" % (us / 1e3)
+    return "%.2fs" % (us / 1e6)
+
+
+def fmt_ratio(a, b):
+    if a is None or b is None or b == 0:
+        return "-"
+    return "%.2fx" % (a / b)
+
+
+def load_wrk_file(path):
+    if path in ("", "-"):
+        return None
+    try:
+        with open(path, encoding="utf-8", errors="replace") as f:
+            return parse_wrk(f.read())
+    except OSError as e:
+        return {"rps": None, "p50_us": None, "p99_us": None, "requests": None,
+                "bad_status": 0, "socket_errors": {},
+                "failure": "no wrk output (%s)" % e.strerror}
+
+
+def build(records_path):
+    meta, notes, rows = [], [], []
+    with open(records_path, encoding="utf-8") as f:
+        for raw in f:
+            raw = raw.rstrip("\n")
+            if not raw:
+                continue
+            parts = raw.split("\t")
+            kind = parts[0]
+            if kind == "meta":
+                meta.append((parts[1], parts[2] if len(parts) > 2 else ""))
+            elif kind == "note":
+                notes.append("\t".join(parts[1:]))
+            elif kind == "wrk":
+                parts += [""] * (6 - len(parts))
+                _, name, mode, qpath, npath, errtext = parts[:6]
+                errs = [e.strip() for e in errtext.split(";") if e.strip()]
+                q, n = load_wrk_file(qpath), load_wrk_file(npath)
+                if q:
+                    errs += wrk_errors("Quad", q)
+                if n:
+                    errs += wrk_errors("nginx", n)
+                q = q or {}
+                n = n or {}
+                rows.append({
+                    "name": name,
+                    "q_rps": q.get("rps"), "n_rps": n.get("rps"),
+                    "q_p50": q.get("p50_us"), "n_p50": n.get("p50_us"),
+                    "q_p99": q.get("p99_us"), "n_p99": n.get("p99_us"),
+                    "q_req": q.get("requests"), "n_req": n.get("requests"),
+                    "errors": errs,
+                })
+            elif kind == "row":
+                parts += [""] * (9 - len(parts))
+                _, name, qr, nr, q50, n50, q99, n99, errtext = parts[:9]
+
+                def num(s):
+                    try:
+                        return float(s)
+                    except ValueError:
+                        return None
+                rows.append({
+                    "name": name,
+                    "q_rps": num(qr), "n_rps": num(nr),
+                    "q_p50": parse_duration_us(q50), "n_p50": parse_duration_us(n50),
+                    "q_p99": parse_duration_us(q99), "n_p99": parse_duration_us(n99),
+                    "q_req": None, "n_req": None,
+                    "errors": [e.strip() for e in errtext.split(";") if e.strip()],
+                })
+    return meta, notes, rows
+
+
+def render(meta, notes, rows):
+    header = ["scenario", "Quad req/s", "nginx req/s", "ratio (Quad/nginx)",
+              "Quad p50", "nginx p50", "Quad p99", "nginx p99",
+              "p99 ratio (Quad/nginx)", "status"]
+    table = []
+    for r in rows:
+        table.append([
+            r["name"], fmt_rps(r["q_rps"]), fmt_rps(r["n_rps"]),
+            fmt_ratio(r["q_rps"], r["n_rps"]),
+            fmt_lat(r["q_p50"]), fmt_lat(r["n_p50"]),
+            fmt_lat(r["q_p99"]), fmt_lat(r["n_p99"]),
+            fmt_ratio(r["q_p99"], r["n_p99"]),
+            "ok" if not r["errors"] else "ERROR: " + "; ".join(r["errors"]),
+        ])
+    widths = [max(len(h), *(len(row[i]) for row in table)) if table else len(h)
+              for i, h in enumerate(header)]
+    right = {1, 2, 3, 4, 5, 6, 7, 8}
+
+    def line(cells):
+        out = []
+        for i, c in enumerate(cells):
+            out.append(c.rjust(widths[i]) if i in right else c.ljust(widths[i]))
+        return "| " + " | ".join(out) + " |"
+
+    sep = "|" + "|".join(
+        ("-" * (w + 1) + ":") if i in right else ("-" * (w + 2))
+        for i, w in enumerate(widths)) + "|"
+    lines = ["# Quad vs nginx", ""]
+    for k, v in meta:
+        lines.append("- %s: %s" % (k, v))
+    lines += ["", line(header), sep] + [line(t) for t in table]
+    lines += ["", "ratio > 1 means Quad serves more req/s than nginx; "
+              "p99 ratio > 1 means Quad's p99 latency is higher."]
+    if notes:
+        lines.append("")
+        lines += ["- note: " + n for n in notes]
+    return "\n".join(lines) + "\n"
+
+
+def main(argv):
+    if len(argv) == 3 and argv[1] == "--parse":
+        with open(argv[2], encoding="utf-8", errors="replace") as f:
+            print(json.dumps(parse_wrk(f.read()), indent=2))
+        return 0
+    if len(argv) not in (2, 3):
+        print(__doc__, file=sys.stderr)
+        return 2
+    meta, notes, rows = build(argv[1])
+    text = render(meta, notes, rows)
+    sys.stdout.write(text)
+    if len(argv) == 3:
+        with open(argv[2], "w", encoding="utf-8") as f:
+            f.write(text)
+    return 1 if any(r["errors"] for r in rows) else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

@@ -1,0 +1,45 @@
+import Foundation
+import SQLKit
+import Testing
+
+@testable import QuadServer
+
+@Suite struct AdminAuthTests {
+    @Test(arguments: TestDatabase.engines)
+    func aGeneratedTokenIsPrintedOnceAndOnlyItsHashIsKept(engine: Database.Engine) async throws {
+        try await TestDatabase.withDatabase(engine) { database in
+            var configuration = TestApp.configuration()
+            configuration.adminToken = nil
+            let printed = Announcements()
+            let first = try await Platform.start(configuration, database: database, logger: TestDatabase.logger) {
+                printed.record($0)
+            }
+            let line = try #require(printed.all.first)
+            let token = try #require(line.split(separator: " ").last.map(String.init))
+            #expect(token.count >= 43)  // 256 bits
+            try first.admin.requireAdmin(authorization: "Bearer \(token)")
+            #expect(throws: Problem.self) { try first.admin.requireAdmin(authorization: "Bearer \(token)x") }
+
+            let stored = try await database.withConnection { sql in
+                try await sql.raw("SELECT value FROM quad_settings").all().map {
+                    try $0.decode(column: "value", as: String.self)
+                }
+            }
+            #expect(!stored.contains(token))
+
+            let second = try await Platform.start(configuration, database: database, logger: TestDatabase.logger) {
+                printed.record($0)
+            }
+            #expect(printed.all.count == 1)
+            try second.admin.requireAdmin(authorization: "Bearer \(token)")
+        }
+    }
+
+    @Test func missingOrWrongCredentialsAre401() throws {
+        let admin = AdminAuth(tokenHash: [])
+        for header in [nil, "Basic abc", "Bearer "] {
+            let problem = try #require(throws: Problem.self) { try admin.requireAdmin(authorization: header) }
+            #expect(problem.status == .unauthorized)
+        }
+    }
+}

@@ -1,0 +1,99 @@
+import Foundation
+import Hummingbird
+import HummingbirdTesting
+import Testing
+
+@testable import QuadServer
+
+/// Every API error is an RFC 9457 problem a client can read, never a bare 500 or an empty body.
+@Suite struct ProblemTests {
+    struct Note: Decodable { var title: String }
+    struct Secret: Error { let password = "hunter2" }
+
+    static func testRoutes(_ router: Router<AppRequestContext>) {
+        router.post("/api/test/notes") { request, context -> HTTPResponse.Status in
+            var request = request
+            _ = try await request.decodeJSON(Note.self, context: context)
+            return .created
+        }
+        router.get("/api/test/crash") { _, _ -> String in throw Secret() }
+    }
+
+    @Test func unknownRouteIsAProblem() async throws {
+        try await TestApp.run { _, client in
+            try await client.execute(uri: "/api/nothing-here", method: .get) { response in
+                #expect(response.status == .notFound)
+                #expect(response.headers[.contentType] == "application/problem+json")
+                #expect(response.json["status"] as? Int == 404)
+                #expect(response.json["title"] as? String == "Not Found")
+                #expect((response.json["detail"] as? String)?.contains("/api/nothing-here") == true)
+            }
+        }
+    }
+
+    @Test func wrongMethodIs405WithAllow() async throws {
+        try await TestApp.run { _, client in
+            try await client.execute(uri: "/health", method: .delete) { response in
+                #expect(response.status == .methodNotAllowed)
+                #expect(response.headers[.allow] == "GET")
+                #expect(response.headers[.contentType] == "application/problem+json")
+            }
+        }
+    }
+
+    @Test func malformedJSONIs400() async throws {
+        try await TestApp.run(routes: Self.testRoutes) { _, client in
+            try await client.execute(
+                uri: "/api/test/notes", method: .post, headers: [.contentType: "application/json"],
+                body: ByteBuffer(string: "{\"title\": ")
+            ) { response in
+                #expect(response.status == .badRequest)
+                #expect(response.headers[.contentType] == "application/problem+json")
+                #expect(response.json["detail"] as? String == "The body is not valid JSON.")
+            }
+            try await client.execute(
+                uri: "/api/test/notes", method: .post, headers: [.contentType: "application/json"],
+                body: ByteBuffer(string: "{}")
+            ) { response in
+                #expect(response.status == .badRequest)
+                #expect(response.json["detail"] as? String == "The field title is missing.")
+            }
+        }
+    }
+
+    @Test func bodiesOverTheLimitAre413() async throws {
+        try await TestApp.run(routes: Self.testRoutes) { _, client in
+            let big = ByteBuffer(repeating: UInt8(ascii: " "), count: BodyLimit.json + 1)
+            try await client.execute(
+                uri: "/api/test/notes", method: .post, headers: [.contentType: "application/json"], body: big
+            ) { response in
+                #expect(response.status == .contentTooLarge)
+                #expect(response.headers[.contentType] == "application/problem+json")
+                #expect(response.json["detail"] as? String == "The body is larger than the limit of 1 MiB.")
+            }
+        }
+    }
+
+    @Test func anUnexpectedErrorIs500WithARequestIdAndNoInternals() async throws {
+        try await TestApp.run(routes: Self.testRoutes) { _, client in
+            try await client.execute(uri: "/api/test/crash", method: .get) { response in
+                #expect(response.status == .internalServerError)
+                #expect(response.headers[.contentType] == "application/problem+json")
+                let id = try #require(response.json["requestId"] as? String)
+                #expect(!id.isEmpty)
+                #expect((response.json["detail"] as? String)?.contains(id) == true)
+                #expect(!response.text.contains("hunter2") && !response.text.contains("Secret"))
+            }
+        }
+    }
+
+    @Test func webPagesGetAnHTMLErrorPage() async throws {
+        try await TestApp.run { _, client in
+            try await client.execute(uri: "/no-such-page", method: .get, headers: [.accept: "text/html"]) { response in
+                #expect(response.status == .notFound)
+                #expect(response.headers[.contentType]?.hasPrefix("text/html") == true)
+                #expect(response.text.contains("This page does not exist."))
+            }
+        }
+    }
+}

@@ -1,0 +1,44 @@
+import Foundation
+import Hummingbird
+import HummingbirdTesting
+import NIOConcurrencyHelpers
+import Testing
+
+@testable import QuadServer
+
+@Suite struct RateLimitTests {
+    @Test func aBucketRefillsAtItsRate() {
+        let clock = NIOLockedValueBox(0.0)
+        let limiter = RateLimiter(rate: 2, burst: 3) { clock.withLockedValue { $0 } }
+        #expect((0..<3).allSatisfy { _ in limiter.take("a").allowed })
+        let refused = limiter.take("a")
+        #expect(!refused.allowed)
+        #expect(refused.seconds == 1)
+        #expect(limiter.take("b").allowed)  // buckets are per client
+        clock.withLockedValue { $0 = 0.5 }  // half a second at 2/s: one token back
+        #expect(limiter.take("a").allowed)
+        #expect(!limiter.take("a").allowed)
+    }
+
+    @Test func overTheLimitIs429WithRetryAfterAndPolicy() async throws {
+        try await TestApp.run(configure: {
+            $0.rateLimit = 1; $0.rateBurst = 2
+        }) { _, client in
+            for _ in 0..<2 {
+                try await client.execute(uri: "/api/openapi.yaml", method: .get) { response in
+                    #expect(response.status == .ok)
+                    #expect(response.headers[.rateLimitPolicy] == "\"default\";q=2;w=2")
+                    #expect(response.headers[.rateLimit]?.hasPrefix("\"default\";r=") == true)
+                }
+            }
+            try await client.execute(uri: "/api/openapi.yaml", method: .get) { response in
+                #expect(response.status == .tooManyRequests)
+                #expect(response.headers[.contentType] == "application/problem+json")
+                #expect(response.headers[.retryAfter] == "1")
+                #expect(response.headers[.rateLimitPolicy] != nil)
+            }
+            // Health checks are never limited: monitoring must see the truth.
+            try await client.execute(uri: "/health", method: .get) { #expect($0.status == .ok) }
+        }
+    }
+}
