@@ -36,7 +36,7 @@ public func buildApplication(
         logger: logger
     )
     app.addServices(
-        DatabaseService(database: database), platform.events, IdempotencyStore(database: database))
+        DatabaseService(database: database), platform.events, platform.idempotency)
     return app
 }
 
@@ -57,7 +57,7 @@ func buildRouter(_ platform: Platform) async throws -> Router<AppRequestContext>
     router.add(middleware: BodyLimitMiddleware())
     router.add(middleware: RequestInfoMiddleware())
     router.add(middleware: HTTPCacheMiddleware())
-    router.add(middleware: IdempotencyMiddleware(store: IdempotencyStore(database: platform.database)))
+    router.add(middleware: IdempotencyMiddleware(store: platform.idempotency))
 
     web.register(on: router)
     platform.images.register(on: router)

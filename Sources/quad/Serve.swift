@@ -12,7 +12,8 @@ struct Serve: AsyncParsableCommand {
         discussion: """
             Every option also reads an environment variable (shown in brackets); the option wins.
             Also read: QUAD_ADMIN_TOKEN (admin bearer token; generated and printed once when unset),
-            QUAD_RATE_LIMIT (requests per second per client, default 20, 0 = off), QUAD_RATE_BURST (default 40).
+            QUAD_RATE_LIMIT (requests per second per client, default 20, 0 = off), QUAD_RATE_BURST (default 40),
+            QUAD_EVENT_HEARTBEAT (seconds between keep-alive comments on event streams, default 15).
             """
     )
 
@@ -44,13 +45,16 @@ struct Serve: AsyncParsableCommand {
         do {
             configuration = try Configuration(environment: ProcessInfo.processInfo.environment, flags: flags)
         } catch let error as ConfigurationError {
-            throw ValidationError(error.description)
+            // One line naming the setting, no usage text and no trace.
+            FileHandle.standardError.write(Data("quad: \(error.description)\n".utf8))
+            throw ExitCode(2)
         }
         let app: any ApplicationProtocol
         do {
             app = try await buildApplication(configuration)
         } catch {
-            throw CleanExit.message("quad: could not start: \(String(describing: error))")
+            FileHandle.standardError.write(Data("quad: could not start: \(String(describing: error))\n".utf8))
+            throw ExitCode(1)
         }
         // The first signal drains and stops; a second one means "now".
         let impatience = Task {

@@ -64,6 +64,12 @@ public struct Configuration: Sendable {
         {
             rateLimit = value
         }
+        if let value = try parse(
+            .eventHeartbeat, "a number of seconds from 1 to 300",
+            { Int($0).flatMap { (1...300).contains($0) ? $0 : nil } })
+        {
+            eventHeartbeat = .seconds(value)
+        }
         if let value = try parse(.rateBurst, "a whole number ≥ 1", { Int($0).flatMap { $0 >= 1 ? $0 : nil } }) {
             rateBurst = value
         }
@@ -79,7 +85,7 @@ public struct Configuration: Sendable {
 
     /// A setting, with its command-line flag where it has one and its environment variable.
     public enum Setting: String, Sendable, CaseIterable {
-        case hostname, port, database, logLevel, adminToken, demo, rateLimit, rateBurst
+        case hostname, port, database, logLevel, adminToken, demo, rateLimit, rateBurst, eventHeartbeat
 
         public var flag: String? {
             switch self {
@@ -88,7 +94,7 @@ public struct Configuration: Sendable {
             case .database: "--database"
             case .logLevel: "--log-level"
             case .demo: "--no-demo"
-            case .adminToken, .rateLimit, .rateBurst: nil
+            case .adminToken, .rateLimit, .rateBurst, .eventHeartbeat: nil
             }
         }
 
@@ -102,6 +108,7 @@ public struct Configuration: Sendable {
             case .demo: "QUAD_DEMO"
             case .rateLimit: "QUAD_RATE_LIMIT"
             case .rateBurst: "QUAD_RATE_BURST"
+            case .eventHeartbeat: "QUAD_EVENT_HEARTBEAT"
             }
         }
     }

@@ -47,9 +47,6 @@ public enum HTTPCache {
 /// themselves; then only the comparison is done here.
 struct HTTPCacheMiddleware: RouterMiddleware {
     typealias Context = AppRequestContext
-    /// JSON bodies larger than this are passed through untouched rather than buffered to be hashed.
-    static let maxHashedBody = 4 * 1024 * 1024
-
     func handle(
         _ request: Request, context: Context, next: (Request, Context) async throws -> Response
     )

@@ -28,6 +28,11 @@ public struct MigrationError: Error, CustomStringConvertible {
     public var description: String
 }
 
+/// Quad cannot start: the message says why, for the operator.
+public struct StartupError: Error, CustomStringConvertible {
+    public var description: String
+}
+
 /// Applies what is missing, in order, each migration in its own transaction, and records it in `quad_migrations`.
 enum Migrator {
     static let lockKey = 0x5155_4144  // "QUAD"

@@ -7,6 +7,7 @@ public struct Platform: Sendable {
     public let events: EventHub
     public let admin: AdminAuth
     public let images: ImageStore
+    let idempotency: IdempotencyStore
     public let logger: Logger
 
     /// Migrates the database, sets up admin access, and loads demo data into a database it just created.
@@ -20,7 +21,8 @@ public struct Platform: Sendable {
         let platform = Platform(
             configuration: configuration, database: database,
             events: EventHub(database: database, capacity: configuration.eventBufferSize, logger: logger),
-            admin: admin, images: ImageStore(database: database), logger: logger)
+            admin: admin, images: ImageStore(database: database), idempotency: IdempotencyStore(database: database),
+            logger: logger)
         if fresh && configuration.loadDemoData {
             logger.info("New database: loading demo data")
         }

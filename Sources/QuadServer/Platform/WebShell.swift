@@ -23,7 +23,7 @@ final class WebShell: Sendable {
 
     init(services: [ServiceLink]) async throws {
         guard let web = Bundle.module.url(forResource: "Web", withExtension: nil) else {
-            throw MigrationError(description: "The web resources are missing from the build.")
+            throw StartupError(description: "The web resources are missing from the build.")
         }
         self.library = try await MustacheLibrary(directory: web.appendingPathComponent("templates").path)
         var assets: [String: (ByteBuffer, String)] = [:]

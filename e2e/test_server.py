@@ -1,0 +1,119 @@
+"""The server as an operator and an API client meet it: start-up, secrets, event streams, shutdown."""
+
+from __future__ import annotations
+
+import signal
+import socket
+import subprocess
+import time
+
+import pytest
+
+PNG = bytes([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]) + bytes(64)
+
+
+def open_stream(server, path="/api/events", headers=None) -> socket.socket:
+    """Opens a raw HTTP/1.1 event stream and returns the socket, positioned after the response head."""
+    sock = socket.create_connection(("127.0.0.1", server.port), timeout=10)
+    extra = "".join(f"{k}: {v}\r\n" for k, v in (headers or {}).items())
+    sock.sendall(f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: text/event-stream\r\n{extra}\r\n".encode())
+    return sock
+
+
+def read_until(sock: socket.socket, marker: bytes, limit: float = 10) -> bytes:
+    data = b""
+    deadline = time.monotonic() + limit
+    while marker not in data and time.monotonic() < deadline:
+        chunk = sock.recv(4096)
+        if not chunk:
+            break
+        data += chunk
+    return data
+
+
+def test_an_invalid_setting_stops_start_up_with_one_line(quad_binary, tmp_path):
+    result = subprocess.run([str(quad_binary), "serve", "--port", "eighty"], cwd=tmp_path, capture_output=True,
+                            text=True, timeout=30)
+    assert result.returncode != 0
+    lines = result.stderr.strip().splitlines()
+    assert lines == ['quad: Invalid --port: "eighty" is not a port number (0–65535).']
+    assert not (tmp_path / "quad.sqlite").exists()
+
+
+def test_a_generated_admin_token_is_printed_once_and_never_logged(quad_server_factory, tmp_path):
+    database = str(tmp_path / "admin.sqlite")
+    first = quad_server_factory(env={"QUAD_ADMIN_TOKEN": ""}, database=database)
+    line = next(line for line in first.log().splitlines() if "Admin token" in line)
+    token = line.split()[-1]
+    assert len(token) >= 43
+    uploaded = first.request("/api/images", "POST", {"Content-Type": "image/png",
+                                                      "Authorization": f"Bearer {token}"}, PNG)
+    assert uploaded.status == 201
+    refused = first.request("/api/images", "POST", {"Content-Type": "image/png"}, PNG)
+    assert refused.status == 401
+    first.stop()
+    assert first.log().count(token) == 1, "the token appears only where it was announced"
+
+    second = quad_server_factory(env={"QUAD_ADMIN_TOKEN": ""}, database=database)
+    assert "Admin token" not in second.log()
+    again = second.request("/api/images", "POST", {"Content-Type": "image/png", "Authorization": f"Bearer {token}"},
+                           PNG)
+    assert again.status == 201
+    second.stop()
+    assert token not in second.log()
+
+
+def test_an_event_stream_sets_retry_and_keeps_alive(quad_server_factory):
+    server = quad_server_factory(env={"QUAD_EVENT_HEARTBEAT": "1"})
+    sock = open_stream(server)
+    try:
+        data = read_until(sock, b": heartbeat", limit=5)
+        head, _, body = data.partition(b"\r\n\r\n")
+        assert b"200 OK" in head.split(b"\r\n")[0]
+        assert b"content-type: text/event-stream" in head.lower()
+        assert b"cache-control: no-cache" in head.lower()
+        assert b"retry: " in body
+        assert b": heartbeat" in body
+    finally:
+        sock.close()
+
+
+def test_event_streams_per_client_are_capped(quad_server_factory):
+    server = quad_server_factory()
+    streams = [open_stream(server) for _ in range(8)]
+    try:
+        for sock in streams:
+            assert b"200 OK" in read_until(sock, b"retry:")
+        refused = server.request("/api/events")
+        assert refused.status == 429
+        assert refused.content_type == "application/problem+json"
+        assert "retry-after" in refused.headers
+    finally:
+        for sock in streams:
+            sock.close()
+
+
+def test_sigterm_ends_event_streams_and_stops_cleanly(quad_server_factory):
+    server = quad_server_factory()
+    sock = open_stream(server)
+    assert b"retry:" in read_until(sock, b"retry:")
+    server.process.send_signal(signal.SIGTERM)
+    assert server.process.wait(timeout=10) == 0
+    rest = read_until(sock, b"never", limit=5)
+    assert rest == b"" or rest.endswith(b"0\r\n\r\n"), "the stream was closed"
+    sock.close()
+
+
+def test_a_second_signal_stops_at_once(quad_server_factory):
+    server = quad_server_factory()
+    # A request whose body never finishes keeps the first, graceful, shutdown waiting.
+    sock = socket.create_connection(("127.0.0.1", server.port), timeout=10)
+    sock.sendall(b"POST /api/images HTTP/1.1\r\nHost: x\r\nContent-Type: image/png\r\nContent-Length: 1000\r\n\r\n"
+                 + PNG[:8])
+    time.sleep(0.5)
+    server.process.send_signal(signal.SIGTERM)
+    with pytest.raises(subprocess.TimeoutExpired):
+        server.process.wait(timeout=2)
+    server.process.send_signal(signal.SIGTERM)
+    assert server.process.wait(timeout=5) != 0
+    sock.close()
