@@ -25,7 +25,8 @@ public func buildApplication(
         throw error
     }
 
-    let router = try await buildRouter(platform)
+    let features = Features(platform: platform)
+    let router = try await buildRouter(platform, features)
     var app = Application(
         router: router,
         configuration: .init(address: .hostname(configuration.hostname, port: configuration.port), serverName: "Quad"),
@@ -36,15 +37,15 @@ public func buildApplication(
         logger: logger
     )
     app.addServices(
-        DatabaseService(database: database), platform.events, platform.idempotency)
+        [DatabaseService(database: database), platform.events, platform.idempotency] + features.services)
     return app
 }
 
 /// The router with every middleware and route; separate from the application so tests can drive it directly.
-func buildRouter(_ platform: Platform) async throws -> Router<AppRequestContext> {
+func buildRouter(_ platform: Platform, _ features: Features) async throws -> Router<AppRequestContext> {
     let router = Router(context: AppRequestContext.self)
     let routes = RouteTable()
-    let web = try await WebShell(services: [])
+    let web = try await WebShell(services: Features.links, directory: platform.configuration.webDirectory)
 
     router.add(
         middleware: ErrorMiddleware(routes: routes) { problem, request, _ in web.errorPage(problem, request: request) })
@@ -55,7 +56,7 @@ func buildRouter(_ platform: Platform) async throws -> Router<AppRequestContext>
                 limiter: RateLimiter(rate: platform.configuration.rateLimit, burst: platform.configuration.rateBurst)))
     }
     router.add(middleware: BodyLimitMiddleware())
-    router.add(middleware: RequestInfoMiddleware())
+    router.add(middleware: RequestInfoMiddleware(trustProxy: platform.configuration.trustProxy))
     router.add(middleware: HTTPCacheMiddleware())
     router.add(middleware: IdempotencyMiddleware(store: platform.idempotency))
 
@@ -65,10 +66,30 @@ func buildRouter(_ platform: Platform) async throws -> Router<AppRequestContext>
         hub: platform.events, heartbeat: platform.configuration.eventHeartbeat,
         maxStreamsPerClient: platform.configuration.maxEventStreamsPerClient
     ).register(on: router)
-    try APIHandler(platform: platform).registerHandlers(on: router)
+    RoomsRoutes(rooms: features.rooms, web: web).register(on: router)
+    try APIHandler(platform: platform, rooms: features.rooms).registerHandlers(on: router)
 
     for route in router.routes { routes.add(path: route.path.description, method: route.method) }
     return router
+}
+
+/// The services Quad offers (in the order the navigation shows them), built on the platform.
+struct Features: Sendable {
+    let rooms: Rooms
+
+    init(platform: Platform) {
+        rooms = Rooms(platform: platform)
+    }
+
+    /// What runs beside the server for the features.
+    var services: [any Service] { [RoomsInvalidation(rooms: rooms)] }
+
+    static let links = [Rooms.link]
+    static let migrations = [RoomStore.migration]
+
+    static func loadDemoData(_ platform: Platform) async throws {
+        try await RoomsDemo.load(RoomStore(database: platform.database), images: platform.images)
+    }
 }
 
 /// Closes the database once everything before it in the shutdown order has stopped.

@@ -40,6 +40,15 @@ public struct Localizer: Sendable {
         }
     }
 
+    /// A counted phrase's forms as written (`{"0": …, "one": …, "other": …}`), for clients that pluralise themselves.
+    public func forms(_ key: String) -> [String: String] {
+        switch table[key] ?? fallbackTable[key] {
+        case .plural(let forms): forms
+        case .text(let text): ["other": text]
+        case nil: ["other": key]
+        }
+    }
+
     /// All keys of the language's table, for checks that both languages say everything.
     public var keys: Set<String> { Set(table.keys) }
 

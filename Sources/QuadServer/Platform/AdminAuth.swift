@@ -41,11 +41,7 @@ public final class AdminAuth: Sendable {
 
     /// 256 random bits, base64url.
     static func randomToken() -> String {
-        var generator = SystemRandomNumberGenerator()
-        let bytes = (0..<32).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
-        return Data(bytes).base64EncodedString()
-            .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
-            .replacingOccurrences(of: "=", with: "")
+        SecureRandom.base64url(byteCount: 32)
     }
 
     /// Throws a 401 problem unless `authorization` is `Bearer <the admin token>`.

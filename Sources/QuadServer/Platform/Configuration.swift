@@ -18,6 +18,14 @@ public struct Configuration: Sendable {
     public var eventHeartbeat = Duration.seconds(15)
     /// How many recent events a reconnecting client can resume from.
     public var eventBufferSize = 1024
+    /// How often pages and clients poll when live events are unavailable, in seconds (at least 5).
+    public var refreshSeconds = 30
+    /// The original apps' endpoints (`POST /api/book`).
+    public var legacyAPI = true
+    /// Trust `X-Forwarded-Proto` and `X-Forwarded-Host` from a reverse proxy in front of Quad.
+    public var trustProxy = false
+    /// For working on the web app: read templates and static files from this folder instead of the build.
+    public var webDirectory: String?
 
     public init() {}
 
@@ -70,6 +78,24 @@ public struct Configuration: Sendable {
         {
             eventHeartbeat = .seconds(value)
         }
+        if let value = try parse(
+            .refreshSeconds, "a whole number of seconds", { Int($0).flatMap { $0 > 0 ? $0 : nil } })
+        {
+            refreshSeconds = max(5, value)
+        }
+        if let value = try parse(.legacyAPI, "on or off", Self.parseSwitch) { legacyAPI = value }
+        if let value = try parse(.trustProxy, "on or off", Self.parseSwitch) { trustProxy = value }
+        if let value = try parse(
+            .webDirectory, "a folder with templates/ and static/",
+            { value in
+                var isFolder: ObjCBool = false
+                return FileManager.default.fileExists(atPath: value + "/templates", isDirectory: &isFolder)
+                    && isFolder.boolValue
+                    ? value : nil
+            })
+        {
+            webDirectory = value
+        }
         if let value = try parse(.rateBurst, "a whole number ≥ 1", { Int($0).flatMap { $0 >= 1 ? $0 : nil } }) {
             rateBurst = value
         }
@@ -86,6 +112,7 @@ public struct Configuration: Sendable {
     /// A setting, with its command-line flag where it has one and its environment variable.
     public enum Setting: String, Sendable, CaseIterable {
         case hostname, port, database, logLevel, adminToken, demo, rateLimit, rateBurst, eventHeartbeat
+        case refreshSeconds, legacyAPI, trustProxy, webDirectory
 
         public var flag: String? {
             switch self {
@@ -94,7 +121,9 @@ public struct Configuration: Sendable {
             case .database: "--database"
             case .logLevel: "--log-level"
             case .demo: "--no-demo"
-            case .adminToken, .rateLimit, .rateBurst, .eventHeartbeat: nil
+            case .adminToken, .rateLimit, .rateBurst, .eventHeartbeat, .refreshSeconds, .legacyAPI, .trustProxy,
+                .webDirectory:
+                nil
             }
         }
 
@@ -109,6 +138,10 @@ public struct Configuration: Sendable {
             case .rateLimit: "QUAD_RATE_LIMIT"
             case .rateBurst: "QUAD_RATE_BURST"
             case .eventHeartbeat: "QUAD_EVENT_HEARTBEAT"
+            case .refreshSeconds: "QUAD_REFRESH_SECONDS"
+            case .legacyAPI: "QUAD_LEGACY_API"
+            case .trustProxy: "QUAD_TRUST_PROXY"
+            case .webDirectory: "QUAD_WEB_DIR"
             }
         }
     }

@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 import Hummingbird
 import NIOConcurrencyHelpers
+import OpenAPIRuntime
 import QuadCore
 import SQLKit
 
@@ -57,6 +58,15 @@ public final class ImageStore: Sendable {
             ).run()
         }
         return StoredImage(sha256: sha, format: format, size: bytes.count)
+    }
+
+    /// The bytes of an uploaded body, refused with 413 past the limit.
+    static func collect(_ body: HTTPBody) async throws -> [UInt8] {
+        do {
+            return try await [UInt8](collecting: body, upTo: maxSize)
+        } catch {
+            throw Problem.tooLarge(limit: maxSize)
+        }
     }
 
     public func find(sha256: String) async throws -> (ImageFormat, ByteBuffer)? {

@@ -10,11 +10,12 @@ public struct Platform: Sendable {
     let idempotency: IdempotencyStore
     public let logger: Logger
 
-    /// Migrates the database, sets up admin access, and loads demo data into a database it just created.
+    /// Migrates the database (the platform's and every feature's tables), sets up admin access, and loads
+    /// the features' demo data into a database it has just created.
     static func start(
         _ configuration: Configuration, database: Database, logger: Logger, announce: @Sendable (String) -> Void
     ) async throws -> Platform {
-        let fresh = try await Migrator.migrate(database, migrations, logger: logger)
+        let fresh = try await Migrator.migrate(database, migrations + Features.migrations, logger: logger)
         let admin = try await AdminAuth.setUp(configured: configuration.adminToken, database: database) { token in
             announce("Admin token (shown once, only its hash is kept): \(token)")
         }
@@ -25,6 +26,7 @@ public struct Platform: Sendable {
             logger: logger)
         if fresh && configuration.loadDemoData {
             logger.info("New database: loading demo data")
+            try await Features.loadDemoData(platform)
         }
         return platform
     }

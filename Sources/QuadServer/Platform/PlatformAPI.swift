@@ -6,6 +6,7 @@ import QuadAPI
 /// in its own folder.
 struct APIHandler: APIProtocol {
     let platform: Platform
+    let rooms: Rooms
 }
 
 extension APIHandler {
@@ -26,13 +27,7 @@ extension APIHandler {
             switch input.body {
             case .jpeg(let body), .png(let body), .imageWebp(let body), .binary(let body): body
             }
-        let bytes: [UInt8]
-        do {
-            bytes = try await [UInt8](collecting: body, upTo: ImageStore.maxSize)
-        } catch {
-            throw Problem.tooLarge(limit: ImageStore.maxSize)
-        }
-        let image = try await platform.images.store(bytes)
+        let image = try await platform.images.store(try await ImageStore.collect(body))
         return .created(
             .init(
                 body: .json(

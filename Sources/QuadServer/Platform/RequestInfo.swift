@@ -6,12 +6,16 @@ public struct RequestInfo: Sendable {
     public var authorization: String?
     public var clientKey: String
     public var requestId: String
+    /// How the client reached Quad (`http://host:port`), for absolute URLs.
+    public var baseURL: String
 
-    @TaskLocal public static var current = RequestInfo(authorization: nil, clientKey: "local", requestId: "-")
+    @TaskLocal public static var current = RequestInfo(
+        authorization: nil, clientKey: "local", requestId: "-", baseURL: "http://localhost")
 }
 
 struct RequestInfoMiddleware: RouterMiddleware {
     typealias Context = AppRequestContext
+    let trustProxy: Bool
 
     func handle(
         _ request: Request, context: Context, next: (Request, Context) async throws -> Response
@@ -19,7 +23,8 @@ struct RequestInfoMiddleware: RouterMiddleware {
         async throws -> Response
     {
         let info = RequestInfo(
-            authorization: request.headers[.authorization], clientKey: context.clientKey, requestId: context.requestId)
+            authorization: request.headers[.authorization], clientKey: context.clientKey, requestId: context.requestId,
+            baseURL: request.baseURL(trustProxy: trustProxy))
         return try await RequestInfo.$current.withValue(info) { try await next(request, context) }
     }
 }

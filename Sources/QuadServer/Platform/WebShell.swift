@@ -20,27 +20,36 @@ final class WebShell: Sendable {
     private let serviceWorker: ByteBuffer
     private let services: [ServiceLink]
     static let languageCookie = "quad_lang"
+    private static let staticFiles = [
+        ("css", "app.css", "text/css; charset=utf-8"), ("js", "app.js", "text/javascript; charset=utf-8"),
+        ("rooms", "rooms.js", "text/javascript; charset=utf-8"),
+    ]
 
-    init(services: [ServiceLink]) async throws {
-        guard let web = Bundle.module.url(forResource: "Web", withExtension: nil) else {
+    init(services: [ServiceLink], directory: String? = nil) async throws {
+        guard
+            let web = directory.map({ URL(fileURLWithPath: $0) })
+                ?? Bundle.module.url(forResource: "Web", withExtension: nil)
+        else {
             throw StartupError(description: "The web resources are missing from the build.")
         }
         self.library = try await MustacheLibrary(directory: web.appendingPathComponent("templates").path)
         var assets: [String: (ByteBuffer, String)] = [:]
         var paths: [String: String] = [:]
-        for (name, type) in [("app.css", "text/css; charset=utf-8"), ("app.js", "text/javascript; charset=utf-8")] {
+        // Templates name each asset by its key: {{assets.css}}, {{assets.js}}, {{assets.rooms}}.
+        for (key, name, type) in Self.staticFiles {
             let data = try Data(contentsOf: web.appendingPathComponent("static/\(name)"))
             let hash = SHA256.hash(data: data).prefix(6).map { String(format: "%02x", $0) }.joined()
             let parts = name.split(separator: ".")
             let path = "/assets/\(parts[0]).\(hash).\(parts[1])"
             assets[path] = (ByteBuffer(data: data), type)
-            paths[String(parts[1])] = path
+            paths[key] = path
         }
         self.assets = assets
         self.assetPaths = paths
         let version = SHA256.hash(data: Data(paths.values.sorted().joined().utf8)).prefix(6)
             .map { String(format: "%02x", $0) }.joined()
-        let shellURLs = "[" + (["/"] + paths.values.sorted()).map { "\"\($0)\"" }.joined(separator: ", ") + "]"
+        let shellURLs =
+            "[" + (["/", paths["css"] ?? "", paths["js"] ?? ""]).map { "\"\($0)\"" }.joined(separator: ", ") + "]"
         let worker = try String(contentsOf: web.appendingPathComponent("static/sw.js"), encoding: .utf8)
             .replacingOccurrences(of: "{{version}}", with: version)
             .replacingOccurrences(of: "{{shellURLs}}", with: shellURLs)
@@ -76,6 +85,8 @@ final class WebShell: Sendable {
     }
 
     /// Renders a page in the layout. A `?lang=` choice is stored and the page reloaded without it.
+    func asset(_ key: String) -> String { assetPaths[key] ?? "" }
+
     func page(
         _ request: Request, template: String, status: HTTPResponse.Status = .ok, title: (Localizer) -> String,
         values: (Localizer) -> [String: Any] = { _ in [:] }

@@ -25,7 +25,7 @@ import Testing
             let platform = try await Platform.start(
                 TestApp.configuration(), database: database, logger: TestDatabase.logger
             ) { _ in }
-            let router = try await buildRouter(platform)
+            let router = try await buildRouter(platform, Features(platform: platform))
             let documented = Self.documentedPaths
             #expect(documented.contains("/health"))
             let served = router.routes.map { $0.path.description }.filter { $0.hasPrefix("/api") }

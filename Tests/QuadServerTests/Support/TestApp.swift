@@ -36,7 +36,7 @@ struct TestApp: Sendable {
             let platform = try await Platform.start(configuration, database: database, logger: TestDatabase.logger) {
                 _ in
             }
-            let router = try await buildRouter(platform)
+            let router = try await buildRouter(platform, Features(platform: platform))
             routes(router)
             let testApp = TestApp(configuration: configuration, platform: platform)
             let app = Application(router: router, logger: TestDatabase.logger)

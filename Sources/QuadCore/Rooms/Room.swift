@@ -1,0 +1,80 @@
+/// A room people can book a spot in, as the API sends it. A superset of the original app's
+/// `RoomResponse { name, spots, thumbnail }`, so the original clients decode it.
+public struct Room: Codable, Sendable, Equatable, Identifiable {
+    /// A stable slug: `ljerka`.
+    public var id: String
+    public var name: String
+    public var building: String
+    /// How many people the room holds.
+    public var capacity: Int
+    /// Spots still free.
+    public var spots: Int
+    /// The photo's absolute URL.
+    public var thumbnail: String?
+    public var availability: Availability
+
+    public init(id: String, name: String, building: String, capacity: Int, spots: Int, thumbnail: String? = nil) {
+        self.id = id
+        self.name = name
+        self.building = building
+        self.capacity = capacity
+        self.spots = spots
+        self.thumbnail = thumbnail
+        self.availability = Availability(spots: spots, capacity: capacity)
+    }
+}
+
+/// How bookable a room is, for the eye (colour, badge) and the ear (its label).
+public enum Availability: String, Codable, Sendable, CaseIterable {
+    case bookable
+    /// Three spots or fewer, or at most a tenth of the capacity: book soon.
+    case runningLow = "low"
+    case full
+
+    public init(spots: Int, capacity: Int) {
+        if spots <= 0 {
+            self = .full
+        } else if spots <= 3 || spots * 10 <= capacity {
+            self = .runningLow
+        } else {
+            self = .bookable
+        }
+    }
+}
+
+extension Room {
+    /// The order people see: most free spots first (the best chance of a booking), full rooms last,
+    /// ties by name.
+    public static func sortedForBooking(_ rooms: [Room]) -> [Room] {
+        rooms.sorted { a, b in
+            if a.spots != b.spots { return a.spots > b.spots }
+            let (nameA, nameB) = (a.name.lowercased(), b.name.lowercased())
+            return nameA != nameB ? nameA < nameB : a.id < b.id
+        }
+    }
+
+    /// Rooms with at least `minSpots` free and, when given, in `building` (compared without case).
+    public static func filtered(_ rooms: [Room], minSpots: Int?, building: String?) -> [Room] {
+        rooms.filter { room in
+            (minSpots.map { room.spots >= $0 } ?? true)
+                && (building.map { room.building.caseInsensitiveCompare($0) == .orderedSame } ?? true)
+        }
+    }
+}
+
+/// A spot held by a person.
+public struct Booking: Codable, Sendable, Equatable, Identifiable {
+    /// Unguessable: 128 random bits.
+    public var id: String
+    public var roomId: String
+    public var person: String
+    /// ISO 8601, UTC.
+    public var createdAt: String
+
+    public init(id: String, roomId: String, person: String, createdAt: String) {
+        self.id = id
+        self.roomId = roomId
+        self.person = person
+        self.createdAt = createdAt
+    }
+}

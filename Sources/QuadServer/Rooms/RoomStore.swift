@@ -1,0 +1,261 @@
+import Foundation
+import QuadCore
+import SQLKit
+
+/// A room as stored: the photo is a path under `/images/`, made absolute when sent.
+struct RoomRecord: Sendable, Equatable {
+    var id: String
+    var name: String
+    var building: String
+    var capacity: Int
+    var spots: Int
+    var photo: String?
+
+    func room(baseURL: String) -> Room {
+        Room(
+            id: id, name: name, building: building, capacity: capacity, spots: spots,
+            thumbnail: photo.map { baseURL + $0 })
+    }
+}
+
+/// Why a booking was refused, each a problem the client can show.
+enum BookingRefusal {
+    static func roomNotFound(_ id: String) -> Problem { .notFound("There is no room \(id).") }
+    static let full = Problem.conflict("room-full", title: "No spots left", detail: "Someone took the last spot.")
+    static let alreadyBooked = Problem.conflict(
+        "already-booked", title: "Already booked", detail: "This person already holds a spot in this room.")
+}
+
+/// Rooms and their bookings, in tables `rooms` and `room_bookings`.
+///
+/// A booking takes a spot with one conditional `UPDATE … WHERE spots > 0` inside a transaction, so under any
+/// concurrency there are never more bookings than spots and spots never go below zero.
+final class RoomStore: Sendable {
+    let database: Database
+
+    init(database: Database) {
+        self.database = database
+    }
+
+    static let migration = Migration(
+        id: 100, name: "rooms and bookings",
+        statements: [
+            """
+            CREATE TABLE rooms (
+                id TEXT PRIMARY KEY, name TEXT NOT NULL, name_key TEXT NOT NULL UNIQUE, building TEXT NOT NULL,
+                capacity INTEGER NOT NULL CHECK (capacity > 0),
+                spots INTEGER NOT NULL CHECK (spots >= 0 AND spots <= capacity),
+                photo TEXT, created_at TEXT NOT NULL)
+            """,
+            """
+            CREATE TABLE room_bookings (
+                id TEXT PRIMARY KEY, room_id TEXT NOT NULL REFERENCES rooms (id) ON DELETE CASCADE,
+                person TEXT NOT NULL, person_key TEXT, created_at TEXT NOT NULL,
+                UNIQUE (room_id, person_key))
+            """,
+            "CREATE INDEX room_bookings_room ON room_bookings (room_id)",
+        ])
+
+    private static let columns = "id, name, building, capacity, spots, photo"
+
+    private static func record(_ row: any SQLRow) throws -> RoomRecord {
+        RoomRecord(
+            id: try row.decode(column: "id", as: String.self), name: try row.decode(column: "name", as: String.self),
+            building: try row.decode(column: "building", as: String.self),
+            capacity: try row.decode(column: "capacity", as: Int.self),
+            spots: try row.decode(column: "spots", as: Int.self),
+            photo: try row.decode(column: "photo", as: String?.self))
+    }
+
+    func all() async throws -> [RoomRecord] {
+        try await database.withConnection { sql in
+            try await sql.raw("SELECT \(unsafeRaw: Self.columns) FROM rooms").all().map(Self.record)
+        }
+    }
+
+    func find(_ id: String) async throws -> RoomRecord? {
+        try await database.withConnection { sql in
+            try await sql.raw("SELECT \(unsafeRaw: Self.columns) FROM rooms WHERE id = \(bind: id)").first().map(
+                Self.record)
+        }
+    }
+
+    func create(_ room: RoomRecord) async throws -> RoomRecord {
+        try await database.transaction { sql in
+            let clash = try await sql.raw(
+                "SELECT id FROM rooms WHERE id = \(bind: room.id) OR name_key = \(bind: room.name.lowercased())"
+            ).first()
+            guard clash == nil else {
+                throw Problem.conflict(
+                    "room-exists", title: "Room exists", detail: "A room with this id or name exists.")
+            }
+            try await sql.raw(
+                """
+                INSERT INTO rooms (id, name, name_key, building, capacity, spots, photo, created_at)
+                VALUES (\(bind: room.id), \(bind: room.name), \(bind: room.name.lowercased()), \(bind: room.building),
+                        \(bind: room.capacity), \(bind: room.spots), \(bind: room.photo), \(bind: Self.now()))
+                """
+            ).run()
+            return room
+        }
+    }
+
+    /// Applies an admin's change. Spots may not exceed what the capacity leaves after the bookings held.
+    func update(
+        _ id: String, name: String?, building: String?, capacity: Int?, spots: Int?
+    ) async throws -> RoomRecord {
+        try await database.transaction { sql in
+            let lock = self.database.engine == .postgres ? " FOR UPDATE" : ""
+            guard
+                let current = try await sql.raw(
+                    "SELECT \(unsafeRaw: Self.columns) FROM rooms WHERE id = \(bind: id)\(unsafeRaw: lock)"
+                ).first().map(Self.record)
+            else { throw Problem.notFound("There is no room \(id).") }
+            let held = try await Self.bookingCount(sql, room: id)
+            let checked = try RoomValidation.room(
+                id: id, name: name ?? current.name, building: building ?? current.building,
+                capacity: capacity ?? current.capacity,
+                spots: spots ?? max(0, min(current.spots, (capacity ?? current.capacity) - held)))
+            guard checked.spots + held <= checked.capacity else {
+                throw ValidationFailure(
+                    field: spots == nil ? "capacity" : "spots",
+                    message:
+                        "\(held) spots are booked: spots plus bookings cannot exceed the capacity (\(checked.capacity))."
+                )
+            }
+            if checked.name.lowercased() != current.name.lowercased() {
+                let clash = try await sql.raw(
+                    "SELECT id FROM rooms WHERE name_key = \(bind: checked.name.lowercased())"
+                ).first()
+                if clash != nil {
+                    throw Problem.conflict("room-exists", title: "Room exists", detail: "Another room has this name.")
+                }
+            }
+            try await sql.raw(
+                """
+                UPDATE rooms SET name = \(bind: checked.name), name_key = \(bind: checked.name.lowercased()),
+                    building = \(bind: checked.building), capacity = \(bind: checked.capacity), spots = \(bind: checked.spots)
+                WHERE id = \(bind: id)
+                """
+            ).run()
+            return RoomRecord(
+                id: id, name: checked.name, building: checked.building, capacity: checked.capacity,
+                spots: checked.spots, photo: current.photo)
+        }
+    }
+
+    func setPhoto(_ id: String, path: String) async throws -> RoomRecord {
+        try await database.transaction { sql in
+            guard
+                var room = try await sql.raw(
+                    "SELECT \(unsafeRaw: Self.columns) FROM rooms WHERE id = \(bind: id)"
+                ).first().map(Self.record)
+            else { throw Problem.notFound("There is no room \(id).") }
+            try await sql.raw("UPDATE rooms SET photo = \(bind: path) WHERE id = \(bind: id)").run()
+            room.photo = path
+            return room
+        }
+    }
+
+    /// Deletes the room and its bookings together; false when there was no such room.
+    func delete(_ id: String) async throws -> Bool {
+        try await database.transaction { sql in
+            try await sql.raw("DELETE FROM room_bookings WHERE room_id = \(bind: id)").run()
+            return try await sql.raw("DELETE FROM rooms WHERE id = \(bind: id) RETURNING id").first() != nil
+        }
+    }
+
+    /// Takes one spot for `person` (nil: an anonymous booking from the original apps).
+    /// Returns the booking and the room's spots after it.
+    func book(roomId: String, person: String?) async throws -> (Booking, Int) {
+        let booking = Booking(
+            id: Self.newBookingId(), roomId: roomId, person: person ?? "Anonymous", createdAt: Self.now())
+        let personKey = person?.lowercased()
+        do {
+            return try await database.transaction { sql in
+                if let personKey {
+                    let existing = try await sql.raw(
+                        "SELECT id FROM room_bookings WHERE room_id = \(bind: roomId) AND person_key = \(bind: personKey)"
+                    ).first()
+                    if existing != nil { throw BookingRefusal.alreadyBooked }
+                }
+                let taken = try await sql.raw(
+                    "UPDATE rooms SET spots = spots - 1 WHERE id = \(bind: roomId) AND spots > 0 RETURNING spots"
+                ).first()
+                guard let spots = try taken?.decode(column: "spots", as: Int.self) else {
+                    let exists = try await sql.raw("SELECT id FROM rooms WHERE id = \(bind: roomId)").first()
+                    throw exists == nil ? BookingRefusal.roomNotFound(roomId) : BookingRefusal.full
+                }
+                try await sql.raw(
+                    """
+                    INSERT INTO room_bookings (id, room_id, person, person_key, created_at)
+                    VALUES (\(bind: booking.id), \(bind: roomId), \(bind: booking.person), \(bind: personKey),
+                            \(bind: booking.createdAt))
+                    """
+                ).run()
+                return (booking, spots)
+            }
+        } catch let error where !(error is Problem) && personKey != nil {
+            // Two tries by the same person at once: the second fails on the unique index and is rolled back.
+            if try await hasBooking(roomId: roomId, personKey: personKey!) { throw BookingRefusal.alreadyBooked }
+            throw error
+        }
+    }
+
+    private func hasBooking(roomId: String, personKey: String) async throws -> Bool {
+        try await database.withConnection { sql in
+            try await sql.raw(
+                "SELECT id FROM room_bookings WHERE room_id = \(bind: roomId) AND person_key = \(bind: personKey)"
+            ).first() != nil
+        }
+    }
+
+    /// Finds a room by its name, as the original apps name it (case-insensitive).
+    func id(forName name: String) async throws -> String? {
+        try await database.withConnection { sql in
+            try await sql.raw("SELECT id FROM rooms WHERE name_key = \(bind: name.lowercased())").first()?
+                .decode(column: "id", as: String.self)
+        }
+    }
+
+    /// Frees the booking's spot; returns the room's spots after, or nil when there is no such booking.
+    func cancel(roomId: String, bookingId: String) async throws -> Int? {
+        try await database.transaction { sql in
+            let removed = try await sql.raw(
+                "DELETE FROM room_bookings WHERE id = \(bind: bookingId) AND room_id = \(bind: roomId) RETURNING id"
+            ).first()
+            guard removed != nil else { return nil }
+            return try await sql.raw(
+                "UPDATE rooms SET spots = spots + 1 WHERE id = \(bind: roomId) AND spots < capacity RETURNING spots"
+            ).first()?.decode(column: "spots", as: Int.self)
+        }
+    }
+
+    func bookings(roomId: String) async throws -> [Booking] {
+        try await database.withConnection { sql in
+            try await sql.raw(
+                "SELECT id, room_id, person, created_at FROM room_bookings WHERE room_id = \(bind: roomId) ORDER BY created_at"
+            ).all().map { row in
+                Booking(
+                    id: try row.decode(column: "id", as: String.self),
+                    roomId: try row.decode(column: "room_id", as: String.self),
+                    person: try row.decode(column: "person", as: String.self),
+                    createdAt: try row.decode(column: "created_at", as: String.self))
+            }
+        }
+    }
+
+    private static func bookingCount(_ sql: any SQLDatabase, room: String) async throws -> Int {
+        try await sql.raw("SELECT COUNT(*) AS n FROM room_bookings WHERE room_id = \(bind: room)").first()?
+            .decode(column: "n", as: Int.self) ?? 0
+    }
+
+    /// 128 random bits, base64url: unguessable.
+    static func newBookingId() -> String {
+        SecureRandom.base64url(byteCount: 16)
+    }
+
+    static func now() -> String {
+        ISO8601DateFormatter().string(from: Date())
+    }
+}

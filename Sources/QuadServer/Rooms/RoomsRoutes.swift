@@ -1,0 +1,191 @@
+import Foundation
+import Hummingbird
+import QuadCore
+
+/// `GET /api/rooms` from the snapshot, and the `/rooms` web app: a page that works without JavaScript
+/// (forms, CSRF-protected) and that `rooms.js` makes live.
+struct RoomsRoutes {
+    let rooms: Rooms
+    let web: WebShell
+    static let personCookie = "quad_person"
+
+    func register(on router: Router<AppRequestContext>) {
+        router.get("/api/rooms") { request, _ in try await self.list(request) }
+        router.get("/rooms") { request, _ in try await self.page(request) }
+        router.post("/rooms/name") { request, _ in try await self.saveName(request) }
+        router.post("/rooms/:roomId/book") { request, context in
+            try await self.book(request, roomId: context.parameters.require("roomId"))
+        }
+        router.post("/rooms/:roomId/bookings/:bookingId/cancel") { request, context in
+            try await self.cancel(
+                request, roomId: context.parameters.require("roomId"),
+                bookingId: context.parameters.require("bookingId"))
+        }
+    }
+
+    // MARK: API
+
+    func list(_ request: Request) async throws -> Response {
+        let baseURL = request.baseURL(trustProxy: rooms.platform.configuration.trustProxy)
+        let query = request.uri.queryParameters
+        guard query.get("minSpots") != nil || query.get("building") != nil else {
+            let snapshot = try await rooms.snapshot.encoded(baseURL: baseURL)
+            return HTTPCache.response(
+                snapshot.body, etag: snapshot.etag, contentType: "application/json", policy: .revalidate,
+                request: request)
+        }
+        var minSpots: Int?
+        if let raw = query.get("minSpots") {
+            guard let value = Int(raw), value >= 0 else {
+                throw Problem(
+                    .badRequest, type: "invalid-parameter", title: "Invalid parameter",
+                    detail: "minSpots must be a whole number ≥ 0, not \"\(raw)\".",
+                    errors: [FieldError(field: "minSpots", message: "A whole number ≥ 0.")])
+            }
+            minSpots = value
+        }
+        let all = try await rooms.snapshot.rooms().map { $0.room(baseURL: baseURL) }
+        let encoded = RoomsSnapshot.encode(Room.filtered(all, minSpots: minSpots, building: query.get("building")))
+        return HTTPCache.response(
+            encoded.body, etag: encoded.etag, contentType: "application/json", policy: .revalidate, request: request)
+    }
+
+    // MARK: Pages
+
+    struct Notice {
+        var kind: String
+        var text: String
+        var cancelAction: String?
+    }
+
+    func page(
+        _ request: Request, status: HTTPResponse.Status = .ok, typedPerson: String? = nil, personError: String? = nil
+    ) async throws -> Response {
+        let records = try await rooms.snapshot.rooms()
+        let (csrf, csrfCookie) = CSRF.token(for: request)
+        let person = typedPerson ?? request.cookies[Self.personCookie]?.value.removingPercentEncoding ?? ""
+        let query = request.uri.queryParameters
+        let names = Dictionary(uniqueKeysWithValues: records.map { ($0.id, $0.name) })
+        let configuration = rooms.platform.configuration
+
+        var response = try web.page(request, template: "rooms", status: status, title: { $0("rooms.title") }) { t in
+            let cards = records.map { self.card($0.room(baseURL: ""), photo: $0.photo, t: t) }
+            var values: [String: Any] = [
+                "available": cards.filter { ($0["isFull"] as? Bool) != true },
+                "full": cards.filter { ($0["isFull"] as? Bool) == true },
+                "hasRooms": !records.isEmpty,
+                "csrf": csrf,
+                "person": person,
+                "refreshSeconds": configuration.refreshSeconds,
+                "generatedAt": Int(Date().timeIntervalSince1970 * 1000),
+                "roomsScript": web.asset("rooms"),
+                "stringsJSON": Self.scriptStrings(t),
+            ]
+            if let personError { values["personError"] = personError }
+            if let notice = Self.notice(query: query, names: names, t: t) {
+                var dict: [String: Any] = ["kind": notice.kind, "text": notice.text]
+                if let action = notice.cancelAction { dict["cancelAction"] = action }
+                values["notice"] = dict
+            }
+            return values
+        }
+        if let csrfCookie { response.setCookie(csrfCookie) }
+        return response
+    }
+
+    private func card(_ room: Room, photo: String?, t: Localizer) -> [String: Any] {
+        var card: [String: Any] = [
+            "id": room.id, "name": room.name, "building": room.building, "spots": room.spots,
+            "capacity": room.capacity, "availability": room.availability.rawValue,
+            "isFull": room.availability == .full,
+            "stateLabel": t("rooms.state.\(room.availability.rawValue)"),
+            "spotsText": t("rooms.spotsRemaining", count: room.spots),
+            "capacityText": t("rooms.capacity", count: room.capacity),
+        ]
+        if let photo { card["photo"] = photo }
+        return card
+    }
+
+    private static func notice(query: Parameters, names: [String: String], t: Localizer) -> Notice? {
+        if let room = query.get("booked"), let name = names[room] {
+            let action = query.get("booking").map { "/rooms/\(room)/bookings/\($0)/cancel" }
+            return Notice(kind: "success", text: t("rooms.bookedMessage", ["name": name]), cancelAction: action)
+        }
+        if let room = query.get("cancelled"), let name = names[room] {
+            return Notice(kind: "success", text: t("rooms.cancelledMessage", ["name": name]))
+        }
+        switch query.get("error") {
+        case "full": return Notice(kind: "error", text: t("rooms.errors.full"))
+        case "already": return Notice(kind: "error", text: t("rooms.errors.already"))
+        case "name": return Notice(kind: "error", text: t("rooms.errors.name"))
+        default: return nil
+        }
+    }
+
+    /// The strings `rooms.js` needs, plural forms included, in the page's language.
+    static func scriptStrings(_ t: Localizer) -> String {
+        var strings: [String: String] = [:]
+        for key in [
+            "rooms.book", "rooms.booking", "rooms.booked", "rooms.cancel", "rooms.offline", "rooms.errors.full",
+            "rooms.errors.already", "rooms.errors.network", "rooms.errors.failed", "rooms.errors.name",
+            "rooms.bookedMessage", "rooms.cancelledMessage", "rooms.state.bookable", "rooms.state.low",
+            "rooms.state.full", "time.justNow",
+        ] {
+            strings[key] = t(key)
+        }
+        var plurals: [String: [String: String]] = [:]
+        for key in ["rooms.spotsRemaining", "time.secondsAgo", "time.minutesAgo"] { plurals[key] = t.forms(key) }
+        let payload: [String: Any] = ["lang": t.language.rawValue, "strings": strings, "plurals": plurals]
+        let data = (try? JSONSerialization.data(withJSONObject: payload, options: [.sortedKeys])) ?? Data("{}".utf8)
+        // Inside <script>, "</" would end the element early.
+        return String(decoding: data, as: UTF8.self).replacingOccurrences(of: "</", with: "<\\/")
+    }
+
+    // MARK: Forms (no JavaScript needed)
+
+    func saveName(_ request: Request) async throws -> Response {
+        var request = request
+        let fields = try await request.formFields()
+        try CSRF.verify(request, submitted: fields[CSRF.field])
+        let typed = fields["person"] ?? ""
+        do {
+            let person = try RoomValidation.person(typed)
+            var response = Response.redirect(to: "/rooms", type: .normal)
+            response.setCookie(
+                Cookie(
+                    name: Self.personCookie,
+                    value: person.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "",
+                    maxAge: 365 * 24 * 3600, path: "/", httpOnly: true, sameSite: .lax))
+            return response
+        } catch {
+            let message = error.errors.first?.message ?? ""
+            return try await page(request, status: .unprocessableContent, typedPerson: typed, personError: message)
+        }
+    }
+
+    func book(_ request: Request, roomId: String) async throws -> Response {
+        var request = request
+        let fields = try await request.formFields()
+        try CSRF.verify(request, submitted: fields[CSRF.field])
+        guard let person = try? RoomValidation.person(request.cookies[Self.personCookie]?.value.removingPercentEncoding)
+        else { return .redirect(to: "/rooms?error=name#person", type: .normal) }
+        do {
+            let (booking, spots) = try await rooms.store.book(roomId: roomId, person: person)
+            await rooms.changed(roomId, spots: spots, .spots)
+            return .redirect(to: "/rooms?booked=\(roomId)&booking=\(booking.id)", type: .normal)
+        } catch let problem as Problem where problem.status == .conflict {
+            let reason = problem.type.hasSuffix("already-booked") ? "already" : "full"
+            return .redirect(to: "/rooms?error=\(reason)", type: .normal)
+        }
+    }
+
+    func cancel(_ request: Request, roomId: String, bookingId: String) async throws -> Response {
+        var request = request
+        let fields = try await request.formFields()
+        try CSRF.verify(request, submitted: fields[CSRF.field])
+        if let spots = try await rooms.store.cancel(roomId: roomId, bookingId: bookingId) {
+            await rooms.changed(roomId, spots: spots, .spots)
+        }
+        return .redirect(to: "/rooms?cancelled=\(roomId)", type: .normal)
+    }
+}
