@@ -32,8 +32,10 @@ public enum RoomValidation {
         if building.isEmpty || building.count > maxNameLength {
             errors.append(.init(field: "building", message: "A building's name is 1 to \(maxNameLength) characters."))
         }
+        let derived = id == nil
         let id = id ?? slug(name)
-        if !isSlug(id) {
+        // An id derived from a name at fault would only repeat the name's error.
+        if !isSlug(id), !(derived && errors.contains { $0.field == "name" }) {
             errors.append(
                 .init(
                     field: "id", message: "An id is lowercase letters, digits and single dashes, at most 64 characters."

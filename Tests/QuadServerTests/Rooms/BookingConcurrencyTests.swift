@@ -1,0 +1,93 @@
+import Foundation
+import Hummingbird
+import HummingbirdTesting
+import Testing
+
+@testable import QuadServer
+
+/// Under any concurrency there are never more bookings than spots, and spots never go below 0.
+@Suite struct BookingConcurrencyTests {
+    @Test(arguments: TestDatabase.engines)
+    func twoHundredPeopleRaceForTwentySpots(engine: Database.Engine) async throws {
+        try await TestApp.run(engine) { app, client in
+            let store = RoomStore(database: app.platform.database)
+            _ = try await store.create(
+                RoomRecord(id: "race", name: "Race", building: "North Hall", capacity: 20, spots: 20, photo: nil))
+            let statuses = try await withThrowingTaskGroup(of: HTTPResponse.Status.self) { group in
+                for person in 0..<200 {
+                    group.addTask {
+                        try await client.execute(
+                            uri: "/api/rooms/race/bookings", method: .post, headers: [.contentType: "application/json"],
+                            body: ByteBuffer(string: "{\"person\": \"Person \(person)\"}")
+                        ) { $0.status }
+                    }
+                }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            #expect(statuses.filter { $0 == .created }.count == 20)
+            #expect(statuses.filter { $0 == .conflict }.count == 180)
+            let room = try #require(try await store.find("race"))
+            let bookings = try await store.bookings(roomId: "race")
+            #expect(room.spots == 0)
+            #expect(room.spots == room.capacity - bookings.count)
+        }
+    }
+
+    @Test(arguments: TestDatabase.engines)
+    func fiftyRepeatsOfOneIdempotentRequestBookOnce(engine: Database.Engine) async throws {
+        try await TestApp.run(engine, configure: { $0.loadDemoData = true }) { app, client in
+            let statuses = try await withThrowingTaskGroup(of: HTTPResponse.Status.self) { group in
+                for _ in 0..<50 {
+                    group.addTask {
+                        try await client.execute(
+                            uri: "/api/rooms/mina/bookings", method: .post,
+                            headers: [.contentType: "application/json", .idempotencyKey: "one-intent"],
+                            body: ByteBuffer(string: "{\"person\": \"Ada\"}")
+                        ) { $0.status }
+                    }
+                }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            #expect(statuses.allSatisfy { $0 == .created || $0 == .conflict })
+            let store = RoomStore(database: app.platform.database)
+            #expect(try await store.bookings(roomId: "mina").count == 1)
+            #expect(try await store.find("mina")?.spots == 38)
+            // The retry after the storm replays the first answer.
+            try await client.execute(
+                uri: "/api/rooms/mina/bookings", method: .post,
+                headers: [.contentType: "application/json", .idempotencyKey: "one-intent"],
+                body: ByteBuffer(string: "{\"person\": \"Ada\"}")
+            ) { response in
+                #expect(response.status == .created)
+                #expect(response.headers[.idempotentReplayed] == "true")
+            }
+        }
+    }
+
+    @Test(arguments: TestDatabase.engines)
+    func aBookingReachesAnotherClientsEventStream(engine: Database.Engine) async throws {
+        try await TestApp.run(engine, configure: { $0.loadDemoData = true }) { app, client in
+            let services = ServiceRunner(app.platform.events)
+            try await services.run {
+                let watcher = app.platform.events.subscribe(after: nil, types: ["room"])
+                var events = watcher.events.makeAsyncIterator()
+                let publisher = Task {
+                    // On PostgreSQL the hub hears its own events through LISTEN, which starts in the background.
+                    for attempt in 0..<50 where !Task.isCancelled {
+                        _ = try await client.execute(
+                            uri: "/api/rooms/mina/bookings", method: .post, headers: [.contentType: "application/json"],
+                            body: ByteBuffer(string: "{\"person\": \"Watcher \(attempt)\"}")
+                        ) { $0.status }
+                        try await Task.sleep(for: .milliseconds(100))
+                    }
+                }
+                let event = try #require(await events.next())
+                publisher.cancel()
+                let change = try JSONDecoder().decode(Rooms.Change.self, from: Data(event.data.utf8))
+                #expect(event.type == "room" && change.id == "mina" && change.change == .spots)
+                #expect((change.spots ?? 99) < 39)
+                watcher.cancel()
+            }
+        }
+    }
+}
