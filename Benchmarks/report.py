@@ -9,6 +9,11 @@ RECORDS.tsv lines (tab-separated):
   row   name quad_rps nginx_rps quad_p50 nginx_p50 quad_p99 nginx_p99 errors
   note  text
   meta  key value
+  value name key number         (an extra metric of a row, usable in targets)
+  target expression label       (checked against the rows, listed under the table)
+A target expression is `SCENARIO.METRIC OP FACTOR * SCENARIO.METRIC` or
+`SCENARIO.METRIC OP NUMBER`, OP one of >= <= == > <; METRIC is q_rps, n_rps,
+q_p50, n_p50, q_p99, n_p99 (latencies in microseconds) or a `value` key.
 A wrk output path of "-" means "no run for that server". Exit status is 1 when
 any scenario has an error (unexpected status, socket errors, no output), else 0.
 Standard library only.
@@ -109,7 +114,7 @@ def load_wrk_file(path):
 
 
 def build(records_path):
-    meta, notes, rows = [], [], []
+    meta, notes, rows, values, targets = [], [], [], {}, []
     with open(records_path, encoding="utf-8") as f:
         for raw in f:
             raw = raw.rstrip("\n")
@@ -121,6 +126,13 @@ def build(records_path):
                 meta.append((parts[1], parts[2] if len(parts) > 2 else ""))
             elif kind == "note":
                 notes.append("\t".join(parts[1:]))
+            elif kind == "value" and len(parts) >= 4:
+                try:
+                    values.setdefault(parts[1], {})[parts[2]] = float(parts[3])
+                except ValueError:
+                    pass
+            elif kind == "target" and len(parts) >= 3:
+                targets.append((parts[1], parts[2]))
             elif kind == "wrk":
                 parts += [""] * (6 - len(parts))
                 _, name, mode, qpath, npath, errtext = parts[:6]
@@ -157,10 +169,83 @@ def build(records_path):
                     "q_req": None, "n_req": None,
                     "errors": [e.strip() for e in errtext.split(";") if e.strip()],
                 })
-    return meta, notes, rows
+    for r in rows:
+        r.update(values.get(r["name"], {}))
+    return meta, notes, rows, targets
 
 
-def render(meta, notes, rows):
+_TARGET = re.compile(
+    r"^\s*([\w.-]+)\.(\w+)\s*(>=|<=|==|>|<)\s*"
+    r"(?:([0-9]*\.?[0-9]+)\s*\*\s*([\w.-]+)\.(\w+)|([0-9]*\.?[0-9]+))\s*$")
+_OPS = {">=": lambda a, b: a >= b, "<=": lambda a, b: a <= b, "==": lambda a, b: a == b,
+        ">": lambda a, b: a > b, "<": lambda a, b: a < b}
+_SHOW = {">=": "≥", "<=": "≤", "==": "=", ">": ">", "<": "<"}
+
+
+def fmt_metric(metric, v):
+    if v is None:
+        return "-"
+    if metric.endswith("_rps"):
+        return fmt_rps(v)
+    if metric[1:] in ("_p50", "_p99"):
+        return fmt_lat(v)
+    return "%g" % v
+
+
+def check_target(expr, rows):
+    """-> (measured text, needed text, result text, met: True/False/None)."""
+    m = _TARGET.match(expr)
+    if not m:
+        return "-", expr, "invalid target expression", None
+    lname, lmetric, op, factor, rname, rmetric, const = m.groups()
+    by_name = {r["name"]: r for r in rows}
+    left_row = by_name.get(lname)
+    right_row = by_name.get(rname) if rname else None
+    left = left_row.get(lmetric) if left_row else None
+    erred = [n for n, r in ((lname, left_row), (rname, right_row)) if r and r["errors"]]
+    if const is not None:
+        needed = "%s %s" % (_SHOW[op], const)
+        if left is None:
+            return "-", needed, "not measured", None
+        met = _OPS[op](left, float(const))
+        measured = fmt_metric(lmetric, left)
+    else:
+        right = right_row.get(rmetric) if right_row else None
+        needed = "%s %.2fx" % (_SHOW[op], float(factor))
+        if left is None or right is None or right == 0:
+            return "-", needed, "not measured", None
+        met = _OPS[op](left, float(factor) * right)
+        def who(scenario, metric):
+            server = {"q_": "Quad", "n_": "nginx"}.get(metric[:2])
+            if lname == rname and server:
+                return server
+            return scenario + (" (nginx)" if server == "nginx" else "")
+        measured = "%.2fx (%s %s / %s %s)" % (
+            left / right, who(lname, lmetric), fmt_metric(lmetric, left),
+            who(rname, rmetric), fmt_metric(rmetric, right))
+    result = "met" if met else "MISSED"
+    if erred:
+        result += " (%s had errors)" % ", ".join(dict.fromkeys(erred))
+    return measured, needed, result, met
+
+
+def markdown_table(header, table, right):
+    widths = [max(len(h), *(len(row[i]) for row in table)) if table else len(h)
+              for i, h in enumerate(header)]
+
+    def line(cells):
+        out = []
+        for i, c in enumerate(cells):
+            out.append(c.rjust(widths[i]) if i in right else c.ljust(widths[i]))
+        return "| " + " | ".join(out) + " |"
+
+    sep = "|" + "|".join(
+        ("-" * (w + 1) + ":") if i in right else ("-" * (w + 2))
+        for i, w in enumerate(widths)) + "|"
+    return [line(header), sep] + [line(t) for t in table]
+
+
+def render(meta, notes, rows, targets=()):
     header = ["scenario", "Quad req/s", "nginx req/s", "ratio (Quad/nginx)",
               "Quad p50", "nginx p50", "Quad p99", "nginx p99",
               "p99 ratio (Quad/nginx)", "status"]
@@ -174,28 +259,22 @@ def render(meta, notes, rows):
             fmt_ratio(r["q_p99"], r["n_p99"]),
             "ok" if not r["errors"] else "ERROR: " + "; ".join(r["errors"]),
         ])
-    widths = [max(len(h), *(len(row[i]) for row in table)) if table else len(h)
-              for i, h in enumerate(header)]
-    right = {1, 2, 3, 4, 5, 6, 7, 8}
-
-    def line(cells):
-        out = []
-        for i, c in enumerate(cells):
-            out.append(c.rjust(widths[i]) if i in right else c.ljust(widths[i]))
-        return "| " + " | ".join(out) + " |"
-
-    sep = "|" + "|".join(
-        ("-" * (w + 1) + ":") if i in right else ("-" * (w + 2))
-        for i, w in enumerate(widths)) + "|"
     lines = ["# Quad vs nginx", ""]
     for k, v in meta:
         lines.append("- %s: %s" % (k, v))
-    lines += ["", line(header), sep] + [line(t) for t in table]
+    lines += [""] + markdown_table(header, table, {1, 2, 3, 4, 5, 6, 7, 8})
     lines += ["", "ratio > 1 means Quad serves more req/s than nginx; "
               "p99 ratio > 1 means Quad's p99 latency is higher."]
     if notes:
         lines.append("")
         lines += ["- note: " + n for n in notes]
+    if targets:
+        checked = [(label,) + check_target(expr, rows) for expr, label in targets]
+        met = sum(1 for c in checked if c[4] is True)
+        lines += ["", "## Targets", ""]
+        lines += markdown_table(["target", "measured", "needed", "result"],
+                                [list(c[:4]) for c in checked], set())
+        lines += ["", "targets met: %d of %d" % (met, len(checked))]
     return "\n".join(lines) + "\n"
 
 
@@ -207,8 +286,8 @@ def main(argv):
     if len(argv) not in (2, 3):
         print(__doc__, file=sys.stderr)
         return 2
-    meta, notes, rows = build(argv[1])
-    text = render(meta, notes, rows)
+    meta, notes, rows, targets = build(argv[1])
+    text = render(meta, notes, rows, targets)
     sys.stdout.write(text)
     if len(argv) == 3:
         with open(argv[2], "w", encoding="utf-8") as f:

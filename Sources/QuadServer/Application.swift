@@ -50,6 +50,7 @@ func buildRouter(_ platform: Platform, _ features: Features) async throws -> Rou
     router.add(
         middleware: ErrorMiddleware(routes: routes) { problem, request, _ in web.errorPage(problem, request: request) })
     router.add(middleware: RequestLogMiddleware())
+    router.add(middleware: AuthMiddleware(accounts: features.accounts))
     if platform.configuration.rateLimit > 0 {
         router.add(
             middleware: RateLimitMiddleware(
@@ -67,7 +68,8 @@ func buildRouter(_ platform: Platform, _ features: Features) async throws -> Rou
         maxStreamsPerClient: platform.configuration.maxEventStreamsPerClient
     ).register(on: router)
     RoomsRoutes(rooms: features.rooms, web: web).register(on: router)
-    try APIHandler(platform: platform, rooms: features.rooms).registerHandlers(on: router)
+    AccountsRoutes(accounts: features.accounts, rooms: features.rooms, web: web).register(on: router)
+    try APIHandler(platform: platform, rooms: features.rooms, accounts: features.accounts).registerHandlers(on: router)
 
     for route in router.routes { routes.add(path: route.path.description, method: route.method) }
     return router
@@ -76,19 +78,22 @@ func buildRouter(_ platform: Platform, _ features: Features) async throws -> Rou
 /// The services Quad offers (in the order the navigation shows them), built on the platform.
 struct Features: Sendable {
     let rooms: Rooms
+    let accounts: Accounts
 
     init(platform: Platform) {
         rooms = Rooms(platform: platform)
+        accounts = Accounts(platform: platform)
     }
 
     /// What runs beside the server for the features.
-    var services: [any Service] { [RoomsInvalidation(rooms: rooms)] }
+    var services: [any Service] { [RoomsInvalidation(rooms: rooms), SessionSweeper(sessions: accounts.sessions)] }
 
     static let links = [Rooms.link]
-    static let migrations = [RoomStore.migration]
+    static let migrations = [RoomStore.migration] + PeopleStore.migrations
 
-    static func loadDemoData(_ platform: Platform) async throws {
+    static func loadDemoData(_ platform: Platform, announce: @Sendable (String) -> Void) async throws {
         try await RoomsDemo.load(RoomStore(database: platform.database), images: platform.images)
+        try await Accounts(platform: platform).loadDemoPeople(announce: announce)
     }
 }
 

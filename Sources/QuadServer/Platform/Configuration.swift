@@ -24,6 +24,10 @@ public struct Configuration: Sendable {
     public var legacyAPI = true
     /// Trust `X-Forwarded-Proto` and `X-Forwarded-Host` from a reverse proxy in front of Quad.
     public var trustProxy = false
+    /// Whether people may create their own accounts (`open`) or admins add them (`closed`).
+    public var openSignup = false
+    /// bcrypt's cost for password hashes (tests lower it).
+    public var passwordCost: UInt8 = 12
     /// For working on the web app: read templates and static files from this folder instead of the build.
     public var webDirectory: String?
 
@@ -85,6 +89,9 @@ public struct Configuration: Sendable {
         }
         if let value = try parse(.legacyAPI, "on or off", Self.parseSwitch) { legacyAPI = value }
         if let value = try parse(.trustProxy, "on or off", Self.parseSwitch) { trustProxy = value }
+        if let value = try parse(.signup, "open or closed", { ["open": true, "closed": false][$0.lowercased()] }) {
+            openSignup = value
+        }
         if let value = try parse(
             .webDirectory, "a folder with templates/ and static/",
             { value in
@@ -112,7 +119,7 @@ public struct Configuration: Sendable {
     /// A setting, with its command-line flag where it has one and its environment variable.
     public enum Setting: String, Sendable, CaseIterable {
         case hostname, port, database, logLevel, adminToken, demo, rateLimit, rateBurst, eventHeartbeat
-        case refreshSeconds, legacyAPI, trustProxy, webDirectory
+        case refreshSeconds, legacyAPI, trustProxy, webDirectory, signup
 
         public var flag: String? {
             switch self {
@@ -122,7 +129,7 @@ public struct Configuration: Sendable {
             case .logLevel: "--log-level"
             case .demo: "--no-demo"
             case .adminToken, .rateLimit, .rateBurst, .eventHeartbeat, .refreshSeconds, .legacyAPI, .trustProxy,
-                .webDirectory:
+                .webDirectory, .signup:
                 nil
             }
         }
@@ -142,6 +149,7 @@ public struct Configuration: Sendable {
             case .legacyAPI: "QUAD_LEGACY_API"
             case .trustProxy: "QUAD_TRUST_PROXY"
             case .webDirectory: "QUAD_WEB_DIR"
+            case .signup: "QUAD_SIGNUP"
             }
         }
     }

@@ -30,7 +30,9 @@ struct IdempotencyMiddleware: RouterMiddleware {
         var request = request
         let body = try await request.collectBody(upTo: BodyLimit.upload)
         // A key belongs to one client (its credentials, else its address) and one operation.
-        let who = request.headers[.authorization] ?? context.clientKey
+        let who =
+            context.person.map { "user:" + $0.username.lowercased() } ?? request.headers[.authorization]
+            ?? context.clientKey
         let scope = Self.hex(
             SHA256.hash(data: Data((who + " " + request.method.rawValue + " " + request.uri.path).utf8)))
         let fingerprint = Self.hex(SHA256.hash(data: Data(buffer: body)))

@@ -24,9 +24,10 @@ public struct Platform: Sendable {
             events: EventHub(database: database, capacity: configuration.eventBufferSize, logger: logger),
             admin: admin, images: ImageStore(database: database), idempotency: IdempotencyStore(database: database),
             logger: logger)
+        try await Accounts(platform: platform).ensureAdmin(announce: announce)
         if fresh && configuration.loadDemoData {
             logger.info("New database: loading demo data")
-            try await Features.loadDemoData(platform)
+            try await Features.loadDemoData(platform, announce: announce)
         }
         return platform
     }

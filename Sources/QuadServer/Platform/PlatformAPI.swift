@@ -7,6 +7,7 @@ import QuadAPI
 struct APIHandler: APIProtocol {
     let platform: Platform
     let rooms: Rooms
+    let accounts: Accounts
 }
 
 extension APIHandler {
@@ -22,7 +23,7 @@ extension APIHandler {
     }
 
     func uploadImage(_ input: Operations.UploadImage.Input) async throws -> Operations.UploadImage.Output {
-        try platform.admin.requireAdmin(authorization: RequestInfo.current.authorization)
+        try Access.admin()
         let body: HTTPBody =
             switch input.body {
             case .jpeg(let body), .png(let body), .imageWebp(let body), .binary(let body): body

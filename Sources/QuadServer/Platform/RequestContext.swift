@@ -1,5 +1,6 @@
 import Hummingbird
 import NIOCore
+import QuadCore
 
 /// What every Quad request carries beyond Hummingbird's core: the client's address (for rate limits)
 /// and a request id that logs and 500 problems share.
@@ -7,6 +8,12 @@ public struct AppRequestContext: RequestContext {
     public var coreContext: CoreRequestContextStorage
     public let remoteAddress: SocketAddress?
     public let requestId: String
+    /// Who is calling, when they signed in (set by `AuthMiddleware`).
+    public var person: Person?
+    /// True when `person` came from the session cookie (so the request must prove it is not cross-site).
+    public var signedInWithCookie = false
+    /// The session token that signed the request in (not the admin token).
+    public var sessionToken: String?
 
     /// Uploads are the largest bodies; JSON bodies get a tighter limit in `BodyLimitMiddleware`.
     public var maxUploadSize: Int { BodyLimit.upload }
@@ -17,8 +24,13 @@ public struct AppRequestContext: RequestContext {
         self.requestId = source.logger[metadataKey: "hb.request.id"]?.description ?? RequestID().description
     }
 
-    /// The address used for per-client limits: the IP, without the port.
-    public var clientKey: String {
+    /// The address, without the port.
+    public var clientAddress: String {
         remoteAddress?.ipAddress ?? "local"
+    }
+
+    /// Whom per-client limits count: the person when signed in, else the address.
+    public var clientKey: String {
+        person.map { "user:" + $0.username.lowercased() } ?? clientAddress
     }
 }

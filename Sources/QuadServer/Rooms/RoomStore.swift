@@ -165,12 +165,12 @@ final class RoomStore: Sendable {
         }
     }
 
-    /// Takes one spot for `person` (nil: an anonymous booking from the original apps).
+    /// Takes one spot for `owner` (nil: an anonymous booking from the original apps).
     /// Returns the booking and the room's spots after it.
-    func book(roomId: String, person: String?) async throws -> (Booking, Int) {
+    func book(roomId: String, owner: Person?) async throws -> (Booking, Int) {
         let booking = Booking(
-            id: Self.newBookingId(), roomId: roomId, person: person ?? "Anonymous", createdAt: Self.now())
-        let personKey = person?.lowercased()
+            id: Self.newBookingId(), roomId: roomId, person: owner?.displayName ?? "Anonymous", createdAt: Self.now())
+        let personKey = owner?.username.lowercased()
         do {
             return try await database.transaction { sql in
                 if let personKey {
@@ -188,9 +188,9 @@ final class RoomStore: Sendable {
                 }
                 try await sql.raw(
                     """
-                    INSERT INTO room_bookings (id, room_id, person, person_key, created_at)
+                    INSERT INTO room_bookings (id, room_id, person, person_key, owner, created_at)
                     VALUES (\(bind: booking.id), \(bind: roomId), \(bind: booking.person), \(bind: personKey),
-                            \(bind: booking.createdAt))
+                            \(bind: personKey), \(bind: booking.createdAt))
                     """
                 ).run()
                 return (booking, spots)
@@ -218,13 +218,20 @@ final class RoomStore: Sendable {
         }
     }
 
-    /// Frees the booking's spot; returns the room's spots after, or nil when there is no such booking.
-    func cancel(roomId: String, bookingId: String) async throws -> Int? {
+    /// Frees the booking's spot when `person` owns it or is an admin (else 403); returns the room's spots
+    /// after, or nil when there is no such booking.
+    func cancel(roomId: String, bookingId: String, by person: Person) async throws -> Int? {
         try await database.transaction { sql in
-            let removed = try await sql.raw(
-                "DELETE FROM room_bookings WHERE id = \(bind: bookingId) AND room_id = \(bind: roomId) RETURNING id"
-            ).first()
-            guard removed != nil else { return nil }
+            guard
+                let row = try await sql.raw(
+                    "SELECT owner FROM room_bookings WHERE id = \(bind: bookingId) AND room_id = \(bind: roomId)"
+                ).first()
+            else { return nil }
+            let owner = try row.decode(column: "owner", as: String?.self)
+            guard person.isAdmin || owner == person.username.lowercased() else {
+                throw Problem(.forbidden, detail: "Only the person who booked, or an admin, may cancel this booking.")
+            }
+            try await sql.raw("DELETE FROM room_bookings WHERE id = \(bind: bookingId)").run()
             return try await sql.raw(
                 "UPDATE rooms SET spots = spots + 1 WHERE id = \(bind: roomId) AND spots < capacity RETURNING spots"
             ).first()?.decode(column: "spots", as: Int.self)
@@ -241,6 +248,27 @@ final class RoomStore: Sendable {
                     roomId: try row.decode(column: "room_id", as: String.self),
                     person: try row.decode(column: "person", as: String.self),
                     createdAt: try row.decode(column: "created_at", as: String.self))
+            }
+        }
+    }
+
+    /// A person's bookings, newest first, with their rooms' names.
+    func bookings(owner username: String) async throws -> [(booking: Booking, roomName: String)] {
+        try await database.withConnection { sql in
+            try await sql.raw(
+                """
+                SELECT b.id, b.room_id, b.person, b.created_at, r.name FROM room_bookings b JOIN rooms r ON r.id = b.room_id
+                WHERE b.owner = \(bind: username.lowercased()) ORDER BY b.created_at DESC, r.name
+                """
+            ).all().map { row in
+                (
+                    Booking(
+                        id: try row.decode(column: "id", as: String.self),
+                        roomId: try row.decode(column: "room_id", as: String.self),
+                        person: try row.decode(column: "person", as: String.self),
+                        createdAt: try row.decode(column: "created_at", as: String.self)),
+                    try row.decode(column: "name", as: String.self)
+                )
             }
         }
     }

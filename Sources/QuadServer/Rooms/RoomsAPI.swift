@@ -13,7 +13,7 @@ extension APIHandler {
     }
 
     func createRoom(_ input: Operations.CreateRoom.Input) async throws -> Operations.CreateRoom.Output {
-        try platform.admin.requireAdmin(authorization: RequestInfo.current.authorization)
+        try Access.admin()
         guard case .json(let body) = input.body else { throw Problem.malformedBody("Send the room as JSON.") }
         let checked = try RoomValidation.room(
             id: body.id, name: body.name, building: body.building, capacity: body.capacity, spots: body.spots)
@@ -26,7 +26,7 @@ extension APIHandler {
     }
 
     func updateRoom(_ input: Operations.UpdateRoom.Input) async throws -> Operations.UpdateRoom.Output {
-        try platform.admin.requireAdmin(authorization: RequestInfo.current.authorization)
+        try Access.admin()
         guard case .json(let body) = input.body else { throw Problem.malformedBody("Send the changes as JSON.") }
         let record = try await rooms.store.update(
             input.path.roomId, name: body.name, building: body.building, capacity: body.capacity, spots: body.spots)
@@ -35,7 +35,7 @@ extension APIHandler {
     }
 
     func deleteRoom(_ input: Operations.DeleteRoom.Input) async throws -> Operations.DeleteRoom.Output {
-        try platform.admin.requireAdmin(authorization: RequestInfo.current.authorization)
+        try Access.admin()
         guard try await rooms.store.delete(input.path.roomId) else {
             throw Problem.notFound("There is no room \(input.path.roomId).")
         }
@@ -44,7 +44,7 @@ extension APIHandler {
     }
 
     func setRoomPhoto(_ input: Operations.SetRoomPhoto.Input) async throws -> Operations.SetRoomPhoto.Output {
-        try platform.admin.requireAdmin(authorization: RequestInfo.current.authorization)
+        try Access.admin()
         guard try await rooms.store.find(input.path.roomId) != nil else {
             throw Problem.notFound("There is no room \(input.path.roomId).")
         }
@@ -59,15 +59,17 @@ extension APIHandler {
     }
 
     func bookRoom(_ input: Operations.BookRoom.Input) async throws -> Operations.BookRoom.Output {
-        guard case .json(let body) = input.body else { throw Problem.malformedBody("Send the booking as JSON.") }
-        let person = try RoomValidation.person(body.person)
-        let (booking, spots) = try await rooms.store.book(roomId: input.path.roomId, person: person)
+        let person = try Access.person()
+        let (booking, spots) = try await rooms.store.book(roomId: input.path.roomId, owner: person)
         await rooms.changed(booking.roomId, spots: spots, .spots)
         return .created(.init(body: .json(.init(booking: .init(booking), spots: spots))))
     }
 
     func cancelBooking(_ input: Operations.CancelBooking.Input) async throws -> Operations.CancelBooking.Output {
-        guard let spots = try await rooms.store.cancel(roomId: input.path.roomId, bookingId: input.path.bookingId)
+        let person = try Access.person()
+        guard
+            let spots = try await rooms.store.cancel(
+                roomId: input.path.roomId, bookingId: input.path.bookingId, by: person)
         else {
             throw Problem.notFound("There is no such booking in room \(input.path.roomId).")
         }
@@ -86,7 +88,7 @@ extension APIHandler {
             return .notFound(.init(body: .json(.init(success: false))))
         }
         do {
-            let (booking, spots) = try await rooms.store.book(roomId: roomId, person: nil)
+            let (booking, spots) = try await rooms.store.book(roomId: roomId, owner: nil)
             await rooms.changed(booking.roomId, spots: spots, .spots)
             return .ok(.init(body: .json(.init(success: true))))
         } catch let problem as Problem where problem.status == .conflict {

@@ -9,9 +9,12 @@ enum RoomsDemo {
         ("Yana", "North Hall", 40, 34), ("Mina", "Library Wing", 45, 39),
     ]
 
+    /// Drawn once per process: every new database gets the same pictures.
+    private static let photos = rooms.indices.map { DemoPhotos.room(seed: $0 + 1) }
+
     static func load(_ store: RoomStore, images: ImageStore) async throws {
         for (index, room) in rooms.enumerated() {
-            let photo = try await images.store(DemoPhotos.room(seed: index + 1))
+            let photo = try await images.store(photos[index])
             _ = try await store.create(
                 RoomRecord(
                     id: RoomValidation.slug(room.name), name: room.name, building: room.building,

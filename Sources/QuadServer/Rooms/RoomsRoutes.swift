@@ -7,12 +7,10 @@ import QuadCore
 struct RoomsRoutes {
     let rooms: Rooms
     let web: WebShell
-    static let personCookie = "quad_person"
 
     func register(on router: Router<AppRequestContext>) {
         router.get("/api/rooms") { request, _ in try await self.list(request) }
         router.get("/rooms") { request, _ in try await self.page(request) }
-        router.post("/rooms/name") { request, _ in try await self.saveName(request) }
         router.post("/rooms/:roomId/book") { request, context in
             try await self.book(request, roomId: context.parameters.require("roomId"))
         }
@@ -58,30 +56,26 @@ struct RoomsRoutes {
         var cancelAction: String?
     }
 
-    func page(
-        _ request: Request, status: HTTPResponse.Status = .ok, typedPerson: String? = nil, personError: String? = nil
-    ) async throws -> Response {
+    func page(_ request: Request) async throws -> Response {
         let records = try await rooms.snapshot.rooms()
-        let (csrf, csrfCookie) = CSRF.token(for: request)
-        let person = typedPerson ?? request.cookies[Self.personCookie]?.value.removingPercentEncoding ?? ""
+        var mine: [(booking: Booking, roomName: String)] = []
+        if let person = RequestInfo.current.person { mine = try await rooms.store.bookings(owner: person.username) }
         let query = request.uri.queryParameters
         let names = Dictionary(uniqueKeysWithValues: records.map { ($0.id, $0.name) })
         let configuration = rooms.platform.configuration
 
-        var response = try web.page(request, template: "rooms", status: status, title: { $0("rooms.title") }) { t in
+        return try web.page(request, template: "rooms", title: { $0("rooms.title") }) { t in
             let cards = records.map { self.card($0.room(baseURL: ""), photo: $0.photo, t: t) }
             var values: [String: Any] = [
                 "available": cards.filter { ($0["isFull"] as? Bool) != true },
                 "full": cards.filter { ($0["isFull"] as? Bool) == true },
                 "hasRooms": !records.isEmpty,
-                "csrf": csrf,
-                "person": person,
+                "myBookings": mine.map { ["id": $0.booking.id, "roomId": $0.booking.roomId, "roomName": $0.roomName] },
                 "refreshSeconds": configuration.refreshSeconds,
                 "generatedAt": Int(Date().timeIntervalSince1970 * 1000),
                 "roomsScript": web.asset("rooms"),
                 "stringsJSON": Self.scriptStrings(t),
             ]
-            if let personError { values["personError"] = personError }
             if let notice = Self.notice(query: query, names: names, t: t) {
                 var dict: [String: Any] = ["kind": notice.kind, "text": notice.text]
                 if let action = notice.cancelAction { dict["cancelAction"] = action }
@@ -89,8 +83,6 @@ struct RoomsRoutes {
             }
             return values
         }
-        if let csrfCookie { response.setCookie(csrfCookie) }
-        return response
     }
 
     private func card(_ room: Room, photo: String?, t: Localizer) -> [String: Any] {
@@ -117,7 +109,6 @@ struct RoomsRoutes {
         switch query.get("error") {
         case "full": return Notice(kind: "error", text: t("rooms.errors.full"))
         case "already": return Notice(kind: "error", text: t("rooms.errors.already"))
-        case "name": return Notice(kind: "error", text: t("rooms.errors.name"))
         default: return nil
         }
     }
@@ -127,7 +118,7 @@ struct RoomsRoutes {
         var strings: [String: String] = [:]
         for key in [
             "rooms.book", "rooms.booking", "rooms.booked", "rooms.cancel", "rooms.offline", "rooms.errors.full",
-            "rooms.errors.already", "rooms.errors.network", "rooms.errors.failed", "rooms.errors.name",
+            "rooms.errors.already", "rooms.errors.network", "rooms.errors.failed",
             "rooms.bookedMessage", "rooms.cancelledMessage", "rooms.state.bookable", "rooms.state.low",
             "rooms.state.full", "time.justNow",
         ] {
@@ -143,34 +134,15 @@ struct RoomsRoutes {
 
     // MARK: Forms (no JavaScript needed)
 
-    func saveName(_ request: Request) async throws -> Response {
-        var request = request
-        let fields = try await request.formFields()
-        try CSRF.verify(request, submitted: fields[CSRF.field])
-        let typed = fields["person"] ?? ""
-        do {
-            let person = try RoomValidation.person(typed)
-            var response = Response.redirect(to: "/rooms", type: .normal)
-            response.setCookie(
-                Cookie(
-                    name: Self.personCookie,
-                    value: person.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "",
-                    maxAge: 365 * 24 * 3600, path: "/", httpOnly: true, sameSite: .lax))
-            return response
-        } catch {
-            let message = error.errors.first?.message ?? ""
-            return try await page(request, status: .unprocessableContent, typedPerson: typed, personError: message)
-        }
-    }
-
     func book(_ request: Request, roomId: String) async throws -> Response {
         var request = request
         let fields = try await request.formFields()
         try CSRF.verify(request, submitted: fields[CSRF.field])
-        guard let person = try? RoomValidation.person(request.cookies[Self.personCookie]?.value.removingPercentEncoding)
-        else { return .redirect(to: "/rooms?error=name#person", type: .normal) }
+        guard let person = RequestInfo.current.person else {
+            return .redirect(to: "/signin?next=/rooms", type: .normal)
+        }
         do {
-            let (booking, spots) = try await rooms.store.book(roomId: roomId, person: person)
+            let (booking, spots) = try await rooms.store.book(roomId: roomId, owner: person)
             await rooms.changed(roomId, spots: spots, .spots)
             return .redirect(to: "/rooms?booked=\(roomId)&booking=\(booking.id)", type: .normal)
         } catch let problem as Problem where problem.status == .conflict {
@@ -183,7 +155,8 @@ struct RoomsRoutes {
         var request = request
         let fields = try await request.formFields()
         try CSRF.verify(request, submitted: fields[CSRF.field])
-        if let spots = try await rooms.store.cancel(roomId: roomId, bookingId: bookingId) {
+        let person = try Access.person()
+        if let spots = try await rooms.store.cancel(roomId: roomId, bookingId: bookingId, by: person) {
             await rooms.changed(roomId, spots: spots, .spots)
         }
         return .redirect(to: "/rooms?cancelled=\(roomId)", type: .normal)

@@ -7,20 +7,28 @@ import Testing
 
 /// Under any concurrency there are never more bookings than spots, and spots never go below 0.
 @Suite struct BookingConcurrencyTests {
+    static func post(
+        _ client: some TestClientProtocol, _ room: String, _ headers: HTTPFields
+    ) async throws
+        -> TestResponse
+    {
+        try await client.execute(
+            uri: "/api/rooms/\(room)/bookings", method: .post, headers: headers, body: ByteBuffer(string: "{}")
+        ) { $0 }
+    }
+
     @Test(arguments: TestDatabase.engines)
     func twoHundredPeopleRaceForTwentySpots(engine: Database.Engine) async throws {
         try await TestApp.run(engine) { app, client in
             let store = RoomStore(database: app.platform.database)
             _ = try await store.create(
                 RoomRecord(id: "race", name: "Race", building: "North Hall", capacity: 20, spots: 20, photo: nil))
+            var people: [HTTPFields] = []
+            for person in 0..<200 { people.append(try await app.signedIn("person\(person)")) }
+            let everyone = people
             let statuses = try await withThrowingTaskGroup(of: HTTPResponse.Status.self) { group in
-                for person in 0..<200 {
-                    group.addTask {
-                        try await client.execute(
-                            uri: "/api/rooms/race/bookings", method: .post, headers: [.contentType: "application/json"],
-                            body: ByteBuffer(string: "{\"person\": \"Person \(person)\"}")
-                        ) { $0.status }
-                    }
+                for headers in everyone {
+                    group.addTask { try await Self.post(client, "race", headers).status }
                 }
                 return try await group.reduce(into: []) { $0.append($1) }
             }
@@ -36,15 +44,12 @@ import Testing
     @Test(arguments: TestDatabase.engines)
     func fiftyRepeatsOfOneIdempotentRequestBookOnce(engine: Database.Engine) async throws {
         try await TestApp.run(engine, configure: { $0.loadDemoData = true }) { app, client in
+            var signedIn = try await app.signedIn("ada")
+            signedIn[.idempotencyKey] = "one-intent"
+            let headers = signedIn
             let statuses = try await withThrowingTaskGroup(of: HTTPResponse.Status.self) { group in
                 for _ in 0..<50 {
-                    group.addTask {
-                        try await client.execute(
-                            uri: "/api/rooms/mina/bookings", method: .post,
-                            headers: [.contentType: "application/json", .idempotencyKey: "one-intent"],
-                            body: ByteBuffer(string: "{\"person\": \"Ada\"}")
-                        ) { $0.status }
-                    }
+                    group.addTask { try await Self.post(client, "mina", headers).status }
                 }
                 return try await group.reduce(into: []) { $0.append($1) }
             }
@@ -53,31 +58,25 @@ import Testing
             #expect(try await store.bookings(roomId: "mina").count == 1)
             #expect(try await store.find("mina")?.spots == 38)
             // The retry after the storm replays the first answer.
-            try await client.execute(
-                uri: "/api/rooms/mina/bookings", method: .post,
-                headers: [.contentType: "application/json", .idempotencyKey: "one-intent"],
-                body: ByteBuffer(string: "{\"person\": \"Ada\"}")
-            ) { response in
-                #expect(response.status == .created)
-                #expect(response.headers[.idempotentReplayed] == "true")
-            }
+            let retry = try await Self.post(client, "mina", headers)
+            #expect(retry.status == .created)
+            #expect(retry.headers[.idempotentReplayed] == "true")
         }
     }
 
     @Test(arguments: TestDatabase.engines)
     func aBookingReachesAnotherClientsEventStream(engine: Database.Engine) async throws {
         try await TestApp.run(engine, configure: { $0.loadDemoData = true }) { app, client in
-            let services = ServiceRunner(app.platform.events)
-            try await services.run {
+            var people: [HTTPFields] = []
+            for attempt in 0..<50 { people.append(try await app.signedIn("watcher\(attempt)")) }
+            let everyone = people
+            try await ServiceRunner(app.platform.events).run {
                 let watcher = app.platform.events.subscribe(after: nil, types: ["room"])
                 var events = watcher.events.makeAsyncIterator()
                 let publisher = Task {
                     // On PostgreSQL the hub hears its own events through LISTEN, which starts in the background.
-                    for attempt in 0..<50 where !Task.isCancelled {
-                        _ = try await client.execute(
-                            uri: "/api/rooms/mina/bookings", method: .post, headers: [.contentType: "application/json"],
-                            body: ByteBuffer(string: "{\"person\": \"Watcher \(attempt)\"}")
-                        ) { $0.status }
+                    for headers in everyone where !Task.isCancelled {
+                        _ = try await Self.post(client, "mina", headers)
                         try await Task.sleep(for: .milliseconds(100))
                     }
                 }

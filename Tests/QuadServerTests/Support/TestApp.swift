@@ -3,6 +3,7 @@ import Hummingbird
 import HummingbirdTesting
 import Logging
 import NIOConcurrencyHelpers
+import QuadCore
 
 @testable import QuadServer
 
@@ -19,6 +20,7 @@ struct TestApp: Sendable {
         configuration.adminToken = adminToken
         configuration.rateLimit = 0
         configuration.loadDemoData = false
+        configuration.passwordCost = 4
         return configuration
     }
 
@@ -42,6 +44,20 @@ struct TestApp: Sendable {
             let app = Application(router: router, logger: TestDatabase.logger)
             try await app.test(.router) { client in try await body(testApp, client) }
         }
+    }
+}
+
+extension TestApp {
+    /// Adds a person and signs them in; returns the bearer header of their session.
+    func signedIn(_ username: String, role: Role = .member) async throws -> HTTPFields {
+        let accounts = Accounts(platform: platform)
+        if try await accounts.people.find(username) == nil {
+            _ = try await accounts.people.create(
+                Person(username: username, displayName: username.capitalized, role: role),
+                password: "password-\(username)")
+        }
+        let (token, _) = try await accounts.sessions.start(for: username, kind: .api)
+        return [.authorization: "Bearer \(token)", .contentType: "application/json"]
     }
 }
 

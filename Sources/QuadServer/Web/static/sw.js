@@ -31,6 +31,20 @@ self.addEventListener("fetch", (event) => {
     })));
     return;
   }
+  if (url.pathname === "/api/rooms" && !url.search) {
+    // The rooms list: the network first (spots change all the time), the last copy when offline so the
+    // page can still show rooms. That copy says so in a header: the page shows it but does not call it fresh.
+    event.respondWith(fetch(request).then((response) => {
+      if (response.status === 200) { const copy = response.clone(); caches.open(PAGES).then((c) => c.put(url.href, copy)); }
+      return response;
+    }).catch(() => caches.match(url.href).then((hit) => {
+      if (!hit) return Response.error();
+      const headers = new Headers(hit.headers);
+      headers.set("X-Quad-Offline-Copy", "1");
+      return new Response(hit.body, { status: hit.status, statusText: hit.statusText, headers });
+    })));
+    return;
+  }
   if (request.mode === "navigate") {
     // Pages: the network first, the last copy when offline.
     event.respondWith(fetch(request).then((response) => {

@@ -1,0 +1,142 @@
+#!/usr/bin/env python3
+"""The limit for the booking storm: Quad's booking transaction in a bare loop, no HTTP.
+
+usage: booking_bare_loop.py DB_FILE [--rooms 25] [--capacity 400] [--bookings N] [--seconds 10]
+
+Creates DB_FILE (it must not exist) with Quad's rooms schema, in WAL mode with
+synchronous=FULL and foreign_keys=ON (as Quad opens its SQLite file), adds the
+rooms storm-1..storm-R with CAPACITY spots each, then books one spot per
+transaction, rotating over the rooms, with exactly the statements Quad's
+RoomStore.book runs, until N bookings (default: every spot) or SECONDS, whichever
+comes first. One connection, one booking at a time: SQLite has one writer, and
+Quad also runs its transactions one after another on a single connection.
+
+Prints one JSON object: bookings, seconds, bookings_per_s, p50_us, p99_us (per
+transaction, BEGIN..COMMIT), sqlite version. Standard library only.
+"""
+import argparse
+import base64
+import datetime
+import json
+import os
+import sqlite3
+import sys
+import time
+
+SCHEMA = [
+    "CREATE TABLE rooms (id TEXT PRIMARY KEY, name TEXT NOT NULL, name_key TEXT NOT NULL UNIQUE,"
+    " building TEXT NOT NULL, capacity INTEGER NOT NULL CHECK (capacity > 0),"
+    " spots INTEGER NOT NULL CHECK (spots >= 0 AND spots <= capacity), photo TEXT, created_at TEXT NOT NULL)",
+    "CREATE TABLE room_bookings (id TEXT PRIMARY KEY, room_id TEXT NOT NULL REFERENCES rooms (id) ON DELETE CASCADE,"
+    " person TEXT NOT NULL, person_key TEXT, created_at TEXT NOT NULL, UNIQUE (room_id, person_key))",
+    "CREATE INDEX room_bookings_room ON room_bookings (room_id)",
+]
+
+
+def now_iso():
+    # Quad: ISO8601DateFormatter().string(from: Date()), e.g. 2025-01-31T12:00:00Z
+    return datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def booking_id():
+    # Quad: SecureRandom.base64url(byteCount: 16), without padding
+    return base64.urlsafe_b64encode(os.urandom(16)).rstrip(b"=").decode()
+
+
+def percentile(sorted_values, pct):
+    if not sorted_values:
+        return None
+    k = min(len(sorted_values) - 1, max(0, int(round(pct / 100.0 * len(sorted_values))) - 1))
+    return sorted_values[k]
+
+
+def main(argv):
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("db")
+    p.add_argument("--rooms", type=int, default=25)
+    p.add_argument("--capacity", type=int, default=400)
+    p.add_argument("--bookings", type=int, default=0, help="default: rooms x capacity")
+    p.add_argument("--seconds", type=float, default=10.0)
+    a = p.parse_args(argv[1:])
+    target = a.bookings or a.rooms * a.capacity
+    if os.path.exists(a.db):
+        p.error("%s exists; give a fresh file" % a.db)
+
+    db = sqlite3.connect(a.db, isolation_level=None)  # autocommit: we write BEGIN/COMMIT ourselves
+    mode = db.execute("PRAGMA journal_mode = WAL").fetchone()[0]
+    if mode.lower() != "wal":
+        sys.exit("could not switch %s to WAL (got %s)" % (a.db, mode))
+    db.execute("PRAGMA synchronous = FULL")
+    db.execute("PRAGMA foreign_keys = ON")
+    db.execute("BEGIN IMMEDIATE")
+    for statement in SCHEMA:
+        db.execute(statement)
+    rooms = []
+    for k in range(1, a.rooms + 1):
+        room_id, name = "storm-%d" % k, "Storm %d" % k
+        db.execute(
+            "INSERT INTO rooms (id, name, name_key, building, capacity, spots, photo, created_at)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            (room_id, name, name.lower(), "Bench", a.capacity, a.capacity, None, now_iso()))
+        rooms.append(room_id)
+    db.execute("COMMIT")
+
+    durations = []
+    booked = full = 0
+    i = 0
+    start = time.perf_counter()
+    deadline = start + a.seconds
+    clock = time.perf_counter
+    while booked < target:
+        t0 = clock()
+        if t0 >= deadline:
+            break
+        room_id = rooms[i % len(rooms)]
+        person = "P%d" % i
+        person_key = person.lower()
+        i += 1
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            if db.execute("SELECT id FROM room_bookings WHERE room_id = ? AND person_key = ?",
+                          (room_id, person_key)).fetchone() is not None:
+                db.execute("ROLLBACK")
+                continue
+            taken = db.execute("UPDATE rooms SET spots = spots - 1 WHERE id = ? AND spots > 0 RETURNING spots",
+                               (room_id,)).fetchone()
+            if taken is None:
+                db.execute("ROLLBACK")
+                full += 1
+                if full > len(rooms):  # every room full (only when --bookings exceeds the spots)
+                    break
+                continue
+            db.execute("INSERT INTO room_bookings (id, room_id, person, person_key, created_at)"
+                       " VALUES (?, ?, ?, ?, ?)", (booking_id(), room_id, person, person_key, now_iso()))
+            db.execute("COMMIT")
+        except BaseException:
+            if db.in_transaction:
+                db.execute("ROLLBACK")
+            raise
+        durations.append(clock() - t0)
+        booked += 1
+    elapsed = clock() - start
+    stored = db.execute("SELECT COUNT(*) FROM room_bookings").fetchone()[0]
+    db.close()
+
+    durations.sort()
+    p50, p99 = percentile(durations, 50), percentile(durations, 99)
+    print(json.dumps({
+        "bookings": booked,
+        "stored": stored,
+        "seconds": round(elapsed, 6),
+        "bookings_per_s": round(booked / elapsed, 1) if elapsed > 0 else None,
+        "stopped_by": "count" if booked >= target else "time" if elapsed >= a.seconds else "full",
+        "p50_us": None if p50 is None else round(p50 * 1e6, 1),
+        "p99_us": None if p99 is None else round(p99 * 1e6, 1),
+        "sqlite": sqlite3.sqlite_version,
+        "journal_mode": mode,
+    }))
+    return 0 if stored == booked else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

@@ -1,0 +1,60 @@
+import Foundation
+
+/// The rules for accounts, shared by the server's API and forms, the kit and the CLI.
+public enum AccountValidation {
+    public static let minPasswordLength = 10
+    /// bcrypt reads at most 72 bytes: a longer password would be silently cut.
+    public static let maxPasswordBytes = 72
+
+    /// 3 to 32 letters, digits, dots, dashes or underscores.
+    public static func username(_ raw: String?) throws(ValidationFailure) -> String {
+        let username = (raw ?? "").trimmingCharacters(in: .whitespaces)
+        let allowed = username.unicodeScalars.allSatisfy {
+            ("a"..."z").contains($0) || ("A"..."Z").contains($0) || ("0"..."9").contains($0)
+                || "._-".unicodeScalars.contains($0)
+        }
+        guard (3...32).contains(username.count), allowed else {
+            throw ValidationFailure(
+                field: "username", message: "A username is 3 to 32 letters, digits, dots, dashes or underscores.")
+        }
+        return username
+    }
+
+    public static func displayName(_ raw: String?) throws(ValidationFailure) -> String {
+        let name = (raw ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
+        guard (1...100).contains(name.count),
+            !name.unicodeScalars.contains(where: { CharacterSet.controlCharacters.contains($0) })
+        else { throw ValidationFailure(field: "displayName", message: "A display name is 1 to 100 characters.") }
+        return name
+    }
+
+    /// Says why a password is refused, so a form can show it.
+    public static func password(_ raw: String?) throws(ValidationFailure) -> String {
+        let password = raw ?? ""
+        guard password.count >= minPasswordLength else {
+            throw ValidationFailure(
+                field: "password", message: "A password needs at least \(minPasswordLength) characters.")
+        }
+        guard password.utf8.count <= maxPasswordBytes else {
+            throw ValidationFailure(field: "password", message: "A password is at most \(maxPasswordBytes) bytes long.")
+        }
+        return password
+    }
+
+    /// Digits only, 1 to 20 of them; empty means none.
+    public static func studentId(_ raw: String?) throws(ValidationFailure) -> String? {
+        let id = (raw ?? "").trimmingCharacters(in: .whitespaces)
+        if id.isEmpty { return nil }
+        guard id.count <= 20, id.allSatisfy(\.isASCII), id.allSatisfy(\.isNumber) else {
+            throw ValidationFailure(field: "studentId", message: "A student id is 1 to 20 digits.")
+        }
+        return id
+    }
+
+    public static func role(_ raw: String?) throws(ValidationFailure) -> Role {
+        guard let raw, let role = Role(rawValue: raw) else {
+            throw ValidationFailure(field: "role", message: "A role is member, admin or feed.")
+        }
+        return role
+    }
+}

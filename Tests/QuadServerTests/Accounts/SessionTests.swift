@@ -1,0 +1,84 @@
+import Foundation
+import Testing
+
+@testable import QuadServer
+
+@Suite struct SessionTests {
+    /// A database that survives closing: a SQLite file, or the PostgreSQL schema.
+    static func withDurableLocation(
+        _ engine: Database.Engine, _ body: (DatabaseLocation) async throws -> Void
+    ) async throws {
+        if engine == .sqlite {
+            let path = FileManager.default.temporaryDirectory.appendingPathComponent("quad-\(UUID().uuidString).sqlite")
+                .path
+            defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } }
+            try await body(.sqlite(path: path))
+        } else {
+            try await TestDatabase.withLocation(engine, body)
+        }
+    }
+
+    @Test(arguments: TestDatabase.engines)
+    func sessionsSurviveARestart(engine: Database.Engine) async throws {
+        try await Self.withDurableLocation(engine) { location in
+            var configuration = TestApp.configuration(location)
+            configuration.loadDemoData = true
+            let first = try await Database.open(location, logger: TestDatabase.logger)
+            let platform = try await Platform.start(configuration, database: first, logger: TestDatabase.logger) { _ in
+            }
+            let (token, _) = try await Accounts(platform: platform).sessions.start(for: "kier", kind: .web)
+            await first.close()
+
+            let second = try await Database.open(location, logger: TestDatabase.logger)
+            let restarted = try await Platform.start(configuration, database: second, logger: TestDatabase.logger) {
+                _ in
+            }
+            let person = try await Accounts(platform: restarted).sessions.person(for: token)
+            #expect(person?.username == "kier")
+            #expect(person?.studentId == "305491")
+            await second.close()
+        }
+    }
+
+    @Test func sessionsEndAfterThirtyDaysIdle() async throws {
+        try await TestDatabase.withDatabase(.sqlite) { database in
+            let platform = try await Platform.start(
+                {
+                    var c = TestApp.configuration(); c.loadDemoData = true; return c
+                }(), database: database,
+                logger: TestDatabase.logger
+            ) { _ in }
+            let clock = TestClock(Date())
+            let sessions = SessionStore(database: platform.database) { clock.value }
+            let (token, _) = try await sessions.start(for: "ada", kind: .api)
+            clock.value = clock.value.addingTimeInterval(29 * 24 * 3600)
+            #expect(try await sessions.person(for: token) != nil)  // used: the 30 days start again
+            clock.value = clock.value.addingTimeInterval(29 * 24 * 3600)
+            #expect(try await sessions.person(for: token) != nil)
+            clock.value = clock.value.addingTimeInterval(31 * 24 * 3600)
+            #expect(try await sessions.person(for: token) == nil)
+        }
+    }
+
+    @Test func theFirstStartCreatesAnAdminAndDemoPeopleWithPrintedPasswords() async throws {
+        try await TestDatabase.withDatabase(.sqlite) { database in
+            var configuration = TestApp.configuration()
+            configuration.loadDemoData = true
+            let printed = Announcements()
+            let platform = try await Platform.start(configuration, database: database, logger: TestDatabase.logger) {
+                printed.record($0)
+            }
+            let adminLine = try #require(printed.all.first { $0.hasPrefix("Admin account created") })
+            let password = try #require(adminLine.split(separator: " ").dropLast(2).last.map(String.init))
+            let accounts = Accounts(platform: platform)
+            #expect(try await accounts.people.verify(username: "admin", password: password)?.isAdmin == true)
+            let demo = try #require(printed.all.first { $0.hasPrefix("Demo people") })
+            #expect(demo.contains("kier (member)"))
+            // Passwords are random: never the same twice, never in the code.
+            _ = try await Platform.start(configuration, database: database, logger: TestDatabase.logger) {
+                printed.record($0)
+            }
+            #expect(printed.all.filter { $0.hasPrefix("Admin account created") }.count == 1)
+        }
+    }
+}

@@ -1,0 +1,683 @@
+"""The Rooms page `/rooms` in a real browser: booking, live spots, offline, no JavaScript, phones,
+French, keyboard and accessibility.
+
+Every test starts a server of its own with the demo rooms (tests book spots, so they do not share one).
+Demo data: 8 rooms, ids are their lowercase names.
+
+Who books: a page with a name form (#person) books in the name remembered on the device; a Quad with
+accounts books for the signed-in person. The helpers `become`, `api_book` and `api_cancel` do either,
+so the tests hold for both.
+"""
+
+import json
+import re
+import time
+
+import pytest
+from conftest import DESKTOP, PHONE, http_request
+
+# id: (spots, capacity)
+DEMO = {
+    "ljerka": (43, 50), "mostafa": (4, 12), "helmold": (86, 100), "painter": (16, 20),
+    "septima": (84, 90), "alexis": (0, 8), "yana": (34, 40), "mina": (39, 45),
+}
+PHOTO_RATIO = 328 / 220
+
+
+# --- Helpers ---------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def rooms_server(quad_server_factory):
+    return quad_server_factory(demo=True)
+
+
+def by_css(driver, selector):
+    from selenium.webdriver.common.by import By
+
+    return driver.find_elements(By.CSS_SELECTOR, selector)
+
+
+def one(driver, selector):
+    from selenium.webdriver.common.by import By
+
+    return driver.find_element(By.CSS_SELECTOR, selector)
+
+
+def wait_for(driver, condition, timeout=10, message=""):
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    return WebDriverWait(driver, timeout, poll_frequency=0.1).until(lambda d: condition(d), message)
+
+
+def text_of(driver, selector) -> str:
+    """textContent, trimmed and with runs of white space as one space ('' when absent)."""
+    return driver.execute_script(
+        "const e = document.querySelector(arguments[0]);"
+        "return e ? e.textContent.replace(/\\s+/g, ' ').trim() : '';", selector)
+
+
+def spots_text(driver, room: str) -> str:
+    return text_of(driver, f"#room-{room} .spots-text")
+
+
+def api_rooms(server) -> dict:
+    response = server.request("/api/rooms")
+    assert response.status == 200, response.text
+    return {room["id"]: room for room in response.json()["rooms"]}
+
+
+# --- Who books ---------------------------------------------------------------------------------
+
+PASSWORD = "correct-horse-battery-staple"
+
+
+def accounts(server) -> bool:
+    """Whether this Quad signs people in, rather than asking for a name on the page."""
+    if not hasattr(server, "rooms_accounts"):
+        server.rooms_accounts = 'id="name-form"' not in server.request("/rooms").text
+    return server.rooms_accounts
+
+
+def account_token(server, person: str) -> str:
+    """Creates an account for `person` (as the admin) once, and signs it in through the API."""
+    tokens = server.__dict__.setdefault("rooms_tokens", {})
+    if person not in tokens:
+        username = re.sub(r"[^a-z0-9]+", "-", person.lower()).strip("-").ljust(3, "x")[:32]
+        created = server.request("/api/people", method="POST", admin=True, headers={"Content-Type": "application/json"},
+                                 data=json.dumps({"username": username, "displayName": person,
+                                                  "password": PASSWORD}).encode())
+        assert created.status in (201, 409), f"creating {username}: {created.status} {created.text}"
+        session = server.request("/api/sessions", method="POST", headers={"Content-Type": "application/json"},
+                                 data=json.dumps({"username": username, "password": PASSWORD}).encode())
+        assert session.status == 201, f"signing in {username}: {session.status} {session.text}"
+        tokens[person] = (username, session.json()["token"])
+    return tokens[person][1]
+
+
+def become(driver, server, person: str, script=True):
+    """Makes the browser book as `person`: the remembered name, or a signed-in account. Ends on /rooms."""
+    if not accounts(server):
+        driver.get(server.url + "/rooms")
+        driver.execute_script("localStorage.setItem('quad.person', arguments[0])", person)
+        open_rooms(driver, server)
+        assert one(driver, "#person").get_attribute("value") == person
+        return
+    account_token(server, person)
+    username = server.rooms_tokens[person][0]
+    driver.get(server.url + "/signin?next=/rooms")
+    one(driver, "#username").send_keys(username)
+    one(driver, "#password").send_keys(PASSWORD)
+    one(driver, "#password").submit()
+    wait_for(driver, lambda d: d.current_url.split("?")[0].endswith("/rooms"), message="signing in failed")
+    if script:
+        open_rooms(driver, server)
+
+
+def api_book(server, room: str, person: str):
+    headers = {"Content-Type": "application/json"}
+    if accounts(server):
+        headers["Authorization"] = f"Bearer {account_token(server, person)}"
+    response = server.request(f"/api/rooms/{room}/bookings", method="POST", headers=headers,
+                              data=json.dumps({"person": person}).encode())
+    assert response.status == 201, f"booking {room} for {person}: {response.status} {response.text}"
+    return response.json()["booking"]
+
+
+def api_cancel(server, room: str, booking: dict, person: str):
+    headers = {"Authorization": f"Bearer {account_token(server, person)}"} if accounts(server) else {}
+    response = server.request(f"/api/rooms/{room}/bookings/{booking['id']}", method="DELETE", headers=headers)
+    assert response.status == 204, f"cancelling {booking}: {response.status} {response.text}"
+
+
+def live_mode(driver) -> str:
+    return driver.execute_script("return document.getElementById('rooms').dataset.live || ''")
+
+
+def open_rooms(driver, server, path="/rooms", stream=True):
+    """Loads the page and waits for rooms.js (it shows the Refresh button), and for its event stream."""
+    driver.get(server.url + path)
+    wait_for(driver, lambda d: one(d, "#rooms-refresh").is_displayed(), message="rooms.js did not start")
+    if stream:
+        wait_for(driver, lambda d: live_mode(d) == "stream", message="the event stream did not open")
+
+
+def book_button(driver, room: str):
+    return one(driver, f"#room-{room} button.book")
+
+
+def booking_requests(driver, room: str) -> int:
+    """How many requests the page sent to POST /api/rooms/{room}/bookings (Resource Timing)."""
+    return driver.execute_script(
+        "return performance.getEntriesByType('resource')"
+        ".filter(e => new URL(e.name).pathname === arguments[0]).length", f"/api/rooms/{room}/bookings")
+
+
+def set_offline(driver, offline: bool):
+    driver.execute_cdp_cmd("Network.enable", {})
+    driver.execute_cdp_cmd("Network.emulateNetworkConditions",
+                           {"offline": offline, "latency": 0, "downloadThroughput": -1, "uploadThroughput": -1})
+
+
+def shown(driver, selector) -> bool:
+    elements = by_css(driver, selector)
+    return bool(elements) and elements[0].is_displayed()
+
+
+def book_buttons_state(driver) -> dict:
+    """room id -> (disabled, aria-disabled) of its Book button."""
+    return driver.execute_script(
+        "const r = {}; for (const c of document.querySelectorAll('.room-card')) {"
+        "  const b = c.querySelector('button.book');"
+        "  r[c.dataset.roomId] = [b.disabled, b.getAttribute('aria-disabled')]; }"
+        "return r;")
+
+
+def list_ids(driver, list_id: str) -> list[str]:
+    return driver.execute_script(
+        "return Array.from(document.querySelectorAll('#' + arguments[0] + ' > .room-card'), c => c.dataset.roomId)",
+        list_id)
+
+
+def expected_available_order(rooms: dict) -> list[str]:
+    open_rooms_ = [r for r in rooms.values() if r["spots"] > 0]
+    return [r["id"] for r in sorted(open_rooms_, key=lambda r: (-r["spots"], r["name"].lower(), r["id"]))]
+
+
+# --- 1. Booking -------------------------------------------------------------------------------
+
+
+def test_book_and_cancel_in_the_browser(rooms_server, browser):
+    from selenium.common.exceptions import StaleElementReferenceException
+    from selenium.webdriver.support import expected_conditions as EC
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    open_rooms(browser, rooms_server)
+    assert spots_text(browser, "ljerka") == "43 spots remaining"
+
+    if accounts(rooms_server):
+        become(browser, rooms_server, "Ada Lovelace")
+    else:
+        # The name, saved with the page's form (it posts as well, so the no-JavaScript cookie agrees).
+        person = one(browser, "#person")
+        person.clear()
+        person.send_keys("Ada Lovelace")
+        one(browser, "#name-form button[type=submit]").click()
+        WebDriverWait(browser, 10).until(EC.staleness_of(person), "saving the name did not reload the page")
+        wait_for(browser, lambda d: live_mode(d) == "stream", message="rooms.js did not start after saving the name")
+        assert one(browser, "#person").get_attribute("value") == "Ada Lovelace"
+        assert browser.execute_script("return localStorage.getItem('quad.person')") == "Ada Lovelace"
+
+    marker = browser.execute_script("return window.__noReload = Math.random()")
+    button = book_button(browser, "ljerka")
+    assert button.accessible_name == "Book Ljerka"
+    button.click()
+
+    wait_for(browser, lambda d: spots_text(d, "ljerka") == "42 spots remaining", message="count did not drop to 42")
+    wait_for(browser, lambda d: text_of(d, "#room-ljerka .booked-status") == "Booked", message="no 'Booked' status")
+    cancel = one(browser, "#room-ljerka button.cancel")
+    assert cancel.is_displayed() and cancel.accessible_name == "Cancel Ljerka"
+    assert not book_button(browser, "ljerka").is_displayed(), "the Book button is still shown"
+    assert "Booked a spot in Ljerka." in text_of(browser, "#room-ljerka .card-message")
+    assert browser.execute_script("return window.__noReload") == marker, "the page reloaded to book"
+    assert api_rooms(rooms_server)["ljerka"]["spots"] == 42
+    if not accounts(rooms_server):
+        stored = json.loads(browser.execute_script("return localStorage.getItem('quad.bookings')"))
+        assert set(stored) == {"ljerka"}
+
+    # A reload still knows the booking (remembered on this device, or by the server).
+    open_rooms(browser, rooms_server)
+    assert spots_text(browser, "ljerka") == "42 spots remaining"
+    assert text_of(browser, "#room-ljerka .booked-status") == "Booked"
+    if accounts(rooms_server):
+        assert by_css(browser, '#my-bookings-list li[data-room-id="ljerka"]'), "not in the person's bookings"
+    cancel = one(browser, "#room-ljerka button.cancel")
+    assert cancel.is_displayed()
+
+    cancel.click()
+    wait_for(browser, lambda d: spots_text(d, "ljerka") == "43 spots remaining", message="count did not go back to 43")
+    wait_for(browser, lambda d: book_button(d, "ljerka").is_displayed(), message="Book button not restored")
+    try:
+        assert book_button(browser, "ljerka").accessible_name == "Book Ljerka"
+    except StaleElementReferenceException:  # redrawn by a refresh just then
+        assert book_button(browser, "ljerka").accessible_name == "Book Ljerka"
+    assert not by_css(browser, "#room-ljerka .booked")
+    assert api_rooms(rooms_server)["ljerka"]["spots"] == 43
+    if accounts(rooms_server):
+        wait_for(browser, lambda d: not by_css(d, '#my-bookings-list li[data-room-id="ljerka"]'))
+    else:
+        assert json.loads(browser.execute_script("return localStorage.getItem('quad.bookings')")) == {}
+
+
+def test_booking_needs_to_know_who(rooms_server, browser):
+    open_rooms(browser, rooms_server)
+    if accounts(rooms_server):
+        # Nobody signed in: each room offers to sign in instead of a Book button.
+        assert not by_css(browser, "button.book")
+        links = by_css(browser, ".room-card a.sign-in-to-book")
+        assert len(links) == 8 and all("/signin" in link.get_attribute("href") for link in links)
+        return
+    assert one(browser, "#person").get_attribute("value") == ""
+
+    book_button(browser, "mina").click()
+
+    wait_for(browser, lambda d: shown(d, "#person-error"), message="no error next to the name field")
+    assert text_of(browser, "#person-error") == "Enter your name to book."
+    person = one(browser, "#person")
+    assert person.get_attribute("aria-invalid") == "true"
+    assert "person-error" in person.get_attribute("aria-describedby").split()
+    assert browser.execute_script("return document.activeElement.id") == "person"
+    assert booking_requests(browser, "mina") == 0
+    assert api_rooms(rooms_server)["mina"]["spots"] == 39
+
+
+# --- 2. Live updates ---------------------------------------------------------------------------
+
+
+def test_booking_made_elsewhere_shows_without_reload(rooms_server, browser):
+    open_rooms(browser, rooms_server)
+    marker = browser.execute_script("return window.__noReload = Math.random()")
+    assert spots_text(browser, "mina") == "39 spots remaining"
+
+    api_book(rooms_server, "mina", "Other")
+
+    wait_for(browser, lambda d: spots_text(d, "mina") == "38 spots remaining", timeout=3,
+             message="the booking made elsewhere did not show within 3 s")
+    wait_for(browser, lambda d: "Mina: 38 spots remaining" in text_of(d, "#rooms-live"), timeout=3,
+             message="the live region did not announce it")
+    assert one(browser, "#rooms-live").get_attribute("aria-live") == "polite"
+    assert browser.execute_script("return window.__noReload") == marker, "the page reloaded"
+    assert text_of(browser, "#rooms-updated") == "Updated just now"
+
+
+def test_polls_when_the_event_stream_is_unavailable(quad_server_factory, browser):
+    server = quad_server_factory(demo=True, env={"QUAD_REFRESH_SECONDS": "5"})
+    browser.execute_cdp_cmd("Network.enable", {})
+    browser.execute_cdp_cmd("Network.setBlockedURLs", {"urls": ["*/api/events*"]})
+    open_rooms(browser, server, stream=False)
+    wait_for(browser, lambda d: live_mode(d) == "poll", message="rooms.js did not fall back to polling")
+
+    api_book(server, "yana", "Poller")
+
+    wait_for(browser, lambda d: spots_text(d, "yana") == "33 spots remaining", timeout=12,
+             message="polling (every 5 s ± 20 %) did not pick up the booking")
+    assert not shown(browser, "#rooms-error")
+
+    # Nothing refreshes while offline: the page says how old its news is.
+    set_offline(browser, True)
+    wait_for(browser, lambda d: re.fullmatch(r"Updated \d+ seconds ago", text_of(d, "#rooms-updated")), timeout=15,
+             message=f"freshness stayed {text_of(browser, '#rooms-updated')!r}")
+    set_offline(browser, False)
+    wait_for(browser, lambda d: text_of(d, "#rooms-updated") == "Updated just now", timeout=10,
+             message="coming back online did not refresh")
+
+
+def test_rooms_added_and_removed_live(rooms_server, browser):
+    open_rooms(browser, rooms_server)
+    marker = browser.execute_script("return window.__noReload = Math.random()")
+
+    zora = {"id": "zora", "name": "Zora", "building": "Annex", "capacity": 10, "spots": 2}
+    created = rooms_server.request("/api/rooms", method="POST", admin=True,
+                                   headers={"Content-Type": "application/json"}, data=json.dumps(zora).encode())
+    assert created.status == 201, created.text
+    wait_for(browser, lambda d: "zora" in list_ids(d, "rooms-available"), timeout=5, message="new room not shown")
+    assert list_ids(browser, "rooms-available") == expected_available_order(api_rooms(rooms_server))
+    assert text_of(browser, "#room-zora .badge") == "Almost full"
+
+    deleted = rooms_server.request("/api/rooms/alexis", method="DELETE", admin=True)
+    assert deleted.status == 204, deleted.text
+    wait_for(browser, lambda d: not by_css(d, "#room-alexis"), timeout=5, message="deleted room still shown")
+    assert not shown(browser, "#rooms-full-section"), "the empty Full rooms section is still shown"
+    assert browser.execute_script("return window.__noReload") == marker, "the page reloaded"
+
+
+def test_error_banner_while_the_server_is_unreachable(rooms_server, browser):
+    import os
+    import subprocess
+
+    from conftest import ADMIN_TOKEN
+
+    open_rooms(browser, rooms_server)
+    rooms_server.stop()
+    one(browser, "#rooms-refresh").click()
+    wait_for(browser, lambda d: shown(d, "#rooms-error"), message="no error banner after a failed refresh")
+    assert one(browser, "#rooms-error").get_attribute("role") == "alert"
+    assert one(browser, "#rooms-retry").is_displayed()
+    assert len([c for c in by_css(browser, ".room-card") if c.is_displayed()]) == 8, "the last data must stay shown"
+    assert not shown(browser, "#rooms-offline"), "online: this is an error, not being offline"
+
+    # The same server again (port, database); the fixture stops it at the end.
+    env = {"QUAD_RATE_LIMIT": "0", **os.environ, "QUAD_ADMIN_TOKEN": ADMIN_TOKEN, "QUAD_LOG_LEVEL": "info"}
+    with open(rooms_server.log_path, "ab") as log:
+        rooms_server.process = subprocess.Popen(rooms_server.args, cwd=rooms_server.workdir, env=env, stdout=log,
+                                                stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        try:
+            if http_request(rooms_server.url + "/health", timeout=2).status == 200:
+                break
+        except OSError:
+            time.sleep(0.2)
+    one(browser, "#rooms-retry").click()
+    wait_for(browser, lambda d: not shown(d, "#rooms-error"), timeout=10, message="error banner stayed after Retry")
+    assert text_of(browser, "#rooms-updated") == "Updated just now"
+
+
+def test_last_list_shows_when_the_server_is_gone(rooms_server, browser):
+    """The service worker keeps the last /api/rooms: a page opened from its cache shows that, not older."""
+    open_rooms(browser, rooms_server)
+    browser.set_script_timeout(15)
+    assert browser.execute_async_script(
+        "const done = arguments[arguments.length - 1];"
+        "navigator.serviceWorker.ready.then(() => navigator.serviceWorker.controller ? done(true) :"
+        "  navigator.serviceWorker.addEventListener('controllerchange', () => done(true)));")
+    open_rooms(browser, rooms_server)  # through the service worker: the page's copy has Ljerka at 43
+    api_book(rooms_server, "ljerka", "Somebody")
+    wait_for(browser, lambda d: spots_text(d, "ljerka") == "42 spots remaining", timeout=5)
+    one(browser, "#rooms-refresh").click()  # GET /api/rooms: the worker keeps this copy, at 42
+    wait_for(browser, lambda d: d.execute_async_script(
+        "const done = arguments[arguments.length - 1];"
+        "caches.match('/api/rooms').then(r => r ? r.json() : null)"
+        "  .then(b => done(b && b.rooms.find(r => r.id === 'ljerka').spots === 42), () => done(false));"),
+        timeout=5, message="the service worker kept no copy of /api/rooms")
+
+    rooms_server.stop()
+    browser.get(rooms_server.url + "/rooms")
+    wait_for(browser, lambda d: by_css(d, "#room-ljerka"), message="the page did not open from the cache")
+    wait_for(browser, lambda d: spots_text(d, "ljerka") == "42 spots remaining", timeout=5,
+             message=f"showed {spots_text(browser, 'ljerka')!r}, not the last list")
+    wait_for(browser, lambda d: shown(d, "#rooms-error"), message="no error banner: the server is not there")
+    assert text_of(browser, "#rooms-updated") != "Updated just now", "an old copy is not fresh news"
+
+
+# --- 3. One booking per intent ------------------------------------------------------------------
+
+
+def test_double_click_books_once(rooms_server, browser):
+    from selenium.webdriver.common.action_chains import ActionChains
+
+    become(browser, rooms_server, "Dora")
+    ActionChains(browser).double_click(book_button(browser, "ljerka")).perform()
+
+    wait_for(browser, lambda d: text_of(d, "#room-ljerka .booked-status") == "Booked", message="not booked")
+    assert booking_requests(browser, "ljerka") == 1
+    assert api_rooms(rooms_server)["ljerka"]["spots"] == 42
+    assert "card-message-error" not in (one(browser, "#room-ljerka .card-message").get_attribute("class") or "")
+
+
+def test_repeated_enter_books_once(rooms_server, browser):
+    from selenium.webdriver.common.action_chains import ActionChains
+    from selenium.webdriver.common.keys import Keys
+
+    become(browser, rooms_server, "Enzo")
+    browser.execute_script("arguments[0].focus()", book_button(browser, "mina"))
+    ActionChains(browser).send_keys(Keys.ENTER, Keys.ENTER, Keys.ENTER, Keys.ENTER).perform()
+
+    wait_for(browser, lambda d: text_of(d, "#room-mina .booked-status") == "Booked", message="not booked")
+    time.sleep(0.5)  # measuring that nothing more happens: no second request follows
+    assert booking_requests(browser, "mina") == 1
+    assert api_rooms(rooms_server)["mina"]["spots"] == 38
+    assert spots_text(browser, "mina") == "38 spots remaining"
+
+
+# --- 4. Offline ---------------------------------------------------------------------------------
+
+
+def test_offline_disables_booking_and_online_restores_it(rooms_server, browser):
+    become(browser, rooms_server, "Olga")
+    assert not shown(browser, "#rooms-offline")
+
+    set_offline(browser, True)
+    wait_for(browser, lambda d: shown(d, "#rooms-offline"), message="no offline banner")
+    assert text_of(browser, "#rooms-offline") == "Offline — booking unavailable"
+    wait_for(browser, lambda d: all(disabled and aria == "true" for disabled, aria in book_buttons_state(d).values()),
+             message=f"Book buttons not all disabled offline: {book_buttons_state(browser)}")
+    assert len([c for c in by_css(browser, ".room-card") if c.is_displayed()]) == 8, "the rooms must stay shown"
+    assert not shown(browser, "#rooms-error"), "offline is not an error"
+    assert live_mode(browser) == "offline"
+
+    set_offline(browser, False)
+    wait_for(browser, lambda d: not shown(d, "#rooms-offline"), message="offline banner still shown")
+    expected = {room: (room == "alexis", None) for room in DEMO}
+    wait_for(browser, lambda d: {k: tuple(v) for k, v in book_buttons_state(d).items()} == expected,
+             message=f"Book buttons after coming back: {book_buttons_state(browser)}")
+    wait_for(browser, lambda d: live_mode(d) == "stream", message="the event stream did not reopen")
+    assert not shown(browser, "#rooms-error")
+
+
+# --- 5. Full rooms ------------------------------------------------------------------------------
+
+
+def test_full_rooms_are_listed_apart_and_rooms_move_live(rooms_server, browser):
+    become(browser, rooms_server, "Fiona")
+    assert list_ids(browser, "rooms-full") == ["alexis"]
+    assert shown(browser, "#rooms-full-section")
+    assert text_of(browser, "#rooms-full-heading") == "Full rooms"
+    assert not book_button(browser, "alexis").is_enabled()
+    assert text_of(browser, "#room-alexis .badge") == "Full"
+    assert "badge-full" in one(browser, "#room-alexis .badge").get_attribute("class").split()
+    assert spots_text(browser, "alexis") == "No spots remaining"
+    assert list_ids(browser, "rooms-available") == expected_available_order(api_rooms(rooms_server))
+
+    # Mostafa's last four spots go elsewhere: it moves to the full rooms without a reload.
+    marker = browser.execute_script("return window.__noReload = Math.random()")
+    bookings = [api_book(rooms_server, "mostafa", f"Guest {n}") for n in range(4)]
+    wait_for(browser, lambda d: "mostafa" in list_ids(d, "rooms-full"), timeout=5, message="Mostafa did not move")
+    assert "mostafa" not in list_ids(browser, "rooms-available")
+    assert not book_button(browser, "mostafa").is_enabled()
+    assert text_of(browser, "#room-mostafa .badge") == "Full"
+    assert one(browser, "#room-mostafa").get_attribute("data-state") == "full"
+
+    # A spot given back: it returns to the available list where the server puts it.
+    api_cancel(rooms_server, "mostafa", bookings[0], "Guest 0")
+    wait_for(browser, lambda d: "mostafa" in list_ids(d, "rooms-available"), timeout=5,
+             message="Mostafa did not come back")
+    assert list_ids(browser, "rooms-available") == expected_available_order(api_rooms(rooms_server))
+    assert text_of(browser, "#room-mostafa .badge") == "Almost full"
+    assert spots_text(browser, "mostafa") == "1 spot remaining"
+    assert book_button(browser, "mostafa").is_enabled()
+    assert browser.execute_script("return window.__noReload") == marker
+
+    # An admin's change (not a booking) redraws the lists from the server's page.
+    response = rooms_server.request("/api/rooms/yana", method="PATCH", admin=True,
+                                    headers={"Content-Type": "application/json"}, data=b'{"spots": 0}')
+    assert response.status == 200, response.text
+    wait_for(browser, lambda d: "yana" in list_ids(d, "rooms-full"), timeout=5, message="Yana did not move")
+    assert list_ids(browser, "rooms-full") == ["alexis", "yana"]
+    assert browser.execute_script("return window.__noReload") == marker
+
+
+# --- 6. Phones ----------------------------------------------------------------------------------
+
+PHONE_LAYOUT_JS = """
+const vh = innerHeight;
+const cards = Array.from(document.querySelectorAll('.room-card')).map(c => {
+  const r = c.getBoundingClientRect();
+  return {id: c.dataset.roomId, visible: Math.max(0, Math.min(r.bottom, vh) - Math.max(r.top, 0)) / r.height};
+});
+const buttons = Array.from(document.querySelectorAll('.room-card button.book')).map(b => {
+  const r = b.getBoundingClientRect(); return {id: b.closest('.room-card').dataset.roomId, w: r.width, h: r.height};
+});
+const photos = Array.from(document.querySelectorAll('.room-photo')).map(p => {
+  const r = p.getBoundingClientRect(); const img = p.querySelector('img');
+  const i = img ? img.getBoundingClientRect() : null;
+  return {w: r.width, h: r.height, fit: img ? getComputedStyle(img).objectFit : null,
+          iw: i && i.width, ih: i && i.height};
+});
+return {inner: innerWidth, scroll: document.documentElement.scrollWidth, vh, cards, buttons, photos};
+"""
+
+
+def test_phone_layout(rooms_server, new_browser):
+    driver = new_browser(width=PHONE, height=844)
+    become(driver, rooms_server, "Pia")
+    layout = driver.execute_script(PHONE_LAYOUT_JS)
+
+    assert layout["inner"] == PHONE and layout["vh"] == 844
+    assert layout["scroll"] <= layout["inner"], f"page scrolls sideways: {layout['scroll']}px wide"
+    mostly = [c["id"] for c in layout["cards"] if c["visible"] >= 0.75]
+    assert len(mostly) >= 3, f"only {mostly} are (mostly) visible in the first screen: {layout['cards']}"
+    small = [b for b in layout["buttons"] if b["w"] < 44 or b["h"] < 44]
+    assert not small, f"Book buttons smaller than 44x44: {small}"
+    assert len(layout["photos"]) == 8
+    for photo in layout["photos"]:
+        ratio = photo["w"] / photo["h"]
+        assert abs(ratio / PHOTO_RATIO - 1) <= 0.02, f"photo frame {photo['w']}x{photo['h']} is not 328:220"
+        if photo["fit"] is not None:
+            assert photo["fit"] == "cover", "a photo would be stretched (object-fit is not cover)"
+            assert abs(photo["iw"] - photo["w"]) <= 1 and abs(photo["ih"] - photo["h"]) <= 1, photo
+
+
+def test_desktop_shows_a_card_grid(rooms_server, browser):
+    open_rooms(browser, rooms_server)
+    columns = browser.execute_script(
+        "return getComputedStyle(document.getElementById('rooms-available')).gridTemplateColumns.split(' ').length")
+    assert columns >= 3, f"{columns} column(s) at {DESKTOP}px"
+    frame = browser.execute_script("const r = document.querySelector('.room-photo').getBoundingClientRect();"
+                                   "return [r.width, r.height]")
+    assert abs(frame[0] / frame[1] / PHOTO_RATIO - 1) <= 0.02
+
+
+# --- 7. Without JavaScript -----------------------------------------------------------------------
+
+
+def test_page_works_without_javascript(rooms_server, browser):
+    from selenium.webdriver.support import expected_conditions as EC
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    browser.execute_cdp_cmd("Emulation.setScriptExecutionDisabled", {"value": True})
+    browser.get(rooms_server.url + "/rooms")
+    assert len(by_css(browser, ".room-card")) == 8
+    assert spots_text(browser, "ljerka") == "43 spots remaining"
+    assert not one(browser, "#rooms-refresh").is_displayed(), "the Refresh button needs JavaScript: hidden without"
+    assert browser.execute_script("return document.getElementById('rooms').dataset.live") is None, "rooms.js ran"
+
+    if accounts(rooms_server):
+        become(browser, rooms_server, "Noor", script=False)
+    else:
+        person = one(browser, "#person")
+        person.send_keys("Noor")
+        one(browser, "#name-form button[type=submit]").click()
+        WebDriverWait(browser, 10).until(EC.staleness_of(person))
+        assert one(browser, "#person").get_attribute("value") == "Noor"
+
+    button = book_button(browser, "ljerka")
+    button.click()
+    WebDriverWait(browser, 10).until(EC.staleness_of(button))
+    wait_for(browser, lambda d: shown(d, "#rooms-notice"), message="no notice after booking")
+    assert "Booked a spot in Ljerka." in text_of(browser, "#rooms-notice")
+    assert spots_text(browser, "ljerka") == "42 spots remaining"
+    assert api_rooms(rooms_server)["ljerka"]["spots"] == 42
+
+    # The notice's Cancel works the same way.
+    cancel = one(browser, "#rooms-notice button[type=submit]")
+    cancel.click()
+    WebDriverWait(browser, 10).until(EC.staleness_of(cancel))
+    assert "Your booking in Ljerka is cancelled." in text_of(browser, "#rooms-notice")
+    assert spots_text(browser, "ljerka") == "43 spots remaining"
+
+
+# --- 8. French ----------------------------------------------------------------------------------
+
+
+def test_french_plurals(rooms_server, new_browser):
+    driver = new_browser(lang="fr")
+    become(driver, rooms_server, "Françoise")
+    assert driver.execute_script("return document.documentElement.lang") == "fr"
+    assert spots_text(driver, "ljerka") == "43 places restantes"
+    assert spots_text(driver, "alexis") == "Plus aucune place"
+    assert text_of(driver, "#room-alexis .badge") == "Complet"
+    assert book_button(driver, "ljerka").accessible_name == "Réserver Ljerka"
+
+    # Counted by rooms.js as spots go: 4 → 1 → 0 (French "one" covers 0 and 1; "0" has its own words).
+    for n in range(3):
+        api_book(rooms_server, "mostafa", f"Invité {n}")
+    wait_for(driver, lambda d: spots_text(d, "mostafa") == "1 place restante", timeout=5,
+             message=f"got {spots_text(driver, 'mostafa')!r}")
+    assert text_of(driver, "#room-mostafa .badge") == "Presque complet"
+    api_book(rooms_server, "mostafa", "Invité 3")
+    wait_for(driver, lambda d: spots_text(d, "mostafa") == "Plus aucune place", timeout=5,
+             message=f"got {spots_text(driver, 'mostafa')!r}")
+    wait_for(driver, lambda d: "Mostafa: Plus aucune place" in text_of(d, "#rooms-live"), timeout=3)
+
+    # The server says the same.
+    open_rooms(driver, rooms_server)
+    assert spots_text(driver, "mostafa") == "Plus aucune place"
+    api_book(rooms_server, "painter", "Quelqu’un")  # 16 → 15
+    wait_for(driver, lambda d: spots_text(d, "painter") == "15 places restantes", timeout=5)
+
+
+# --- 9. Keyboard --------------------------------------------------------------------------------
+
+
+def test_keyboard_tab_and_enter_books(rooms_server, browser):
+    from selenium.webdriver.common.action_chains import ActionChains
+    from selenium.webdriver.common.keys import Keys
+
+    become(browser, rooms_server, "Kim")
+    browser.execute_script("document.activeElement && document.activeElement.blur()")
+    reached = None
+    for _ in range(40):
+        ActionChains(browser).send_keys(Keys.TAB).perform()
+        reached = browser.execute_script(
+            "const e = document.activeElement;"
+            "return e && e.matches('button.book') ? e.closest('.room-card').dataset.roomId : null")
+        if reached:
+            break
+    assert reached, "Tab never reached a Book button"
+    assert browser.execute_script("return getComputedStyle(document.activeElement).outlineStyle") != "none", \
+        "the focused Book button shows no outline"
+    before = api_rooms(rooms_server)[reached]["spots"]
+
+    ActionChains(browser).send_keys(Keys.ENTER).perform()
+    wait_for(browser, lambda d: text_of(d, f"#room-{reached} .booked-status") == "Booked", message="Enter did not book")
+    assert api_rooms(rooms_server)[reached]["spots"] == before - 1
+    # Focus moved to the Cancel button that replaced Book, so Enter cancels.
+    wait_for(browser, lambda d: d.execute_script("return document.activeElement.matches('button.cancel')"),
+             message="focus did not move to Cancel")
+    ActionChains(browser).send_keys(Keys.ENTER).perform()
+    wait_for(browser, lambda d: d.execute_script("return document.activeElement.matches('button.book')"),
+             message="focus did not return to Book after cancelling")
+    wait_for(browser, lambda d: api_rooms(rooms_server)[reached]["spots"] == before)
+
+
+# --- 10. Accessibility --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+@pytest.mark.parametrize("width", [PHONE, DESKTOP], ids=["phone", "desktop"])
+def test_no_serious_accessibility_violations(rooms_server, new_browser, set_color_scheme, axe, width, scheme):
+    driver = new_browser(width=width)
+    set_color_scheme(driver, scheme)
+    open_rooms(driver, rooms_server)
+    axe.assert_clean(driver, f"{width}px, {scheme}")
+
+    # Booked (status, Cancel, message) and offline (banner, disabled buttons) are part of the page too.
+    become(driver, rooms_server, "Axel")
+    axe.assert_clean(driver, f"{width}px, {scheme}, ready to book")
+    book_button(driver, "ljerka").click()
+    wait_for(driver, lambda d: shown(d, "#room-ljerka button.cancel"))
+    set_offline(driver, True)
+    wait_for(driver, lambda d: shown(d, "#rooms-offline"))
+    axe.assert_clean(driver, f"{width}px, {scheme}, booked and offline")
+
+
+def test_phone_at_200_percent_text(rooms_server, new_browser, axe):
+    driver = new_browser(width=PHONE, font_size=32)
+    become(driver, rooms_server, "Zoé")
+    inner, scroll = driver.execute_script("return [innerWidth, document.documentElement.scrollWidth]")
+    assert inner == PHONE
+    assert scroll <= inner, f"page scrolls sideways at 200 % text: {scroll}px wide"
+    small = driver.execute_script(
+        "return Array.from(document.querySelectorAll('#rooms button, #rooms input:not([type=hidden])'))"
+        ".filter(e => e.getClientRects().length)"
+        ".map(e => [e.id || e.className, e.getBoundingClientRect()])"
+        ".filter(([, r]) => r.width < 44 || r.height < 44).map(([n, r]) => `${n} ${r.width}x${r.height}`)")
+    assert not small, f"targets under 44x44 px: {small}"
+    overflowing = driver.execute_script(
+        "return Array.from(document.querySelectorAll('.room-card *'))"
+        ".filter(e => e.getClientRects().length && e.clientWidth > 0 && e.scrollWidth > e.clientWidth + 1)"
+        ".filter(e => getComputedStyle(e).overflow === 'visible' && !e.classList.contains('visually-hidden'))"
+        ".map(e => e.className || e.tagName)")
+    assert not overflowing, f"content overflows its box at 200 % text: {overflowing}"
+    axe.assert_clean(driver, "390px, 200 % text")
