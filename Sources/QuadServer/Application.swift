@@ -47,9 +47,9 @@ func buildRouter(_ platform: Platform, _ features: Features) async throws -> Rou
     let routes = RouteTable()
     let web = try await WebShell(services: Features.links, directory: platform.configuration.webDirectory)
 
+    router.add(middleware: RequestLogMiddleware())
     router.add(
         middleware: ErrorMiddleware(routes: routes) { problem, request, _ in web.errorPage(problem, request: request) })
-    router.add(middleware: RequestLogMiddleware())
     router.add(middleware: AuthMiddleware(accounts: features.accounts))
     if platform.configuration.rateLimit > 0 {
         router.add(

@@ -99,13 +99,21 @@ final class WebShell: Sendable {
                     sameSite: .lax))
             return response
         }
-        let html = render(request, template: template, title: title, values: values)
-        return Response(
+        let (csrf, csrfCookie) = CSRF.token(for: request)
+        let html = render(request, template: template, title: title) { t in
+            var all = values(t)
+            all["csrf"] = csrf
+            return all
+        }
+        var response = Response(
             status: status,
             headers: [
-                .contentType: "text/html; charset=utf-8", .cacheControl: "no-cache", .vary: "Accept-Language, Cookie",
+                .contentType: "text/html; charset=utf-8", .cacheControl: "no-cache, private",
+                .vary: "Accept-Language, Cookie",
             ],
             body: .init(byteBuffer: ByteBuffer(string: html)))
+        if let csrfCookie { response.setCookie(csrfCookie) }
+        return response
     }
 
     func render(
@@ -129,6 +137,10 @@ final class WebShell: Sendable {
                 ["code": $0.rawValue, "name": $0.nativeName, "current": $0 == language]
             },
         ]
+        context["path"] = path
+        if let person = RequestInfo.current.person {
+            context["me"] = ["displayName": person.displayName, "username": person.username, "isAdmin": person.isAdmin]
+        }
         for (key, value) in values(localizer) { context[key] = value }
         return library.render(context, withTemplate: template) ?? ""
     }

@@ -424,6 +424,7 @@
 
   let source = null;
   let lastEventId = "";
+  let triedAtOnce = false;
 
   function connect() {
     if (source || !("EventSource" in window) || document.hidden || offline) return;
@@ -448,8 +449,13 @@
         source = null;
       }
       // Polling meanwhile; the browser retries the stream every few seconds, which must not keep
-      // pushing the next poll back.
-      if (!pollTimer && !refreshing) schedule(jitter(refreshMs));
+      // pushing the next poll back. A stream that never opened: poll at once, for news or an error to show.
+      if (!hadNews && !triedAtOnce) {
+        triedAtOnce = true;
+        refresh();
+      } else if (!pollTimer && !refreshing) {
+        schedule(jitter(refreshMs));
+      }
     };
     stream.addEventListener("room", (event) => {
       lastEventId = event.lastEventId || lastEventId;

@@ -7,7 +7,10 @@ const PAGES = "quad-pages-v1";
 const SHELL_URLS = {{shellURLs}};
 
 self.addEventListener("install", (event) => {
-  event.waitUntil(caches.open(SHELL).then((cache) => cache.addAll(SHELL_URLS)).then(() => self.skipWaiting()));
+  // Without cookies: a pre-cached page must not hand the browser a second CSRF cookie that would
+  // replace the one in the page being read.
+  const requests = SHELL_URLS.map((url) => new Request(url, { credentials: "omit" }));
+  event.waitUntil(caches.open(SHELL).then((cache) => cache.addAll(requests)).then(() => self.skipWaiting()));
 });
 
 self.addEventListener("activate", (event) => {

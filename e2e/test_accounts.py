@@ -1,0 +1,145 @@
+"""Accounts as people meet them: signing in and out in the browser, the admin's people page,
+CSRF refusals and the brute-force lockout."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from selenium.webdriver.common.by import By
+from selenium.webdriver.support import expected_conditions as EC
+from selenium.webdriver.support.ui import WebDriverWait
+
+
+def add_person(server, username: str, password: str, role: str = "member", display: str | None = None):
+    body = json.dumps({"username": username, "displayName": display or username.title(), "password": password,
+                       "role": role}).encode()
+    response = server.request("/api/people", "POST", {"Content-Type": "application/json"}, body, admin=True)
+    assert response.status == 201, response.text
+
+
+def sign_in(driver, server, username: str, password: str, next_path: str = "/"):
+    driver.get(f"{server.url}/signin?next={next_path}")
+    driver.find_element(By.ID, "username").send_keys(username)
+    driver.find_element(By.ID, "password").send_keys(password)
+    driver.find_element(By.CSS_SELECTOR, "form.stacked-form button[type=submit]").click()
+
+
+@pytest.fixture
+def server(quad_server_factory):
+    return quad_server_factory(demo=True)
+
+
+def test_sign_in_and_out_in_the_browser(server, browser):
+    add_person(server, "lin", "correct horse battery", display="Lin Wu")
+    sign_in(browser, server, "lin", "wrong password!!")
+    error = WebDriverWait(browser, 10).until(EC.visibility_of_element_located((By.ID, "signin-error")))
+    assert "not right" in error.text
+    assert browser.find_element(By.ID, "username").get_attribute("value") == "lin", "what was typed is kept"
+    assert browser.find_element(By.ID, "password").get_attribute("value") == "", "never the password"
+
+    browser.find_element(By.ID, "password").send_keys("correct horse battery")
+    browser.find_element(By.CSS_SELECTOR, "form.stacked-form button[type=submit]").click()
+    WebDriverWait(browser, 10).until(EC.text_to_be_present_in_element((By.CSS_SELECTOR, "nav.account"), "Lin Wu"))
+    cookie = browser.get_cookie("quad_session")
+    assert cookie and cookie["httpOnly"] and cookie.get("sameSite") == "Lax"
+
+    browser.find_element(By.CSS_SELECTOR, "nav.account form[action='/signout'] button").click()
+    WebDriverWait(browser, 10).until(EC.presence_of_element_located((By.CSS_SELECTOR, "nav.account a[href^='/signin']")))
+    assert browser.get_cookie("quad_session") in (None, {}) or not browser.get_cookie("quad_session").get("value")
+    # The old session is over on the server too.
+    response = server.request("/api/me", headers={"Cookie": f"quad_session={cookie['value']}"})
+    assert response.status == 401
+
+
+def test_a_visitor_is_asked_to_sign_in_to_book_and_comes_back(server, browser):
+    add_person(server, "moe", "correct horse battery")
+    browser.get(server.url + "/rooms")
+    link = browser.find_element(By.CSS_SELECTOR, "#room-ljerka a.sign-in-to-book")
+    assert link.get_attribute("textContent").strip().startswith("Sign in to book")
+    link.click()
+    WebDriverWait(browser, 10).until(EC.presence_of_element_located((By.ID, "username")))
+    browser.find_element(By.ID, "username").send_keys("moe")
+    browser.find_element(By.ID, "password").send_keys("correct horse battery")
+    browser.find_element(By.CSS_SELECTOR, "form.stacked-form button[type=submit]").click()
+    WebDriverWait(browser, 10).until(EC.url_contains("/rooms"))
+    assert browser.find_elements(By.CSS_SELECTOR, "#room-ljerka button.book")
+    assert browser.find_element(By.ID, "my-bookings")
+
+
+def test_a_form_without_its_csrf_token_is_refused(server):
+    add_person(server, "kai", "correct horse battery")
+    response = server.request("/signin", "POST", {"Content-Type": "application/x-www-form-urlencoded"},
+                              b"username=kai&password=correct+horse+battery")
+    assert response.status == 403
+    # With a cookie but a different token: still refused.
+    response = server.request("/signin", "POST", {"Content-Type": "application/x-www-form-urlencoded",
+                                                  "Cookie": "quad_csrf=" + "a" * 43},
+                              b"csrf=" + b"b" * 43 + b"&username=kai&password=correct+horse+battery")
+    assert response.status == 403
+
+
+def test_five_failures_lock_sign_in(server):
+    add_person(server, "zed", "correct horse battery")
+    body = lambda password: json.dumps({"username": "zed", "password": password}).encode()
+    for _ in range(5):
+        assert server.request("/api/sessions", "POST", {"Content-Type": "application/json"}, body("nope nope nope")).status == 401
+    locked = server.request("/api/sessions", "POST", {"Content-Type": "application/json"}, body("correct horse battery"))
+    assert locked.status == 429
+    assert int(locked.headers["retry-after"]) > 0
+
+
+def test_the_admin_page_adds_people_with_inline_errors(server, browser):
+    add_person(server, "boss", "correct horse battery", role="admin")
+    sign_in(browser, server, "boss", "correct horse battery", "/admin/people")
+    WebDriverWait(browser, 10).until(EC.presence_of_element_located((By.ID, "f-username")))
+    browser.find_element(By.ID, "f-username").send_keys("newbie")
+    browser.find_element(By.ID, "f-displayName").send_keys("New Person")
+    browser.find_element(By.ID, "f-password").send_keys("short")
+    browser.find_element(By.CSS_SELECTOR, "form[aria-labelledby=add-heading] button[type=submit]").click()
+    error = WebDriverWait(browser, 10).until(EC.visibility_of_element_located((By.ID, "f-password-error")))
+    assert "at least 10 characters" in error.text
+    assert browser.find_element(By.ID, "f-username").get_attribute("value") == "newbie"
+    assert browser.find_element(By.ID, "f-displayName").get_attribute("value") == "New Person"
+    assert browser.find_element(By.ID, "f-password").get_attribute("aria-invalid") == "true"
+
+    browser.find_element(By.ID, "f-password").send_keys("long enough now")
+    browser.find_element(By.CSS_SELECTOR, "form[aria-labelledby=add-heading] button[type=submit]").click()
+    WebDriverWait(browser, 10).until(EC.presence_of_element_located((By.ID, "person-newbie")))
+    assert "New Person" in browser.find_element(By.ID, "people-notice").text
+
+    # Reset shows a new password once; it works for signing in.
+    browser.find_element(By.CSS_SELECTOR, "form[action='/admin/people/newbie/password'] button").click()
+    notice = WebDriverWait(browser, 10).until(EC.visibility_of_element_located((By.ID, "people-notice"))).text
+    password = notice.rsplit(" ", 1)[-1]
+    ok = server.request("/api/sessions", "POST", {"Content-Type": "application/json"},
+                        json.dumps({"username": "newbie", "password": password}).encode())
+    assert ok.status == 201
+
+
+def test_members_cannot_open_the_admin_page(server, browser):
+    add_person(server, "pat", "correct horse battery")
+    sign_in(browser, server, "pat", "correct horse battery", "/admin/people")
+    WebDriverWait(browser, 10).until(EC.presence_of_element_located((By.TAG_NAME, "h1")))
+    assert "/admin/people" in browser.current_url
+    assert not browser.find_elements(By.ID, "f-username")
+    response = server.request("/admin/people", headers={"Accept": "text/html"})
+    assert response.status in (303, 302) or "signin" in response.text
+
+
+def test_passwords_never_reach_the_log(server):
+    add_person(server, "sam", "my very secret pass")
+    server.request("/api/sessions", "POST", {"Content-Type": "application/json"},
+                   json.dumps({"username": "sam", "password": "my very secret pass"}).encode())
+    server.request("/api/sessions", "POST", {"Content-Type": "application/json"},
+                   json.dumps({"username": "sam", "password": "wrong secret pass"}).encode())
+    log = server.log()
+    assert "my very secret pass" not in log and "wrong secret pass" not in log
+    assert server.admin_token not in log
+
+
+def test_sign_in_page_is_accessible(server, new_browser, axe):
+    for width in (390, 1280):
+        driver = new_browser(width=width)
+        driver.get(server.url + "/signin")
+        axe.assert_clean(driver, f"/signin at {width}")
