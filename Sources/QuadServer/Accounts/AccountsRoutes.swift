@@ -148,9 +148,18 @@ struct AccountsRoutes {
         if let redirect = try requireAdminPage(request) { return redirect }
         let people = try await accounts.people.all()
         return try web.page(request, template: "people", title: { $0("people.title") }) { t in
-            self.peopleValues(
-                people, t: t, notice: notice ?? request.uri.queryParameters.get("notice").map { String($0) })
+            self.peopleValues(people, t: t, notice: notice ?? Self.doneNotice(request, people: people, t: t))
         }
+    }
+
+    /// What the last change did, from `?done=added&who=ada`: built here from known words, never echoed from the URL.
+    private static func doneNotice(_ request: Request, people: [Person], t: Localizer) -> String? {
+        let query = request.uri.queryParameters
+        guard let done = query.get("done"), ["added", "changed", "removed"].contains(done),
+            let who = query.get("who"), (try? AccountValidation.username(who)) != nil
+        else { return nil }
+        let name = people.first { $0.username.lowercased() == who.lowercased() }?.displayName ?? who
+        return t("people.\(done)", ["name": name])
     }
 
     private func peopleValues(
@@ -182,12 +191,11 @@ struct AccountsRoutes {
         var request = request
         let fields = try await request.formFields()
         try CSRF.verify(request, submitted: fields[CSRF.field])
-        let t = Localizer(language: web.language(for: request))
         do {
             let person = try await accounts.add(
                 username: fields["username"] ?? "", displayName: fields["displayName"] ?? "",
                 password: fields["password"] ?? "", role: fields["role"] ?? "member", studentId: fields["studentId"])
-            return redirectToPeople(notice: t("people.added", ["name": person.displayName]))
+            return redirectToPeople(done: "added", who: person.username)
         } catch let error where error is ValidationFailure || (error as? Problem)?.status == .conflict {
             let errors =
                 (error as? ValidationFailure)?.errors
@@ -205,12 +213,11 @@ struct AccountsRoutes {
         var request = request
         let fields = try await request.formFields()
         try CSRF.verify(request, submitted: fields[CSRF.field])
-        let t = Localizer(language: web.language(for: request))
         do {
             let person = try await accounts.change(
                 username, displayName: fields["displayName"], role: fields["role"],
                 studentId: fields["studentId"].map { Optional($0) }, password: nil)
-            return redirectToPeople(notice: t("people.changed", ["name": person.displayName]))
+            return redirectToPeople(done: "changed", who: person.username)
         } catch let failure as ValidationFailure {
             return try await peoplePageWithError(request, failure.errors.map(\.message).joined(separator: " "))
         }
@@ -235,15 +242,12 @@ struct AccountsRoutes {
         var request = request
         let fields = try await request.formFields()
         try CSRF.verify(request, submitted: fields[CSRF.field])
-        let name = try await accounts.people.find(username)?.displayName ?? username
         try await accounts.remove(username, rooms: rooms)
-        let t = Localizer(language: web.language(for: request))
-        return redirectToPeople(notice: t("people.removed", ["name": name]))
+        return redirectToPeople(done: "removed", who: username)
     }
 
-    private func redirectToPeople(notice: String) -> Response {
-        let encoded = notice.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""
-        return .redirect(to: "/admin/people?notice=\(encoded)", type: .normal)
+    private func redirectToPeople(done: String, who: String) -> Response {
+        .redirect(to: "/admin/people?done=\(done)&who=\(who)#people-notice", type: .normal)
     }
 
     private func peoplePageWithError(_ request: Request, _ message: String) async throws -> Response {
