@@ -55,8 +55,7 @@ struct AccountsRoutes {
 
     func signIn(_ request: Request, context: AppRequestContext) async throws -> Response {
         var request = request
-        let fields = try await request.formFields()
-        try CSRF.verify(request, submitted: fields[CSRF.field])
+        let fields = try await request.verifiedForm()
         let username = fields["username"] ?? ""
         let t = Localizer(language: web.language(for: request))
         do {
@@ -87,8 +86,7 @@ struct AccountsRoutes {
 
     func signOut(_ request: Request, context: AppRequestContext) async throws -> Response {
         var request = request
-        let fields = try await request.formFields()
-        try CSRF.verify(request, submitted: fields[CSRF.field])
+        _ = try await request.verifiedForm()
         if let token = context.sessionToken { try await accounts.sessions.end(token) }
         var response = Response.redirect(to: "/", type: .normal)
         response.setCookie(Cookie(name: AuthMiddleware.sessionCookie, value: "", maxAge: 0, path: "/", httpOnly: true))
@@ -98,8 +96,7 @@ struct AccountsRoutes {
     func signUp(_ request: Request, context: AppRequestContext) async throws -> Response {
         guard accounts.platform.configuration.openSignup else { throw HTTPError(.notFound) }
         var request = request
-        let fields = try await request.formFields()
-        try CSRF.verify(request, submitted: fields[CSRF.field])
+        let fields = try await request.verifiedForm()
         do {
             let person = try await accounts.add(
                 username: fields["username"] ?? "", displayName: fields["displayName"] ?? "",
@@ -189,8 +186,7 @@ struct AccountsRoutes {
     func addPerson(_ request: Request) async throws -> Response {
         if let redirect = try requireAdminPage(request) { return redirect }
         var request = request
-        let fields = try await request.formFields()
-        try CSRF.verify(request, submitted: fields[CSRF.field])
+        let fields = try await request.verifiedForm()
         do {
             let person = try await accounts.add(
                 username: fields["username"] ?? "", displayName: fields["displayName"] ?? "",
@@ -211,8 +207,7 @@ struct AccountsRoutes {
     func changePerson(_ request: Request, username: String) async throws -> Response {
         if let redirect = try requireAdminPage(request) { return redirect }
         var request = request
-        let fields = try await request.formFields()
-        try CSRF.verify(request, submitted: fields[CSRF.field])
+        let fields = try await request.verifiedForm()
         do {
             let person = try await accounts.change(
                 username, displayName: fields["displayName"], role: fields["role"],
@@ -226,8 +221,7 @@ struct AccountsRoutes {
     func resetPassword(_ request: Request, username: String) async throws -> Response {
         if let redirect = try requireAdminPage(request) { return redirect }
         var request = request
-        let fields = try await request.formFields()
-        try CSRF.verify(request, submitted: fields[CSRF.field])
+        _ = try await request.verifiedForm()
         let password = SecureRandom.base64url(byteCount: 12)
         let person = try await accounts.change(
             username, displayName: nil, role: nil, studentId: nil, password: password)
@@ -240,8 +234,7 @@ struct AccountsRoutes {
     func removePerson(_ request: Request, username: String) async throws -> Response {
         if let redirect = try requireAdminPage(request) { return redirect }
         var request = request
-        let fields = try await request.formFields()
-        try CSRF.verify(request, submitted: fields[CSRF.field])
+        _ = try await request.verifiedForm()
         try await accounts.remove(username, rooms: rooms)
         return redirectToPeople(done: "removed", who: username)
     }

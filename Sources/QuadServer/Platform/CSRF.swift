@@ -31,6 +31,13 @@ enum CSRF {
 }
 
 extension Request {
+    /// The fields of a posted form, once its CSRF token is checked (403 when it does not match).
+    mutating func verifiedForm() async throws -> [String: String] {
+        let fields = try await formFields()
+        try CSRF.verify(self, submitted: fields[CSRF.field])
+        return fields
+    }
+
     /// The fields of an `application/x-www-form-urlencoded` body.
     mutating func formFields() async throws -> [String: String] {
         let body = try await collectBody(upTo: BodyLimit.json)

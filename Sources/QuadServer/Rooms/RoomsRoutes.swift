@@ -136,8 +136,7 @@ struct RoomsRoutes {
 
     func book(_ request: Request, roomId: String) async throws -> Response {
         var request = request
-        let fields = try await request.formFields()
-        try CSRF.verify(request, submitted: fields[CSRF.field])
+        _ = try await request.verifiedForm()
         guard let person = RequestInfo.current.person else {
             return .redirect(to: "/signin?next=/rooms", type: .normal)
         }
@@ -153,8 +152,7 @@ struct RoomsRoutes {
 
     func cancel(_ request: Request, roomId: String, bookingId: String) async throws -> Response {
         var request = request
-        let fields = try await request.formFields()
-        try CSRF.verify(request, submitted: fields[CSRF.field])
+        _ = try await request.verifiedForm()
         let person = try Access.person()
         if let spots = try await rooms.store.cancel(roomId: roomId, bookingId: bookingId, by: person) {
             await rooms.changed(roomId, spots: spots, .spots)
