@@ -117,3 +117,43 @@ def test_a_second_signal_stops_at_once(quad_server_factory):
     server.process.send_signal(signal.SIGTERM)
     assert server.process.wait(timeout=5) != 0
     sock.close()
+
+
+def test_two_instances_on_postgresql_deliver_each_others_events(quad_server_factory, postgres_url):
+    import json
+    import uuid
+
+    schema = "e2e_" + uuid.uuid4().hex[:12]
+    separator = "&" if "?" in postgres_url else "?"
+    database = f"{postgres_url}{separator}schema={schema}"
+    first = quad_server_factory(demo=True, database=database)
+    second = quad_server_factory(database=database)
+    stream = open_stream(second, "/api/events?types=room")
+    try:
+        assert b"retry:" in read_until(stream, b"retry:")
+        # LISTEN starts in the background: book until the other instance's stream hears it.
+        heard = b""
+        for attempt in range(20):
+            person = {"username": f"walker{attempt}", "displayName": f"Walker {attempt}", "password": "correct horse battery"}
+            first.request("/api/people", "POST", {"Content-Type": "application/json"}, json.dumps(person).encode(),
+                          admin=True)
+            token = first.request("/api/sessions", "POST", {"Content-Type": "application/json"},
+                                  json.dumps({"username": person["username"], "password": person["password"]}).encode()
+                                  ).json()["token"]
+            booked = first.request("/api/rooms/ljerka/bookings", "POST",
+                                   {"Content-Type": "application/json", "Authorization": f"Bearer {token}"}, b"{}")
+            assert booked.status == 201
+            stream.settimeout(0.5)
+            try:
+                heard += stream.recv(65536)
+            except TimeoutError:
+                pass
+            if b"event: room" in heard:
+                break
+        assert b"event: room" in heard and b'"ljerka"' in heard
+        assert b"id: " in heard
+        # The second instance's list reflects the first one's bookings (its snapshot was dropped by the event).
+        spots = next(r["spots"] for r in second.request("/api/rooms").json()["rooms"] if r["id"] == "ljerka")
+        assert spots < 43
+    finally:
+        stream.close()

@@ -56,7 +56,14 @@ public final class Database: Sendable {
             )
             let database = Database(engine: .postgres, backend: .postgres(pool, configuration), logger: logger)
             do {
-                try await database.withConnection { try await $0.raw("SELECT 1").run() }
+                try await database.withConnection { sql in
+                    // A schema named in the URL is made on first use, like the SQLite file is.
+                    if let schema {
+                        try await sql.raw("CREATE SCHEMA IF NOT EXISTS \(ident: schema)").run()
+                    } else {
+                        try await sql.raw("SELECT 1").run()
+                    }
+                }
             } catch {
                 try? await pool.shutdownAsync()
                 throw error

@@ -32,15 +32,15 @@ enum TestDatabase {
             let url = try #require(postgresURL)
             let schema = "t" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased().prefix(16)
             let admin = try await Database.open(.postgres(url: url), logger: logger)
-            try await admin.withConnection { try await $0.raw("CREATE SCHEMA \(unsafeRaw: schema)").run() }
+            try await admin.withConnection { try await $0.raw("CREATE SCHEMA \(ident: schema)").run() }
             do {
                 let separator = url.contains("?") ? "&" : "?"
                 let result = try await body(.postgres(url: url + separator + "schema=" + schema))
-                try await admin.withConnection { try await $0.raw("DROP SCHEMA \(unsafeRaw: schema) CASCADE").run() }
+                try await admin.withConnection { try await $0.raw("DROP SCHEMA \(ident: schema) CASCADE").run() }
                 await admin.close()
                 return result
             } catch {
-                try? await admin.withConnection { try await $0.raw("DROP SCHEMA \(unsafeRaw: schema) CASCADE").run() }
+                try? await admin.withConnection { try await $0.raw("DROP SCHEMA \(ident: schema) CASCADE").run() }
                 await admin.close()
                 throw error
             }
