@@ -42,7 +42,7 @@ public enum HTTPCache {
     }
 }
 
-/// Gives every successful JSON answer to a GET a strong ETag and `Cache-Control: no-cache`, and answers a
+/// Gives every successful JSON (or YAML: the contract) answer to a GET a strong ETag and `Cache-Control: no-cache`, and answers a
 /// matching `If-None-Match` with 304 and no body. Routes that know their ETag already (snapshots) set it
 /// themselves; then only the comparison is done here.
 struct HTTPCacheMiddleware: RouterMiddleware {
@@ -62,7 +62,8 @@ struct HTTPCacheMiddleware: RouterMiddleware {
             }
             return response
         }
-        guard response.headers[.contentType]?.hasPrefix("application/json") == true else { return response }
+        let type = response.headers[.contentType] ?? ""
+        guard type.hasPrefix("application/json") || type.hasPrefix("application/yaml") else { return response }
         let collector = CollectingWriter()
         try await response.body.write(collector.writer)
         let body = collector.buffer
