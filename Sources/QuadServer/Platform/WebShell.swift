@@ -49,7 +49,8 @@ final class WebShell: Sendable {
         let version = SHA256.hash(data: Data(paths.values.sorted().joined().utf8)).prefix(6)
             .map { String(format: "%02x", $0) }.joined()
         let shellURLs =
-            "[" + (["/", paths["css"] ?? "", paths["js"] ?? ""]).map { "\"\($0)\"" }.joined(separator: ", ") + "]"
+            "[" + (["/"] + ["css", "js", "rooms"].compactMap { paths[$0] }).map { "\"\($0)\"" }.joined(separator: ", ")
+            + "]"
         let worker = try String(contentsOf: web.appendingPathComponent("static/sw.js"), encoding: .utf8)
             .replacingOccurrences(of: "{{version}}", with: version)
             .replacingOccurrences(of: "{{shellURLs}}", with: shellURLs)

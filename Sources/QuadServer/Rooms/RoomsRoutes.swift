@@ -54,6 +54,7 @@ struct RoomsRoutes {
         var kind: String
         var text: String
         var cancelAction: String?
+        var roomName: String?
     }
 
     func page(_ request: Request) async throws -> Response {
@@ -65,7 +66,11 @@ struct RoomsRoutes {
         let configuration = rooms.platform.configuration
 
         return try web.page(request, template: "rooms", title: { $0("rooms.title") }) { t in
-            let cards = records.map { self.card($0.room(baseURL: ""), photo: $0.photo, t: t) }
+            let booked = Dictionary(
+                mine.map { ($0.booking.roomId, $0.booking.id) }, uniquingKeysWith: { first, _ in first })
+            let cards = records.map {
+                self.card($0.room(baseURL: ""), photo: $0.photo, bookingId: booked[$0.id], t: t)
+            }
             var values: [String: Any] = [
                 "available": cards.filter { ($0["isFull"] as? Bool) != true },
                 "full": cards.filter { ($0["isFull"] as? Bool) == true },
@@ -79,13 +84,14 @@ struct RoomsRoutes {
             if let notice = Self.notice(query: query, names: names, t: t) {
                 var dict: [String: Any] = ["kind": notice.kind, "text": notice.text]
                 if let action = notice.cancelAction { dict["cancelAction"] = action }
+                if let room = notice.roomName { dict["roomName"] = room }
                 values["notice"] = dict
             }
             return values
         }
     }
 
-    private func card(_ room: Room, photo: String?, t: Localizer) -> [String: Any] {
+    private func card(_ room: Room, photo: String?, bookingId: String?, t: Localizer) -> [String: Any] {
         var card: [String: Any] = [
             "id": room.id, "name": room.name, "building": room.building, "spots": room.spots,
             "capacity": room.capacity, "availability": room.availability.rawValue,
@@ -95,13 +101,15 @@ struct RoomsRoutes {
             "capacityText": t("rooms.capacity", count: room.capacity),
         ]
         if let photo { card["photo"] = photo }
+        if let bookingId { card["bookingId"] = bookingId }
         return card
     }
 
     private static func notice(query: Parameters, names: [String: String], t: Localizer) -> Notice? {
         if let room = query.get("booked"), let name = names[room] {
             let action = query.get("booking").map { "/rooms/\(room)/bookings/\($0)/cancel" }
-            return Notice(kind: "success", text: t("rooms.bookedMessage", ["name": name]), cancelAction: action)
+            return Notice(
+                kind: "success", text: t("rooms.bookedMessage", ["name": name]), cancelAction: action, roomName: name)
         }
         if let room = query.get("cancelled"), let name = names[room] {
             return Notice(kind: "success", text: t("rooms.cancelledMessage", ["name": name]))
@@ -120,7 +128,7 @@ struct RoomsRoutes {
             "rooms.book", "rooms.booking", "rooms.booked", "rooms.cancel", "rooms.offline", "rooms.errors.full",
             "rooms.errors.already", "rooms.errors.network", "rooms.errors.failed",
             "rooms.bookedMessage", "rooms.cancelledMessage", "rooms.state.bookable", "rooms.state.low",
-            "rooms.state.full", "time.justNow",
+            "rooms.state.full", "time.justNow", "rooms.announce", "rooms.errors.cancelFailed", "rooms.signInToBook",
         ] {
             strings[key] = t(key)
         }
