@@ -143,3 +143,20 @@ def test_sign_in_page_is_accessible(server, new_browser, axe):
         driver = new_browser(width=width)
         driver.get(server.url + "/signin")
         axe.assert_clean(driver, f"/signin at {width}")
+
+
+def test_open_sign_up_creates_an_account_and_closed_sign_up_does_not_exist(quad_server_factory, browser):
+    closed = quad_server_factory()
+    assert closed.request("/signup").status == 404
+
+    server = quad_server_factory(env={"QUAD_SIGNUP": "open"})
+    browser.get(server.url + "/signin")
+    browser.find_element(By.LINK_TEXT, "Create one").click()
+    WebDriverWait(browser, 10).until(EC.presence_of_element_located((By.ID, "f-username")))
+    browser.find_element(By.ID, "f-username").send_keys("newcomer")
+    browser.find_element(By.ID, "f-displayName").send_keys("New Comer")
+    browser.find_element(By.ID, "f-password").send_keys("long enough password")
+    browser.find_element(By.CSS_SELECTOR, "form.stacked-form button[type=submit]").click()
+    WebDriverWait(browser, 10).until(EC.text_to_be_present_in_element((By.CSS_SELECTOR, "nav.account"), "New Comer"))
+    me = server.request("/api/me", headers={"Cookie": f"quad_session={browser.get_cookie('quad_session')['value']}"})
+    assert me.status == 200 and me.json()["role"] == "member"

@@ -157,3 +157,31 @@ def test_two_instances_on_postgresql_deliver_each_others_events(quad_server_fact
         assert spots < 43
     finally:
         stream.close()
+
+
+def test_a_reconnecting_client_gets_what_it_missed(quad_server_factory):
+    import json
+    import re
+
+    server = quad_server_factory(demo=True)
+    admin = {"Content-Type": "application/json", "Authorization": f"Bearer {server.admin_token}"}
+
+    def set_spots(spots: int) -> None:
+        assert server.request("/api/rooms/mina", "PATCH", admin, json.dumps({"spots": spots}).encode()).status == 200
+
+    stream = open_stream(server, "/api/events?types=room")
+    assert b"retry:" in read_until(stream, b"retry:")
+    set_spots(30)
+    seen = read_until(stream, b'"spots":30')
+    last_id = re.findall(rb"id: (\d+)", seen)[-1].decode()
+    stream.close()
+
+    set_spots(20)  # missed while disconnected
+    set_spots(10)
+    again = open_stream(server, "/api/events?types=room", {"Last-Event-ID": last_id})
+    try:
+        replay = read_until(again, b'"spots":10')
+        assert replay.index(b'"spots":20') < replay.index(b'"spots":10')
+        assert b'"spots":30' not in replay, "nothing already seen is sent again"
+    finally:
+        again.close()
