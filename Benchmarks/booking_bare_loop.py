@@ -1,24 +1,33 @@
 #!/usr/bin/env python3
 """The limit for the booking storm: Quad's booking transaction in a bare loop, no HTTP.
 
-usage: booking_bare_loop.py DB_FILE [--rooms 25] [--capacity 400] [--bookings N] [--seconds 10]
+usage: booking_bare_loop.py DB_FILE [--rooms 250] [--capacity 16] [--people 20]
+                            [--bookings N] [--seconds 10] [--compare-schema QUAD_DB]
 
 Creates DB_FILE (it must not exist) with Quad's rooms schema, in WAL mode with
 synchronous=FULL and foreign_keys=ON (as Quad opens its SQLite file), adds the
 rooms storm-1..storm-R with CAPACITY spots each, then books one spot per
-transaction, rotating over the rooms, with exactly the statements Quad's
-RoomStore.book runs, until N bookings (default: every spot) or SECONDS, whichever
-comes first. One connection, one booking at a time: SQLite has one writer, and
-Quad also runs its transactions one after another on a single connection.
+transaction with exactly the statements Quad's RoomStore.book runs for a
+signed-in person, until N bookings (default: every spot) or SECONDS, whichever
+comes first. People storm-p1..storm-pP each sweep all rooms in turn, as the
+storm's wrk script does. One connection, one booking at a time: SQLite has one
+writer, and Quad also runs its transactions one after another on one connection.
+
+Not included (Quad does them per booking request, outside the transaction): the
+session lookup (a SELECT joining sessions and people) and publishing the event.
+
+--compare-schema QUAD_DB compares the rooms/room_bookings schema with Quad's
+database file and reports whether they match (the copy below can drift).
 
 Prints one JSON object: bookings, seconds, bookings_per_s, p50_us, p99_us (per
-transaction, BEGIN..COMMIT), sqlite version. Standard library only.
+transaction, BEGIN..COMMIT), sqlite version, schema_matches. Standard library only.
 """
 import argparse
 import base64
 import datetime
 import json
 import os
+import re
 import sqlite3
 import sys
 import time
@@ -30,7 +39,21 @@ SCHEMA = [
     "CREATE TABLE room_bookings (id TEXT PRIMARY KEY, room_id TEXT NOT NULL REFERENCES rooms (id) ON DELETE CASCADE,"
     " person TEXT NOT NULL, person_key TEXT, created_at TEXT NOT NULL, UNIQUE (room_id, person_key))",
     "CREATE INDEX room_bookings_room ON room_bookings (room_id)",
+    # Quad's migration 501 (accounts: bookings belong to someone)
+    "ALTER TABLE room_bookings ADD COLUMN owner TEXT",
 ]
+
+
+def schema_of(db):
+    """The rooms tables' schema, whitespace-normalized, for comparing two databases."""
+    rows = db.execute("SELECT type, name, sql FROM sqlite_master WHERE tbl_name IN ('rooms', 'room_bookings')"
+                      " AND sql IS NOT NULL ORDER BY type, name").fetchall()
+    norm = []
+    for kind, name, sql in rows:
+        sql = re.sub(r"\s+", " ", sql)
+        sql = re.sub(r"\s*([(),])\s*", r"\1", sql).strip()
+        norm.append((kind, name, sql))
+    return norm
 
 
 def now_iso():
@@ -53,8 +76,10 @@ def percentile(sorted_values, pct):
 def main(argv):
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("db")
-    p.add_argument("--rooms", type=int, default=25)
-    p.add_argument("--capacity", type=int, default=400)
+    p.add_argument("--rooms", type=int, default=250)
+    p.add_argument("--capacity", type=int, default=16)
+    p.add_argument("--people", type=int, default=20)
+    p.add_argument("--compare-schema", metavar="QUAD_DB")
     p.add_argument("--bookings", type=int, default=0, help="default: rooms x capacity")
     p.add_argument("--seconds", type=float, default=10.0)
     a = p.parse_args(argv[1:])
@@ -92,8 +117,9 @@ def main(argv):
         if t0 >= deadline:
             break
         room_id = rooms[i % len(rooms)]
-        person = "P%d" % i
-        person_key = person.lower()
+        # Quad: person = display name, person_key = owner = username, lowercased
+        n = (i // len(rooms)) % a.people + 1
+        person, person_key = "Storm person %d" % n, "storm-p%d" % n
         i += 1
         db.execute("BEGIN IMMEDIATE")
         try:
@@ -109,8 +135,10 @@ def main(argv):
                 if full > len(rooms):  # every room full (only when --bookings exceeds the spots)
                     break
                 continue
-            db.execute("INSERT INTO room_bookings (id, room_id, person, person_key, created_at)"
-                       " VALUES (?, ?, ?, ?, ?)", (booking_id(), room_id, person, person_key, now_iso()))
+            full = 0
+            db.execute("INSERT INTO room_bookings (id, room_id, person, person_key, owner, created_at)"
+                       " VALUES (?, ?, ?, ?, ?, ?)", (booking_id(), room_id, person, person_key, person_key,
+                                                     now_iso()))
             db.execute("COMMIT")
         except BaseException:
             if db.in_transaction:
@@ -120,6 +148,14 @@ def main(argv):
         booked += 1
     elapsed = clock() - start
     stored = db.execute("SELECT COUNT(*) FROM room_bookings").fetchone()[0]
+    schema_matches = None
+    if a.compare_schema:
+        quad = sqlite3.connect("file:%s?mode=ro" % a.compare_schema, uri=True)
+        schema_matches = schema_of(quad) == schema_of(db)
+        if not schema_matches:
+            print("schema differs from %s:\n  ours: %s\n  Quad: %s" % (
+                a.compare_schema, schema_of(db), schema_of(quad)), file=sys.stderr)
+        quad.close()
     db.close()
 
     durations.sort()
@@ -134,6 +170,7 @@ def main(argv):
         "p99_us": None if p99 is None else round(p99 * 1e6, 1),
         "sqlite": sqlite3.sqlite_version,
         "journal_mode": mode,
+        "schema_matches": schema_matches,
     }))
     return 0 if stored == booked else 1
 

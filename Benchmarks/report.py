@@ -13,7 +13,9 @@ RECORDS.tsv lines (tab-separated):
   target expression label       (checked against the rows, listed under the table)
 A target expression is `SCENARIO.METRIC OP FACTOR * SCENARIO.METRIC` or
 `SCENARIO.METRIC OP NUMBER`, OP one of >= <= == > <; METRIC is q_rps, n_rps,
-q_p50, n_p50, q_p99, n_p99 (latencies in microseconds) or a `value` key.
+q_p50, n_p50, q_p99, n_p99 (latencies in microseconds), q_cpu_us, n_cpu_us (server
+CPU time per request, from a "bench: server CPU seconds ..." line that Benchmarks/run
+appends to each wrk output) or a `value` key.
 A wrk output path of "-" means "no run for that server". Exit status is 1 when
 any scenario has an error (unexpected status, socket errors, no output), else 0.
 Standard library only.
@@ -40,7 +42,8 @@ def parse_wrk(text):
     """Parse `wrk --latency` output into a dict (missing values are None)."""
     out = {
         "rps": None, "p50_us": None, "p99_us": None, "requests": None,
-        "bad_status": 0, "socket_errors": {}, "failure": None,
+        "bad_status": 0, "socket_errors": {}, "failure": None, "cpu_s": None,
+        "other_pct": None,
     }
     m = re.search(r"^Requests/sec:\s*([0-9.]+)", text, re.M)
     if m:
@@ -55,6 +58,12 @@ def parse_wrk(text):
                 out["p50_us"] = parse_duration_us(val)
             elif pct == "99":
                 out["p99_us"] = parse_duration_us(val)
+    m = re.search(r"^bench: server CPU seconds during the measured run: ([0-9.]+)", text, re.M)
+    if m:
+        out["cpu_s"] = float(m.group(1))
+    m = re.search(r"^bench: other processes' CPU share during the measured run: ([0-9.]+)%", text, re.M)
+    if m:
+        out["other_pct"] = float(m.group(1))
     m = re.search(r"Non-2xx or 3xx responses:\s*(\d+)", text)
     if m:
         out["bad_status"] = int(m.group(1))
@@ -95,6 +104,10 @@ def fmt_lat(us):
     return "%.2fs" % (us / 1e6)
 
 
+def fmt_cpu(us):
+    return "-" if us is None else "%.1fus" % us
+
+
 def fmt_ratio(a, b):
     if a is None or b is None or b == 0:
         return "-"
@@ -115,6 +128,7 @@ def load_wrk_file(path):
 
 def build(records_path):
     meta, notes, rows, values, targets = [], [], [], {}, []
+    others = []  # (scenario, server, other processes' CPU share %)
     with open(records_path, encoding="utf-8") as f:
         for raw in f:
             raw = raw.rstrip("\n")
@@ -138,18 +152,27 @@ def build(records_path):
                 _, name, mode, qpath, npath, errtext = parts[:6]
                 errs = [e.strip() for e in errtext.split(";") if e.strip()]
                 q, n = load_wrk_file(qpath), load_wrk_file(npath)
+                for server, d in (("Quad", q), ("nginx", n)):
+                    if d and d.get("other_pct") is not None:
+                        others.append((name, server, d["other_pct"]))
                 if q:
                     errs += wrk_errors("Quad", q)
                 if n:
                     errs += wrk_errors("nginx", n)
                 q = q or {}
                 n = n or {}
+
+                def cpu_us(d):
+                    if d.get("cpu_s") is None or not d.get("requests"):
+                        return None
+                    return d["cpu_s"] * 1e6 / d["requests"]
                 rows.append({
                     "name": name,
                     "q_rps": q.get("rps"), "n_rps": n.get("rps"),
                     "q_p50": q.get("p50_us"), "n_p50": n.get("p50_us"),
                     "q_p99": q.get("p99_us"), "n_p99": n.get("p99_us"),
                     "q_req": q.get("requests"), "n_req": n.get("requests"),
+                    "q_cpu_us": cpu_us(q), "n_cpu_us": cpu_us(n),
                     "errors": errs,
                 })
             elif kind == "row":
@@ -166,11 +189,19 @@ def build(records_path):
                     "q_rps": num(qr), "n_rps": num(nr),
                     "q_p50": parse_duration_us(q50), "n_p50": parse_duration_us(n50),
                     "q_p99": parse_duration_us(q99), "n_p99": parse_duration_us(n99),
-                    "q_req": None, "n_req": None,
+                    "q_req": None, "n_req": None, "q_cpu_us": None, "n_cpu_us": None,
                     "errors": [e.strip() for e in errtext.split(";") if e.strip()],
                 })
     for r in rows:
         r.update(values.get(r["name"], {}))
+    if others:
+        worst = max(others, key=lambda o: o[2])
+        shares = sorted(o[2] for o in others)
+        notes.append(
+            "other processes' share of the CPUs during the measured runs: median %.0f%%, max %.0f%% "
+            "(%s, %s)%s" % (shares[len(shares) // 2], worst[2], worst[0], worst[1],
+                            "; above ~10% the req/s and latency columns are disturbed, compare "
+                            "CPU/req instead, or rerun on a quiet machine" if worst[2] > 10 else ""))
     return meta, notes, rows, targets
 
 
@@ -189,6 +220,8 @@ def fmt_metric(metric, v):
         return fmt_rps(v)
     if metric[1:] in ("_p50", "_p99"):
         return fmt_lat(v)
+    if metric.endswith("_cpu_us"):
+        return fmt_cpu(v)
     return "%g" % v
 
 
@@ -248,7 +281,7 @@ def markdown_table(header, table, right):
 def render(meta, notes, rows, targets=()):
     header = ["scenario", "Quad req/s", "nginx req/s", "ratio (Quad/nginx)",
               "Quad p50", "nginx p50", "Quad p99", "nginx p99",
-              "p99 ratio (Quad/nginx)", "status"]
+              "p99 ratio (Quad/nginx)", "server CPU/req (Quad / nginx)", "status"]
     table = []
     for r in rows:
         table.append([
@@ -257,14 +290,17 @@ def render(meta, notes, rows, targets=()):
             fmt_lat(r["q_p50"]), fmt_lat(r["n_p50"]),
             fmt_lat(r["q_p99"]), fmt_lat(r["n_p99"]),
             fmt_ratio(r["q_p99"], r["n_p99"]),
+            "%s / %s" % (fmt_cpu(r.get("q_cpu_us")), fmt_cpu(r.get("n_cpu_us"))),
             "ok" if not r["errors"] else "ERROR: " + "; ".join(r["errors"]),
         ])
     lines = ["# Quad vs nginx", ""]
     for k, v in meta:
         lines.append("- %s: %s" % (k, v))
-    lines += [""] + markdown_table(header, table, {1, 2, 3, 4, 5, 6, 7, 8})
+    lines += [""] + markdown_table(header, table, {1, 2, 3, 4, 5, 6, 7, 8, 9})
     lines += ["", "ratio > 1 means Quad serves more req/s than nginx; "
-              "p99 ratio > 1 means Quad's p99 latency is higher."]
+              "p99 ratio > 1 means Quad's p99 latency is higher. Server CPU/req: CPU time "
+              "(user+system) of the server's processes during the measured run / requests "
+              "answered; it depends much less than req/s on what else shares the cores."]
     if notes:
         lines.append("")
         lines += ["- note: " + n for n in notes]

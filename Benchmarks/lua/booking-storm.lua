@@ -1,12 +1,20 @@
 -- Benchmarks/lua/booking-storm.lua: wrk script for the booking storm (see Benchmarks/run).
 --
--- Every request books one spot: POST /api/rooms/<prefix><k>/bookings {"person": "P<thread>-<n>"},
--- rotating over rooms 1..STORM_ROOMS. Each thread has its own id (given in setup) and counter, so
--- no person repeats. Env: STORM_ROOMS (25), STORM_PREFIX ("storm-").
+-- Every request books one spot: POST /api/rooms/<prefix><k>/bookings as one signed-in person
+-- (Authorization: Bearer <their session token>), body {"person": "<username>"} (Quad ignores it:
+-- a booking belongs to the signed-in person). A person holds at most one spot per room, so no
+-- (person, room) pair may repeat: each thread takes its own share of the people (thread ids come
+-- from setup()), and thread t's n-th request goes to room (n + offset_t) mod ROOMS with person
+-- mine[n div ROOMS]: one person sweeps every room, then the next. Only once a thread has used
+-- all its pairs (after every room is full, given enough people) do pairs repeat.
+--
+-- Env: STORM_TOKENS (file of "username token" lines, from booking_storm_setup.py),
+--      STORM_ROOMS (250), STORM_PREFIX ("storm-"), STORM_THREADS (wrk -t).
 --
 -- It counts 201s, 409s and anything else per thread and takes the monotonic time of the first
 -- request sent and of the last 201 received; done() prints one line that Benchmarks/run reads:
---   STORM created=<201s> conflicts=<409s> other=<others> first=<s> last201=<s> end=<s>
+--   STORM created=<201s> conflicts=<409s> other=<others> first=<s> last201=<s> end=<s> wrapped=<s>
+-- (wrapped: when a thread first reused a pair, 0 if never)
 
 local ffi = require("ffi")
 ffi.cdef [[
@@ -19,9 +27,9 @@ local function now()
   return tonumber(ts.tv_sec) + tonumber(ts.tv_nsec) / 1e9
 end
 
-local rooms = tonumber(os.getenv("STORM_ROOMS") or "25")
+local rooms = tonumber(os.getenv("STORM_ROOMS") or "250")
 local prefix = os.getenv("STORM_PREFIX") or "storm-"
-local headers = { ["Content-Type"] = "application/json" }
+local nthreads = tonumber(os.getenv("STORM_THREADS") or "1")
 
 -- Main thread: hand out ids, keep the threads for done().
 local threads = {}
@@ -31,14 +39,36 @@ function setup(thread)
 end
 
 -- Worker threads (globals, so done() can read them with thread:get).
-counter, created, conflicts, other, first, last201, lastResponse = 0, 0, 0, 0, 0, 0, 0
+counter, created, conflicts, other, first, last201, lastResponse, wrapped = 0, 0, 0, 0, 0, 0, 0, 0
+local mine, offset = {}, 0
+
+function init(args)
+  local path = os.getenv("STORM_TOKENS") or error("STORM_TOKENS is not set")
+  local n = 0
+  for line in io.lines(path) do
+    local username, token = line:match("^(%S+)%s+(%S+)$")
+    if username then
+      n = n + 1
+      if (n - 1) % nthreads == id - 1 then
+        table.insert(mine, { username = username, auth = "Bearer " .. token })
+      end
+    end
+  end
+  if #mine == 0 then error("thread " .. id .. " got no people from " .. path) end
+  offset = math.floor(rooms / nthreads) * (id - 1)
+end
 
 function request()
+  local n = counter
   counter = counter + 1
   if first == 0 then first = now() end
-  local room = (counter + id) % rooms + 1
-  return wrk.format("POST", "/api/rooms/" .. prefix .. room .. "/bookings", headers,
-    '{"person": "P' .. id .. "-" .. counter .. '"}')
+  local pass = math.floor(n / rooms)
+  if pass >= #mine and wrapped == 0 then wrapped = now() end
+  local person = mine[pass % #mine + 1]
+  local room = (n + offset) % rooms + 1
+  return wrk.format("POST", "/api/rooms/" .. prefix .. room .. "/bookings",
+    { ["Content-Type"] = "application/json", ["Authorization"] = person.auth },
+    '{"person": "' .. person.username .. '"}')
 end
 
 function response(status, headers, body)
@@ -55,7 +85,7 @@ function response(status, headers, body)
 end
 
 function done(summary, latency, requests)
-  local c, x, o, f, l, e = 0, 0, 0, math.huge, 0, 0
+  local c, x, o, f, l, e, w = 0, 0, 0, math.huge, 0, 0, math.huge
   for _, thread in ipairs(threads) do
     c = c + thread:get("created")
     x = x + thread:get("conflicts")
@@ -64,8 +94,11 @@ function done(summary, latency, requests)
     if tf > 0 and tf < f then f = tf end
     l = math.max(l, thread:get("last201"))
     e = math.max(e, thread:get("lastResponse"))
+    local tw = thread:get("wrapped")
+    if tw > 0 and tw < w then w = tw end
   end
   if f == math.huge then f = 0 end
-  io.write(string.format("STORM created=%d conflicts=%d other=%d first=%.6f last201=%.6f end=%.6f\n",
-    c, x, o, f, l, e))
+  if w == math.huge then w = 0 end
+  io.write(string.format("STORM created=%d conflicts=%d other=%d first=%.6f last201=%.6f end=%.6f wrapped=%.6f\n",
+    c, x, o, f, l, e, w))
 end

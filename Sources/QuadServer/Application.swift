@@ -43,7 +43,7 @@ public func buildApplication(
 
 /// The router with every middleware and route; separate from the application so tests can drive it directly.
 func buildRouter(_ platform: Platform, _ features: Features) async throws -> Router<AppRequestContext> {
-    let router = Router(context: AppRequestContext.self)
+    let router = Router(context: AppRequestContext.self, options: .autoGenerateHeadEndpoints)
     let routes = RouteTable()
     let web = try await WebShell(services: Features.links, directory: platform.configuration.webDirectory)
 

@@ -89,7 +89,7 @@ final class PeopleStore: Sendable {
                 """
                 INSERT INTO people (username_key, username, display_name, password_hash, role, student_id, created_at)
                 VALUES (\(bind: person.username.lowercased()), \(bind: person.username), \(bind: person.displayName),
-                        \(bind: hash), \(bind: person.role.rawValue), \(bind: person.studentId), \(bind: RoomStore.now()))
+                        \(bind: hash), \(bind: person.role.rawValue), \(bind: person.studentId), \(bind: Timestamp.now()))
                 """
             ).run()
             return person

@@ -21,7 +21,7 @@ final class SessionStore: Sendable {
     }
 
     static func hash(_ token: String) -> String {
-        SHA256.hash(data: Data(token.utf8)).map { String(format: "%02x", $0) }.joined()
+        SHA256.hash(data: Data(token.utf8)).hex
     }
 
     /// Starts a session for `username`; returns the token and when it expires if unused.

@@ -31,7 +31,7 @@ public final class AdminAuth: Sendable {
         }
         let token = randomToken()
         let digest = SHA256.hash(data: Data(token.utf8))
-        let hex = digest.map { String(format: "%02x", $0) }.joined()
+        let hex = digest.hex
         try await database.withConnection { sql in
             try await sql.raw("INSERT INTO quad_settings (key, value) VALUES (\(bind: settingKey), \(bind: hex))").run()
         }

@@ -16,7 +16,7 @@ public enum HTTPCache {
     /// A strong ETag: the first 128 bits of the body's SHA-256.
     public static func etag(for bytes: some DataProtocol) -> String {
         let digest = SHA256.hash(data: bytes)
-        return "\"" + digest.prefix(16).map { String(format: "%02x", $0) }.joined() + "\""
+        return "\"" + digest.prefix(16).hex + "\""
     }
 
     /// Whether an `If-None-Match` header names this ETag (weak comparison, RFC 9110 §13.1.2).

@@ -33,9 +33,8 @@ struct IdempotencyMiddleware: RouterMiddleware {
         let who =
             context.person.map { "user:" + $0.username.lowercased() } ?? request.headers[.authorization]
             ?? context.clientKey
-        let scope = Self.hex(
-            SHA256.hash(data: Data((who + " " + request.method.rawValue + " " + request.uri.path).utf8)))
-        let fingerprint = Self.hex(SHA256.hash(data: Data(buffer: body)))
+        let scope = SHA256.hash(data: Data((who + " " + request.method.rawValue + " " + request.uri.path).utf8)).hex
+        let fingerprint = SHA256.hash(data: Data(buffer: body)).hex
 
         switch try await store.claim(scope: scope, key: key, fingerprint: fingerprint) {
         case .claimed:
@@ -80,10 +79,6 @@ struct IdempotencyMiddleware: RouterMiddleware {
             scope: scope, key: key, response: .init(status: Int(response.status.code), headers: headers, body: bytes))
         finished.body = .init(byteBuffer: collector.buffer)
         return finished
-    }
-
-    static func hex(_ digest: SHA256.Digest) -> String {
-        digest.map { String(format: "%02x", $0) }.joined()
     }
 }
 

@@ -46,8 +46,8 @@ public final class ImageStore: Sendable {
                 .unsupportedMediaType, type: "unsupported-image", title: "Unsupported image",
                 detail: "Only JPEG, PNG and WebP images are accepted; these bytes are none of them.")
         }
-        let sha = SHA256.hash(data: bytes).map { String(format: "%02x", $0) }.joined()
-        let now = ISO8601DateFormatter().string(from: Date())
+        let sha = SHA256.hash(data: bytes).hex
+        let now = Timestamp.now()
         try await database.withConnection { sql in
             try await sql.raw(
                 """

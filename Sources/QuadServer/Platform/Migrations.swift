@@ -78,7 +78,7 @@ enum Migrator {
                     .columns("id", "name", "applied_at")
                     .values(
                         SQLBind(migration.id), SQLBind(migration.name),
-                        SQLBind(ISO8601DateFormatter().string(from: Date()))
+                        SQLBind(Timestamp.now())
                     )
                     .run()
             }

@@ -5,6 +5,9 @@ import QuadAPI
 /// The generated server interface, implemented. Each feature adds its operations in an extension
 /// in its own folder.
 struct APIHandler: APIProtocol {
+    /// Hashed once: the middleware then only compares it.
+    static let contractETag = HTTPCache.etag(for: Contract.yaml)
+
     let platform: Platform
     let rooms: Rooms
     let accounts: Accounts
@@ -19,7 +22,7 @@ extension APIHandler {
     }
 
     func getContract(_ input: Operations.GetContract.Input) async throws -> Operations.GetContract.Output {
-        .ok(.init(body: .yaml(HTTPBody(Contract.yaml))))
+        .ok(.init(headers: .init(eTag: Self.contractETag), body: .yaml(HTTPBody(Contract.yaml))))
     }
 
     func uploadImage(_ input: Operations.UploadImage.Input) async throws -> Operations.UploadImage.Output {

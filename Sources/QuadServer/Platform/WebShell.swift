@@ -38,7 +38,7 @@ final class WebShell: Sendable {
         // Templates name each asset by its key: {{assets.css}}, {{assets.js}}, {{assets.rooms}}.
         for (key, name, type) in Self.staticFiles {
             let data = try Data(contentsOf: web.appendingPathComponent("static/\(name)"))
-            let hash = SHA256.hash(data: data).prefix(6).map { String(format: "%02x", $0) }.joined()
+            let hash = SHA256.hash(data: data).prefix(6).hex
             let parts = name.split(separator: ".")
             let path = "/assets/\(parts[0]).\(hash).\(parts[1])"
             assets[path] = (ByteBuffer(data: data), type)
@@ -47,7 +47,7 @@ final class WebShell: Sendable {
         self.assets = assets
         self.assetPaths = paths
         let version = SHA256.hash(data: Data(paths.values.sorted().joined().utf8)).prefix(6)
-            .map { String(format: "%02x", $0) }.joined()
+            .hex
         let shellURLs =
             "[" + (["/"] + ["css", "js", "rooms"].compactMap { paths[$0] }).map { "\"\($0)\"" }.joined(separator: ", ")
             + "]"

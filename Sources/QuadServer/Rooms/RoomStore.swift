@@ -93,7 +93,7 @@ final class RoomStore: Sendable {
                 """
                 INSERT INTO rooms (id, name, name_key, building, capacity, spots, photo, created_at)
                 VALUES (\(bind: room.id), \(bind: room.name), \(bind: room.name.lowercased()), \(bind: room.building),
-                        \(bind: room.capacity), \(bind: room.spots), \(bind: room.photo), \(bind: Self.now()))
+                        \(bind: room.capacity), \(bind: room.spots), \(bind: room.photo), \(bind: Timestamp.now()))
                 """
             ).run()
             return room
@@ -169,7 +169,8 @@ final class RoomStore: Sendable {
     /// Returns the booking and the room's spots after it.
     func book(roomId: String, owner: Person?) async throws -> (Booking, Int) {
         let booking = Booking(
-            id: Self.newBookingId(), roomId: roomId, person: owner?.displayName ?? "Anonymous", createdAt: Self.now())
+            id: Self.newBookingId(), roomId: roomId, person: owner?.displayName ?? "Anonymous",
+            createdAt: Timestamp.now())
         let personKey = owner?.username.lowercased()
         do {
             return try await database.transaction { sql in
@@ -281,9 +282,5 @@ final class RoomStore: Sendable {
     /// 128 random bits, base64url: unguessable.
     static func newBookingId() -> String {
         SecureRandom.base64url(byteCount: 16)
-    }
-
-    static func now() -> String {
-        ISO8601DateFormatter().string(from: Date())
     }
 }

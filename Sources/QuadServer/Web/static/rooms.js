@@ -1,8 +1,8 @@
 // The Rooms page, made live. The server renders a page that works on its own (forms post, the page
 // reloads); this script only adds: spots change as people book (Server-Sent Events, polling when those
 // are unavailable), booking and cancelling happen in place, the page says how fresh it is and what
-// works offline. No build step. Every text people see comes from #rooms-strings, the server's
-// translations, and every card's markup from the server's templates.
+// works offline. No build step. Every text people see comes from #rooms-strings (the server's
+// translations), and the markup drawn here is that of the server's templates, so a reload looks the same.
 "use strict";
 
 (() => {
@@ -34,56 +34,56 @@
   const offlineBanner = byId("rooms-offline");
   const errorBanner = byId("rooms-error");
   const live = byId("rooms-live");
-  const nameForm = byId("name-form");
-  const personInput = byId("person");
   const refreshMs = Math.max(5, Number(root.dataset.refreshSeconds) || 30) * 1000;
   const csrf = root.dataset.csrf || "";
 
   const cards = () => Array.from(root.querySelectorAll(".room-card"));
   const cardFor = (id) => cards().find((card) => card.dataset.roomId === id);
+  const listItemFor = (bookingId) =>
+    byId("my-bookings-list")?.querySelector(`li[data-booking-id="${CSS.escape(bookingId)}"]`);
 
-  // --- Who books, and which bookings are theirs ---------------------------------------------------
-  // Two kinds of page: with a name form (#person), the name and the bookings are remembered on this device;
-  // for a signed-in person, the server knows both and lists the bookings (#my-bookings-list).
-  // Storage can be switched off or full: then the page still works, it just forgets on reload.
+  // --- Markup of the server's templates (room-card.mustache) --------------------------------------
 
-  const PERSON = "quad.person";
-  const BOOKINGS = "quad.bookings";
-  const storage = {
-    get(key) { try { return localStorage.getItem(key); } catch { return null; } },
-    set(key, value) { try { localStorage.setItem(key, value); } catch { /* not remembered */ } },
-  };
-  const loadBookings = () => { try { return JSON.parse(storage.get(BOOKINGS) || "{}") || {}; } catch { return {}; } };
-  const saveBookings = (bookings) => storage.set(BOOKINGS, JSON.stringify(bookings));
-  const serverKnowsBookings = () => Boolean(byId("my-bookings-list"));
-
-  /** room id -> booking id of this person's bookings. */
-  function knownBookings() {
-    const list = byId("my-bookings-list");
-    if (!list) return loadBookings();
-    const bookings = {};
-    for (const item of list.querySelectorAll("li[data-room-id][data-booking-id]")) {
-      bookings[item.dataset.roomId] = item.dataset.bookingId;
-    }
-    return bookings;
+  function h(tag, attributes, ...children) {
+    const element = document.createElement(tag);
+    for (const [name, value] of Object.entries(attributes)) element.setAttribute(name, value);
+    element.append(...children);
+    return element;
   }
 
-  function rememberBooking(roomId, bookingId) {
-    if (serverKnowsBookings()) return; // the server's list is redrawn instead (see reloadLists)
-    const bookings = loadBookings();
-    if (bookingId) bookings[roomId] = bookingId;
-    else delete bookings[roomId];
-    saveBookings(bookings);
+  // A form posting to the server, as without this script; its button says what it does and, to screen
+  // readers, for which room ("Book Ljerka").
+  const postForm = (className, action, buttonAttributes, text, name) =>
+    h("form", { class: className, method: "post", action },
+      h("input", { type: "hidden", name: "csrf", value: csrf }),
+      h("button", { type: "submit", ...buttonAttributes }, text, h("span", { class: "visually-hidden" }, ` ${name}`)));
+
+  /** Shows "Booked" and Cancel on the card, or (bookingId null) the Book button. */
+  function showBooked(card, bookingId) {
+    const { roomId: id, name } = card.dataset;
+    const old = card.querySelectorAll(".book-form, .booked-state, .cancel-form");
+    if (!old.length) return; // nobody signed in: the card offers to sign in instead
+    const room = encodeURIComponent(id);
+    const parts = bookingId
+      ? [h("p", { class: "booked-state" }, h("span", { class: "badge badge-booked" }, t("rooms.booked"))),
+        postForm("cancel-form", `/rooms/${room}/bookings/${encodeURIComponent(bookingId)}/cancel`,
+          { class: "secondary" }, t("rooms.cancel"), name)]
+      : [postForm("book-form", `/rooms/${room}/book`, { class: "book" }, t("rooms.book"), name)];
+    old[0].before(...parts);
+    old.forEach((element) => element.remove());
+    if (bookingId) card.dataset.bookingId = bookingId;
+    else delete card.dataset.bookingId;
+    syncButtons(id);
   }
 
-  // --- Cards --------------------------------------------------------------------------------------
+  // --- Spots --------------------------------------------------------------------------------------
 
   // The server's rule, so a card looks the same whether the server or this script drew it last.
   const availability = (spots, capacity) =>
     spots <= 0 ? "full" : spots <= 3 || spots * 10 <= capacity ? "low" : "bookable";
 
   let offline = false;
-  const busy = new Set(); // rooms with a booking or a cancellation under way
+  const busy = new Map(); // room id -> "book" or "cancel", while that request is under way
 
   /** Shows a room's spots; returns whether they changed. */
   function setSpots(card, spots) {
@@ -91,7 +91,7 @@
     const state = availability(spots, Number(card.dataset.capacity));
     card.dataset.spots = String(spots);
     card.dataset.state = state;
-    const badge = card.querySelector(".badge");
+    const badge = card.querySelector(".room-spots .badge");
     if (badge) {
       badge.className = `badge badge-${state}`;
       badge.textContent = t(`rooms.state.${state}`);
@@ -99,16 +99,16 @@
     const text = card.querySelector(".spots-text");
     if (text) text.textContent = tn("rooms.spotsRemaining", spots);
     place(card);
-    syncButtons(card);
+    syncButtons(card.dataset.roomId);
     return changed;
   }
 
   // Same order as the server: most spots first, ties by name.
+  const order = (x, y) => (x < y ? -1 : x > y ? 1 : 0);
   const compare = (a, b) =>
     Number(b.dataset.spots) - Number(a.dataset.spots) ||
     order(a.dataset.name.toLowerCase(), b.dataset.name.toLowerCase()) ||
     order(a.dataset.roomId, b.dataset.roomId);
-  const order = (x, y) => (x < y ? -1 : x > y ? 1 : 0);
 
   // A room that fills up moves to the full list; one that gets a spot back goes where a reload would put
   // it. Rooms that stay in their list keep their place: the list should not shuffle under the reader.
@@ -129,66 +129,30 @@
     }
   }
 
-  function syncButtons(card) {
-    const id = card.dataset.roomId;
-    const book = card.querySelector("button.book");
-    if (book) {
-      book.disabled = offline || busy.has(id) || card.dataset.state === "full";
-      if (offline) book.setAttribute("aria-disabled", "true");
-      else book.removeAttribute("aria-disabled");
+  /** The room's Book and Cancel buttons (on its card and in the list of bookings) as things stand. */
+  function syncButtons(id) {
+    const full = cardFor(id)?.dataset.state === "full";
+    for (const button of root.querySelectorAll(`[data-room-id="${CSS.escape(id)}"] form button`)) {
+      const book = button.matches(".book");
+      button.disabled = offline || busy.has(id) || (book && full);
+      // Offline, the buttons stay announced, as unavailable: the banner says why.
+      if (offline) button.setAttribute("aria-disabled", "true");
+      else button.removeAttribute("aria-disabled");
+      if (busy.has(id)) button.setAttribute("aria-busy", "true");
+      else button.removeAttribute("aria-busy");
+      if (book) setLabel(button, t(busy.get(id) === "book" ? "rooms.booking" : "rooms.book"));
     }
-    const cancel = card.querySelector("button.cancel");
-    if (cancel) cancel.disabled = offline || busy.has(id);
   }
 
-  // "Book" + the room's name for screen readers, whatever the visible words.
-  function hiddenName(card) {
-    const span = document.createElement("span");
-    span.className = "visually-hidden";
-    span.textContent = " " + card.dataset.name;
-    return span;
+  // The visible words only: the room's name for screen readers (the button's span) stays.
+  function setLabel(button, text) {
+    const first = button.firstChild;
+    if (first?.nodeType !== Node.TEXT_NODE) button.prepend(text);
+    else if (first.nodeValue !== text) first.nodeValue = text;
   }
 
-  function label(button, text, card) {
-    button.replaceChildren(text, button.querySelector(".visually-hidden") || hiddenName(card));
-  }
-
-  /** Shows "Booked" and a Cancel button in place of the Book button, or (bookingId null) the other way. */
-  function showBooked(card, bookingId) {
-    const form = card.querySelector(".book-form");
-    let area = card.querySelector(".booked");
-    if (!bookingId) {
-      area?.remove();
-      if (form) form.hidden = false;
-      return;
-    }
-    if (!area) {
-      area = document.createElement("div");
-      area.className = "booked";
-      const status = document.createElement("p");
-      status.className = "booked-status";
-      status.textContent = t("rooms.booked");
-      const cancel = document.createElement("button");
-      cancel.type = "button";
-      cancel.className = "secondary cancel";
-      cancel.append(t("rooms.cancel"), hiddenName(card));
-      area.append(status, cancel);
-      if (form) form.after(area);
-      else card.querySelector(".room-body")?.append(area);
-    }
-    if (form) form.hidden = true;
-  }
-
-  /** What the server's cards don't know: this device's bookings, requests under way, being offline. */
-  function decorate() {
-    const bookings = knownBookings();
-    for (const card of cards()) {
-      const id = card.dataset.roomId;
-      showBooked(card, bookings[id] || null);
-      const book = card.querySelector("button.book");
-      if (book && busy.has(id)) label(book, t("rooms.booking"), card);
-      syncButtons(card);
-    }
+  function syncAll() {
+    new Set(Array.from(root.querySelectorAll("[data-room-id]"), (e) => e.dataset.roomId)).forEach(syncButtons);
     updateSections();
   }
 
@@ -204,24 +168,20 @@
 
   /** A message on the card (seen) and in the live region (heard). */
   function say(card, text, kind) {
-    card.querySelector(".card-message")?.remove();
-    const message = document.createElement("p");
-    message.className = `card-message card-message-${kind}`;
-    message.setAttribute("role", "status");
-    message.tabIndex = -1; // focus can land here when the card's button goes away
-    message.textContent = text;
-    card.querySelector(".room-body").append(message);
     announce(text);
+    if (!card) return;
+    card.querySelector(".card-message")?.remove();
+    const message = h("p", { class: `card-message card-message-${kind}`, role: "status" }, text);
+    message.tabIndex = -1; // focus can land here when the card has no button left
+    card.querySelector(".room-body").append(message);
   }
 
-  // After booking or cancelling, focus goes to what replaced the button pressed, unless the person has
-  // moved on to something else meanwhile.
-  function moveFocus(card, hadFocus, preferred) {
+  // After booking or cancelling room `id`, focus goes to what replaced the button pressed (gone, or
+  // disabled while busy), unless the person has moved on meanwhile: focus is on something of another room.
+  function moveFocus(id, ...targets) {
     const active = document.activeElement;
-    if (!hadFocus && active && active !== document.body) return;
-    const target = [preferred, card.querySelector(".card-message")]
-      .find((element) => element && !element.disabled && !element.closest("[hidden]"));
-    target?.focus();
+    if (active && active !== document.body && active.closest("[data-room-id]")?.dataset.roomId !== id) return;
+    targets.find((e) => e?.isConnected && !e.disabled && !e.closest("[hidden]"))?.focus();
   }
 
   // --- Freshness ----------------------------------------------------------------------------------
@@ -300,8 +260,7 @@
       const response = await fetch("/api/rooms", { headers, credentials: "same-origin" });
       // The service worker's last copy, when the server cannot be reached: better than the page's own
       // data only if that came from a cache too (nothing heard since it opened); never news.
-      const copy = response.headers.has("X-Quad-Offline-Copy");
-      if (copy) {
+      if (response.headers.has("X-Quad-Offline-Copy")) {
         if (!hadNews && response.status === 200) await apply((await response.json()).rooms || [], false);
         throw new TypeError("offline copy");
       }
@@ -318,7 +277,7 @@
         if (response.status === 429 || response.status === 503) next = Math.max(next, retryAfter(response));
         showError(true);
       }
-    } catch (error) {
+    } catch {
       // A network error (or an answer that made no sense): quiet when offline, which the banner says.
       failures++;
       next = Math.min(300_000, jitter(refreshMs * 2 ** failures));
@@ -375,8 +334,11 @@
     const available = page.getElementById("rooms-available");
     const full = page.getElementById("rooms-full");
     if (!available || !full) throw new Error("GET /rooms: not the rooms page");
+    // Where focus is (a card, or a booking in the list), to put it back in the redrawn one.
     const active = document.activeElement;
-    const focusedRoom = (active?.closest?.(".room-card, #my-bookings-list li"))?.dataset.roomId;
+    const holder = active?.closest?.("#rooms [data-room-id]");
+    const where = holder && (holder.id ? `#${CSS.escape(holder.id)}`
+      : `#my-bookings-list li[data-booking-id="${CSS.escape(holder.dataset.bookingId || "")}"]`);
 
     // Messages shown on cards stay with their rooms.
     const messages = new Map(cards().map((c) => [c.dataset.roomId, c.querySelector(".card-message")]));
@@ -386,31 +348,20 @@
       const message = messages.get(card.dataset.roomId);
       if (message) card.querySelector(".room-body")?.append(message);
     }
-    for (const id of ["rooms-available-section", "rooms-full-section"]) {
-      if (byId(id)) byId(id).hidden = Boolean(page.getElementById(id)?.hidden);
+    // Parts that come and go with the server's page: "no rooms yet", the person's bookings (gone when
+    // the session has ended).
+    for (const id of ["rooms-empty", "my-bookings"]) {
+      const theirs = page.getElementById(id);
+      const ours = byId(id);
+      if (theirs && ours) ours.replaceWith(theirs);
+      else if (ours) ours.remove();
+      else if (theirs) byId("rooms-available-section")?.before(theirs);
     }
-    const empty = page.getElementById("rooms-empty");
-    const ownEmpty = byId("rooms-empty");
-    if (empty && !ownEmpty) byId("rooms-available-section")?.before(empty);
-    if (!empty && ownEmpty) ownEmpty.remove();
-    const mine = page.getElementById("my-bookings");
-    const ownMine = byId("my-bookings");
-    if (mine && ownMine) ownMine.replaceWith(mine);
+    syncAll();
 
-    if (!serverKnowsBookings()) {
-      // Bookings of rooms that no longer exist are forgotten.
-      const bookings = loadBookings();
-      const ids = new Set(cards().map((card) => card.dataset.roomId));
-      if (Object.keys(bookings).some((id) => !ids.has(id))) {
-        saveBookings(Object.fromEntries(Object.entries(bookings).filter(([id]) => ids.has(id))));
-      }
-    }
-    decorate();
-
-    // Focus was on a card's button: put it on the same room's button again.
-    const card = focusedRoom && cardFor(focusedRoom);
-    if (card && !document.contains(active)) {
-      Array.from(card.querySelectorAll("button")).find((b) => !b.disabled && !b.closest("[hidden]"))
+    const again = where && document.querySelector(where);
+    if (again && document.activeElement !== active) {
+      (again.contains(active) ? active : again.querySelector("button:not(:disabled), a[href]"))
         ?.focus({ preventScroll: true });
     }
     markFresh();
@@ -465,7 +416,7 @@
       const card = cardFor(change.id);
       if (change.change === "spots" && typeof change.spots === "number" && card) {
         if (setSpots(card, change.spots)) {
-          announce(`${card.dataset.name}: ${tn("rooms.spotsRemaining", change.spots)}`);
+          announce(t("rooms.announce", { name: card.dataset.name, spots: tn("rooms.spotsRemaining", change.spots) }));
         }
       } else {
         reloadQuietly();
@@ -497,7 +448,7 @@
       stopPolling();
     }
     showMode();
-    cards().forEach(syncButtons);
+    syncAll();
   }
 
   function wake() {
@@ -529,58 +480,6 @@
     });
   }
 
-  // --- The name -----------------------------------------------------------------------------------
-
-  function showNameError() {
-    const message = t("rooms.errors.name");
-    let error = byId("person-error");
-    if (!error) {
-      error = document.createElement("p");
-      error.className = "field-error";
-      error.id = "person-error";
-      nameForm.append(error);
-    }
-    error.textContent = message;
-    personInput.setAttribute("aria-invalid", "true");
-    const described = (personInput.getAttribute("aria-describedby") || "").split(/\s+/).filter(Boolean);
-    if (!described.includes("person-error")) described.push("person-error");
-    personInput.setAttribute("aria-describedby", described.join(" "));
-    personInput.focus(); // its label, hint and this error are read out with it
-  }
-
-  function clearNameError() {
-    byId("person-error")?.remove();
-    personInput?.removeAttribute("aria-invalid");
-    const described = (personInput?.getAttribute("aria-describedby") || "").split(/\s+/)
-      .filter((id) => id && id !== "person-error");
-    personInput?.setAttribute("aria-describedby", described.join(" "));
-  }
-
-  /** The name in the field, remembered; the field shows the remembered name when the page loads. */
-  function currentPerson() {
-    const person = personInput ? personInput.value.trim() : (storage.get(PERSON) || "").trim();
-    if (person) storage.set(PERSON, person);
-    return person;
-  }
-
-  if (personInput) {
-    const remembered = storage.get(PERSON);
-    if (remembered && !byId("person-error")) personInput.value = remembered;
-    else if (!remembered && personInput.value.trim()) storage.set(PERSON, personInput.value.trim());
-  }
-
-  nameForm?.addEventListener("submit", (event) => {
-    if (!currentPerson()) {
-      event.preventDefault();
-      showNameError();
-      return;
-    }
-    clearNameError();
-    // Still posted: the server's cookie is what the page books with when scripts are off. Offline
-    // there is no server to post to, and remembering it here is enough for now.
-    if (offline) event.preventDefault();
-  });
-
   // --- Booking and cancelling ---------------------------------------------------------------------
 
   // One Idempotency-Key per intent to book a room, reused when a retry follows a network error, so a
@@ -598,38 +497,20 @@
 
   const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
   const problemOf = (response) => response.json().catch(() => ({}));
+  // The server's words go into a localised sentence ("The booking failed: {reason}"), never alone.
+  const reasonOf = (problem, response) => problem.detail || problem.title || response.statusText || response.status;
 
-  function setBusy(card, on, text) {
-    const id = card.dataset.roomId;
-    if (on) busy.add(id);
+  function setBusy(id, what) {
+    if (what) busy.set(id, what);
     else busy.delete(id);
-    const target = cardFor(id);
-    if (!target) return;
-    const book = target.querySelector("button.book");
-    if (book && text) label(book, text, target);
-    for (const button of target.querySelectorAll("button.book, button.cancel")) {
-      if (on) button.setAttribute("aria-busy", "true");
-      else button.removeAttribute("aria-busy");
-    }
-    syncButtons(target);
+    syncButtons(id);
   }
 
   async function book(card) {
     const id = card.dataset.roomId;
     if (busy.has(id) || offline || card.dataset.state === "full") return; // repeated clicks do nothing
-    const person = personInput ? currentPerson() : ""; // signed in: the server knows who
-    if (personInput && !person) {
-      showNameError();
-      return;
-    }
-    clearNameError();
-    let intent = intents.get(id);
-    if (!intent || intent.person !== person) {
-      intent = { key: uuid(), person }; // the same key with another body would be refused
-      intents.set(id, intent);
-    }
-    const hadFocus = card.contains(document.activeElement);
-    setBusy(card, true, t("rooms.booking"));
+    if (!intents.has(id)) intents.set(id, uuid());
+    setBusy(id, "book");
 
     let response = null;
     try {
@@ -638,10 +519,10 @@
           method: "POST",
           credentials: "same-origin",
           headers: {
-            "Content-Type": "application/json", Accept: "application/json", "Idempotency-Key": intent.key,
-            "X-CSRF-Token": csrf,
+            "Content-Type": "application/json", Accept: "application/json",
+            "Idempotency-Key": intents.get(id), "X-CSRF-Token": csrf,
           },
-          body: JSON.stringify(person ? { person } : {}),
+          body: "{}", // the server knows who is signed in
         });
         // An earlier try with this key is still running on the server: wait for its answer.
         if (response.status !== 409 || attempt >= 5) break;
@@ -653,25 +534,23 @@
       response = null; // network error: the key is kept for the retry
     }
 
-    setBusy(card, false, t("rooms.book"));
+    setBusy(id, null);
     card = cardFor(id); // the lists may have been redrawn meanwhile
     if (!card) return;
-    const name = card.dataset.name;
 
     if (!response) {
       say(card, t("rooms.errors.network"), "error");
-      moveFocus(card, hadFocus, card.querySelector("button.book"));
+      moveFocus(id, card.querySelector("button.book"), card.querySelector(".card-message"));
       return;
     }
     if (response.status === 201) {
       intents.delete(id);
       const { booking, spots } = await response.json();
-      rememberBooking(id, booking.id);
       if (typeof spots === "number") setSpots(card, spots);
       showBooked(card, booking.id);
-      say(card, t("rooms.bookedMessage", { name }), "success");
-      moveFocus(card, hadFocus, card.querySelector("button.cancel"));
-      if (serverKnowsBookings()) reloadQuietly(); // the server's list of this person's bookings
+      say(card, t("rooms.bookedMessage", { name: card.dataset.name }), "success");
+      moveFocus(id, card.querySelector(".cancel-form button"), card.querySelector(".card-message"));
+      reloadQuietly(); // the list of the person's bookings, as the server draws it
       return;
     }
 
@@ -679,27 +558,25 @@
     const type = String(problem.type || "");
     if (response.status < 500 && response.status !== 429) intents.delete(id); // a definite no
     let message;
-    if (response.status === 409 && type.endsWith("room-full")) {
+    if (response.status === 401) {
+      message = t("rooms.signInToBook"); // the session has ended: the redrawn page offers to sign in
+    } else if (response.status === 409 && type.endsWith("room-full")) {
       message = t("rooms.errors.full");
       setSpots(card, 0);
     } else if (response.status === 409 && type.endsWith("already-booked")) {
-      message = t("rooms.errors.already");
+      message = t("rooms.errors.already"); // booked elsewhere: the redrawn card shows that booking
     } else {
-      const reason = problem.detail || problem.title || response.statusText || response.status;
-      message = t("rooms.errors.failed", { reason });
-      if (response.status === 404) reloadQuietly();
+      message = t("rooms.errors.failed", { reason: reasonOf(problem, response) });
     }
     say(card, message, "error");
-    moveFocus(card, hadFocus, card.querySelector("button.book"));
+    moveFocus(id, card.querySelector("button.book"), card.querySelector(".card-message"));
+    if ([401, 404, 409].includes(response.status)) reloadQuietly(); // the server knows better now
   }
 
-  /** Cancels the room's booking: the card's own, or `bookingId` from the list of the person's bookings. */
-  async function cancel(card, bookingId = null, fromList = false) {
-    const id = card.dataset.roomId;
-    bookingId ||= knownBookings()[id];
+  /** Cancels a booking of room `id`; `from` is the card or the item of the list of bookings it was asked from. */
+  async function cancel(id, bookingId, from) {
     if (!bookingId || busy.has(id) || offline) return;
-    const hadFocus = fromList || card.contains(document.activeElement);
-    setBusy(card, true);
+    setBusy(id, "cancel");
     let response = null;
     try {
       response = await fetch(`/api/rooms/${encodeURIComponent(id)}/bookings/${encodeURIComponent(bookingId)}`, {
@@ -708,51 +585,47 @@
     } catch {
       response = null;
     }
-    setBusy(card, false);
-    card = cardFor(id);
-    if (!card) return;
+    setBusy(id, null);
+    const card = cardFor(id);
+    const name = card?.dataset.name ?? from.querySelector("span")?.textContent.trim();
 
     if (response && (response.ok || response.status === 404)) {
-      // 404: the booking is gone already (cancelled elsewhere): this device forgets it too.
-      rememberBooking(id, null);
-      byId("my-bookings-list")?.querySelector(`li[data-booking-id="${CSS.escape(bookingId)}"]`)?.remove();
-      showBooked(card, null);
-      say(card, t("rooms.cancelledMessage", { name: card.dataset.name }), "success");
-      moveFocus(card, hadFocus, card.querySelector("button.book"));
-      if (serverKnowsBookings()) reloadQuietly(); // spots and the list, as the server has them
-      else refresh(); // the spot given back, exactly (a 204 says no number)
+      // 404: the booking is gone already (cancelled elsewhere); the page forgets it too.
+      listItemFor(bookingId)?.remove();
+      if (card?.dataset.bookingId === bookingId) showBooked(card, null);
+      say(card, t("rooms.cancelledMessage", { name }), "success");
+      moveFocus(id, card?.querySelector("button.book"), card?.querySelector(".card-message"));
+      reloadQuietly(); // the spot given back (a 204 says no number) and the list, as the server has them
       return;
     }
-    // The server's reason, or (no answer) that the device seems offline.
-    say(card, response ? (await problemOf(response)).detail || `${response.status}` : t("rooms.offline"), "error");
-    moveFocus(card, hadFocus, card.querySelector("button.cancel"));
+    const message = !response ? t("rooms.errors.cancelFailed", { reason: t("rooms.offline") })
+      : response.status === 401 ? t("rooms.signInToBook")
+        : t("rooms.errors.cancelFailed", { reason: reasonOf(await problemOf(response), response) });
+    say(card, message, "error");
+    moveFocus(id, from.querySelector("button"), card?.querySelector(".cancel-form button"),
+      card?.querySelector(".card-message"));
+    if (response?.status === 401) reloadQuietly();
   }
 
+  // Book and Cancel forms post to the server without this script; with it, they work in place.
   root.addEventListener("submit", (event) => {
-    const form = event.target.closest?.(".book-form");
-    if (form) {
+    const form = event.target;
+    const holder = form.closest?.("[data-room-id]");
+    if (!holder) return; // e.g. the notice's Cancel, after a booking made without this script
+    if (form.matches(".book-form")) {
       event.preventDefault();
-      book(form.closest(".room-card"));
-      return;
-    }
-    // A signed-in person's list of bookings: cancelled in place too.
-    const item = event.target.closest?.("#my-bookings-list li[data-room-id][data-booking-id]");
-    const card = item && cardFor(item.dataset.roomId);
-    if (card) {
+      book(holder);
+    } else if (form.matches(".cancel-form")) {
       event.preventDefault();
-      cancel(card, item.dataset.bookingId, true);
+      cancel(holder.dataset.roomId, holder.dataset.bookingId, holder);
     }
-  });
-  root.addEventListener("click", (event) => {
-    const button = event.target.closest?.("button.cancel");
-    if (button) cancel(button.closest(".room-card"));
   });
 
   // --- Start --------------------------------------------------------------------------------------
 
   if (refreshButton) refreshButton.hidden = false;
   showMode();
-  decorate();
+  syncAll();
   if (!navigator.onLine) {
     setOffline(true);
     refresh(); // the service worker's last copy may be newer than this page
