@@ -4,9 +4,8 @@ French, keyboard and accessibility.
 Every test starts a server of its own with the demo rooms (tests book spots, so they do not share one).
 Demo data: 8 rooms, ids are their lowercase names.
 
-Who books: a page with a name form (#person) books in the name remembered on the device; a Quad with
-accounts books for the signed-in person. The helpers `become`, `api_book` and `api_cancel` do either,
-so the tests hold for both.
+Bookings belong to the signed-in person: `become` signs the browser in (an account made once per name),
+`api_book` and `api_cancel` book and cancel elsewhere, through the API with that person's session token.
 """
 
 import json
@@ -75,13 +74,6 @@ def api_rooms(server) -> dict:
 PASSWORD = "correct-horse-battery-staple"
 
 
-def accounts(server) -> bool:
-    """Whether this Quad signs people in, rather than asking for a name on the page."""
-    if not hasattr(server, "rooms_accounts"):
-        server.rooms_accounts = 'id="name-form"' not in server.request("/rooms").text
-    return server.rooms_accounts
-
-
 def account_token(server, person: str) -> str:
     """Creates an account for `person` (as the admin) once, and signs it in through the API."""
     tokens = server.__dict__.setdefault("rooms_tokens", {})
@@ -99,13 +91,7 @@ def account_token(server, person: str) -> str:
 
 
 def become(driver, server, person: str, script=True):
-    """Makes the browser book as `person`: the remembered name, or a signed-in account. Ends on /rooms."""
-    if not accounts(server):
-        driver.get(server.url + "/rooms")
-        driver.execute_script("localStorage.setItem('quad.person', arguments[0])", person)
-        open_rooms(driver, server)
-        assert one(driver, "#person").get_attribute("value") == person
-        return
+    """Signs the browser in as `person` (through the sign-in form). Ends on /rooms."""
     account_token(server, person)
     username = server.rooms_tokens[person][0]
     driver.get(server.url + "/signin?next=/rooms")
@@ -118,17 +104,14 @@ def become(driver, server, person: str, script=True):
 
 
 def api_book(server, room: str, person: str):
-    headers = {"Content-Type": "application/json"}
-    if accounts(server):
-        headers["Authorization"] = f"Bearer {account_token(server, person)}"
-    response = server.request(f"/api/rooms/{room}/bookings", method="POST", headers=headers,
-                              data=json.dumps({"person": person}).encode())
+    headers = {"Content-Type": "application/json", "Authorization": f"Bearer {account_token(server, person)}"}
+    response = server.request(f"/api/rooms/{room}/bookings", method="POST", headers=headers, data=b"{}")
     assert response.status == 201, f"booking {room} for {person}: {response.status} {response.text}"
     return response.json()["booking"]
 
 
 def api_cancel(server, room: str, booking: dict, person: str):
-    headers = {"Authorization": f"Bearer {account_token(server, person)}"} if accounts(server) else {}
+    headers = {"Authorization": f"Bearer {account_token(server, person)}"}
     response = server.request(f"/api/rooms/{room}/bookings/{booking['id']}", method="DELETE", headers=headers)
     assert response.status == 204, f"cancelling {booking}: {response.status} {response.text}"
 
@@ -196,83 +179,137 @@ def expected_available_order(rooms: dict) -> list[str]:
 # --- 1. Booking -------------------------------------------------------------------------------
 
 
+# What booking or cancelling changes on a card (its booking id, the Book form or "Booked" and the Cancel
+# form) as a list of elements: tag, attributes, own text. What rooms.js draws must be what the server draws.
+CARD_SHAPE = """(id) => {
+  const card = document.getElementById(id);
+  const text = (e) => Array.from(e.childNodes).filter(n => n.nodeType === 3).map(n => n.nodeValue).join('')
+    .replace(/\\s+/g, ' ').trim();
+  const attributes = (e) => Array.from(e.attributes, a => a.name + '=' + a.value).sort();
+  return [card.dataset.bookingId || null, ...Array.from(card.querySelectorAll('*'))
+    .filter(e => e.closest('.room-body > form, .booked-state')).map(e => [e.tagName, ...attributes(e), text(e)])];
+}"""
+
+
+def card_shape(driver, room: str) -> list:
+    return driver.execute_script(f"return ({CARD_SHAPE})(arguments[0])", f"room-{room}")
+
+
+def record_drawn_shape(driver, room: str, selector: str) -> None:
+    """Keeps the card's shape (in window.__drawn) as soon as `selector` appears in it: as rooms.js drew it,
+    before it redraws the lists from the server's page."""
+    driver.execute_script(
+        f"const shape = {CARD_SHAPE}; window.__drawn = null;"
+        "new MutationObserver((_, observer) => {"
+        "  if (document.querySelector(`#room-${arguments[0]} ${arguments[1]}`)) {"
+        "    window.__drawn = shape(`room-${arguments[0]}`); observer.disconnect(); }"
+        "}).observe(document.getElementById('rooms'), {subtree: true, childList: true});", room, selector)
+
+
 def test_book_and_cancel_in_the_browser(rooms_server, browser):
-    from selenium.webdriver.support import expected_conditions as EC
-    from selenium.webdriver.support.ui import WebDriverWait
-
-    open_rooms(browser, rooms_server)
+    become(browser, rooms_server, "Ada Lovelace")
     assert spots_text(browser, "ljerka") == "43 spots remaining"
-
-    if accounts(rooms_server):
-        become(browser, rooms_server, "Ada Lovelace")
-    else:
-        # The name, saved with the page's form (it posts as well, so the no-JavaScript cookie agrees).
-        person = one(browser, "#person")
-        person.clear()
-        person.send_keys("Ada Lovelace")
-        one(browser, "#name-form button[type=submit]").click()
-        WebDriverWait(browser, 10).until(EC.staleness_of(person), "saving the name did not reload the page")
-        wait_for(browser, lambda d: live_mode(d) == "stream", message="rooms.js did not start after saving the name")
-        assert one(browser, "#person").get_attribute("value") == "Ada Lovelace"
-        assert browser.execute_script("return localStorage.getItem('quad.person')") == "Ada Lovelace"
+    unbooked = card_shape(browser, "ljerka")
 
     marker = browser.execute_script("return window.__noReload = Math.random()")
+    record_drawn_shape(browser, "ljerka", ".cancel-form")
     button = book_button(browser, "ljerka")
     assert button.accessible_name == "Book Ljerka"
     button.click()
 
     wait_for(browser, lambda d: spots_text(d, "ljerka") == "42 spots remaining", message="count did not drop to 42")
-    wait_for(browser, lambda d: text_of(d, "#room-ljerka .booked-status") == "Booked", message="no 'Booked' status")
-    wait_for(browser, lambda d: shown(d, "#room-ljerka button.cancel")
-             and one(d, "#room-ljerka button.cancel").accessible_name == "Cancel Ljerka", message="no Cancel button")
+    wait_for(browser, lambda d: text_of(d, "#room-ljerka .booked-state") == "Booked", message="no 'Booked' state")
+    wait_for(browser, lambda d: shown(d, "#room-ljerka .cancel-form button")
+             and one(d, "#room-ljerka .cancel-form button").accessible_name == "Cancel Ljerka", message="no Cancel")
     assert not shown(browser, "#room-ljerka button.book"), "the Book button is still shown"
     assert "Booked a spot in Ljerka." in text_of(browser, "#room-ljerka .card-message")
     assert browser.execute_script("return window.__noReload") == marker, "the page reloaded to book"
     assert api_rooms(rooms_server)["ljerka"]["spots"] == 42
-    if not accounts(rooms_server):
-        stored = json.loads(browser.execute_script("return localStorage.getItem('quad.bookings')"))
-        assert set(stored) == {"ljerka"}
+    booking_id = one(browser, "#room-ljerka").get_attribute("data-booking-id")
+    assert booking_id, "the card does not say which booking it shows"
+    wait_for(browser, lambda d: by_css(d, f'#my-bookings-list li[data-room-id="ljerka"][data-booking-id="{booking_id}"]'),
+             message="not in the person's bookings")
+    drawn = browser.execute_script("return window.__drawn")
+    assert drawn, "rooms.js did not draw the booked card"
 
-    # A reload still knows the booking (remembered on this device, or by the server).
+    # A reload draws the booked card exactly as rooms.js did.
     open_rooms(browser, rooms_server)
     assert spots_text(browser, "ljerka") == "42 spots remaining"
-    assert text_of(browser, "#room-ljerka .booked-status") == "Booked"
-    if accounts(rooms_server):
-        assert by_css(browser, '#my-bookings-list li[data-room-id="ljerka"]'), "not in the person's bookings"
-    assert shown(browser, "#room-ljerka button.cancel")
+    assert text_of(browser, "#room-ljerka .booked-state") == "Booked"
+    assert card_shape(browser, "ljerka") == drawn, "rooms.js and the server draw a booked card differently"
+    assert shown(browser, "#room-ljerka .cancel-form button")
 
-    one(browser, "#room-ljerka button.cancel").click()
+    marker = browser.execute_script("return window.__noReload = Math.random()")
+    record_drawn_shape(browser, "ljerka", "button.book")
+    one(browser, "#room-ljerka .cancel-form button").click()
     wait_for(browser, lambda d: spots_text(d, "ljerka") == "43 spots remaining", message="count did not go back to 43")
     wait_for(browser, lambda d: shown(d, "#room-ljerka button.book")
              and book_button(d, "ljerka").accessible_name == "Book Ljerka", message="Book button not restored")
-    assert not by_css(browser, "#room-ljerka .booked")
+    assert "Your booking in Ljerka is cancelled." in text_of(browser, "#room-ljerka .card-message")
+    assert not by_css(browser, "#room-ljerka .booked-state, #room-ljerka .cancel-form")
+    assert one(browser, "#room-ljerka").get_attribute("data-booking-id") is None
     assert api_rooms(rooms_server)["ljerka"]["spots"] == 43
-    if accounts(rooms_server):
-        wait_for(browser, lambda d: not by_css(d, '#my-bookings-list li[data-room-id="ljerka"]'))
-    else:
-        assert json.loads(browser.execute_script("return localStorage.getItem('quad.bookings')")) == {}
+    wait_for(browser, lambda d: not by_css(d, '#my-bookings-list li[data-room-id="ljerka"]'))
+    assert browser.execute_script("return window.__noReload") == marker, "the page reloaded to cancel"
+    assert browser.execute_script("return window.__drawn") == unbooked, "rooms.js drew the card unlike the server"
 
 
-def test_booking_needs_to_know_who(rooms_server, browser):
-    open_rooms(browser, rooms_server)
-    if accounts(rooms_server):
-        # Nobody signed in: each room offers to sign in instead of a Book button.
-        assert not by_css(browser, "button.book")
-        links = by_css(browser, ".room-card a.sign-in-to-book")
-        assert len(links) == 8 and all("/signin" in link.get_attribute("href") for link in links)
-        return
-    assert one(browser, "#person").get_attribute("value") == ""
+def test_cancel_from_my_bookings_in_place(rooms_server, browser):
+    booking = api_book(rooms_server, "mina", "Maya")
+    become(browser, rooms_server, "Maya")
+    assert one(browser, "#room-mina").get_attribute("data-booking-id") == booking["id"]
+    item = f'#my-bookings-list li[data-booking-id="{booking["id"]}"]'
+    assert one(browser, f"{item} button").accessible_name == "Cancel Mina"
 
-    book_button(browser, "mina").click()
-
-    wait_for(browser, lambda d: shown(d, "#person-error"), message="no error next to the name field")
-    assert text_of(browser, "#person-error") == "Enter your name to book."
-    person = one(browser, "#person")
-    assert person.get_attribute("aria-invalid") == "true"
-    assert "person-error" in person.get_attribute("aria-describedby").split()
-    assert browser.execute_script("return document.activeElement.id") == "person"
-    assert booking_requests(browser, "mina") == 0
+    marker = browser.execute_script("return window.__noReload = Math.random()")
+    browser.execute_script("arguments[0].focus()", one(browser, f"{item} button"))
+    one(browser, f"{item} button").click()
+    wait_for(browser, lambda d: not by_css(d, item), message="the booking stayed in the list")
+    wait_for(browser, lambda d: shown(d, "#room-mina button.book"), message="the card did not offer Book again")
+    assert "Your booking in Mina is cancelled." in text_of(browser, "#room-mina .card-message")
+    wait_for(browser, lambda d: spots_text(d, "mina") == "39 spots remaining")
     assert api_rooms(rooms_server)["mina"]["spots"] == 39
+    # The list's Cancel went away with its booking: focus goes to the room's Book button, not the page.
+    wait_for(browser, lambda d: d.execute_script("return document.activeElement.matches('#room-mina button.book')"),
+             message="focus was lost")
+    wait_for(browser, lambda d: shown(d, "#my-bookings-empty"), message="no 'You have no bookings.'")
+    assert browser.execute_script("return window.__noReload") == marker, "the page reloaded to cancel"
+
+
+def test_signed_out_page_offers_sign_in(rooms_server, browser):
+    open_rooms(browser, rooms_server)
+    # Nobody signed in: each room offers to sign in instead of a Book button.
+    assert not by_css(browser, "button.book, .cancel-form, #my-bookings")
+    links = by_css(browser, ".room-card a.sign-in-to-book")
+    assert len(links) == 8 and all("/signin" in link.get_attribute("href") for link in links)
+
+
+def test_ended_session_and_failed_cancel_speak_the_pages_language(rooms_server, new_browser):
+    driver = new_browser(lang="fr")
+    api_book(rooms_server, "painter", "Élise")
+    become(driver, rooms_server, "Élise")
+
+    # A cancel the server refuses (here: the CSRF cookie no longer matches the page's token) gives the
+    # server's reason inside a French sentence.
+    driver.delete_cookie("quad_csrf")
+    driver.add_cookie({"name": "quad_csrf", "value": "x" * 43, "path": "/"})
+    one(driver, "#room-painter .cancel-form button").click()
+    wait_for(driver, lambda d: "card-message-error" in (one(d, "#room-painter .card-message").get_attribute("class")),
+             message="no error after a refused cancel")
+    assert text_of(driver, "#room-painter .card-message").startswith("La réservation n’a pas pu être annulée : ")
+    assert api_rooms(rooms_server)["painter"]["spots"] == 15
+    assert shown(driver, "#room-painter .cancel-form button"), "the booking is still there: Cancel stays"
+
+    # The session ends (signed out elsewhere): booking says to sign in, in French, not the server's English.
+    driver.delete_cookie("quad_session")
+    book_button(driver, "ljerka").click()
+    wait_for(driver, lambda d: text_of(d, "#room-ljerka .card-message") == "Connectez-vous pour réserver",
+             message=f"got {text_of(driver, '#room-ljerka .card-message')!r}")
+    assert "Sign in" not in text_of(driver, "#rooms")
+    # The lists are redrawn as the server now draws them: sign-in links, no list of bookings.
+    wait_for(driver, lambda d: by_css(d, "#room-ljerka a.sign-in-to-book") and not by_css(d, "#my-bookings"),
+             message="the page still offers to book")
+    assert api_rooms(rooms_server)["ljerka"]["spots"] == 43
 
 
 # --- 2. Live updates ---------------------------------------------------------------------------
@@ -406,7 +443,7 @@ def test_double_click_books_once(rooms_server, browser):
     become(browser, rooms_server, "Dora")
     ActionChains(browser).double_click(book_button(browser, "ljerka")).perform()
 
-    wait_for(browser, lambda d: text_of(d, "#room-ljerka .booked-status") == "Booked", message="not booked")
+    wait_for(browser, lambda d: text_of(d, "#room-ljerka .booked-state") == "Booked", message="not booked")
     assert booking_requests(browser, "ljerka") == 1
     assert api_rooms(rooms_server)["ljerka"]["spots"] == 42
     assert "card-message-error" not in (one(browser, "#room-ljerka .card-message").get_attribute("class") or "")
@@ -420,7 +457,7 @@ def test_repeated_enter_books_once(rooms_server, browser):
     browser.execute_script("arguments[0].focus()", book_button(browser, "mina"))
     ActionChains(browser).send_keys(Keys.ENTER, Keys.ENTER, Keys.ENTER, Keys.ENTER).perform()
 
-    wait_for(browser, lambda d: text_of(d, "#room-mina .booked-status") == "Booked", message="not booked")
+    wait_for(browser, lambda d: text_of(d, "#room-mina .booked-state") == "Booked", message="not booked")
     time.sleep(0.5)  # measuring that nothing more happens: no second request follows
     assert booking_requests(browser, "mina") == 1
     assert api_rooms(rooms_server)["mina"]["spots"] == 38
@@ -559,29 +596,38 @@ def test_page_works_without_javascript(rooms_server, browser):
     assert not shown(browser, "#rooms-refresh"), "the Refresh button needs JavaScript: hidden without"
     assert browser.execute_script("return document.getElementById('rooms').dataset.live") is None, "rooms.js ran"
 
-    if accounts(rooms_server):
-        become(browser, rooms_server, "Noor", script=False)
-    else:
-        person = one(browser, "#person")
-        person.send_keys("Noor")
-        one(browser, "#name-form button[type=submit]").click()
-        WebDriverWait(browser, 10).until(EC.staleness_of(person))
-        assert one(browser, "#person").get_attribute("value") == "Noor"
+    become(browser, rooms_server, "Noor", script=False)
 
     button = book_button(browser, "ljerka")
     button.click()
     WebDriverWait(browser, 10).until(EC.staleness_of(button))
-    wait_for(browser, lambda d: shown(d, "#rooms-notice"), message="no notice after booking")
-    assert "Booked a spot in Ljerka." in text_of(browser, "#rooms-notice")
-    assert spots_text(browser, "ljerka") == "42 spots remaining"
+    # The page after the redirect (waited for as a whole: it may still be loading).
+    wait_for(browser, lambda d: "Booked a spot in Ljerka." in text_of(d, "#rooms-notice")
+             and spots_text(d, "ljerka") == "42 spots remaining",
+             message=f"after booking: {text_of(browser, '#rooms-notice')!r}, {spots_text(browser, 'ljerka')!r}")
     assert api_rooms(rooms_server)["ljerka"]["spots"] == 42
+
+    # The card shows the booking, with a Cancel of its own.
+    assert text_of(browser, "#room-ljerka .booked-state") == "Booked"
+    assert one(browser, "#room-ljerka .cancel-form button").accessible_name == "Cancel Ljerka"
+    assert not by_css(browser, "#room-ljerka button.book")
 
     # The notice's Cancel works the same way.
     cancel = one(browser, "#rooms-notice button[type=submit]")
+    assert cancel.accessible_name == "Cancel Ljerka"
     cancel.click()
     WebDriverWait(browser, 10).until(EC.staleness_of(cancel))
-    assert "Your booking in Ljerka is cancelled." in text_of(browser, "#rooms-notice")
-    assert spots_text(browser, "ljerka") == "43 spots remaining"
+    wait_for(browser, lambda d: "Your booking in Ljerka is cancelled." in text_of(d, "#rooms-notice")
+             and spots_text(d, "ljerka") == "43 spots remaining", message="not cancelled")
+
+    # And so does the card's, after booking again.
+    book_button(browser, "mina").click()
+    cancel = wait_for(browser, lambda d: by_css(d, "#room-mina .cancel-form button"), message="Mina not booked")[0]
+    cancel.click()
+    WebDriverWait(browser, 10).until(EC.staleness_of(cancel))
+    wait_for(browser, lambda d: "Your booking in Mina is cancelled." in text_of(d, "#rooms-notice")
+             and shown(d, "#room-mina button.book"), message="not cancelled from the card")
+    assert api_rooms(rooms_server)["mina"]["spots"] == 39
 
 
 # --- 8. French ----------------------------------------------------------------------------------
@@ -605,7 +651,7 @@ def test_french_plurals(rooms_server, new_browser):
     api_book(rooms_server, "mostafa", "Invité 3")
     wait_for(driver, lambda d: spots_text(d, "mostafa") == "Plus aucune place", timeout=5,
              message=f"got {spots_text(driver, 'mostafa')!r}")
-    wait_for(driver, lambda d: "Mostafa: Plus aucune place" in text_of(d, "#rooms-live"), timeout=3)
+    wait_for(driver, lambda d: "Mostafa : Plus aucune place" in text_of(d, "#rooms-live"), timeout=3)
 
     # The server says the same.
     open_rooms(driver, rooms_server)
@@ -637,10 +683,10 @@ def test_keyboard_tab_and_enter_books(rooms_server, browser):
     before = api_rooms(rooms_server)[reached]["spots"]
 
     ActionChains(browser).send_keys(Keys.ENTER).perform()
-    wait_for(browser, lambda d: text_of(d, f"#room-{reached} .booked-status") == "Booked", message="Enter did not book")
+    wait_for(browser, lambda d: text_of(d, f"#room-{reached} .booked-state") == "Booked", message="Enter did not book")
     assert api_rooms(rooms_server)[reached]["spots"] == before - 1
     # Focus moved to the Cancel button that replaced Book, so Enter cancels.
-    wait_for(browser, lambda d: d.execute_script("return document.activeElement.matches('button.cancel')"),
+    wait_for(browser, lambda d: d.execute_script("return document.activeElement.matches('.room-card .cancel-form button')"),
              message="focus did not move to Cancel")
     ActionChains(browser).send_keys(Keys.ENTER).perform()
     wait_for(browser, lambda d: d.execute_script("return document.activeElement.matches('button.book')"),
@@ -663,7 +709,7 @@ def test_no_serious_accessibility_violations(rooms_server, new_browser, set_colo
     become(driver, rooms_server, "Axel")
     axe.assert_clean(driver, f"{width}px, {scheme}, ready to book")
     book_button(driver, "ljerka").click()
-    wait_for(driver, lambda d: shown(d, "#room-ljerka button.cancel"))
+    wait_for(driver, lambda d: shown(d, "#room-ljerka .cancel-form button"))
     set_offline(driver, True)
     wait_for(driver, lambda d: shown(d, "#rooms-offline"))
     axe.assert_clean(driver, f"{width}px, {scheme}, booked and offline")
@@ -671,7 +717,9 @@ def test_no_serious_accessibility_violations(rooms_server, new_browser, set_colo
 
 def test_phone_at_200_percent_text(rooms_server, new_browser, axe):
     driver = new_browser(width=PHONE, font_size=32)
+    api_book(rooms_server, "mostafa", "Zoé")  # a booked card and the list of bookings are measured too
     become(driver, rooms_server, "Zoé")
+    assert by_css(driver, "#room-mostafa .cancel-form") and by_css(driver, "#my-bookings-list li")
     inner, scroll = driver.execute_script("return [innerWidth, document.documentElement.scrollWidth]")
     assert inner == PHONE
     assert scroll <= inner, f"page scrolls sideways at 200 % text: {scroll}px wide"

@@ -615,7 +615,7 @@
     if (form.matches(".book-form")) {
       event.preventDefault();
       book(holder);
-    } else if (form.matches(".cancel-form")) {
+    } else if (form.matches(".cancel-form") && holder.dataset.bookingId) {
       event.preventDefault();
       cancel(holder.dataset.roomId, holder.dataset.bookingId, holder);
     }
