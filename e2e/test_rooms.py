@@ -688,6 +688,7 @@ def test_keyboard_tab_and_enter_books(rooms_server, browser):
     # Focus moved to the Cancel button that replaced Book, so Enter cancels.
     wait_for(browser, lambda d: d.execute_script("return document.activeElement.matches('.room-card .cancel-form button')"),
              message="focus did not move to Cancel")
+    time.sleep(1)  # a fresh Cancel ignores presses for a moment (see test_repeated_enter_books_once)
     ActionChains(browser).send_keys(Keys.ENTER).perform()
     wait_for(browser, lambda d: d.execute_script("return document.activeElement.matches('button.book')"),
              message="focus did not return to Book after cancelling")

@@ -73,8 +73,14 @@
     old.forEach((element) => element.remove());
     if (bookingId) card.dataset.bookingId = bookingId;
     else delete card.dataset.bookingId;
+    swappedAt.set(id, Date.now());
     syncButtons(id);
   }
+
+  // The button that replaces the one just pressed (Cancel after Book) ignores presses for a moment,
+  // so a double tap or a held Enter never books and then cancels at once.
+  const swappedAt = new Map();
+  const justSwapped = (id) => Date.now() - (swappedAt.get(id) ?? 0) < 800;
 
   // --- Spots --------------------------------------------------------------------------------------
 
@@ -612,6 +618,10 @@
     const form = event.target;
     const holder = form.closest?.("[data-room-id]");
     if (!holder) return; // e.g. the notice's Cancel, after a booking made without this script
+    if (justSwapped(holder.dataset.roomId)) {
+      event.preventDefault();
+      return;
+    }
     if (form.matches(".book-form")) {
       event.preventDefault();
       book(holder);
