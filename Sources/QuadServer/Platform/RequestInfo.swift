@@ -1,23 +1,19 @@
 import Hummingbird
 import QuadCore
 
-/// What handlers of the generated interface need from the HTTP request but the contract does not pass
-/// them (credentials, the client's address, the request id), carried in a task-local value.
+/// What handlers need from the HTTP request but the generated interface does not pass them (the caller,
+/// their address, how they reached Quad), carried in a task-local value.
 public struct RequestInfo: Sendable {
-    public var authorization: String?
-    public var clientKey: String
     /// The client's IP address.
-    public var clientAddress: String = "local"
-    public var requestId: String
+    public var clientAddress = "local"
     /// How the client reached Quad (`http://host:port`), for absolute URLs.
-    public var baseURL: String
+    public var baseURL = "http://localhost"
     /// The signed-in caller, if any.
     public var person: Person?
     /// The session token the caller signed in with (bearer or cookie), for signing out.
     public var sessionToken: String?
 
-    @TaskLocal public static var current = RequestInfo(
-        authorization: nil, clientKey: "local", requestId: "-", baseURL: "http://localhost")
+    @TaskLocal public static var current = RequestInfo()
 }
 
 struct RequestInfoMiddleware: RouterMiddleware {
@@ -29,11 +25,9 @@ struct RequestInfoMiddleware: RouterMiddleware {
     )
         async throws -> Response
     {
-        var info = RequestInfo(
-            authorization: request.headers[.authorization], clientKey: context.clientKey, requestId: context.requestId,
-            baseURL: request.baseURL(trustProxy: trustProxy), person: context.person)
-        info.clientAddress = context.clientAddress
-        info.sessionToken = context.sessionToken
+        let info = RequestInfo(
+            clientAddress: context.clientAddress, baseURL: request.baseURL(trustProxy: trustProxy),
+            person: context.person, sessionToken: context.sessionToken)
         return try await RequestInfo.$current.withValue(info) { try await next(request, context) }
     }
 }

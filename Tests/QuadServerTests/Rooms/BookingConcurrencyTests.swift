@@ -7,16 +7,6 @@ import Testing
 
 /// Under any concurrency there are never more bookings than spots, and spots never go below 0.
 @Suite struct BookingConcurrencyTests {
-    static func post(
-        _ client: some TestClientProtocol, _ room: String, _ headers: HTTPFields
-    ) async throws
-        -> TestResponse
-    {
-        try await client.execute(
-            uri: "/api/rooms/\(room)/bookings", method: .post, headers: headers, body: ByteBuffer(string: "{}")
-        ) { $0 }
-    }
-
     @Test(arguments: TestDatabase.engines)
     func twoHundredPeopleRaceForTwentySpots(engine: Database.Engine) async throws {
         try await TestApp.run(engine) { app, client in
@@ -28,7 +18,7 @@ import Testing
             let everyone = people
             let statuses = try await withThrowingTaskGroup(of: HTTPResponse.Status.self) { group in
                 for headers in everyone {
-                    group.addTask { try await Self.post(client, "race", headers).status }
+                    group.addTask { try await client.book("race", as: headers).status }
                 }
                 return try await group.reduce(into: []) { $0.append($1) }
             }
@@ -49,7 +39,7 @@ import Testing
             let headers = signedIn
             let statuses = try await withThrowingTaskGroup(of: HTTPResponse.Status.self) { group in
                 for _ in 0..<50 {
-                    group.addTask { try await Self.post(client, "mina", headers).status }
+                    group.addTask { try await client.book("mina", as: headers).status }
                 }
                 return try await group.reduce(into: []) { $0.append($1) }
             }
@@ -58,7 +48,7 @@ import Testing
             #expect(try await store.bookings(roomId: "mina").count == 1)
             #expect(try await store.find("mina")?.spots == 38)
             // The retry after the storm replays the first answer.
-            let retry = try await Self.post(client, "mina", headers)
+            let retry = try await client.book("mina", as: headers)
             #expect(retry.status == .created)
             #expect(retry.headers[.idempotentReplayed] == "true")
         }
@@ -76,7 +66,7 @@ import Testing
                 let publisher = Task {
                     // On PostgreSQL the hub hears its own events through LISTEN, which starts in the background.
                     for headers in everyone where !Task.isCancelled {
-                        _ = try await Self.post(client, "mina", headers)
+                        _ = try await client.book("mina", as: headers)
                         try await Task.sleep(for: .milliseconds(100))
                     }
                 }

@@ -17,16 +17,6 @@ import Testing
         try await TestApp.run(engine, configure: { $0.loadDemoData = true }, body)
     }
 
-    static func book(
-        _ client: some TestClientProtocol, _ room: String, as headers: HTTPFields
-    ) async throws
-        -> TestResponse
-    {
-        try await client.execute(
-            uri: "/api/rooms/\(room)/bookings", method: .post, headers: headers, body: ByteBuffer(string: "{}")
-        ) { $0 }
-    }
-
     // The original app's models, as the reference describes them.
     struct RoomsResponse: Decodable { var rooms: [RoomResponse] }
     struct RoomResponse: Decodable {
@@ -61,7 +51,7 @@ import Testing
                 #expect($0.status == .notModified)
                 #expect($0.body.readableBytes == 0)
             }
-            _ = try await Self.book(client, "ljerka", as: try await app.signedIn("ada"))
+            _ = try await client.book("ljerka", as: try await app.signedIn("ada"))
             try await client.execute(uri: "/api/rooms", method: .get, headers: [.ifNoneMatch: etag]) { response in
                 #expect(response.status == .ok)
                 #expect(response.headers[.eTag] != etag)
@@ -86,7 +76,7 @@ import Testing
     @Test func bookingStatuses() async throws {
         try await Self.run { app, client in
             let ada = try await app.signedIn("ada")
-            let booked = try await Self.book(client, "ljerka", as: ada)
+            let booked = try await client.book("ljerka", as: ada)
             #expect(booked.status == .created)
             #expect(booked.json["spots"] as? Int == 42)
             let booking = try #require(booked.json["booking"] as? [String: Any])
@@ -94,14 +84,14 @@ import Testing
             let bookingId = try #require(booking["id"] as? String)
             #expect(bookingId.count >= 22)  // 128 random bits
 
-            let again = try await Self.book(client, "ljerka", as: ada)
+            let again = try await client.book("ljerka", as: ada)
             #expect(again.status == .conflict)
             #expect(again.json["title"] as? String == "Already booked")
-            let full = try await Self.book(client, "alexis", as: ada)
+            let full = try await client.book("alexis", as: ada)
             #expect(full.status == .conflict)
             #expect(full.json["detail"] as? String == "Someone took the last spot.")
-            #expect(try await Self.book(client, "nowhere", as: ada).status == .notFound)
-            #expect(try await Self.book(client, "mina", as: Self.json).status == .unauthorized)
+            #expect(try await client.book("nowhere", as: ada).status == .notFound)
+            #expect(try await client.book("mina", as: Self.json).status == .unauthorized)
 
             try await client.execute(uri: "/api/me/bookings", method: .get, headers: ada) { response in
                 let bookings = try #require(response.json["bookings"] as? [[String: Any]])
@@ -117,7 +107,7 @@ import Testing
             try await client.execute(uri: "/api/rooms/ljerka", method: .get) { #expect($0.json["spots"] as? Int == 43) }
 
             // An admin may cancel anyone's booking.
-            let grace = try await Self.book(client, "mina", as: try await app.signedIn("grace"))
+            let grace = try await client.book("mina", as: try await app.signedIn("grace"))
             let graceBooking = try #require((grace.json["booking"] as? [String: Any])?["id"] as? String)
             try await client.execute(
                 uri: "/api/rooms/mina/bookings/\(graceBooking)", method: .delete, headers: Self.admin
@@ -178,7 +168,7 @@ import Testing
                 let fields = (response.json["errors"] as? [[String: String]])?.compactMap { $0["field"] }
                 #expect(fields == ["name", "capacity"])
             }
-            _ = try await Self.book(client, "ada-room", as: try await app.signedIn("grace"))
+            _ = try await client.book("ada-room", as: try await app.signedIn("grace"))
             let tooMany = ByteBuffer(string: "{\"spots\": 6}")
             try await client.execute(uri: "/api/rooms/ada-room", method: .patch, headers: Self.admin, body: tooMany) {
                 #expect($0.status == .unprocessableContent)  // one spot is booked: at most 5 free

@@ -61,6 +61,17 @@ extension TestApp {
     }
 }
 
+extension TestClientProtocol {
+    /// `POST /api/rooms/{room}/bookings` as whoever `headers` sign in.
+    func book(_ room: String, as headers: HTTPFields) async throws -> TestResponse {
+        try await execute(
+            uri: "/api/rooms/\(room)/bookings", method: .post, headers: headers, body: ByteBuffer(string: "{}")
+        ) {
+            $0
+        }
+    }
+}
+
 extension TestResponse {
     var json: [String: Any] {
         (try? JSONSerialization.jsonObject(with: Data(buffer: body)) as? [String: Any]) ?? [:]
