@@ -1,7 +1,7 @@
 import Foundation
 
 /// Every user-facing string, looked up by key in the language's resource file
-/// (`Resources/Localization/<code>.json`), with English as the fallback.
+/// (`Resources/Localization/<code>.json` and one `<code>.<feature>.json` per feature), with English as the fallback.
 ///
 /// A value is either a string or, for counted phrases, an object keyed by CLDR plural category,
 /// where `"0"` may give an exact phrase for zero ("No spots remaining").
@@ -83,16 +83,23 @@ final class Catalog: Sendable {
 
     private init() {
         var tables: [Language: [String: Entry]] = [:]
-        for language in Language.allCases {
-            guard
-                let url = Bundle.module.url(
-                    forResource: language.rawValue, withExtension: "json", subdirectory: "Localization"),
-                let data = try? Data(contentsOf: url)
-            else { continue }
+        let directory = Bundle.module.url(forResource: "Localization", withExtension: nil)
+        let files =
+            directory.flatMap { try? FileManager.default.contentsOfDirectory(at: $0, includingPropertiesForKeys: nil) }
+            ?? []
+        for url in files.filter({ $0.pathExtension == "json" }).sorted(by: {
+            $0.lastPathComponent < $1.lastPathComponent
+        }) {
+            // `en.json` holds the shared strings; `en.<feature>.json` a feature's own.
+            let name = url.deletingPathExtension().lastPathComponent
+            guard let language = Language(rawValue: String(name.prefix { $0 != "." })) else { continue }
             do {
-                tables[language] = try JSONDecoder().decode([String: Entry].self, from: data)
+                let table = try JSONDecoder().decode([String: Entry].self, from: Data(contentsOf: url))
+                tables[language, default: [:]].merge(table) { _, _ in
+                    preconditionFailure("Localization/\(url.lastPathComponent) repeats a key of another file")
+                }
             } catch {
-                preconditionFailure("Localization/\(language.rawValue).json is not valid: \(error)")
+                preconditionFailure("Localization/\(url.lastPathComponent) is not valid: \(error)")
             }
         }
         self.tables = tables
