@@ -61,6 +61,7 @@ let package = Package(
                 "QuadCore", "QuadAPI",
                 .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
                 .product(name: "OpenAPIURLSession", package: "swift-openapi-urlsession"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
             ]
         ),
         .executableTarget(
@@ -74,6 +75,16 @@ let package = Package(
             ]
         ),
         .testTarget(name: "QuadCoreTests", dependencies: ["QuadCore"]),
+        // The kit against a real Quad listening on a free port (so URLSession is exercised).
+        .testTarget(
+            name: "QuadKitTests",
+            dependencies: [
+                "QuadKit", "QuadServer",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
         .testTarget(
             name: "QuadServerTests",
             dependencies: [

@@ -1,0 +1,276 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// One event from `/api/events`.
+public struct ServerEvent: Sendable, Equatable {
+    public var id: String?
+    /// `room`, `special`, `book`, … or `reset` (events were missed: reload).
+    public var type: String
+    public var data: String
+
+    public init(id: String?, type: String, data: String) {
+        self.id = id
+        self.type = type
+        self.data = data
+    }
+
+    /// The JSON payload decoded as `T`.
+    public func decode<T: Decodable>(_: T.Type) -> T? {
+        try? JSONDecoder().decode(T.self, from: Data(data.utf8))
+    }
+}
+
+/// The text/event-stream format, fed bytes as they arrive (any chunking), giving whole events.
+public struct ServerSentEventParser: Sendable {
+    private var buffer: [UInt8] = []
+    private var id: String?
+    private var type: String?
+    private var data: [String] = []
+    /// The last `id:` seen: what to send as `Last-Event-ID` on reconnecting.
+    public private(set) var lastEventId: String?
+    /// The server's `retry:` advice, when it gave one.
+    public private(set) var retry: Duration?
+
+    public init(lastEventId: String? = nil) {
+        self.lastEventId = lastEventId
+    }
+
+    public mutating func feed(_ bytes: some Sequence<UInt8>) -> [ServerEvent] {
+        buffer.append(contentsOf: bytes)
+        var events: [ServerEvent] = []
+        while let end = buffer.firstIndex(where: { $0 == 0x0A || $0 == 0x0D }) {
+            // A CR LF pair is one line end; a lone CR at the buffer's end waits for the next chunk.
+            if buffer[end] == 0x0D, end + 1 == buffer.count { break }
+            let line = String(decoding: buffer[..<end], as: UTF8.self)
+            var next = end + 1
+            if buffer[end] == 0x0D, next < buffer.count, buffer[next] == 0x0A { next += 1 }
+            buffer.removeSubrange(..<next)
+            if let event = process(line) { events.append(event) }
+        }
+        return events
+    }
+
+    private mutating func process(_ line: String) -> ServerEvent? {
+        if line.isEmpty {
+            defer {
+                type = nil
+                data = []
+            }
+            guard !data.isEmpty || type != nil else { return nil }
+            if let id { lastEventId = id }
+            return ServerEvent(id: id, type: type ?? "message", data: data.joined(separator: "\n"))
+        }
+        if line.hasPrefix(":") { return nil }
+        let field: Substring
+        var value: Substring
+        if let colon = line.firstIndex(of: ":") {
+            field = line[..<colon]
+            value = line[line.index(after: colon)...]
+            if value.hasPrefix(" ") { value = value.dropFirst() }
+        } else {
+            field = Substring(line)
+            value = ""
+        }
+        switch field {
+        case "id": if !value.contains("\0") { id = String(value) }
+        case "event": type = String(value)
+        case "data": data.append(String(value))
+        case "retry": if let ms = Int(value) { retry = .milliseconds(ms) }
+        default: break
+        }
+        return nil
+    }
+}
+
+/// Bytes of a long-lived response as they arrive, through URLSession's delegate (FoundationNetworking on
+/// Linux has no `bytes(for:)`).
+final class StreamingDownload: NSObject, URLSessionDataDelegate, @unchecked Sendable {
+    private let continuation: AsyncThrowingStream<Data, any Error>.Continuation
+    let chunks: AsyncThrowingStream<Data, any Error>
+    private var session: URLSession?
+    private var task: URLSessionDataTask?
+    private let lock = NSLock()
+
+    init(request: URLRequest) {
+        (chunks, continuation) = AsyncThrowingStream<Data, any Error>.makeStream()
+        super.init()
+        let configuration = URLSessionConfiguration.ephemeral
+        configuration.urlCache = nil
+        configuration.timeoutIntervalForRequest = 90
+        configuration.timeoutIntervalForResource = 7 * 24 * 3600
+        let session = URLSession(configuration: configuration, delegate: self, delegateQueue: nil)
+        let task = session.dataTask(with: request)
+        lock.withLock {
+            self.session = session
+            self.task = task
+        }
+        continuation.onTermination = { [weak self] _ in self?.cancel() }
+        task.resume()
+    }
+
+    func cancel() {
+        let (task, session) = lock.withLock { (self.task, self.session) }
+        task?.cancel()
+        session?.invalidateAndCancel()
+    }
+
+    func urlSession(
+        _ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
+        completionHandler: @escaping (URLSession.ResponseDisposition) -> Void
+    ) {
+        if let http = response as? HTTPURLResponse, http.statusCode != 200 {
+            continuation.finish(
+                throwing: EventStreamError.status(http.statusCode, http.value(forHTTPHeaderField: "Retry-After")))
+            completionHandler(.cancel)
+            return
+        }
+        completionHandler(.allow)
+    }
+
+    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
+        continuation.yield(data)
+    }
+
+    func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
+        if let error { continuation.finish(throwing: error) } else { continuation.finish() }
+        session.finishTasksAndInvalidate()
+    }
+}
+
+enum EventStreamError: Error {
+    case status(Int, String?)
+}
+
+/// A live connection to `/api/events` that stays up: it reconnects with backoff after any drop, sending
+/// `Last-Event-ID` so nothing published meanwhile is lost (a `reset` event says too much was missed).
+public actor EventStreamClient {
+    public enum Status: Sendable, Equatable {
+        case disconnected
+        case connecting
+        case connected
+    }
+
+    let serverURL: URL
+    let types: [String]
+    let tokens: TokenBox?
+    let clock: any KitClock
+    let backoff: Backoff
+    public private(set) var lastEventId: String?
+    public private(set) var status: Status = .disconnected
+    /// Connections opened so far (the first, then each reconnect).
+    public private(set) var connections = 0
+    private var loop: Task<Void, Never>?
+    private var current: StreamingDownload?
+    private var subscribers: [UUID: AsyncStream<ServerEvent>.Continuation] = [:]
+    private var statusObservers: [UUID: AsyncStream<Status>.Continuation] = [:]
+
+    public init(
+        serverURL: URL, types: [String] = [], tokens: TokenBox? = nil, lastEventId: String? = nil,
+        clock: any KitClock = SystemClock(), backoff: Backoff = Backoff(base: .milliseconds(500), cap: .seconds(30))
+    ) {
+        self.serverURL = serverURL
+        self.types = types
+        self.tokens = tokens
+        self.lastEventId = lastEventId
+        self.clock = clock
+        self.backoff = backoff
+    }
+
+    /// Events as they arrive, for as long as the caller listens.
+    public func events() -> AsyncStream<ServerEvent> {
+        let (stream, continuation) = AsyncStream<ServerEvent>.makeStream(bufferingPolicy: .bufferingNewest(1024))
+        let id = UUID()
+        subscribers[id] = continuation
+        continuation.onTermination = { [weak self] _ in Task { await self?.unsubscribe(id) } }
+        return stream
+    }
+
+    /// The connection's status as it changes, starting with the current one.
+    public func statusUpdates() -> AsyncStream<Status> {
+        let (stream, continuation) = AsyncStream<Status>.makeStream(bufferingPolicy: .bufferingNewest(16))
+        let id = UUID()
+        statusObservers[id] = continuation
+        continuation.yield(status)
+        continuation.onTermination = { [weak self] _ in Task { await self?.unobserve(id) } }
+        return stream
+    }
+
+    private func unsubscribe(_ id: UUID) { subscribers[id] = nil }
+    private func unobserve(_ id: UUID) { statusObservers[id] = nil }
+
+    public func start() {
+        guard loop == nil else { return }
+        loop = Task { await self.run() }
+    }
+
+    public func stop() {
+        loop?.cancel()
+        loop = nil
+        current?.cancel()
+        current = nil
+        setStatus(.disconnected)
+    }
+
+    /// Cuts the current connection as a network drop would; the client reconnects by itself.
+    public func dropConnection() {
+        current?.cancel()
+    }
+
+    private func setStatus(_ status: Status) {
+        guard status != self.status else { return }
+        self.status = status
+        for observer in statusObservers.values { observer.yield(status) }
+    }
+
+    private func request() -> URLRequest {
+        var components = URLComponents(
+            url: serverURL.appendingPathComponent("api/events"), resolvingAgainstBaseURL: false)!
+        if !types.isEmpty { components.queryItems = [URLQueryItem(name: "types", value: types.joined(separator: ","))] }
+        var request = URLRequest(url: components.url!)
+        request.setValue("text/event-stream", forHTTPHeaderField: "Accept")
+        request.cachePolicy = .reloadIgnoringLocalCacheData
+        if let lastEventId { request.setValue(lastEventId, forHTTPHeaderField: "Last-Event-ID") }
+        if let token = tokens?.token { request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization") }
+        return request
+    }
+
+    private func run() async {
+        var failures = 0
+        var serverRetry: Duration?
+        while !Task.isCancelled {
+            setStatus(.connecting)
+            connections += 1
+            let download = StreamingDownload(request: request())
+            current = download
+            var parser = ServerSentEventParser(lastEventId: lastEventId)
+            var wait: Duration?
+            do {
+                for try await chunk in download.chunks {
+                    if status != .connected {
+                        setStatus(.connected)
+                        failures = 0
+                    }
+                    for event in parser.feed(chunk) {
+                        if let id = event.id { lastEventId = id }
+                        for subscriber in subscribers.values { subscriber.yield(event) }
+                    }
+                    serverRetry = parser.retry ?? serverRetry
+                }
+            } catch EventStreamError.status(_, let retryAfter) {
+                wait = parseRetryAfter(retryAfter, now: clock.now)
+            } catch {}
+            download.cancel()
+            if current === download { current = nil }
+            if Task.isCancelled { break }
+            setStatus(.disconnected)
+            // The first reconnect after a working stream waits only the server's advice (or a moment).
+            let delay = wait ?? max(backoff.delay(attempt: failures), failures == 0 ? (serverRetry ?? .zero) : .zero)
+            failures += 1
+            do { try await clock.sleep(for: delay) } catch { break }
+        }
+        setStatus(.disconnected)
+    }
+}

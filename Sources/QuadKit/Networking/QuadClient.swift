@@ -1,0 +1,268 @@
+import Foundation
+import HTTPTypes
+import OpenAPIRuntime
+import OpenAPIURLSession
+import QuadAPI
+import QuadCore
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// The session token, shared by the client's requests and whoever signs in or out.
+public final class TokenBox: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value: String?
+
+    public init(_ token: String? = nil) {
+        value = token
+    }
+
+    public var token: String? {
+        get { lock.withLock { value } }
+        set { lock.withLock { value = newValue } }
+    }
+}
+
+/// A booking of the signed-in person, as `GET /api/me/bookings` lists it.
+public struct MyBooking: Codable, Sendable, Equatable, Identifiable {
+    public var id: String
+    public var roomId: String
+    public var roomName: String
+    public var createdAt: Date
+
+    public init(id: String, roomId: String, roomName: String, createdAt: Date) {
+        self.id = id
+        self.roomId = roomId
+        self.roomName = roomName
+        self.createdAt = createdAt
+    }
+}
+
+/// A response and whether it came from the ETag cache after a 304.
+public struct Fetched<Value: Sendable>: Sendable {
+    public var value: Value
+    /// True when the server said "not modified" and the cached body was used.
+    public var revalidated: Bool
+    public var etag: String?
+}
+
+/// Quad's API for apps: the client generated from `openapi.yaml` over URLSession, behind the kit's
+/// middleware (idempotency keys, retries with backoff, bearer auth, ETag revalidation), plus the raw routes
+/// the generator does not cover (`GET /api/rooms`, images) through the same middleware.
+public final class QuadClient: Sendable {
+    public struct Options: Sendable {
+        public var clock: any KitClock = SystemClock()
+        public var retry: RetryMiddleware?
+        /// Middleware run innermost (after auth and ETag), e.g. to observe or disturb requests in tests.
+        public var extraMiddlewares: [any ClientMiddleware] = []
+        public var timeout: TimeInterval = 20
+
+        public init() {}
+    }
+
+    public let serverURL: URL
+    public let tokens: TokenBox
+    public let etags = ETagCache()
+    /// The generated client, for operations the kit has no helper for yet.
+    public let api: Client
+    let transport: any ClientTransport
+    let middlewares: [any ClientMiddleware]
+    public let clock: any KitClock
+
+    public init(serverURL: URL, token: String? = nil, options: Options = Options()) {
+        self.serverURL = serverURL
+        self.tokens = TokenBox(token)
+        self.clock = options.clock
+        let configuration = URLSessionConfiguration.ephemeral
+        // The kit revalidates with its own cache; URLSession's (which on Linux ignores no-cache) stays out.
+        configuration.urlCache = nil
+        configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
+        configuration.timeoutIntervalForRequest = options.timeout
+        let session = URLSession(configuration: configuration)
+        transport = URLSessionTransport(configuration: .init(session: session))
+        let tokens = tokens
+        middlewares =
+            [
+                IdempotencyMiddleware(),
+                options.retry ?? RetryMiddleware(clock: options.clock),
+                AuthMiddleware { tokens.token },
+                ETagMiddleware(cache: etags),
+            ] + options.extraMiddlewares
+        api = Client(serverURL: serverURL, transport: transport, middlewares: middlewares)
+    }
+
+    /// Sends a request through the same middleware as the generated client.
+    public func send(
+        _ request: HTTPRequest, body: HTTPBody? = nil, baseURL: URL? = nil, operationID: String
+    ) async throws -> (HTTPResponse, HTTPBody?) {
+        let transport = transport
+        var next: @Sendable (HTTPRequest, HTTPBody?, URL) async throws -> (HTTPResponse, HTTPBody?) = {
+            try await transport.send($0, body: $1, baseURL: $2, operationID: operationID)
+        }
+        for middleware in middlewares.reversed() {
+            let inner = next
+            next = { try await middleware.intercept($0, body: $1, baseURL: $2, operationID: operationID, next: inner) }
+        }
+        do {
+            return try await next(request, body, baseURL ?? serverURL)
+        } catch {
+            throw KitError.from(error)
+        }
+    }
+
+    /// GET of a raw route: the body, whether it was served from the ETag cache, and the ETag.
+    public func get(path: String, operationID: String) async throws -> Fetched<Data> {
+        let (response, body) = try await send(
+            HTTPRequest(
+                method: .get, scheme: nil, authority: nil, path: path, headerFields: [.accept: "application/json"]),
+            operationID: operationID)
+        let data = if let body { try await Data(collecting: body, upTo: 32 * 1024 * 1024) } else { Data() }
+        guard response.status.code == 200 else { throw Self.problem(status: response.status.code, body: data) }
+        return Fetched(
+            value: data, revalidated: response.headerFields[.quadKitCache] != nil, etag: response.headerFields[.eTag])
+    }
+
+    /// Bytes at an absolute URL (an image), with retries.
+    public func download(_ url: URL) async throws -> Data {
+        guard var parts = URLComponents(url: url, resolvingAgainstBaseURL: true) else {
+            throw KitError.unexpected("Not a URL: \(url)")
+        }
+        let path = parts.percentEncodedPath + (parts.percentEncodedQuery.map { "?" + $0 } ?? "")
+        parts.path = ""
+        parts.query = nil
+        let base = parts.url ?? serverURL
+        let (response, body) = try await send(
+            HTTPRequest(method: .get, scheme: nil, authority: nil, path: path), baseURL: base,
+            operationID: "getImage")
+        let data = if let body { try await Data(collecting: body, upTo: 64 * 1024 * 1024) } else { Data() }
+        guard response.status.code == 200 else { throw Self.problem(status: response.status.code, body: data) }
+        return data
+    }
+
+    // MARK: Accounts
+
+    /// Signs in; the token is kept for later calls and returned so it can be saved.
+    public func signIn(username: String, password: String) async throws -> (token: String, person: Person) {
+        let output = try await call {
+            try await api.createSession(body: .json(.init(username: username, password: password)))
+        }
+        guard case .created(let created) = output, case .json(let session) = created.body else {
+            throw Self.failure(output)
+        }
+        tokens.token = session.token
+        return (session.token, Person(session.person))
+    }
+
+    public func signOut() async throws {
+        let output = try await call { try await api.endSession() }
+        tokens.token = nil
+        switch output {
+        case .noContent, .unauthorized: return
+        default: throw Self.failure(output)
+        }
+    }
+
+    public func me() async throws -> Person {
+        let output = try await call { try await api.getMe() }
+        guard case .ok(let ok) = output, case .json(let person) = ok.body else { throw Self.failure(output) }
+        return Person(person)
+    }
+
+    // MARK: Rooms
+
+    /// `GET /api/rooms` (a raw route, so not in the generated client), decoded with QuadCore's `Room`.
+    public func rooms(minSpots: Int? = nil, building: String? = nil) async throws -> Fetched<[Room]> {
+        var query = URLComponents()
+        var items: [URLQueryItem] = []
+        if let minSpots { items.append(URLQueryItem(name: "minSpots", value: String(minSpots))) }
+        if let building { items.append(URLQueryItem(name: "building", value: building)) }
+        query.queryItems = items.isEmpty ? nil : items
+        let fetched = try await get(
+            path: "/api/rooms" + (query.percentEncodedQuery.map { "?" + $0 } ?? ""), operationID: "listRooms")
+        struct RoomList: Decodable { var rooms: [Room] }
+        do {
+            let list = try JSONDecoder().decode(RoomList.self, from: fetched.value)
+            return Fetched(value: list.rooms, revalidated: fetched.revalidated, etag: fetched.etag)
+        } catch {
+            throw KitError.unexpected("The rooms could not be read: \(error)")
+        }
+    }
+
+    /// Books a spot; `idempotencyKey` identifies the user's intent, so repeating it never books twice.
+    public func book(roomId: String, idempotencyKey: String) async throws -> (booking: Booking, spots: Int) {
+        let output = try await call {
+            try await api.bookRoom(
+                path: .init(roomId: roomId), headers: .init(idempotencyKey: idempotencyKey), body: .json(.init()))
+        }
+        guard case .created(let created) = output, case .json(let result) = created.body else {
+            throw Self.failure(output)
+        }
+        let booking = Booking(
+            id: result.booking.id, roomId: result.booking.roomId, person: result.booking.person,
+            createdAt: ISO8601DateFormatter().string(from: result.booking.createdAt))
+        return (booking, result.spots)
+    }
+
+    public func cancel(roomId: String, bookingId: String) async throws {
+        let output = try await call {
+            try await api.cancelBooking(path: .init(roomId: roomId, bookingId: bookingId))
+        }
+        guard case .noContent = output else { throw Self.failure(output) }
+    }
+
+    public func myBookings() async throws -> [MyBooking] {
+        let output = try await call { try await api.listMyBookings() }
+        guard case .ok(let ok) = output, case .json(let list) = ok.body else { throw Self.failure(output) }
+        return list.bookings.map {
+            MyBooking(id: $0.id, roomId: $0.roomId, roomName: $0.roomName, createdAt: $0.createdAt)
+        }
+    }
+
+    // MARK: Errors
+
+    func call<T>(_ body: () async throws -> T) async throws -> T {
+        do {
+            return try await body()
+        } catch {
+            throw KitError.from(error)
+        }
+    }
+
+    /// A `KitError` for an output the caller did not expect: the problem's detail when the server sent one.
+    static func failure<T>(_ output: T) -> KitError {
+        guard let child = Mirror(reflecting: output).children.first else {
+            return .unexpected("The server's answer was not understood.")
+        }
+        if let response = child.value as? Components.Responses.Problem,
+            case .applicationProblemJson(let problem) = response.body
+        {
+            let detail = problem.detail ?? problem.title
+            if problem.status == 401 { return .unauthorized("Not signed in: \(detail) (run `quad login`)") }
+            return .problem(status: problem.status, type: problem._type, detail: detail)
+        }
+        let status = Mirror(reflecting: child.value).children.first { $0.label == "statusCode" }?.value as? Int
+        return .unexpected("The server answered \(status.map(String.init) ?? child.label ?? "something unexpected").")
+    }
+
+    /// A `KitError` from a raw response's status and problem+json body.
+    static func problem(status: Int, body: Data) -> KitError {
+        struct Problem: Decodable {
+            var type: String?
+            var title: String?
+            var detail: String?
+        }
+        let problem = try? JSONDecoder().decode(Problem.self, from: body)
+        let detail = problem?.detail ?? problem?.title ?? "The server answered \(status)."
+        if status == 401 { return .unauthorized("Not signed in: \(detail)") }
+        return .problem(status: status, type: problem?.type ?? "about:blank", detail: detail)
+    }
+}
+
+extension Person {
+    init(_ person: Components.Schemas.Person) {
+        self.init(
+            username: person.username, displayName: person.displayName,
+            role: Role(rawValue: person.role.rawValue) ?? .member, studentId: person.studentId)
+    }
+}

@@ -1,0 +1,34 @@
+import Foundation
+
+/// What every feature store shares: one client (one token, one ETag cache), one offline store, one live
+/// event stream, one clock. An app makes one session per server and asks it for the stores it shows.
+///
+/// Extension point: a feature store (SpecialsStore, LibraryStore, TimetableStore) takes a `KitSession`,
+/// keeps its resource with `OfflineStore` under its own key, refreshes with a `Refresher`, listens to its
+/// event types through `events`, and refuses writes while `isOffline` with `KitError.writeRefusedOffline`.
+public final class KitSession: Sendable {
+    public let client: QuadClient
+    public let offline: OfflineStore?
+    public let events: EventStreamClient
+    public let clock: any KitClock
+    public let refresh: Refresher.Settings
+
+    public init(
+        client: QuadClient, offline: OfflineStore?, refresh: Refresher.Settings = .init(),
+        eventBackoff: Backoff = Backoff(base: .milliseconds(500), cap: .seconds(30))
+    ) {
+        self.client = client
+        self.offline = offline
+        self.clock = client.clock
+        self.refresh = refresh
+        self.events = EventStreamClient(
+            serverURL: client.serverURL, tokens: client.tokens, clock: client.clock, backoff: eventBackoff)
+    }
+
+    /// A session for `serverURL` with the default cache folder.
+    public convenience init(serverURL: URL, token: String? = nil, refresh: Refresher.Settings = .init()) {
+        self.init(
+            client: QuadClient(serverURL: serverURL, token: token),
+            offline: OfflineStore(directory: OfflineStore.defaultDirectory(server: serverURL)), refresh: refresh)
+    }
+}

@@ -1,0 +1,269 @@
+import Foundation
+import Observation
+import QuadCore
+
+/// The single source of truth for the rooms screen: rooms in booking order with their availability, the
+/// signed-in person's bookings, and one booking state machine per room
+/// (idle → booking → booked | failed(reason)), which ignores repeat taps and refuses to book offline.
+@MainActor
+@Observable
+public final class RoomsStore {
+    public enum BookingState: Equatable, Sendable {
+        case idle
+        case booking
+        case booked(bookingId: String)
+        case cancelling(bookingId: String)
+        case failed(String)
+    }
+
+    /// Most free spots first, full rooms last (QuadCore's order).
+    public private(set) var rooms: [Room] = []
+    /// True when the last attempt to reach the server failed: `rooms` are the last good ones.
+    public private(set) var isOffline = false
+    /// When `rooms` last came from the server (also after loading them from disk).
+    public private(set) var lastUpdated: Date?
+    /// The last error, in words, for a banner; nil after a success.
+    public private(set) var lastError: String?
+    /// Whether live updates are connected (the refresher is then only a safety net).
+    public private(set) var isLive = false
+    public private(set) var bookingStates: [String: BookingState] = [:]
+
+    public let session: KitSession
+    @ObservationIgnored private var refresher: Refresher?
+    @ObservationIgnored private var listeners: [Task<Void, Never>] = []
+    /// One Idempotency-Key per intent to book a room, kept until the server gives a definite answer, so a
+    /// retry after a network failure cannot book twice.
+    @ObservationIgnored private var intents: [String: String] = [:]
+
+    static let roomsKey = "rooms"
+    static let bookingsKey = "my-bookings"
+
+    public init(session: KitSession) {
+        self.session = session
+        refresher = Refresher(settings: session.refresh, clock: session.clock) { [weak self] in
+            try await self?.fetch()
+        }
+        loadCached()
+    }
+
+    // MARK: Reading
+
+    public func state(of roomId: String) -> BookingState { bookingStates[roomId] ?? .idle }
+
+    /// Whether a Book button for the room should be enabled.
+    public func canBook(_ roomId: String) -> Bool {
+        guard !isOffline, let room = rooms.first(where: { $0.id == roomId }), room.spots > 0 else { return false }
+        switch state(of: roomId) {
+        case .idle, .failed: return true
+        default: return false
+        }
+    }
+
+    /// The rooms with at least `minSpots` free, in `building`, in booking order.
+    public func rooms(minSpots: Int?, building: String?) -> [Room] {
+        Room.filtered(rooms, minSpots: minSpots, building: building)
+    }
+
+    /// How old the data is (for "updated 3 min ago"), by the session's clock.
+    public var age: TimeInterval? { lastUpdated.map { session.clock.now.timeIntervalSince($0) } }
+
+    // MARK: Lifecycle
+
+    /// Loads the last good data from disk, so the screen has something before the network answers.
+    public func loadCached() {
+        guard let offline = session.offline, let entry = offline.load([Room].self, for: Self.roomsKey) else { return }
+        rooms = Room.sortedForBooking(entry.value)
+        lastUpdated = entry.savedAt
+        if let bookings = offline.load([MyBooking].self, for: Self.bookingsKey) { applyBookings(bookings.value) }
+    }
+
+    /// Starts refreshing (at once, then on the interval) and listening to live updates.
+    public func start(live: Bool = true) async {
+        await refresher?.start()
+        guard live, listeners.isEmpty else { return }
+        let events = session.events
+        let stream = await events.events()
+        let statuses = await events.statusUpdates()
+        listeners.append(
+            Task { [weak self] in
+                for await event in stream { await self?.apply(event) }
+            })
+        listeners.append(
+            Task { [weak self] in
+                for await status in statuses { await self?.setLive(status == .connected) }
+            })
+        await events.start()
+    }
+
+    public func stop() async {
+        await refresher?.stop()
+        for listener in listeners { listener.cancel() }
+        listeners = []
+        await session.events.stop()
+        isLive = false
+    }
+
+    /// The app went to the background: stop polling (live updates stop too).
+    public func pause() async {
+        await refresher?.pause()
+    }
+
+    /// The app is active again: refresh at once and resume polling.
+    public func resume() async {
+        await refresher?.resume()
+    }
+
+    /// Sets how often to poll (at least 5 s).
+    public func setInterval(_ interval: Duration) async {
+        await refresher?.setInterval(interval)
+    }
+
+    /// Refreshes now (pull to refresh); joins a refresh already running. True when it reached the server.
+    @discardableResult
+    public func refresh() async -> Bool {
+        await refresher?.refreshNow() ?? false
+    }
+
+    /// How many refreshes reached the network layer (coalesced ones count once).
+    public var refreshCount: Int {
+        get async { await refresher?.runs ?? 0 }
+    }
+
+    private func setLive(_ live: Bool) async {
+        isLive = live
+        await refresher?.setLive(live)
+    }
+
+    // MARK: Fetching
+
+    private func fetch() async throws {
+        do {
+            let fetched = try await session.client.rooms()
+            let now = session.clock.now
+            var bookings: [MyBooking]?
+            if session.client.tokens.token != nil {
+                bookings = try? await session.client.myBookings()
+            }
+            rooms = Room.sortedForBooking(fetched.value)
+            lastUpdated = now
+            isOffline = false
+            lastError = nil
+            if let bookings { applyBookings(bookings) }
+            try? session.offline?.save(fetched.value, for: Self.roomsKey, at: now, etag: fetched.etag)
+            if let bookings { try? session.offline?.save(bookings, for: Self.bookingsKey, at: now) }
+        } catch {
+            let kit = KitError.from(error)
+            if kit.isOffline { isOffline = true }
+            lastError = kit.description
+            throw kit
+        }
+    }
+
+    /// The person's bookings decide which rooms show as booked.
+    private func applyBookings(_ bookings: [MyBooking]) {
+        let booked = Dictionary(bookings.map { ($0.roomId, $0.id) }, uniquingKeysWith: { first, _ in first })
+        for (roomId, state) in bookingStates {
+            if case .booked = state, booked[roomId] == nil { bookingStates[roomId] = .idle }
+        }
+        for (roomId, bookingId) in booked {
+            switch state(of: roomId) {
+            case .booking, .cancelling: continue
+            default: bookingStates[roomId] = .booked(bookingId: bookingId)
+            }
+        }
+    }
+
+    private func setSpots(_ roomId: String, _ spots: Int) {
+        guard let index = rooms.firstIndex(where: { $0.id == roomId }) else { return }
+        let room = rooms[index]
+        rooms[index] = Room(
+            id: room.id, name: room.name, building: room.building, capacity: room.capacity, spots: spots,
+            thumbnail: room.thumbnail)
+        rooms = Room.sortedForBooking(rooms)
+    }
+
+    // MARK: Live updates
+
+    struct RoomChange: Decodable {
+        var id: String
+        var spots: Int?
+        var change: String
+    }
+
+    /// A `room` event with new spots updates that room in place; anything else (a new room, a rename, a
+    /// `reset`) refreshes.
+    public func apply(_ event: ServerEvent) async {
+        switch event.type {
+        case "room":
+            if let change = event.decode(RoomChange.self), change.change == "spots", let spots = change.spots,
+                rooms.contains(where: { $0.id == change.id })
+            {
+                setSpots(change.id, spots)
+            } else {
+                await refresh()
+            }
+        case "reset":
+            await refresh()
+        default:
+            break
+        }
+    }
+
+    // MARK: Booking
+
+    /// Books a spot. Ignored while this room is booking, booked or cancelling (repeat taps); refused offline.
+    @discardableResult
+    public func book(_ roomId: String) async -> BookingState {
+        switch state(of: roomId) {
+        case .booking, .booked, .cancelling: return state(of: roomId)
+        case .idle, .failed: break
+        }
+        guard !isOffline else {
+            let state = BookingState.failed(
+                KitError.writeRefusedOffline("You are offline: booking needs a connection, and is not queued.")
+                    .description)
+            bookingStates[roomId] = state
+            return state
+        }
+        let key = intents[roomId] ?? UUID().uuidString
+        intents[roomId] = key
+        bookingStates[roomId] = .booking
+        do {
+            let (booking, spots) = try await session.client.book(roomId: roomId, idempotencyKey: key)
+            intents[roomId] = nil
+            setSpots(roomId, spots)
+            bookingStates[roomId] = .booked(bookingId: booking.id)
+        } catch {
+            let kit = KitError.from(error)
+            if kit.isOffline {
+                // The request may have reached the server: the next try repeats this intent's key.
+                isOffline = true
+            } else {
+                intents[roomId] = nil
+            }
+            lastError = kit.description
+            bookingStates[roomId] = .failed(kit.description)
+        }
+        return state(of: roomId)
+    }
+
+    /// Cancels the person's booking in the room. Refused offline; throws the server's reason otherwise.
+    public func cancel(_ roomId: String) async throws {
+        guard case .booked(let bookingId) = state(of: roomId) else { return }
+        guard !isOffline else {
+            throw KitError.writeRefusedOffline("You are offline: cancelling needs a connection, and is not queued.")
+        }
+        bookingStates[roomId] = .cancelling(bookingId: bookingId)
+        do {
+            try await session.client.cancel(roomId: roomId, bookingId: bookingId)
+            bookingStates[roomId] = .idle
+            if let room = rooms.first(where: { $0.id == roomId }) { setSpots(roomId, room.spots + 1) }
+        } catch {
+            let kit = KitError.from(error)
+            if kit.isOffline { isOffline = true }
+            bookingStates[roomId] = .booked(bookingId: bookingId)
+            lastError = kit.description
+            throw kit
+        }
+    }
+}

@@ -1,0 +1,149 @@
+import Foundation
+import QuadCore
+
+/// How terminal output may be decorated: colour only on a terminal, never when `NO_COLOR` is set.
+public struct TerminalStyle: Sendable, Equatable {
+    public var colour: Bool
+
+    public init(colour: Bool) {
+        self.colour = colour
+    }
+
+    public static let plain = TerminalStyle(colour: false)
+
+    /// Colour when `isTTY` and `NO_COLOR` is absent or empty (https://no-color.org), and TERM is not `dumb`.
+    public static func detect(isTTY: Bool, environment: [String: String]) -> TerminalStyle {
+        let noColor = environment["NO_COLOR"].map { !$0.isEmpty } ?? false
+        return TerminalStyle(colour: isTTY && !noColor && environment["TERM"] != "dumb")
+    }
+
+    public enum Colour: String, Sendable {
+        case green = "32"
+        case yellow = "33"
+        case red = "31"
+        case dim = "2"
+        case bold = "1"
+    }
+
+    public func paint(_ text: String, _ colour: Colour?) -> String {
+        guard self.colour, let colour, !text.isEmpty else { return text }
+        return "\u{1B}[\(colour.rawValue)m\(text)\u{1B}[0m"
+    }
+}
+
+/// A table of aligned columns in plain text: a header, then rows; numbers right-aligned.
+public struct TextTable: Sendable {
+    public enum Alignment: Sendable { case left, right }
+
+    public struct Column: Sendable {
+        public var title: String
+        public var alignment: Alignment
+        public init(_ title: String, _ alignment: Alignment = .left) {
+            self.title = title
+            self.alignment = alignment
+        }
+    }
+
+    /// A cell: its text and an optional colour (applied after padding, so alignment is kept).
+    public struct Cell: Sendable, ExpressibleByStringLiteral {
+        public var text: String
+        public var colour: TerminalStyle.Colour?
+        public init(_ text: String, _ colour: TerminalStyle.Colour? = nil) {
+            self.text = text
+            self.colour = colour
+        }
+        public init(stringLiteral value: String) { self.init(value) }
+    }
+
+    public var columns: [Column]
+    public var rows: [[Cell]] = []
+
+    public init(columns: [Column]) {
+        self.columns = columns
+    }
+
+    public mutating func add(_ row: [Cell]) { rows.append(row) }
+
+    /// Display width: characters, with East Asian wide ones (and emoji) counting two.
+    static func width(_ text: String) -> Int {
+        text.unicodeScalars.reduce(0) { total, scalar in
+            let value = scalar.value
+            if scalar.properties.generalCategory == .nonspacingMark || value == 0x200D
+                || (0xFE00...0xFE0F).contains(value)
+            {
+                return total
+            }
+            let wide =
+                (0x1100...0x115F).contains(value) || (0x2E80...0xA4CF).contains(value)
+                || (0xAC00...0xD7A3).contains(value) || (0xF900...0xFAFF).contains(value)
+                || (0xFF00...0xFF60).contains(value) || (0x1F300...0x1FAFF).contains(value)
+            return total + (wide ? 2 : 1)
+        }
+    }
+
+    public func render(style: TerminalStyle = .plain) -> String {
+        var widths = columns.map { Self.width($0.title) }
+        for row in rows {
+            for (index, cell) in row.enumerated() where index < widths.count {
+                widths[index] = max(widths[index], Self.width(cell.text))
+            }
+        }
+        func line(_ cells: [Cell]) -> String {
+            var parts: [String] = []
+            for (index, column) in columns.enumerated() {
+                let cell = index < cells.count ? cells[index] : Cell("")
+                let padding = String(repeating: " ", count: widths[index] - Self.width(cell.text))
+                let painted = style.paint(cell.text, cell.colour)
+                let isLast = index == columns.count - 1
+                switch column.alignment {
+                case .left: parts.append(isLast ? painted : painted + padding)
+                case .right: parts.append(padding + painted)
+                }
+            }
+            return parts.joined(separator: "  ")
+        }
+        let header = line(columns.map { Cell($0.title, .bold) })
+        return ([header] + rows.map(line)).joined(separator: "\n") + "\n"
+    }
+}
+
+/// Text for the `quad` command line and any terminal client.
+public enum TerminalText {
+    /// "just now", "42 s ago", "5 min ago", "3 h ago", "2 days ago".
+    public static func age(_ seconds: TimeInterval) -> String {
+        let seconds = max(0, Int(seconds))
+        switch seconds {
+        case ..<5: return "just now"
+        case ..<60: return "\(seconds) s ago"
+        case ..<3600: return "\(seconds / 60) min ago"
+        case ..<86400: return "\(seconds / 3600) h ago"
+        default:
+            let days = seconds / 86400
+            return days == 1 ? "1 day ago" : "\(days) days ago"
+        }
+    }
+
+    /// The rooms as a table: name, building, free spots of capacity, status (and whether you hold a spot).
+    public static func roomsTable(_ rooms: [Room], booked: Set<String> = [], style: TerminalStyle = .plain) -> String {
+        guard !rooms.isEmpty else { return "No rooms match.\n" }
+        var table = TextTable(columns: [
+            .init("ID"), .init("ROOM"), .init("BUILDING"), .init("FREE", .right), .init("OF", .right),
+            .init("STATUS"),
+        ])
+        for room in rooms {
+            let status: TextTable.Cell =
+                switch room.availability {
+                case .bookable: .init("available", .green)
+                case .runningLow: .init("running low", .yellow)
+                case .full: .init("full", .red)
+                }
+            var statusCell = status
+            if booked.contains(room.id) { statusCell.text += " · booked by you" }
+            table.add([
+                .init(room.id, .dim), .init(room.name), .init(room.building), .init(String(room.spots)),
+                .init(String(room.capacity)), statusCell,
+            ])
+        }
+        return table.render(style: style)
+    }
+}

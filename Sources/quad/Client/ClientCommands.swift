@@ -1,0 +1,292 @@
+import ArgumentParser
+import Foundation
+import QuadCore
+import QuadKit
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// `quad login`: signs in and keeps the token for this server.
+struct Login: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Sign in; the token is kept in the config folder (mode 0600) for later commands.")
+
+    @OptionGroup var options: ClientOptions
+
+    @Option(help: "Your username (asked when absent).")
+    var username: String?
+
+    @Flag(help: "Read the password from the first line of standard input.")
+    var passwordStdin = false
+
+    func run() async throws {
+        try await runClient {
+            let context = try ClientContext(options)
+            guard let username = username ?? prompt("Username: ")?.trimmingCharacters(in: .whitespaces),
+                !username.isEmpty
+            else { throw CLIError.usage("a username is needed (--username)") }
+            let password: String? =
+                if passwordStdin || isatty(STDIN_FILENO) != 1 { readLine(strippingNewline: true) } else {
+                    getpass("Password: ").map { String(cString: $0) }
+                }
+            guard let password, !password.isEmpty else { throw CLIError.usage("a password is needed") }
+            let (token, person) = try await context.client.signIn(username: username, password: password)
+            var credentials = Credentials.load()
+            credentials.servers[Credentials.key(context.serverURL)] = .init(token: token, username: person.username)
+            try credentials.save()
+            if context.json {
+                try context.printJSON(person)
+            } else {
+                context.print("Signed in to \(context.serverURL.absoluteString) as \(person.displayName).\n")
+            }
+        }
+    }
+
+    private func prompt(_ text: String) -> String? {
+        FileHandle.standardError.write(Data(text.utf8))
+        return readLine()
+    }
+}
+
+/// `quad logout`: ends the session and forgets the token.
+struct Logout: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Sign out and forget the kept token.")
+
+    @OptionGroup var options: ClientOptions
+
+    func run() async throws {
+        try await runClient {
+            let context = try ClientContext(options)
+            var credentials = Credentials.load()
+            let key = Credentials.key(context.serverURL)
+            guard credentials.servers[key] != nil else { throw CLIError.failed("not signed in to \(key)") }
+            try? await context.client.signOut()
+            credentials.servers[key] = nil
+            try credentials.save()
+            if !context.json { context.print("Signed out.\n") }
+        }
+    }
+}
+
+/// What `quad rooms --json` prints.
+struct RoomsOutput: Encodable {
+    var rooms: [Room]
+    var offline: Bool
+    var updatedAt: Date?
+}
+
+/// `quad rooms`: the rooms, most free spots first; offline, the last ones seen with their age.
+struct RoomsCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "rooms", abstract: "List rooms, most free spots first (cached ones when offline).")
+
+    @OptionGroup var options: ClientOptions
+
+    @Option(help: "Only rooms with at least this many free spots.")
+    var minSpots: Int?
+
+    @Option(help: "Only rooms in this building.")
+    var building: String?
+
+    func validate() throws {
+        if let minSpots, minSpots < 0 { throw ValidationError("--min-spots must be 0 or more") }
+    }
+
+    func run() async throws {
+        try await runClient {
+            let context = try ClientContext(options)
+            var rooms: [Room]
+            var offline = false
+            var updatedAt: Date? = Date()
+            do {
+                rooms = try await context.client.rooms().value
+                try? context.offline.save(rooms, for: "rooms", at: Date())
+            } catch {
+                let kit = KitError.from(error)
+                guard kit.isOffline else { throw kit }
+                guard let cached = context.offline.load([Room].self, for: "rooms") else {
+                    throw CLIError.offline(
+                        "offline: \(context.serverURL.absoluteString) is unreachable and no rooms are cached yet")
+                }
+                rooms = cached.value
+                offline = true
+                updatedAt = cached.savedAt
+            }
+            rooms = Room.sortedForBooking(Room.filtered(rooms, minSpots: minSpots, building: building))
+            var booked: Set<String> = []
+            if !offline, context.client.tokens.token != nil,
+                let mine = try? await context.client.myBookings()
+            {
+                booked = Set(mine.map(\.roomId))
+            }
+            if context.json {
+                try context.printJSON(RoomsOutput(rooms: rooms, offline: offline, updatedAt: updatedAt))
+                return
+            }
+            if offline, let updatedAt {
+                context.note(
+                    context.style.paint(
+                        "Offline: showing rooms from \(TerminalText.age(Date().timeIntervalSince(updatedAt))).",
+                        .yellow))
+            }
+            context.print(TerminalText.roomsTable(rooms, booked: booked, style: context.style))
+        }
+    }
+}
+
+/// `quad book ROOM`.
+struct BookCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "book", abstract: "Book a spot in a room (by id or name).")
+
+    @OptionGroup var options: ClientOptions
+
+    @Argument(help: "The room's id or name.")
+    var room: String
+
+    func run() async throws {
+        try await runClient {
+            let context = try ClientContext(options)
+            guard context.client.tokens.token != nil else { throw CLIError.failed("not signed in: run `quad login`") }
+            let target: Room
+            do { target = try await resolveRoom(room, client: context.client) } catch let error as CLIError {
+                throw error
+            } catch { throw context.writeError(error, doing: "book") }
+            // One key for this intent: the client's retries repeat it, so a lost answer never books twice.
+            let result: (booking: Booking, spots: Int)
+            do {
+                result = try await context.client.book(roomId: target.id, idempotencyKey: UUID().uuidString)
+            } catch {
+                throw context.writeError(error, doing: "book")
+            }
+            if context.json {
+                struct Output: Encodable {
+                    var booking: Booking
+                    var spots: Int
+                }
+                try context.printJSON(Output(booking: result.booking, spots: result.spots))
+            } else {
+                context.print(
+                    "Booked a spot in \(target.name) (\(target.building)); \(result.spots) left. Booking \(result.booking.id).\n"
+                )
+            }
+        }
+    }
+}
+
+/// `quad cancel ROOM`: cancels your booking in that room.
+struct CancelCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "cancel", abstract: "Cancel your booking in a room (by id or name).")
+
+    @OptionGroup var options: ClientOptions
+
+    @Argument(help: "The room's id or name.")
+    var room: String
+
+    func run() async throws {
+        try await runClient {
+            let context = try ClientContext(options)
+            guard context.client.tokens.token != nil else { throw CLIError.failed("not signed in: run `quad login`") }
+            let booking: MyBooking
+            do {
+                let mine = try await context.client.myBookings()
+                guard
+                    let found = mine.first(where: {
+                        $0.roomId == room || $0.roomName.caseInsensitiveCompare(room) == .orderedSame
+                    })
+                else { throw CLIError.failed("you have no booking in \"\(room)\"") }
+                booking = found
+                try await context.client.cancel(roomId: found.roomId, bookingId: found.id)
+            } catch let error as CLIError {
+                throw error
+            } catch {
+                throw context.writeError(error, doing: "cancel")
+            }
+            if context.json {
+                try context.printJSON(booking)
+            } else {
+                context.print("Cancelled your booking in \(booking.roomName).\n")
+            }
+        }
+    }
+}
+
+/// `quad watch rooms`: the rooms, then each change as it happens (live events; Ctrl-C stops).
+struct Watch: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Follow live changes (quad watch rooms).")
+
+    @OptionGroup var options: ClientOptions
+
+    @Argument(help: "What to watch: rooms.")
+    var what: String
+
+    func validate() throws {
+        guard what == "rooms" else { throw ValidationError("quad watch knows: rooms") }
+    }
+
+    func run() async throws {
+        try await runClient {
+            let context = try ClientContext(options)
+            var rooms = Dictionary(
+                (try await context.client.rooms().value).map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
+            if !context.json {
+                context.print(TerminalText.roomsTable(Room.sortedForBooking(Array(rooms.values)), style: context.style))
+                context.note("Watching for changes (Ctrl-C to stop)…")
+            }
+            let events = EventStreamClient(serverURL: context.serverURL, types: ["room", "reset"])
+            let stream = await events.events()
+            await events.start()
+            struct Change: Decodable {
+                var id: String
+                var spots: Int?
+                var change: String
+            }
+            let time = Date.FormatStyle().hour(.twoDigits(amPM: .omitted)).minute(.twoDigits).second(.twoDigits)
+            for await event in stream {
+                if context.json {
+                    struct Line: Encodable {
+                        var id: String?
+                        var type: String
+                        var data: String
+                    }
+                    let encoder = JSONEncoder()
+                    encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+                    let line = try encoder.encode(Line(id: event.id, type: event.type, data: event.data))
+                    context.print(String(decoding: line, as: UTF8.self) + "\n")
+                    continue
+                }
+                guard event.type == "room", let change = event.decode(Change.self) else {
+                    if event.type == "reset", let fresh = try? await context.client.rooms().value {
+                        rooms = Dictionary(fresh.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
+                        context.print(TerminalText.roomsTable(Room.sortedForBooking(fresh), style: context.style))
+                    }
+                    continue
+                }
+                let stamp = Date().formatted(time)
+                if let spots = change.spots, let room = rooms[change.id] {
+                    let updated = Room(
+                        id: room.id, name: room.name, building: room.building, capacity: room.capacity, spots: spots,
+                        thumbnail: room.thumbnail)
+                    rooms[room.id] = updated
+                    let status =
+                        switch updated.availability {
+                        case .bookable: context.style.paint("available", .green)
+                        case .runningLow: context.style.paint("running low", .yellow)
+                        case .full: context.style.paint("full", .red)
+                        }
+                    context.print("\(stamp)  \(updated.name): \(spots) of \(updated.capacity) free, \(status)\n")
+                } else {
+                    context.print("\(stamp)  \(change.id): \(change.change)\n")
+                    if let fresh = try? await context.client.rooms().value {
+                        rooms = Dictionary(fresh.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
+                    }
+                }
+            }
+        }
+    }
+}

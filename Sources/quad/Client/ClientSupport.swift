@@ -1,0 +1,178 @@
+import ArgumentParser
+import Foundation
+import QuadCore
+import QuadKit
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// Options every client command takes.
+struct ClientOptions: ParsableArguments {
+    @Option(help: "The Quad server [QUAD_SERVER] (default http://127.0.0.1:8080).")
+    var server: String?
+
+    @Flag(help: "Print JSON for scripts instead of tables.")
+    var json = false
+
+    func serverURL() throws -> URL {
+        let raw =
+            server ?? ProcessInfo.processInfo.environment["QUAD_SERVER"].flatMap { $0.isEmpty ? nil : $0 }
+            ?? "http://127.0.0.1:8080"
+        guard let url = URL(string: raw), let scheme = url.scheme?.lowercased(), ["http", "https"].contains(scheme),
+            url.host != nil
+        else {
+            throw CLIError.usage("--server: \"\(raw)\" is not an http(s) URL")
+        }
+        return url
+    }
+}
+
+/// A failure of a client command: one line on stderr, and its exit code.
+enum CLIError: Error {
+    case usage(String)
+    case failed(String)
+    case offline(String)
+
+    var exitCode: Int32 {
+        switch self {
+        case .usage: 2
+        case .failed: 1
+        case .offline: 3
+        }
+    }
+
+    var message: String {
+        switch self {
+        case .usage(let message), .failed(let message), .offline(let message): message
+        }
+    }
+}
+
+/// The user's saved sign-ins, one per server, in `credentials.json` (mode 0600) in the config folder:
+/// `$QUAD_CONFIG_DIR`, else `$XDG_CONFIG_HOME/quad`, else `~/.config/quad`.
+struct Credentials: Codable {
+    struct Entry: Codable {
+        var token: String
+        var username: String
+    }
+
+    var servers: [String: Entry] = [:]
+
+    static var directory: URL {
+        let environment = ProcessInfo.processInfo.environment
+        if let custom = environment["QUAD_CONFIG_DIR"], !custom.isEmpty { return URL(fileURLWithPath: custom) }
+        if let xdg = environment["XDG_CONFIG_HOME"], !xdg.isEmpty {
+            return URL(fileURLWithPath: xdg).appendingPathComponent("quad")
+        }
+        return FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(".config/quad")
+    }
+
+    static var file: URL { directory.appendingPathComponent("credentials.json") }
+
+    static func key(_ server: URL) -> String {
+        var text = server.absoluteString
+        while text.hasSuffix("/") { text.removeLast() }
+        return text
+    }
+
+    static func load() -> Credentials {
+        guard let data = try? Data(contentsOf: file) else { return Credentials() }
+        return (try? JSONDecoder().decode(Credentials.self, from: data)) ?? Credentials()
+    }
+
+    /// Written to a private temporary file, then renamed over the old one: never readable by others.
+    func save() throws {
+        let manager = FileManager.default
+        try manager.createDirectory(
+            at: Self.directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+        let data = try encoder.encode(self)
+        let temporary = Self.directory.appendingPathComponent(".credentials-\(UUID().uuidString)")
+        guard manager.createFile(atPath: temporary.path, contents: data, attributes: [.posixPermissions: 0o600])
+        else {
+            throw CLIError.failed("could not write \(Self.file.path)")
+        }
+        if rename(temporary.path, Self.file.path) != 0 {
+            try? manager.removeItem(at: temporary)
+            throw CLIError.failed("could not write \(Self.file.path)")
+        }
+    }
+
+    static func token(for server: URL) -> String? { load().servers[key(server)]?.token }
+}
+
+/// What client commands share: the server, the saved token, output style and error reporting.
+struct ClientContext {
+    let serverURL: URL
+    let client: QuadClient
+    let offline: OfflineStore
+    let json: Bool
+    let style: TerminalStyle
+
+    init(_ options: ClientOptions) throws {
+        serverURL = try options.serverURL()
+        // A command line answers quickly: two retries, short waits.
+        var kitOptions = QuadClient.Options()
+        kitOptions.retry = RetryMiddleware(maxAttempts: 3, backoff: Backoff(base: .milliseconds(200), cap: .seconds(2)))
+        kitOptions.timeout = 10
+        client = QuadClient(serverURL: serverURL, token: Credentials.token(for: serverURL), options: kitOptions)
+        offline = OfflineStore(directory: OfflineStore.defaultDirectory(server: serverURL))
+        json = options.json
+        style = TerminalStyle.detect(
+            isTTY: isatty(STDOUT_FILENO) == 1, environment: ProcessInfo.processInfo.environment)
+    }
+
+    func print(_ text: String) {
+        FileHandle.standardOutput.write(Data(text.utf8))
+    }
+
+    func note(_ text: String) {
+        FileHandle.standardError.write(Data((text + "\n").utf8))
+    }
+
+    func printJSON(_ value: some Encodable) throws {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        encoder.dateEncodingStrategy = .iso8601
+        print(String(decoding: try encoder.encode(value), as: UTF8.self) + "\n")
+    }
+
+    /// The error for a failed write: offline ones say nothing was done.
+    func writeError(_ error: any Error, doing: String) -> CLIError {
+        let kit = KitError.from(error)
+        if kit.isOffline {
+            return .offline(
+                "offline: cannot \(doing) while \(serverURL.absoluteString) is unreachable; nothing was sent")
+        }
+        return .failed(kit.description)
+    }
+}
+
+/// Runs a client command's body, turning every failure into one line on stderr and an exit code.
+func runClient(_ body: () async throws -> Void) async throws {
+    do {
+        try await body()
+    } catch let error as CLIError {
+        FileHandle.standardError.write(Data("quad: \(error.message)\n".utf8))
+        throw ExitCode(error.exitCode)
+    } catch let error as ExitCode {
+        throw error
+    } catch {
+        let kit = KitError.from(error)
+        FileHandle.standardError.write(Data("quad: \(kit.description)\n".utf8))
+        throw ExitCode(kit.isOffline ? 3 : 1)
+    }
+}
+
+/// Finds a room by id or by name (without case) in the server's list.
+func resolveRoom(_ query: String, client: QuadClient) async throws -> Room {
+    let rooms = try await client.rooms().value
+    if let room = rooms.first(where: { $0.id == query }) { return room }
+    let matches = rooms.filter { $0.name.caseInsensitiveCompare(query) == .orderedSame }
+    guard let room = matches.first else { throw CLIError.failed("there is no room \"\(query)\" (see `quad rooms`)") }
+    return room
+}

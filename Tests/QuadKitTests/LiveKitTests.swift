@@ -1,0 +1,302 @@
+import Foundation
+import QuadCore
+import Testing
+
+@testable import QuadKit
+
+/// The kit against a real Quad on a free port: URLSession, middleware, SSE and disk, end to end.
+@Suite("QuadKit against a real server", .serialized)
+struct LiveKitTests {
+    @MainActor
+    func makeStore(
+        _ server: LiveServer, as username: String?, offline: URL? = nil, clock: ManualClock = ManualClock()
+    )
+        async throws -> RoomsStore
+    {
+        var options = QuadClient.Options()
+        options.clock = clock
+        options.retry = RetryMiddleware(maxAttempts: 3, clock: InstantClock())
+        let client = try await server.client(as: username, options: options)
+        let session = KitSession(
+            client: client, offline: OfflineStore(directory: offline ?? temporaryDirectory()),
+            refresh: .init(interval: .seconds(30)))
+        return RoomsStore(session: session)
+    }
+
+    @Test("RoomsStore: sorted rooms, availability, booking, repeat taps, full rooms, cancelling, coalesced refresh")
+    @MainActor
+    func roomsStore() async throws {
+        try await LiveServer.with { server in
+            let store = try await makeStore(server, as: "ada")
+            #expect(store.rooms.isEmpty && store.lastUpdated == nil)
+            #expect(await store.refresh())
+            #expect(store.rooms.count == 8)
+            #expect(store.rooms == Room.sortedForBooking(store.rooms))
+            #expect(store.rooms.first?.id == "helmold")
+            #expect(store.rooms.last?.id == "alexis")
+            #expect(store.rooms.first { $0.id == "alexis" }?.availability == .full)
+            #expect(store.rooms.first { $0.id == "mostafa" }?.availability == .bookable)
+            #expect(store.rooms.first { $0.id == "ljerka" }?.availability == .bookable)
+            #expect(store.lastUpdated != nil && !store.isOffline)
+            #expect(store.rooms(minSpots: 40, building: "north hall").map(\.id) == ["ljerka"])
+
+            // Two taps at once: one booking.
+            #expect(store.canBook("mostafa"))
+            async let first = store.book("mostafa")
+            async let second = store.book("mostafa")
+            let states = await [first, second]
+            guard case .booked(let bookingId) = store.state(of: "mostafa") else {
+                Issue.record("not booked: \(states)")
+                return
+            }
+            #expect(store.rooms.first { $0.id == "mostafa" }?.spots == 3)
+            #expect(store.rooms.first { $0.id == "mostafa" }?.availability == .runningLow)
+            #expect(!store.canBook("mostafa"))
+            let mine = try await store.session.client.myBookings()
+            #expect(mine.map(\.roomId) == ["mostafa"])
+            #expect(mine.first?.id == bookingId)
+            // A tap on a booked room is ignored.
+            #expect(await store.book("mostafa") == .booked(bookingId: bookingId))
+            #expect(try await store.session.client.myBookings().count == 1)
+
+            // A full room fails with the server's reason.
+            #expect(!store.canBook("alexis"))
+            guard case .failed(let reason) = await store.book("alexis") else {
+                Issue.record("booking a full room did not fail")
+                return
+            }
+            #expect(!reason.isEmpty)
+
+            // Another store (a relaunch) sees the booking from the server.
+            let again = try await makeStore(server, as: "ada")
+            #expect(await again.refresh())
+            #expect(again.state(of: "mostafa") == .booked(bookingId: bookingId))
+
+            try await store.cancel("mostafa")
+            #expect(store.state(of: "mostafa") == .idle)
+            #expect(store.rooms.first { $0.id == "mostafa" }?.spots == 4)
+            #expect(try await store.session.client.myBookings().isEmpty)
+
+            // Concurrent refreshes make one request.
+            let before = await store.refreshCount
+            async let r1 = store.refresh()
+            async let r2 = store.refresh()
+            async let r3 = store.refresh()
+            #expect(await [r1, r2, r3] == [true, true, true])
+            #expect(await store.refreshCount - before == 1)
+        }
+    }
+
+    @Test("Live updates: another person's booking reaches the store without a refresh")
+    @MainActor
+    func liveUpdates() async throws {
+        try await LiveServer.with { server in
+            let store = try await makeStore(server, as: "ada")
+            await store.start()
+            try await eventually("live updates connect") { store.isLive && store.lastUpdated != nil }
+            let before = await store.refreshCount
+            let grace = try await server.client(as: "grace")
+            _ = try await grace.book(roomId: "ljerka", idempotencyKey: UUID().uuidString)
+            try await eventually("the event arrives") { store.rooms.first { $0.id == "ljerka" }?.spots == 42 }
+            #expect(await store.refreshCount == before)
+            await store.stop()
+        }
+    }
+
+    @Test("Offline: cached data at start, isOffline, booking refused and not queued, then recovery")
+    @MainActor
+    func offline() async throws {
+        let folder = temporaryDirectory()
+        var server = try await LiveServer.start()
+        let clock = ManualClock()
+        let first = try await makeStore(server, as: "ada", offline: folder, clock: clock)
+        #expect(await first.refresh())
+        let fetchedAt = try #require(first.lastUpdated)
+        await server.stop()
+
+        // The app relaunches without a server: the rooms are there at once, dated.
+        clock.advance(by: .seconds(600))
+        let store = try await makeStore(server, as: nil, offline: folder, clock: clock)
+        store.session.client.tokens.token = first.session.client.tokens.token
+        #expect(store.rooms.count == 8)
+        #expect(store.lastUpdated == fetchedAt)
+        #expect(store.age == 600)
+        #expect(await store.refresh() == false)
+        #expect(store.isOffline)
+        #expect(store.rooms.count == 8)
+        #expect(!store.canBook("ljerka"))
+        guard case .failed(let reason) = await store.book("ljerka") else {
+            Issue.record("booking offline was not refused")
+            return
+        }
+        #expect(reason.contains("offline"))
+        await #expect(throws: KitError.self) { _ = try await store.session.client.rooms() }
+
+        server = try await server.restart()
+        #expect(await store.refresh())
+        #expect(!store.isOffline)
+        #expect(store.lastUpdated == clock.now)
+        // Nothing was queued: the refused booking never happened.
+        #expect(try await store.session.client.myBookings().isEmpty)
+        #expect(store.rooms.first { $0.id == "ljerka" }?.spots == 43)
+        #expect(await store.book("ljerka") == store.state(of: "ljerka"))
+        guard case .booked = store.state(of: "ljerka") else {
+            Issue.record("booking after recovery failed: \(store.state(of: "ljerka"))")
+            return
+        }
+        await server.stop()
+    }
+
+    @Test("SSE: after a dropped connection, the client resumes with Last-Event-ID and loses nothing")
+    func sseResume() async throws {
+        try await LiveServer.with { server in
+            let clock = ManualClock()
+            let events = EventStreamClient(
+                serverURL: server.url, types: ["room"], clock: clock, backoff: Backoff(base: .seconds(1)))
+            let stream = await events.events()
+            let received = Received()
+            let listener = Task { for await event in stream { received.add(event) } }
+            await events.start()
+            try await eventually("connected") { await events.status == .connected }
+
+            let grace = try await server.client(as: "grace")
+            _ = try await grace.book(roomId: "ljerka", idempotencyKey: UUID().uuidString)
+            try await eventually("the first event") { received.all.count == 1 }
+
+            await events.dropConnection()
+            try await clock.waitForSleepers()
+            #expect(await events.status == .disconnected)
+            // Published while the client is away.
+            let ada = try await server.client(as: "ada")
+            _ = try await ada.book(roomId: "painter", idempotencyKey: UUID().uuidString)
+            clock.advance(by: .seconds(60))
+            try await eventually("the missed event after reconnecting") { received.all.count == 2 }
+            #expect(await events.connections == 2)
+
+            let all = received.all
+            #expect(all.map(\.type) == ["room", "room"])
+            #expect(all[1].data.contains("painter"))
+            #expect(all[1].decode(RoomsStore.RoomChange.self)?.spots == 15)
+            let ids = all.compactMap { $0.id.flatMap(Int64.init) }
+            #expect(ids.count == 2 && ids[0] < ids[1])
+            #expect(await events.lastEventId == all[1].id)
+            await events.stop()
+            listener.cancel()
+        }
+    }
+
+    @Test("ETag: the second read sends If-None-Match, gets a 304 and is served from the cache")
+    func revalidation() async throws {
+        try await LiveServer.with { server in
+            let recorder = Recorder()
+            var options = QuadClient.Options()
+            options.extraMiddlewares = [recorder]
+            let client = try await server.client(options: options)
+            let first = try await client.rooms()
+            #expect(!first.revalidated)
+            let second = try await client.rooms()
+            #expect(second.revalidated)
+            #expect(second.value == first.value)
+            let rooms = recorder.exchanges.filter { $0.operationID == "listRooms" }
+            #expect(rooms.map(\.status) == [200, 304])
+            #expect(rooms[1].ifNoneMatch == first.etag)
+
+            // A change makes the next read a fresh 200.
+            let ada = try await server.client(as: "ada")
+            _ = try await ada.book(roomId: "yana", idempotencyKey: UUID().uuidString)
+            let third = try await client.rooms()
+            #expect(!third.revalidated)
+            #expect(third.value.first { $0.id == "yana" }?.spots == 33)
+        }
+    }
+
+    @Test("A retry after a lost answer repeats the Idempotency-Key and books once")
+    func idempotentRetry() async throws {
+        try await LiveServer.with { server in
+            let recorder = Recorder()
+            var options = QuadClient.Options()
+            options.extraMiddlewares = [LoseFirstAnswer("bookRoom"), recorder]
+            let client = try await server.client(as: "ada", options: options)
+            let (booking, spots) = try await client.book(roomId: "septima", idempotencyKey: "intent-42")
+            #expect(spots == 83)
+            let attempts = recorder.exchanges.filter { $0.operationID == "bookRoom" }
+            #expect(attempts.count == 2)
+            #expect(attempts.map(\.idempotencyKey) == ["intent-42", "intent-42"])
+            #expect(attempts.map(\.status) == [201, 201])
+            let mine = try await client.myBookings()
+            #expect(mine.map(\.id) == [booking.id])
+            #expect(try await client.rooms().value.first { $0.id == "septima" }?.spots == 83)
+        }
+    }
+
+    @Test("Images: concurrent requests share one download; memory and disk evict the least recently used")
+    func imageCache() async throws {
+        try await LiveServer.with { server in
+            let client = try await server.client()
+            let urls = try await client.rooms().value.prefix(3).compactMap { $0.thumbnail.flatMap { URL(string: $0) } }
+            #expect(urls.count == 3)
+            let counter = DownloadCounter()
+            let shared = ImageCache(directory: temporaryDirectory()) { url in
+                counter.add()
+                return try await client.download(url)
+            }
+            let results = try await withThrowingTaskGroup(of: Data.self) { group in
+                for _ in 0..<8 { group.addTask { try await shared.image(urls[0]) } }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            #expect(results.count == 8 && Set(results).count == 1 && !results[0].isEmpty)
+            #expect(counter.count == 1)
+            #expect(await shared.downloads == 1)
+
+            let sizes = try await urls.asyncMap { try await client.download($0).count }
+            let limit = sizes.reduce(0, +) - 1
+            let folder = temporaryDirectory()
+            let cache = ImageCache(
+                directory: folder, limits: .init(memoryBytes: limit, diskBytes: limit), clock: ManualClock()
+            ) { try await client.download($0) }
+            _ = try await cache.image(urls[0])
+            _ = try await cache.image(urls[1])
+            _ = try await cache.image(urls[0])  // used again: now urls[1] is the least recently used
+            _ = try await cache.image(urls[2])
+            let inMemory = await urls.asyncMap { await cache.isInMemory($0) }
+            let onDisk = await urls.asyncMap { await cache.isOnDisk($0) }
+            #expect(inMemory == [true, false, true])
+            #expect(onDisk == [true, false, true])
+            let (diskBytes, memoryBytes) = (await cache.diskBytes, await cache.memoryBytes)
+            #expect(diskBytes <= limit && memoryBytes <= limit)
+            #expect(await cache.downloads == 3)
+
+            // From disk after memory is dropped (no download), and the index survives a new cache.
+            await cache.clearMemory()
+            _ = try await cache.image(urls[0])
+            #expect(await cache.downloads == 3)
+            let reopened = ImageCache(directory: folder, limits: .init(memoryBytes: limit, diskBytes: limit)) { _ in
+                throw KitError.offline("no network in this test")
+            }
+            #expect(try await reopened.image(urls[2]).count == sizes[2])
+            await #expect(throws: KitError.self) { _ = try await reopened.image(urls[1]) }
+        }
+    }
+}
+
+final class Received: @unchecked Sendable {
+    private let lock = NSLock()
+    private var events: [ServerEvent] = []
+    func add(_ event: ServerEvent) { lock.withLock { events.append(event) } }
+    var all: [ServerEvent] { lock.withLock { events } }
+}
+
+final class DownloadCounter: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value = 0
+    func add() { lock.withLock { value += 1 } }
+    var count: Int { lock.withLock { value } }
+}
+
+extension Sequence {
+    func asyncMap<T>(_ transform: (Element) async throws -> T) async rethrows -> [T] {
+        var result: [T] = []
+        for element in self { result.append(try await transform(element)) }
+        return result
+    }
+}

@@ -1,0 +1,219 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import Logging
+import OpenAPIRuntime
+import QuadKit
+import ServiceLifecycle
+
+@testable import QuadServer
+
+/// A real Quad listening on a free port of 127.0.0.1, with the demo data, on a SQLite file that outlives a
+/// stop so the same server can start again (for offline and recovery tests).
+final class LiveServer: @unchecked Sendable {
+    static let adminToken = "kit-test-admin-token-0123456789"
+
+    let port: Int
+    let databasePath: String
+    /// The demo people's passwords, read from what the server announced on its first start.
+    let passwords: [String: String]
+    private var task: Task<Void, any Error>?
+    private let group: ServiceGroup
+
+    var url: URL { URL(string: "http://127.0.0.1:\(port)")! }
+
+    private init(
+        port: Int, databasePath: String, passwords: [String: String], task: Task<Void, any Error>, group: ServiceGroup
+    ) {
+        self.group = group
+        self.port = port
+        self.databasePath = databasePath
+        self.passwords = passwords
+        self.task = task
+    }
+
+    /// Starts a server: on `port` (0: any free one) and `databasePath` (nil: a new file).
+    static func start(
+        port: Int = 0, databasePath: String? = nil, passwords: [String: String] = [:]
+    ) async throws
+        -> LiveServer
+    {
+        let path =
+            databasePath
+            ?? FileManager.default.temporaryDirectory.appendingPathComponent("quadkit-\(UUID()).sqlite").path
+        var configuration = Configuration()
+        configuration.hostname = "127.0.0.1"
+        configuration.port = port
+        configuration.database = .sqlite(path: path)
+        configuration.adminToken = adminToken
+        configuration.rateLimit = 0
+        configuration.passwordCost = 4
+        configuration.logLevel = .error
+        let (lines, continuation) = AsyncStream<String>.makeStream()
+        let app = try await buildApplication(configuration) { line in continuation.yield(line) }
+        let group = ServiceGroup(
+            configuration: .init(services: [app], gracefulShutdownSignals: [], logger: Logger(label: "quadkit-test")))
+        let task = Task { try await group.run() }
+        var found = passwords
+        var listening: Int?
+        let timeout = Task {
+            try await Task.sleep(for: .seconds(30))
+            continuation.finish()
+        }
+        for await line in lines {
+            for entry in line.split(separator: "\n") {
+                // "  ada (member): <password>"
+                let parts = entry.trimmingCharacters(in: .whitespaces).split(separator: " ")
+                if parts.count == 3, parts[1].hasPrefix("("), parts[1].hasSuffix("):") {
+                    found[String(parts[0])] = String(parts[2])
+                }
+            }
+            if let range = line.range(of: "listening on http://127.0.0.1:") {
+                listening = Int(line[range.upperBound...].trimmingCharacters(in: .whitespaces))
+                break
+            }
+        }
+        timeout.cancel()
+        guard let listening else {
+            await group.triggerGracefulShutdown()
+            throw KitError.timedOut("starting the server")
+        }
+        return LiveServer(port: listening, databasePath: path, passwords: found, task: task, group: group)
+    }
+
+    /// Stops listening (open connections are closed); the database file stays.
+    func stop() async {
+        guard task != nil else { return }
+        await group.triggerGracefulShutdown()
+        _ = try? await task?.value
+        task = nil
+    }
+
+    /// The same server again, on the same port and database.
+    func restart() async throws -> LiveServer {
+        await stop()
+        var lastError: (any Error)?
+        for _ in 0..<50 {
+            do {
+                return try await LiveServer.start(port: port, databasePath: databasePath, passwords: passwords)
+            } catch {
+                lastError = error
+                try await Task.sleep(for: .milliseconds(100))
+            }
+        }
+        throw lastError!
+    }
+
+    /// Runs `body` with a started server, stopped afterwards.
+    static func with(
+        isolation: isolated (any Actor)? = #isolation, _ body: (LiveServer) async throws -> Void
+    ) async throws {
+        let server = try await start()
+        do {
+            try await body(server)
+        } catch {
+            await server.stop()
+            throw error
+        }
+        await server.stop()
+    }
+
+    /// A client signed in as a demo person.
+    func client(as username: String? = nil, options: QuadClient.Options = .init()) async throws -> QuadClient {
+        var options = options
+        if options.retry == nil { options.retry = RetryMiddleware(clock: InstantClock()) }
+        let client = QuadClient(serverURL: url, options: options)
+        if let username { _ = try await client.signIn(username: username, password: passwords[username] ?? "") }
+        return client
+    }
+}
+
+/// A clock whose sleeps return at once (recording what was asked), for retries in tests.
+final class InstantClock: KitClock, @unchecked Sendable {
+    private let lock = NSLock()
+    private var recorded: [Duration] = []
+    var now: Date { Date() }
+    var sleeps: [Duration] { lock.withLock { recorded } }
+    func sleep(for duration: Duration) async throws {
+        lock.withLock { recorded.append(duration) }
+        try Task.checkCancellation()
+        await Task.yield()
+    }
+}
+
+/// Records every request and response that reaches the network (innermost middleware).
+final class Recorder: ClientMiddleware, @unchecked Sendable {
+    struct Exchange {
+        var operationID: String
+        var method: HTTPRequest.Method
+        var path: String
+        var idempotencyKey: String?
+        var ifNoneMatch: String?
+        var status: Int?
+    }
+
+    private let lock = NSLock()
+    private var recorded: [Exchange] = []
+    var exchanges: [Exchange] { lock.withLock { recorded } }
+
+    func intercept(
+        _ request: HTTPRequest, body: HTTPBody?, baseURL: URL, operationID: String,
+        next: @Sendable (HTTPRequest, HTTPBody?, URL) async throws -> (HTTPResponse, HTTPBody?)
+    ) async throws -> (HTTPResponse, HTTPBody?) {
+        var exchange = Exchange(
+            operationID: operationID, method: request.method, path: request.path ?? "",
+            idempotencyKey: request.headerFields[HTTPField.Name("Idempotency-Key")!],
+            ifNoneMatch: request.headerFields[.ifNoneMatch])
+        do {
+            let (response, body) = try await next(request, body, baseURL)
+            exchange.status = response.status.code
+            lock.withLock { recorded.append(exchange) }
+            return (response, body)
+        } catch {
+            lock.withLock { recorded.append(exchange) }
+            throw error
+        }
+    }
+}
+
+/// Lets the first request of an operation reach the server, then loses its answer (as a dropped
+/// connection would), so the client must retry.
+final class LoseFirstAnswer: ClientMiddleware, @unchecked Sendable {
+    let operationID: String
+    private let lock = NSLock()
+    private var lost = false
+
+    init(_ operationID: String) {
+        self.operationID = operationID
+    }
+
+    func intercept(
+        _ request: HTTPRequest, body: HTTPBody?, baseURL: URL, operationID: String,
+        next: @Sendable (HTTPRequest, HTTPBody?, URL) async throws -> (HTTPResponse, HTTPBody?)
+    ) async throws -> (HTTPResponse, HTTPBody?) {
+        let result = try await next(request, body, baseURL)
+        guard operationID == self.operationID else { return result }
+        let loseIt = lock.withLock { () -> Bool in
+            defer { lost = true }
+            return !lost
+        }
+        if loseIt { throw URLError(.networkConnectionLost) }
+        return result
+    }
+}
+
+/// Waits (in real time) until `condition` holds, or fails after `timeout`.
+func eventually(
+    isolation: isolated (any Actor)? = #isolation, _ what: String, timeout: Duration = .seconds(10),
+    _ condition: () async throws -> Bool
+) async throws {
+    let start = ContinuousClock.now
+    while try await !condition() {
+        if ContinuousClock.now - start > timeout { throw KitError.timedOut("waiting until \(what)") }
+        try await Task.sleep(for: .milliseconds(20))
+    }
+}
+
+func temporaryDirectory() -> URL {
+    FileManager.default.temporaryDirectory.appendingPathComponent("quadkit-\(UUID())")
+}
