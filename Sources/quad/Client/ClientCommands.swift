@@ -129,7 +129,7 @@ struct RoomsCommand: AsyncParsableCommand {
             if offline, let updatedAt {
                 context.note(
                     context.style.paint(
-                        "Offline: showing rooms from \(TerminalText.age(Date().timeIntervalSince(updatedAt))).",
+                        "Offline: showing rooms saved \(TerminalText.age(Date().timeIntervalSince(updatedAt))).",
                         .yellow))
             }
             context.print(TerminalText.roomsTable(rooms, booked: booked, style: context.style))
@@ -240,6 +240,20 @@ struct Watch: AsyncParsableCommand {
             }
             let events = EventStreamClient(serverURL: context.serverURL, types: ["room", "reset"])
             let stream = await events.events()
+            let statuses = await events.statusUpdates()
+            // Say when the live connection drops and comes back (it reconnects by itself, with backoff).
+            let reporter = Task {
+                var wasConnected = false
+                for await status in statuses {
+                    if status == .connected, !wasConnected {
+                        wasConnected = true
+                    } else if status == .disconnected, wasConnected {
+                        wasConnected = false
+                        context.note("Connection lost; reconnecting…")
+                    }
+                }
+            }
+            defer { reporter.cancel() }
             await events.start()
             struct Change: Decodable {
                 var id: String

@@ -1,0 +1,232 @@
+import Foundation
+import QuadCore
+import Testing
+
+@testable import QuadKit
+
+/// The `quad` binary (built beside the tests) against a real server: output, files, errors, exit codes.
+@Suite("quad command line", .serialized, .enabled(if: CLI.binary != nil))
+struct CLITests {
+    static let allRooms = """
+        ID       ROOM     BUILDING      FREE   OF  STATUS
+        helmold  Helmold  Engineering     86  100  available
+        septima  Septima  Engineering     84   90  available
+        ljerka   Ljerka   North Hall      43   50  available
+        mina     Mina     Library Wing    39   45  available
+        yana     Yana     North Hall      34   40  available
+        painter  Painter  Library Wing    16   20  available
+        mostafa  Mostafa  North Hall       4   12  available
+        alexis   Alexis   Library Wing     0    8  full
+
+        """
+
+    @Test("login keeps a private token; rooms, book, cancel print tables and lines; errors are one line")
+    func session() async throws {
+        try await LiveServer.with { server in
+            let cli = CLI(server: server.url)
+            let login = try await cli.run(["login", "--username", "ada"], stdin: server.passwords["ada"]! + "\n")
+            #expect(login.status == 0)
+            #expect(login.out == "Signed in to \(server.url.absoluteString) as Ada Lovelace.\n")
+            let attributes = try FileManager.default.attributesOfItem(
+                atPath: cli.config.appendingPathComponent("credentials.json").path)
+            #expect((attributes[.posixPermissions] as? NSNumber)?.intValue == 0o600)
+            let folder = try FileManager.default.attributesOfItem(atPath: cli.config.path)
+            #expect((folder[.posixPermissions] as? NSNumber)?.intValue == 0o700)
+
+            let rooms = try await cli.run(["rooms"])
+            #expect(rooms.status == 0 && rooms.err.isEmpty)
+            #expect(rooms.out == Self.allRooms)
+
+            let filtered = try await cli.run(["rooms", "--min-spots", "30", "--building", "north hall"])
+            #expect(
+                filtered.out == """
+                    ID      ROOM    BUILDING    FREE  OF  STATUS
+                    ljerka  Ljerka  North Hall    43  50  available
+                    yana    Yana    North Hall    34  40  available
+
+                    """)
+
+            let book = try await cli.run(["book", "Mostafa"])
+            #expect(book.status == 0)
+            #expect(book.out.hasPrefix("Booked a spot in Mostafa (North Hall); 3 left. Booking "))
+            let after = try await cli.run(["rooms", "--building", "North Hall", "--min-spots", "1"])
+            #expect(after.out.contains("mostafa  Mostafa  North Hall     3  12  running low · booked by you\n"))
+
+            let full = try await cli.run(["book", "alexis"])
+            #expect(full.status == 1 && full.out.isEmpty)
+            #expect(
+                full.err.hasPrefix("quad: ") && full.err.hasSuffix("\n") && full.err.filter { $0 == "\n" }.count == 1)
+
+            let unknown = try await cli.run(["book", "nowhere"])
+            #expect(unknown.status == 1)
+            #expect(unknown.err == "quad: there is no room \"nowhere\" (see `quad rooms`)\n")
+
+            let json = try await cli.run(["rooms", "--json"])
+            struct Output: Decodable {
+                var rooms: [Room]
+                var offline: Bool
+            }
+            let decoded = try JSONDecoder().decode(Output.self, from: Data(json.out.utf8))
+            #expect(decoded.rooms.count == 8 && !decoded.offline)
+            #expect(decoded.rooms.first { $0.id == "mostafa" }?.spots == 3)
+
+            let cancel = try await cli.run(["cancel", "mostafa"])
+            #expect(cancel.status == 0 && cancel.out == "Cancelled your booking in Mostafa.\n")
+            let again = try await cli.run(["cancel", "mostafa"])
+            #expect(again.status == 1 && again.err == "quad: you have no booking in \"mostafa\"\n")
+
+            let badServer = try await cli.run(["rooms", "--server", "nope"])
+            #expect(badServer.status == 2 && badServer.err == "quad: --server: \"nope\" is not an http(s) URL\n")
+
+            // Offline: the last rooms with their age; writes refuse and say nothing was sent.
+            _ = try await cli.run(["rooms"])
+            await server.stop()
+            let offline = try await cli.run(["rooms"])
+            #expect(offline.status == 0)
+            #expect(offline.err == "Offline: showing rooms saved just now.\n")
+            #expect(offline.out == Self.allRooms)
+            let refused = try await cli.run(["book", "yana"])
+            #expect(refused.status == 3)
+            #expect(
+                refused.err
+                    == "quad: offline: cannot book while \(server.url.absoluteString) is unreachable; nothing was sent\n"
+            )
+        }
+    }
+
+    @Test("No cache and no server: one line, exit 3; a wrong password: one line, exit 1")
+    func failures() async throws {
+        try await LiveServer.with { server in
+            let cli = CLI(server: URL(string: "http://127.0.0.1:1")!)
+            let result = try await cli.run(["rooms"])
+            #expect(result.status == 3)
+            #expect(result.err == "quad: offline: http://127.0.0.1:1 is unreachable and no rooms are cached yet\n")
+            let wrong = try await CLI(server: server.url).run(
+                ["login", "--username", "ada"], stdin: "wrong-password\n")
+            #expect(wrong.status == 1)
+            #expect(wrong.err.hasPrefix("quad: Not signed in: ") && wrong.err.filter { $0 == "\n" }.count == 1)
+        }
+    }
+
+    @Test("watch rooms prints each change as it happens")
+    func watch() async throws {
+        try await LiveServer.with { server in
+            let cli = CLI(server: server.url)
+            let watcher = try cli.start(["watch", "rooms"])
+            try await eventually("the watcher is listening") { watcher.err.contains("Watching") }
+            try await Task.sleep(for: .milliseconds(300))
+            let grace = try await server.client(as: "grace")
+            _ = try await grace.book(roomId: "yana", idempotencyKey: UUID().uuidString)
+            try await eventually("the change is printed") { watcher.out.contains("Yana: 33 of 40 free, available\n") }
+            watcher.stop()
+        }
+    }
+}
+
+/// Runs the `quad` binary with its own config and cache folders.
+struct CLI {
+    static let binary: URL? = {
+        let directory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+        for candidate in [directory, directory.deletingLastPathComponent()] {
+            let url = candidate.appendingPathComponent("quad")
+            if FileManager.default.isExecutableFile(atPath: url.path) { return url }
+        }
+        return nil
+    }()
+
+    let server: URL
+    let config = temporaryDirectory()
+    let cache = temporaryDirectory()
+
+    struct Result {
+        var out: String
+        var err: String
+        var status: Int32
+    }
+
+    /// A running command whose output grows as it prints.
+    final class Running: @unchecked Sendable {
+        let process: Process
+        private let lock = NSLock()
+        private var outData = Data()
+        private var errData = Data()
+        var out: String { lock.withLock { String(decoding: outData, as: UTF8.self) } }
+        var err: String { lock.withLock { String(decoding: errData, as: UTF8.self) } }
+
+        init(process: Process, out: Pipe, err: Pipe) {
+            self.process = process
+            out.fileHandleForReading.readabilityHandler = { [weak self] handle in
+                let data = handle.availableData
+                self?.lock.withLock { self?.outData.append(data) }
+            }
+            err.fileHandleForReading.readabilityHandler = { [weak self] handle in
+                let data = handle.availableData
+                self?.lock.withLock { self?.errData.append(data) }
+            }
+        }
+
+        func stop() {
+            process.terminate()
+            process.waitUntilExit()
+        }
+    }
+
+    func process(_ arguments: [String]) -> Process {
+        let process = Process()
+        process.executableURL = CLI.binary
+        process.arguments =
+            arguments.contains("--server") ? arguments : arguments + ["--server", server.absoluteString]
+        var environment = ProcessInfo.processInfo.environment
+        environment["QUAD_CONFIG_DIR"] = config.path
+        environment["QUAD_CACHE_DIR"] = cache.path
+        environment["NO_COLOR"] = nil
+        process.environment = environment
+        return process
+    }
+
+    func start(_ arguments: [String]) throws -> Running {
+        let process = process(arguments)
+        let (out, err) = (Pipe(), Pipe())
+        process.standardOutput = out
+        process.standardError = err
+        process.standardInput = FileHandle.nullDevice
+        let running = Running(process: process, out: out, err: err)
+        try process.run()
+        return running
+    }
+
+    func run(_ arguments: [String], stdin: String? = nil) async throws -> Result {
+        let process = process(arguments)
+        let (out, err, input) = (Pipe(), Pipe(), Pipe())
+        process.standardOutput = out
+        process.standardError = err
+        process.standardInput = input
+        try process.run()
+        if let stdin { input.fileHandleForWriting.write(Data(stdin.utf8)) }
+        try input.fileHandleForWriting.close()
+        // Blocking reads and the wait run on threads of their own, never on the tests' (and server's) task pool.
+        let (outData, errData) = await withCheckedContinuation { continuation in
+            nonisolated(unsafe) let process = process
+            Thread {
+                let group = DispatchGroup()
+                let errData = DataBox()
+                group.enter()
+                Thread {
+                    errData.data = err.fileHandleForReading.readDataToEndOfFile()
+                    group.leave()
+                }.start()
+                let outData = out.fileHandleForReading.readDataToEndOfFile()
+                group.wait()
+                process.waitUntilExit()
+                continuation.resume(returning: (outData, errData.data))
+            }.start()
+        }
+        return Result(
+            out: String(decoding: outData, as: UTF8.self), err: String(decoding: errData, as: UTF8.self),
+            status: process.terminationStatus)
+    }
+}
+
+final class DataBox: @unchecked Sendable {
+    var data = Data()
+}
