@@ -147,7 +147,8 @@ public struct ETagMiddleware: ClientMiddleware {
         _ request: HTTPRequest, body: HTTPBody?, baseURL: URL, operationID: String,
         next: @Sendable (HTTPRequest, HTTPBody?, URL) async throws -> (HTTPResponse, HTTPBody?)
     ) async throws -> (HTTPResponse, HTTPBody?) {
-        guard request.method == .get else { return try await next(request, body, baseURL) }
+        // Images live at content-hash URLs and have their own cache (`ImageCache`).
+        guard request.method == .get, operationID != "getImage" else { return try await next(request, body, baseURL) }
         let key = baseURL.absoluteString + (request.path ?? "")
         let cached = await cache.entry(for: key)
         var request = request

@@ -132,6 +132,9 @@ public final class RoomsStore {
     private func setLive(_ live: Bool) async {
         isLive = live
         await refresher?.setLive(live)
+        // The live stream is back while the rooms are stale: the server is reachable again, refresh now
+        // rather than wait out the offline backoff.
+        if live, isOffline { await refresh() }
     }
 
     // MARK: Fetching
