@@ -40,7 +40,7 @@ final class Specials: Sendable {
         var hash: UInt32 = 2_166_136_261
         for byte in name.utf8 { hash = (hash ^ UInt32(byte)) &* 16_777_619 }
         let image = try await platform.images.store(
-            DemoPhotos.tile(letter: letter, hue: Double(hash % 360), size: 160))
+            DemoPhotos.tile(letter: letter, hue: Double(hash % 360) / 360, size: 160))
         return image.path
     }
 }

@@ -30,7 +30,7 @@ enum SpecialsDemo {
         ]
 
     /// The mockup's colours: teal for L and K, green for J.
-    static func hue(_ letter: Character) -> Double { letter == "J" ? 95 : 180 }
+    static func hue(_ letter: Character) -> Double { letter == "J" ? 0.27 : 0.5 }
 
     /// Drawn once per process: every new database gets the same pictures.
     private static let tiles: [Character: [UInt8]] = Dictionary(
