@@ -6,7 +6,7 @@ canvas 16 units.
 """
 
 import json
-import time
+import urllib.parse
 
 import pytest
 from conftest import PHONE
@@ -165,7 +165,7 @@ def sign_in_as_manager(driver, server):
     wait_for(driver, lambda d: d.current_url.endswith("/admin/specials"))
 
 
-def test_the_manager_adds_moves_and_deletes(specials_server, new_browser, axe):
+def test_the_manager_adds_moves_and_deletes(specials_server, new_browser, axe, tmp_path):
     from selenium.webdriver.common.by import By
 
     driver = new_browser(width=1280)
@@ -199,10 +199,19 @@ def test_the_manager_adds_moves_and_deletes(specials_server, new_browser, axe):
     price = form.find_element(By.NAME, "price")
     price.clear()
     price.send_keys("1.50")
+    # An image chosen in the form is uploaded at once and shown in the preview.
+    first = json.loads(specials_server.request("/api/specials").text)["managerSpecials"][9]
+    picture = tmp_path / "mango.png"
+    picture.write_bytes(specials_server.request(urllib.parse.urlparse(first["imageUrl"]).path).body)
+    driver.find_element(By.ID, "f-image-file").send_keys(str(picture))
+    wait_for(driver, lambda d: d.find_element(By.ID, "f-image").get_attribute("value").startswith("/images/"))
+    uploaded = driver.find_element(By.ID, "f-image").get_attribute("value")
+    assert driver.find_element(By.ID, "preview-image").get_attribute("src").endswith(uploaded)
     form.find_element(By.CSS_SELECTOR, "button[type=submit]").click()
     wait_for(driver, lambda d: by_css(d, "#specials-notice"))
     items = by_css(driver, ".specials-manager-item")
     assert len(items) == 22 and "Ripe Mangoes" in items[-1].text
+    assert items[-1].find_element(By.TAG_NAME, "img").get_attribute("src").endswith(uploaded)
 
     # Move it up one place.
     items[-1].find_element(By.XPATH, ".//form[input[@name='direction'][@value='up']]//button").click()

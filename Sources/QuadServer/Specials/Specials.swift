@@ -34,6 +34,25 @@ final class Specials: Sendable {
         await platform.events.publish("special", Change(id: id, change: kind))
     }
 
+    /// An uploaded image's path (`/images/<sha256>.<ext>`), or a letter tile drawn for the name when none is given.
+    func image(_ path: String?, name: String) async throws -> String {
+        if let path, !path.isEmpty { return try await uploadedImage(path) }
+        return try await letterTile(for: name)
+    }
+
+    /// `path` when it names an image in the store (422 on `image` otherwise).
+    func uploadedImage(_ path: String) async throws -> String {
+        let file = path.hasPrefix("/images/") ? String(path.dropFirst("/images/".count)) : ""
+        let parts = file.split(separator: ".")
+        guard parts.count == 2, parts[0].count == 64, parts[0].allSatisfy(\.isHexDigit),
+            try await platform.images.find(sha256: String(parts[0])) != nil
+        else {
+            throw ValidationFailure(
+                field: "image", message: "image \(path) is not an image uploaded to POST /api/images.")
+        }
+        return path
+    }
+
     /// A letter tile for a special without an image, drawn by Quad: its initial on a hue from its name.
     func letterTile(for name: String) async throws -> String {
         let letter = name.first(where: { $0.isLetter || $0.isNumber }) ?? "?"

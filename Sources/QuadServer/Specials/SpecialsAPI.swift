@@ -15,7 +15,7 @@ extension APIHandler {
         let canvasUnit = try await specials.snapshot.settings().canvasUnit
         // Checked before an image is drawn, so a refused special leaves nothing behind.
         let checked = try SpecialValidation.special(draft, canvasUnit: canvasUnit)
-        let image = try await specialImage(body.image, name: checked.displayName)
+        let image = try await specials.image(body.image, name: checked.displayName)
         let record = try await specials.store.create(draft, image: image)
         await specials.changed(record.id, .created)
         return .created(.init(body: .json(.init(record.special(baseURL: RequestInfo.current.baseURL)))))
@@ -36,7 +36,8 @@ extension APIHandler {
     func updateSpecial(_ input: Operations.UpdateSpecial.Input) async throws -> Operations.UpdateSpecial.Output {
         try Access.admin()
         guard case .json(let body) = input.body else { throw Problem.malformedBody("Send the changes as JSON.") }
-        let image = try body.image.map(Self.checkedImagePath)
+        var image: String?
+        if let path = body.image { image = try await specials.uploadedImage(path) }
         let record = try await specials.store.update(input.path.specialId, image: image) { draft in
             if let value = body.displayName { draft.displayName = value }
             if let value = body.width { draft.width = String(value) }
@@ -99,23 +100,6 @@ extension APIHandler {
         return .init(
             canvasUnit: settings.canvasUnit, currency: settings.currency,
             managerSpecials: records.map { .init($0.special(baseURL: RequestInfo.current.baseURL)) })
-    }
-
-    /// An uploaded image's path (`/images/<sha256>.<ext>`), or a letter tile drawn for the name.
-    private func specialImage(_ path: String?, name: String) async throws -> String {
-        if let path, !path.isEmpty { return try Self.checkedImagePath(path) }
-        return try await specials.letterTile(for: name)
-    }
-
-    private static func checkedImagePath(_ path: String) throws -> String {
-        let file = path.hasPrefix("/images/") ? String(path.dropFirst("/images/".count)) : ""
-        let parts = file.split(separator: ".")
-        guard parts.count == 2, parts[0].count == 64, parts[0].allSatisfy(\.isHexDigit),
-            ["png", "jpg", "webp"].contains(parts[1])
-        else {
-            throw ValidationFailure(field: "image", message: "image \(path) is not a path from POST /api/images.")
-        }
-        return path
     }
 }
 

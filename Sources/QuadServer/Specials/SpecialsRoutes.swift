@@ -224,15 +224,18 @@ struct SpecialsRoutes {
             originalPrice: fields["original_price"], price: fields["price"], promotion: fields["promotion"],
             validFrom: fields["validFrom"], validUntil: fields["validUntil"])
         do {
+            let uploaded = fields["image"].flatMap { $0.isEmpty ? nil : $0 }
             if let id {
-                let record = try await specials.store.update(id) { $0 = draft }
+                var image: String?
+                if let uploaded { image = try await specials.uploadedImage(uploaded) }
+                let record = try await specials.store.update(id, image: image) { $0 = draft }
                 await specials.changed(record.id, .updated)
                 return .redirect(to: "/admin/specials?done=saved#special-\(record.id)", type: .normal)
             }
             let settings = try await specials.snapshot.settings()
             let checked = try SpecialValidation.special(draft, canvasUnit: settings.canvasUnit)
             let record = try await specials.store.create(
-                draft, image: try await specials.letterTile(for: checked.displayName))
+                draft, image: try await specials.image(uploaded, name: checked.displayName))
             await specials.changed(record.id, .created)
             return .redirect(to: "/admin/specials?done=added#special-\(record.id)", type: .normal)
         } catch let failure as ValidationFailure {

@@ -244,6 +244,38 @@ import Testing
         }
     }
 
+    @Test func managersUploadImagesAndOnlyStoredImagesAreAccepted() async throws {
+        try await TestApp.run { _, client in
+            let id = try await client.execute(
+                uri: "/api/specials", method: .post, headers: Self.admin, body: Self.body(Self.noodles)
+            ) { try #require($0.json["id"] as? String) }
+            let png = DemoPhotos.tile(letter: "F", hue: 0.3, size: 32)
+            let url = try await client.execute(
+                uri: "/api/specials/\(id)/image", method: .put,
+                headers: [.authorization: "Bearer \(TestApp.adminToken)", .contentType: "image/png"],
+                body: ByteBuffer(bytes: png)
+            ) { response in
+                #expect(response.status == .ok)
+                return try #require(response.json["imageUrl"] as? String)
+            }
+            #expect(try await Self.list(client).managerSpecials.first?.imageUrl.absoluteString == url)
+            let path = try #require(URL(string: url)?.path)
+            try await client.execute(uri: path, method: .get) { #expect(Array(buffer: $0.body) == png) }
+            // The path of a stored image may be given at creation; any other path is refused.
+            var json = Self.noodles
+            json["image"] = path
+            try await client.execute(uri: "/api/specials", method: .post, headers: Self.admin, body: Self.body(json)) {
+                #expect($0.json["imageUrl"] as? String == url)
+            }
+            json["image"] = "/images/" + String(repeating: "a", count: 64) + ".png"
+            try await client.execute(uri: "/api/specials", method: .post, headers: Self.admin, body: Self.body(json)) {
+                #expect($0.status == .unprocessableContent)
+                #expect($0.text.contains("\"field\":\"image\""))
+            }
+            #expect(try await Self.list(client).managerSpecials.count == 2)
+        }
+    }
+
     @Test func aValidityBoundaryChangesTheListAndPublishesAnEvent() async throws {
         try await TestApp.run { app, client in
             // Whole seconds, as stored.

@@ -40,6 +40,7 @@
         if (html.trim() !== mosaic.innerHTML.trim()) {
           mosaic.innerHTML = html;
           if (announcer) announcer.textContent = announcer.dataset.updated || "";
+          root.dataset.version = String(Number(root.dataset.version || "0") + 1);
         }
         errorBanner.hidden = true;
         root.dataset.loaded = String(Date.now());
@@ -119,6 +120,31 @@
     }
     form.addEventListener("input", update);
     section.hidden = false;
+
+    // An image is uploaded as soon as it is chosen; the form then sends its path.
+    const upload = byId("f-image-upload");
+    const file = byId("f-image-file");
+    const status = byId("f-image-status");
+    upload.hidden = false;
+    file.addEventListener("change", async () => {
+      const chosen = file.files && file.files[0];
+      if (!chosen) return;
+      status.textContent = form.dataset.uploading;
+      try {
+        const response = await fetch("/api/images", {
+          method: "POST", credentials: "same-origin", body: chosen,
+          headers: { "Content-Type": chosen.type || "application/octet-stream", "X-CSRF-Token": form.dataset.csrf },
+        });
+        if (!response.ok) throw new Error(String(response.status));
+        const image = await response.json();
+        byId("f-image").value = image.url;
+        byId("preview-image").src = image.url;
+        byId("preview-image").hidden = false;
+        status.textContent = form.dataset.uploaded;
+      } catch {
+        status.textContent = form.dataset.uploadFailed;
+      }
+    });
     update();
   }
 })();
