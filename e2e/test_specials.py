@@ -226,3 +226,27 @@ def test_the_manager_adds_moves_and_deletes(specials_server, new_browser, axe, t
     assert "Ripe Mangoes" in alert.text
     alert.accept()
     wait_for(driver, lambda d: len(by_css(d, ".specials-manager-item")) == 21)
+
+
+def test_offline_keeps_the_mosaic_and_an_error_offers_retry(specials_server, new_browser):
+    driver = new_browser(width=PHONE)
+    driver.get(specials_server.url + "/specials")
+    wait_for(driver, lambda d: d.execute_script("return document.getElementById('specials').dataset.live") == "stream")
+    driver.execute_cdp_cmd("Network.enable", {})
+    driver.execute_cdp_cmd(
+        "Network.emulateNetworkConditions",
+        {"offline": True, "latency": 0, "downloadThroughput": -1, "uploadThroughput": -1},
+    )
+    wait_for(driver, lambda d: d.find_element("id", "specials-offline").is_displayed(), message="offline note")
+    assert len(by_css(driver, ".special-cell")) == 21
+    driver.execute_cdp_cmd(
+        "Network.emulateNetworkConditions",
+        {"offline": False, "latency": 0, "downloadThroughput": -1, "uploadThroughput": -1},
+    )
+    wait_for(driver, lambda d: not d.find_element("id", "specials-offline").is_displayed(), message="back online")
+    # The server goes away: coming back to the tab tries at once, fails, and offers Retry; the mosaic stays.
+    specials_server.stop()
+    driver.execute_script("document.dispatchEvent(new Event('visibilitychange'))")
+    wait_for(driver, lambda d: d.find_element("id", "specials-error").is_displayed(), message="error state")
+    assert driver.find_element("id", "specials-retry").is_displayed()
+    assert len(by_css(driver, ".special-cell")) == 21
