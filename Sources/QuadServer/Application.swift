@@ -68,8 +68,11 @@ func buildRouter(_ platform: Platform, _ features: Features) async throws -> Rou
         maxStreamsPerClient: platform.configuration.maxEventStreamsPerClient
     ).register(on: router)
     RoomsRoutes(rooms: features.rooms, web: web).register(on: router)
+    SpecialsRoutes(specials: features.specials, web: web).register(on: router)
     AccountsRoutes(accounts: features.accounts, rooms: features.rooms, web: web).register(on: router)
-    try APIHandler(platform: platform, rooms: features.rooms, accounts: features.accounts).registerHandlers(on: router)
+    try APIHandler(
+        platform: platform, rooms: features.rooms, accounts: features.accounts, specials: features.specials
+    ).registerHandlers(on: router)
 
     for route in router.routes { routes.add(path: route.path.description, method: route.method) }
     return router
@@ -79,21 +82,27 @@ func buildRouter(_ platform: Platform, _ features: Features) async throws -> Rou
 struct Features: Sendable {
     let rooms: Rooms
     let accounts: Accounts
+    let specials: Specials
 
     init(platform: Platform) {
         rooms = Rooms(platform: platform)
         accounts = Accounts(platform: platform)
+        specials = Specials(platform: platform)
     }
 
     /// What runs beside the server for the features.
-    var services: [any Service] { [RoomsInvalidation(rooms: rooms), SessionSweeper(sessions: accounts.sessions)] }
+    var services: [any Service] {
+        [RoomsInvalidation(rooms: rooms), SessionSweeper(sessions: accounts.sessions)]
+            + [SpecialsInvalidation(specials: specials), SpecialsSchedule(specials: specials)]
+    }
 
-    static let links = [Rooms.link]
-    static let migrations = [RoomStore.migration] + PeopleStore.migrations
+    static let links = [Rooms.link, Specials.link]
+    static let migrations = [RoomStore.migration, SpecialStore.migration] + PeopleStore.migrations
 
     static func loadDemoData(_ platform: Platform, announce: @Sendable (String) -> Void) async throws {
         try await RoomsDemo.load(RoomStore(database: platform.database), images: platform.images)
         try await Accounts(platform: platform).loadDemoPeople(announce: announce)
+        try await SpecialsDemo.load(SpecialStore(database: platform.database), images: platform.images)
     }
 }
 

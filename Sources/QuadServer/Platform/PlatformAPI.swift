@@ -11,6 +11,7 @@ struct APIHandler: APIProtocol {
     let platform: Platform
     let rooms: Rooms
     let accounts: Accounts
+    let specials: Specials
 }
 
 extension APIHandler {

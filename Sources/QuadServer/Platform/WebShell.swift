@@ -23,6 +23,8 @@ final class WebShell: Sendable {
     private static let staticFiles = [
         ("css", "app.css", "text/css; charset=utf-8"), ("js", "app.js", "text/javascript; charset=utf-8"),
         ("rooms", "rooms.js", "text/javascript; charset=utf-8"),
+        ("specials", "specials.js", "text/javascript; charset=utf-8"),
+        ("specialsCSS", "specials.css", "text/css; charset=utf-8"),
     ]
 
     init(services: [ServiceLink], directory: String? = nil) async throws {

@@ -1,0 +1,84 @@
+import Foundation
+
+/// A manager's special as `GET /api/specials` sends it: a superset of the original app's
+/// `Product { display_name, height, imageUrl, original_price, price, width }`, so the original clients decode it.
+public struct Special: Codable, Sendable, Equatable, Identifiable {
+    /// Stable and opaque.
+    public var id: String
+    public var displayName: String
+    /// In canvas units: 1 … canvasUnit.
+    public var width: Int
+    /// In canvas units: 1 … 2 × canvasUnit.
+    public var height: Int
+    /// Absolute URL of the product image.
+    public var imageUrl: String
+    public var originalPrice: Money
+    public var price: Money
+    /// Optional promotion text: "2 for $4".
+    public var promotion: String?
+    public var validFrom: Date?
+    public var validUntil: Date?
+    /// The manager's order: 0 first.
+    public var position: Int
+
+    public init(
+        id: String, displayName: String, width: Int, height: Int, imageUrl: String, originalPrice: Money,
+        price: Money, promotion: String? = nil, validFrom: Date? = nil, validUntil: Date? = nil, position: Int = 0
+    ) {
+        self.id = id
+        self.displayName = displayName
+        self.width = width
+        self.height = height
+        self.imageUrl = imageUrl
+        self.originalPrice = originalPrice
+        self.price = price
+        self.promotion = promotion
+        self.validFrom = validFrom
+        self.validUntil = validUntil
+        self.position = position
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case id, width, height, imageUrl, price, promotion, validFrom, validUntil, position
+        case displayName = "display_name"
+        case originalPrice = "original_price"
+    }
+
+    public var prices: PriceComparison { PriceComparison(price: price, originalPrice: originalPrice) }
+
+    /// Shown at `date`: from `validFrom` (inclusive) until `validUntil` (exclusive).
+    public func isValid(at date: Date) -> Bool {
+        (validFrom.map { $0 <= date } ?? true) && (validUntil.map { date < $0 } ?? true)
+    }
+
+    /// The first moment after `date` when this special appears or disappears.
+    public func nextBoundary(after date: Date) -> Date? {
+        [validFrom, validUntil].compactMap { $0 }.filter { $0 > date }.min()
+    }
+}
+
+/// `GET /api/specials`: the original payload's shape.
+public struct SpecialsList: Codable, Sendable, Equatable {
+    public var canvasUnit: Int
+    public var currency: String
+    public var managerSpecials: [Special]
+
+    public init(canvasUnit: Int, currency: String, managerSpecials: [Special]) {
+        self.canvasUnit = canvasUnit
+        self.currency = currency
+        self.managerSpecials = managerSpecials
+    }
+}
+
+/// The store's settings for specials.
+public struct SpecialsSettings: Codable, Sendable, Equatable {
+    /// How many canvas units span the phone's width.
+    public var canvasUnit: Int
+    /// ISO 4217.
+    public var currency: String
+
+    public init(canvasUnit: Int = 16, currency: String = "USD") {
+        self.canvasUnit = canvasUnit
+        self.currency = currency
+    }
+}

@@ -1,0 +1,267 @@
+import Foundation
+import Hummingbird
+import QuadCore
+
+/// `GET /api/specials` from the snapshot, and the web app: the mosaic at `/specials` (rendered here,
+/// made live by `specials.js`, which fetches `/specials/mosaic` again on each change), a details page per
+/// special and the manager's pages under `/admin/specials` (forms, CSRF-protected, no JavaScript needed).
+struct SpecialsRoutes {
+    let specials: Specials
+    let web: WebShell
+
+    func register(on router: Router<AppRequestContext>) {
+        router.get("/api/specials") { request, _ in try await self.list(request) }
+        router.get("/specials") { request, _ in try await self.page(request) }
+        router.get("/specials/mosaic") { request, _ in try await self.mosaic(request) }
+        router.get("/specials/:specialId") { request, context in
+            try await self.details(request, id: context.parameters.require("specialId"))
+        }
+        router.get("/admin/specials") { request, _ in try await self.manager(request) }
+        router.get("/admin/specials/new") { request, _ in try await self.form(request, id: nil) }
+        router.post("/admin/specials") { request, _ in try await self.save(request, id: nil) }
+        router.get("/admin/specials/:specialId") { request, context in
+            try await self.form(request, id: context.parameters.require("specialId"))
+        }
+        router.post("/admin/specials/:specialId") { request, context in
+            try await self.save(request, id: context.parameters.require("specialId"))
+        }
+        router.post("/admin/specials/:specialId/move") { request, context in
+            try await self.move(request, id: context.parameters.require("specialId"))
+        }
+        router.post("/admin/specials/:specialId/delete") { request, context in
+            try await self.delete(request, id: context.parameters.require("specialId"))
+        }
+    }
+
+    // MARK: API
+
+    func list(_ request: Request) async throws -> Response {
+        let baseURL = request.baseURL(trustProxy: specials.platform.configuration.trustProxy)
+        let snapshot = try await specials.snapshot.encoded(baseURL: baseURL)
+        return HTTPCache.response(
+            snapshot.body, etag: snapshot.etag, contentType: "application/json", policy: .revalidate, request: request)
+    }
+
+    // MARK: The mosaic
+
+    /// A tile's values for the templates: its size in units, its texts in the page's language.
+    static func tile(_ record: SpecialRecord, currency: Currency, t: Localizer) -> [String: Any] {
+        let special = record.special(baseURL: "")
+        let prices = special.prices
+        let price = currency.format(special.price, language: t.language)
+        let original = currency.format(special.originalPrice, language: t.language)
+        var tile: [String: Any] = [
+            "id": record.id, "name": record.displayName, "width": record.width, "height": record.height,
+            "image": record.image ?? "", "price": price,
+        ]
+        var label: String
+        if prices.isReduced {
+            tile["original"] = original
+            tile["originalLabel"] = t("specials.was", ["price": original])
+            if let percent = prices.savingsPercent {
+                tile["savings"] = t("specials.savings", ["percent": String(percent)])
+                label = t(
+                    "specials.label.saving",
+                    ["name": record.displayName, "original": original, "price": price, "percent": String(percent)])
+            } else {
+                label = t("specials.label.reduced", ["name": record.displayName, "original": original, "price": price])
+            }
+        } else {
+            label = t("specials.label.plain", ["name": record.displayName, "price": price])
+        }
+        if let promotion = record.promotion {
+            tile["promotion"] = promotion
+            label += ", " + promotion
+        }
+        tile["label"] = label
+        return tile
+    }
+
+    /// The mosaic's rows, by the shared layout rule.
+    func mosaicValues(_ t: Localizer, now: Date = Date()) async throws -> [String: Any] {
+        let (records, settings, _) = try await specials.snapshot.current(at: now)
+        let currency = Currency(code: settings.currency)
+        let rows = SpecialsLayout.rows(widths: records.map(\.width), canvas: settings.canvasUnit).map { row in
+            ["tiles": row.tiles.map { Self.tile(records[$0], currency: currency, t: t) }, "width": row.width]
+        }
+        return ["rows": rows, "hasSpecials": !records.isEmpty, "canvasUnit": settings.canvasUnit]
+    }
+
+    func page(_ request: Request) async throws -> Response {
+        let t = Localizer(language: web.language(for: request))
+        let values = try await mosaicValues(t)
+        return try web.page(request, template: "specials", title: { $0("specials.title") }) { t in
+            var all = values
+            all["refreshSeconds"] = Specials.refreshSeconds
+            all["specialsScript"] = web.asset("specials")
+            all["isAdmin"] = RequestInfo.current.person?.isAdmin == true
+            return all
+        }
+    }
+
+    /// The mosaic alone, for `specials.js` to swap in when something changed (ETag / 304).
+    func mosaic(_ request: Request) async throws -> Response {
+        let language = web.language(for: request)
+        let values = try await mosaicValues(Localizer(language: language))
+        let html = web.render(request, template: "specials-mosaic", title: { _ in "" }) { _ in values }
+        var response = HTTPCache.response(
+            ByteBuffer(string: html), etag: HTTPCache.etag(for: Data(html.utf8)),
+            contentType: "text/html; charset=utf-8", policy: .revalidate, request: request)
+        response.headers[.vary] = "Accept-Language, Cookie"
+        return response
+    }
+
+    func details(_ request: Request, id: String) async throws -> Response {
+        guard let record = try await specials.store.find(id) else {
+            throw Problem.notFound("There is no special \(id).")
+        }
+        let settings = try await specials.snapshot.settings()
+        return try web.page(request, template: "special", title: { _ in record.displayName }) { t in
+            var values = Self.tile(record, currency: Currency(code: settings.currency), t: t)
+            let style = Date.FormatStyle(
+                date: .long, time: .shortened, locale: Locale(identifier: t.language.rawValue),
+                calendar: Calendar(identifier: .gregorian), timeZone: TimeZone(identifier: "UTC")!)
+            if let from = record.validFrom {
+                values["validFrom"] = t("specials.validFrom", ["date": from.formatted(style)])
+            }
+            if let until = record.validUntil {
+                values["validUntil"] = t("specials.validUntil", ["date": until.formatted(style)])
+            }
+            values["isValidNow"] = record.special(baseURL: "").isValid(at: Date())
+            return values
+        }
+    }
+
+    // MARK: The manager's pages
+
+    /// Admins only: a visitor is sent to sign in, anyone else is refused.
+    private func requireAdminPage(_ request: Request) throws -> Response? {
+        guard RequestInfo.current.person != nil else {
+            return .redirect(to: "/signin?next=/admin/specials", type: .normal)
+        }
+        try Access.admin()
+        return nil
+    }
+
+    func manager(_ request: Request) async throws -> Response {
+        if let redirect = try requireAdminPage(request) { return redirect }
+        let records = try await specials.store.all()
+        let settings = try await specials.snapshot.settings()
+        let done = request.uri.queryParameters.get("done").flatMap {
+            ["added", "saved", "deleted", "moved"].contains($0) ? $0 : nil
+        }
+        let now = Date()
+        return try web.page(request, template: "specials-manager", title: { $0("specials.manager.title") }) { t in
+            var values: [String: Any] = [
+                "specials": records.enumerated().map { index, record -> [String: Any] in
+                    var tile = Self.tile(record, currency: Currency(code: settings.currency), t: t)
+                    tile["isFirst"] = index == 0
+                    tile["isLast"] = index == records.count - 1
+                    tile["isHidden"] = !record.special(baseURL: "").isValid(at: now)
+                    tile["deleteConfirm"] = t("specials.manager.deleteConfirm", ["name": record.displayName])
+                    return tile
+                },
+                "hasSpecials": !records.isEmpty,
+            ]
+            if let done { values["notice"] = t("specials.manager.\(done)") }
+            return values
+        }
+    }
+
+    func form(_ request: Request, id: String?) async throws -> Response {
+        if let redirect = try requireAdminPage(request) { return redirect }
+        var fields: [String: String] = ["width": "8", "height": "8"]
+        if let id {
+            guard let record = try await specials.store.find(id) else {
+                throw Problem.notFound("There is no special \(id).")
+            }
+            fields = Self.fields(record)
+        }
+        return try await formPage(request, id: id, fields: fields, errors: [])
+    }
+
+    private static func fields(_ record: SpecialRecord) -> [String: String] {
+        let draft = record.draft
+        let local = Date.ISO8601FormatStyle(timeZone: .gmt).year().month().day().dateTimeSeparator(.standard).time(
+            includingFractionalSeconds: false)
+        return [
+            "display_name": draft.displayName ?? "", "width": draft.width ?? "", "height": draft.height ?? "",
+            "original_price": draft.originalPrice ?? "", "price": draft.price ?? "", "promotion": draft.promotion ?? "",
+            "validFrom": record.validFrom.map { String($0.formatted(local).prefix(16)) } ?? "",
+            "validUntil": record.validUntil.map { String($0.formatted(local).prefix(16)) } ?? "",
+            "image": record.image ?? "",
+        ]
+    }
+
+    private func formPage(
+        _ request: Request, id: String?, fields: [String: String], errors: [FieldError]
+    ) async throws -> Response {
+        let settings = try await specials.snapshot.settings()
+        let status: HTTPResponse.Status = errors.isEmpty ? .ok : .unprocessableContent
+        let titleKey = id == nil ? "specials.manager.add" : "specials.manager.edit"
+        return try web.page(request, template: "specials-form", status: status, title: { $0(titleKey) }) { t in
+            var values: [String: Any] = [
+                "form": fields, "heading": t(titleKey),
+                "action": id.map { "/admin/specials/\($0)" } ?? "/admin/specials",
+                "canvasUnit": settings.canvasUnit, "maxHeight": settings.canvasUnit * 2,
+                "currency": settings.currency, "specialsScript": web.asset("specials"),
+            ]
+            if !errors.isEmpty {
+                values["errors"] = Dictionary(
+                    errors.map { ($0.field, $0.message) }, uniquingKeysWith: { first, _ in first })
+                values["errorSummary"] = t("form.invalid")
+            }
+            return values
+        }
+    }
+
+    func save(_ request: Request, id: String?) async throws -> Response {
+        if let redirect = try requireAdminPage(request) { return redirect }
+        var request = request
+        let fields = try await request.verifiedForm()
+        let draft = SpecialDraft(
+            displayName: fields["display_name"], width: fields["width"], height: fields["height"],
+            originalPrice: fields["original_price"], price: fields["price"], promotion: fields["promotion"],
+            validFrom: fields["validFrom"], validUntil: fields["validUntil"])
+        do {
+            let uploaded = fields["image"].flatMap { $0.isEmpty ? nil : $0 }
+            if let id {
+                var image: String?
+                if let uploaded { image = try await specials.uploadedImage(uploaded) }
+                let record = try await specials.store.update(id, image: image) { $0 = draft }
+                await specials.changed(record.id, .updated)
+                return .redirect(to: "/admin/specials?done=saved#special-\(record.id)", type: .normal)
+            }
+            let settings = try await specials.snapshot.settings()
+            let checked = try SpecialValidation.special(draft, canvasUnit: settings.canvasUnit)
+            let record = try await specials.store.create(
+                draft, image: try await specials.image(uploaded, name: checked.displayName))
+            await specials.changed(record.id, .created)
+            return .redirect(to: "/admin/specials?done=added#special-\(record.id)", type: .normal)
+        } catch let failure as ValidationFailure {
+            var typed = fields
+            typed["csrf"] = nil
+            return try await formPage(request, id: id, fields: typed, errors: failure.errors)
+        }
+    }
+
+    func move(_ request: Request, id: String) async throws -> Response {
+        if let redirect = try requireAdminPage(request) { return redirect }
+        var request = request
+        let fields = try await request.verifiedForm()
+        let offset = fields["direction"] == "up" ? -1 : 1
+        guard try await specials.store.move(id, by: offset) != nil else {
+            throw Problem.notFound("There is no special \(id).")
+        }
+        await specials.changed(id, .reordered)
+        return .redirect(to: "/admin/specials?done=moved#special-\(id)", type: .normal)
+    }
+
+    func delete(_ request: Request, id: String) async throws -> Response {
+        if let redirect = try requireAdminPage(request) { return redirect }
+        var request = request
+        _ = try await request.verifiedForm()
+        if try await specials.store.delete(id) { await specials.changed(id, .deleted) }
+        return .redirect(to: "/admin/specials?done=deleted", type: .normal)
+    }
+}

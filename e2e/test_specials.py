@@ -1,0 +1,252 @@
+"""The Specials mosaic `/specials` in a real browser: exact tile sizes at phone width, the content
+rules for narrow tiles, live updates without reload, the manager's pages, and accessibility.
+
+Every test starts a server of its own with the demo data: the 21 products of the original payload,
+canvas 16 units.
+"""
+
+import json
+import urllib.parse
+
+import pytest
+from conftest import PHONE
+
+# backup.json's tiles, in order: (width, height) in units.
+DEMO_SIZES = [
+    (16, 8), (8, 8), (8, 8), (14, 4), (4, 6), (4, 6), (4, 6), (4, 6), (16, 16), (16, 16), (9, 8), (5, 8),
+    (3, 3), (3, 3), (3, 3), (3, 4), (12, 4), (4, 4), (5, 5), (5, 5), (5, 5),
+]
+
+
+@pytest.fixture
+def specials_server(quad_server_factory):
+    return quad_server_factory(demo=True)
+
+
+def by_css(driver, selector):
+    from selenium.webdriver.common.by import By
+
+    return driver.find_elements(By.CSS_SELECTOR, selector)
+
+
+def wait_for(driver, condition, timeout=10, message=""):
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    WebDriverWait(driver, timeout).until(lambda d: condition(d), message)
+
+
+def tile_boxes(driver):
+    """Each tile's id, size in units, its box, and what it shows, measured in the page."""
+    return driver.execute_script(
+        """
+        const canvas = document.querySelector('.specials-canvas');
+        const rect = canvas.getBoundingClientRect();
+        const unit = rect.width / Number(canvas.dataset.canvasUnit);
+        const shown = (el) => !!el && el.getClientRects().length > 0 && getComputedStyle(el).display !== 'none';
+        return {
+          canvas: {left: rect.left, width: rect.width}, unit, viewport: document.documentElement.clientWidth,
+          tiles: [...document.querySelectorAll('.special-cell')].map((cell) => {
+            const box = cell.getBoundingClientRect();
+            return {
+              id: cell.dataset.id, w: Number(cell.dataset.width), h: Number(cell.dataset.height),
+              left: box.left, top: box.top, width: box.width, height: box.height,
+              image: shown(cell.querySelector('.special-image')),
+              price: shown(cell.querySelector('.special-price')),
+              name: shown(cell.querySelector('.special-name')),
+              label: cell.querySelector('a').getAttribute('aria-label'),
+            };
+          }),
+        };
+        """
+    )
+
+
+def test_every_tile_is_its_size_in_units_at_phone_width(specials_server, new_browser, axe):
+    driver = new_browser(width=PHONE)
+    driver.get(specials_server.url + "/specials")
+    wait_for(driver, lambda d: len(by_css(d, ".special-cell")) == 21)
+    measured = tile_boxes(driver)
+    # The canvas spans the phone's width: one unit is a sixteenth of it.
+    assert abs(measured["canvas"]["width"] - measured["viewport"]) <= 1
+    assert abs(measured["unit"] - measured["viewport"] / 16) < 0.1
+    unit = measured["unit"]
+    assert [(t["w"], t["h"]) for t in measured["tiles"]] == DEMO_SIZES
+    for tile in measured["tiles"]:
+        assert abs(tile["width"] - tile["w"] * unit) <= 1, tile
+        assert abs(tile["height"] - tile["h"] * unit) <= 1, tile
+    # Rows as the original brief says: 14 units centred (one unit either side), 5+5+5 centred.
+    romaine = measured["tiles"][3]
+    assert abs(romaine["left"] - (measured["canvas"]["left"] + unit)) <= 1
+    water = measured["tiles"][18]
+    assert abs(water["left"] - (measured["canvas"]["left"] + unit / 2)) <= 1
+    # Tiles keep the server's order: top to bottom, then left to right.
+    positions = [(round(t["top"]), t["left"]) for t in measured["tiles"]]
+    assert positions == sorted(positions)
+    axe.assert_clean(driver, "specials at phone width")
+
+
+def test_narrow_tiles_follow_the_content_rules(specials_server, new_browser):
+    driver = new_browser(width=PHONE)
+    driver.get(specials_server.url + "/specials")
+    wait_for(driver, lambda d: len(by_css(d, ".special-cell")) == 21)
+    for tile in tile_boxes(driver)["tiles"]:
+        if tile["w"] <= 3:  # the image alone
+            assert tile["image"] and not tile["price"] and not tile["name"], tile
+        elif tile["w"] <= 5:  # prices and name, no image
+            assert not tile["image"] and tile["price"] and tile["name"], tile
+        else:
+            assert tile["image"] and tile["price"] and tile["name"], tile
+    first = tile_boxes(driver)["tiles"][0]
+    assert first["label"] == "Noodle Dish with Roasted Black Bean Sauce, was $2.00, now $1.00, save 50 %"
+
+
+def test_a_wider_screen_caps_the_unit_and_centres_the_canvas(specials_server, new_browser):
+    driver = new_browser(width=1280)
+    driver.get(specials_server.url + "/specials")
+    wait_for(driver, lambda d: len(by_css(d, ".special-cell")) == 21)
+    measured = tile_boxes(driver)
+    assert measured["unit"] <= 40.5
+    middle = measured["canvas"]["left"] + measured["canvas"]["width"] / 2
+    assert abs(middle - measured["viewport"] / 2) <= 2
+    # A 5-unit tile now has room for everything.
+    assert measured["tiles"][11]["image"] and measured["tiles"][11]["price"]
+
+
+def test_a_special_added_through_the_api_appears_without_reload(specials_server, new_browser):
+    driver = new_browser(width=PHONE)
+    driver.get(specials_server.url + "/specials")
+    wait_for(driver, lambda d: d.execute_script("return document.getElementById('specials').dataset.live") == "stream")
+    driver.execute_script("window.__sameDocument = true")
+    body = {"display_name": "Fresh Figs", "width": 8, "height": 4, "original_price": "4.00", "price": "3.00"}
+    response = specials_server.request(
+        "/api/specials", method="POST", admin=True, headers={"Content-Type": "application/json"},
+        data=json.dumps(body).encode(),
+    )
+    assert response.status == 201
+    wait_for(driver, lambda d: len(by_css(d, ".special-cell")) == 22, timeout=3, message="the new tile")
+    tile = tile_boxes(driver)["tiles"][-1]
+    assert tile["label"] == "Fresh Figs, was $4.00, now $3.00, save 25 %"
+    assert driver.execute_script("return window.__sameDocument") is True
+    # And a deletion takes it away again.
+    special_id = json.loads(response.text)["id"]
+    assert specials_server.request(f"/api/specials/{special_id}", method="DELETE", admin=True).status == 204
+    wait_for(driver, lambda d: len(by_css(d, ".special-cell")) == 21, timeout=3, message="the tile removed")
+
+
+def test_a_tile_opens_its_details_in_french(specials_server, new_browser, axe):
+    driver = new_browser(width=PHONE, lang="fr")
+    driver.get(specials_server.url + "/specials")
+    wait_for(driver, lambda d: len(by_css(d, ".special-cell")) == 21)
+    label = tile_boxes(driver)["tiles"][0]["label"]
+    assert label == "Noodle Dish with Roasted Black Bean Sauce, avant 2,00\u00a0$, maintenant 1,00\u00a0$, économie de 50 %"
+    by_css(driver, ".special-tile")[0].click()
+    wait_for(driver, lambda d: "/specials/" in d.current_url)
+    assert by_css(driver, "h1")[0].text == "Noodle Dish with Roasted Black Bean Sauce"
+    assert "1,00" in by_css(driver, ".special-details-prices")[0].text
+    axe.assert_clean(driver, "special details")
+
+
+def test_the_empty_state(quad_server, new_browser):
+    driver = new_browser(width=PHONE)
+    driver.get(quad_server.url + "/specials")
+    assert by_css(driver, "#specials-empty")[0].text == "No specials right now"
+
+
+def sign_in_as_manager(driver, server):
+    from selenium.webdriver.common.by import By
+
+    body = json.dumps({"username": "manon", "displayName": "Manon", "password": "correct horse battery",
+                       "role": "admin"}).encode()
+    assert server.request("/api/people", "POST", {"Content-Type": "application/json"}, body, admin=True).status == 201
+    driver.get(f"{server.url}/signin?next=/admin/specials")
+    driver.find_element(By.ID, "username").send_keys("manon")
+    driver.find_element(By.ID, "password").send_keys("correct horse battery")
+    driver.find_element(By.CSS_SELECTOR, "form.stacked-form button[type=submit]").click()
+    wait_for(driver, lambda d: d.current_url.endswith("/admin/specials"))
+
+
+def test_the_manager_adds_moves_and_deletes(specials_server, new_browser, axe, tmp_path):
+    from selenium.webdriver.common.by import By
+
+    driver = new_browser(width=1280)
+    sign_in_as_manager(driver, specials_server)
+    assert len(by_css(driver, ".specials-manager-item")) == 21
+    axe.assert_clean(driver, "manager list")
+
+    driver.get(specials_server.url + "/admin/specials/new")
+    form = driver.find_element(By.ID, "special-form")
+    form.find_element(By.NAME, "display_name").send_keys("Ripe Mangoes")
+    width = form.find_element(By.NAME, "width")
+    width.clear()
+    width.send_keys("20")
+    form.find_element(By.NAME, "original_price").send_keys("3.00")
+    form.find_element(By.NAME, "price").send_keys("1.2.3")
+    # The preview follows what is typed, at phone size (a unit is 390 / 16 px; the width is capped at 16).
+    preview = driver.find_element(By.ID, "preview-cell")
+    assert driver.find_element(By.ID, "preview-name").text == "Ripe Mangoes"
+    assert abs(preview.rect["width"] - 390) <= 1
+    axe.assert_clean(driver, "manager form")
+    form.find_element(By.CSS_SELECTOR, "button[type=submit]").click()
+    # Refused: each field at fault says why, and what was typed stays.
+    wait_for(driver, lambda d: by_css(d, "#f-width-error"))
+    assert "width 20 is wider than the canvas (16)" in driver.find_element(By.ID, "f-width-error").text
+    assert "price 1.2.3 is not an amount" in driver.find_element(By.ID, "f-price-error").text
+    form = driver.find_element(By.ID, "special-form")
+    assert form.find_element(By.NAME, "display_name").get_attribute("value") == "Ripe Mangoes"
+    width = form.find_element(By.NAME, "width")
+    width.clear()
+    width.send_keys("8")
+    price = form.find_element(By.NAME, "price")
+    price.clear()
+    price.send_keys("1.50")
+    # An image chosen in the form is uploaded at once and shown in the preview.
+    first = json.loads(specials_server.request("/api/specials").text)["managerSpecials"][9]
+    picture = tmp_path / "mango.png"
+    picture.write_bytes(specials_server.request(urllib.parse.urlparse(first["imageUrl"]).path).body)
+    driver.find_element(By.ID, "f-image-file").send_keys(str(picture))
+    wait_for(driver, lambda d: d.find_element(By.ID, "f-image").get_attribute("value").startswith("/images/"))
+    uploaded = driver.find_element(By.ID, "f-image").get_attribute("value")
+    assert driver.find_element(By.ID, "preview-image").get_attribute("src").endswith(uploaded)
+    form.find_element(By.CSS_SELECTOR, "button[type=submit]").click()
+    wait_for(driver, lambda d: by_css(d, "#specials-notice"))
+    items = by_css(driver, ".specials-manager-item")
+    assert len(items) == 22 and "Ripe Mangoes" in items[-1].text
+    assert items[-1].find_element(By.TAG_NAME, "img").get_attribute("src").endswith(uploaded)
+
+    # Move it up one place.
+    items[-1].find_element(By.XPATH, ".//form[input[@name='direction'][@value='up']]//button").click()
+    wait_for(driver, lambda d: "Ripe Mangoes" in by_css(d, ".specials-manager-item")[-2].text)
+    names = [s["display_name"] for s in json.loads(specials_server.request("/api/specials").text)["managerSpecials"]]
+    assert names[-2:] == ["Ripe Mangoes", "Arrowhead Mountain Spring Water 1.5 L"]
+
+    # Delete, after confirming.
+    item = by_css(driver, ".specials-manager-item")[-2]
+    item.find_element(By.CSS_SELECTOR, "button.danger").click()
+    alert = driver.switch_to.alert
+    assert "Ripe Mangoes" in alert.text
+    alert.accept()
+    wait_for(driver, lambda d: len(by_css(d, ".specials-manager-item")) == 21)
+
+
+def test_offline_keeps_the_mosaic_and_an_error_offers_retry(specials_server, new_browser):
+    driver = new_browser(width=PHONE)
+    driver.get(specials_server.url + "/specials")
+    wait_for(driver, lambda d: d.execute_script("return document.getElementById('specials').dataset.live") == "stream")
+    driver.execute_cdp_cmd("Network.enable", {})
+    driver.execute_cdp_cmd(
+        "Network.emulateNetworkConditions",
+        {"offline": True, "latency": 0, "downloadThroughput": -1, "uploadThroughput": -1},
+    )
+    wait_for(driver, lambda d: d.find_element("id", "specials-offline").is_displayed(), message="offline note")
+    assert len(by_css(driver, ".special-cell")) == 21
+    driver.execute_cdp_cmd(
+        "Network.emulateNetworkConditions",
+        {"offline": False, "latency": 0, "downloadThroughput": -1, "uploadThroughput": -1},
+    )
+    wait_for(driver, lambda d: not d.find_element("id", "specials-offline").is_displayed(), message="back online")
+    # The server goes away: coming back to the tab tries at once, fails, and offers Retry; the mosaic stays.
+    specials_server.stop()
+    driver.execute_script("document.dispatchEvent(new Event('visibilitychange'))")
+    wait_for(driver, lambda d: d.find_element("id", "specials-error").is_displayed(), message="error state")
+    assert driver.find_element("id", "specials-retry").is_displayed()
+    assert len(by_css(driver, ".special-cell")) == 21
