@@ -68,6 +68,7 @@ func buildRouter(_ platform: Platform, _ features: Features) async throws -> Rou
         maxStreamsPerClient: platform.configuration.maxEventStreamsPerClient
     ).register(on: router)
     RoomsRoutes(rooms: features.rooms, web: web).register(on: router)
+    LibraryAPI(library: features.library).register(on: router)
     AccountsRoutes(accounts: features.accounts, rooms: features.rooms, web: web).register(on: router)
     try APIHandler(platform: platform, rooms: features.rooms, accounts: features.accounts).registerHandlers(on: router)
 
@@ -79,21 +80,27 @@ func buildRouter(_ platform: Platform, _ features: Features) async throws -> Rou
 struct Features: Sendable {
     let rooms: Rooms
     let accounts: Accounts
+    let library: Library
 
     init(platform: Platform) {
         rooms = Rooms(platform: platform)
         accounts = Accounts(platform: platform)
+        library = Library(platform: platform)
     }
 
     /// What runs beside the server for the features.
     var services: [any Service] { [RoomsInvalidation(rooms: rooms), SessionSweeper(sessions: accounts.sessions)] }
 
-    static let links = [Rooms.link]
-    static let migrations = [RoomStore.migration] + PeopleStore.migrations
+    static let links = [Rooms.link, Library.link]
+    /// In id order (each feature has its own range of ids).
+    static let migrations = ([RoomStore.migration] + PeopleStore.migrations + LibraryStore.migrations).sorted {
+        $0.id < $1.id
+    }
 
     static func loadDemoData(_ platform: Platform, announce: @Sendable (String) -> Void) async throws {
         try await RoomsDemo.load(RoomStore(database: platform.database), images: platform.images)
         try await Accounts(platform: platform).loadDemoPeople(announce: announce)
+        try await LibraryDemo.load(Library(platform: platform))
     }
 }
 
