@@ -69,6 +69,7 @@ func buildRouter(_ platform: Platform, _ features: Features) async throws -> Rou
     ).register(on: router)
     RoomsRoutes(rooms: features.rooms, web: web).register(on: router)
     LibraryAPI(library: features.library).register(on: router)
+    LibraryRoutes(library: features.library, web: web).register(on: router)
     AccountsRoutes(accounts: features.accounts, rooms: features.rooms, web: web).register(on: router)
     try APIHandler(platform: platform, rooms: features.rooms, accounts: features.accounts).registerHandlers(on: router)
 

@@ -63,8 +63,30 @@ final class LibraryStore: Sendable {
             try await sql.raw(
                 "CREATE UNIQUE INDEX book_loans_open ON book_loans (book_id) WHERE returned_at IS NULL"
             ).run()
-        }
+        },
+        Migration(
+            id: 301, name: "library sort per person",
+            statements: ["CREATE TABLE library_preferences (username_key TEXT PRIMARY KEY, sort TEXT NOT NULL)"]),
     ]
+
+    /// The list order a person chose last (nil: never chose).
+    func sort(for username: String) async throws -> BookSort? {
+        try await database.withConnection { sql in
+            try await sql.raw(
+                "SELECT sort FROM library_preferences WHERE username_key = \(bind: username.lowercased())"
+            ).first()?.decode(column: "sort", as: String.self)
+        }.flatMap(BookSort.init(rawValue:))
+    }
+
+    func setSort(_ sort: BookSort, for username: String) async throws {
+        try await database.transaction { sql in
+            try await sql.raw("DELETE FROM library_preferences WHERE username_key = \(bind: username.lowercased())")
+                .run()
+            try await sql.raw(
+                "INSERT INTO library_preferences (username_key, sort) VALUES (\(bind: username.lowercased()), \(bind: sort.rawValue))"
+            ).run()
+        }
+    }
 
     // MARK: Reading
 
