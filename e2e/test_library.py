@@ -127,8 +127,9 @@ def test_someone_elses_checkout_shows_without_reload(library_server, browser):
     assert browser.execute_script("return window.__notReloaded === true;")
 
 
-def test_phone_shows_the_list_then_the_book_alone(library_server, new_browser, axe):
+def test_phone_shows_the_list_then_the_book_alone(library_server, new_browser, axe, set_color_scheme):
     driver = new_browser(width=PHONE)
+    set_color_scheme(driver, "dark")
     driver.get(library_server.url + "/library")
     assert one(driver, "#library-list").is_displayed()
     assert not one(driver, "#library-detail").is_displayed()
@@ -142,7 +143,11 @@ def test_phone_shows_the_list_then_the_book_alone(library_server, new_browser, a
     assert not one(driver, "#library-list").is_displayed()
     assert one(driver, "#library-detail").is_displayed()
     assert one(driver, ".back-link").is_displayed()
-    axe.assert_clean(driver, "phone detail")
+    axe.assert_clean(driver, "phone detail, dark")
+    # The way back is a real link, reached by keyboard.
+    one(driver, ".back-link").send_keys("\n")
+    wait_for(driver, lambda d: d.current_url.rstrip("/").endswith("/library"), message="no way back to the list")
+    assert one(driver, "#library-list").is_displayed()
 
 
 def test_sort_is_remembered_and_select_mode_deletes_several(library_server, browser, axe):
