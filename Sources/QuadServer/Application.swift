@@ -69,6 +69,8 @@ func buildRouter(_ platform: Platform, _ features: Features) async throws -> Rou
     ).register(on: router)
     RoomsRoutes(rooms: features.rooms, web: web).register(on: router)
     SpecialsRoutes(specials: features.specials, web: web).register(on: router)
+    LibraryAPI(library: features.library).register(on: router)
+    LibraryRoutes(library: features.library, web: web).register(on: router)
     AccountsRoutes(accounts: features.accounts, rooms: features.rooms, web: web).register(on: router)
     try APIHandler(
         platform: platform, rooms: features.rooms, accounts: features.accounts, specials: features.specials
@@ -83,11 +85,13 @@ struct Features: Sendable {
     let rooms: Rooms
     let accounts: Accounts
     let specials: Specials
+    let library: Library
 
     init(platform: Platform) {
         rooms = Rooms(platform: platform)
         accounts = Accounts(platform: platform)
         specials = Specials(platform: platform)
+        library = Library(platform: platform)
     }
 
     /// What runs beside the server for the features.
@@ -96,13 +100,18 @@ struct Features: Sendable {
             + [SpecialsInvalidation(specials: specials), SpecialsSchedule(specials: specials)]
     }
 
-    static let links = [Rooms.link, Specials.link]
-    static let migrations = [RoomStore.migration, SpecialStore.migration] + PeopleStore.migrations
+    static let links = [Rooms.link, Specials.link, Library.link]
+    /// In id order (each feature has its own range of ids).
+    static let migrations =
+        ([RoomStore.migration, SpecialStore.migration] + PeopleStore.migrations + LibraryStore.migrations).sorted {
+            $0.id < $1.id
+        }
 
     static func loadDemoData(_ platform: Platform, announce: @Sendable (String) -> Void) async throws {
         try await RoomsDemo.load(RoomStore(database: platform.database), images: platform.images)
         try await Accounts(platform: platform).loadDemoPeople(announce: announce)
         try await SpecialsDemo.load(SpecialStore(database: platform.database), images: platform.images)
+        try await LibraryDemo.load(Library(platform: platform))
     }
 }
 

@@ -25,6 +25,7 @@ final class WebShell: Sendable {
         ("rooms", "rooms.js", "text/javascript; charset=utf-8"),
         ("specials", "specials.js", "text/javascript; charset=utf-8"),
         ("specialsCSS", "specials.css", "text/css; charset=utf-8"),
+        ("library", "library.js", "text/javascript; charset=utf-8"),
     ]
 
     init(services: [ServiceLink], directory: String? = nil) async throws {
@@ -51,7 +52,9 @@ final class WebShell: Sendable {
         let version = SHA256.hash(data: Data(paths.values.sorted().joined().utf8)).prefix(6)
             .hex
         let shellURLs =
-            "[" + (["/"] + ["css", "js", "rooms"].compactMap { paths[$0] }).map { "\"\($0)\"" }.joined(separator: ", ")
+            "["
+            + (["/"] + ["css", "js", "rooms", "library"].compactMap { paths[$0] }).map { "\"\($0)\"" }.joined(
+                separator: ", ")
             + "]"
         let worker = try String(contentsOf: web.appendingPathComponent("static/sw.js"), encoding: .utf8)
             .replacingOccurrences(of: "{{version}}", with: version)

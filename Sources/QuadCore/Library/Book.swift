@@ -1,0 +1,117 @@
+import Foundation
+
+/// A book on the shelf and who has it. The original API's record (`BookRecord`) is derived from it.
+public struct Book: Sendable, Equatable, Identifiable {
+    /// An integer, as the original API numbered its books.
+    public var id: Int
+    public var title: String
+    public var author: String
+    public var publisher: String?
+    /// Tags, in the order given; the original API sends them as one comma-separated string.
+    public var categories: [String]
+    /// Normalised: digits only (and a final `X` for an ISBN-10).
+    public var isbn: String?
+    public var addedAt: Date
+    /// The loan running now, if any.
+    public var loan: Loan?
+    /// When the book was last checked out and by whom, kept after it comes back (as the original did
+    /// for `lastCheckedOut`).
+    public var lastCheckedOut: Date?
+    public var lastCheckedOutBy: String?
+
+    public init(
+        id: Int, title: String, author: String, publisher: String? = nil, categories: [String] = [],
+        isbn: String? = nil, addedAt: Date, loan: Loan? = nil, lastCheckedOut: Date? = nil,
+        lastCheckedOutBy: String? = nil
+    ) {
+        self.id = id
+        self.title = title
+        self.author = author
+        self.publisher = publisher
+        self.categories = categories
+        self.isbn = isbn
+        self.addedAt = addedAt
+        self.loan = loan
+        self.lastCheckedOut = lastCheckedOut ?? loan?.checkedOutAt
+        self.lastCheckedOutBy = lastCheckedOutBy ?? loan?.person
+    }
+
+    public func status(at now: Date) -> BookStatus {
+        guard let loan else { return .available }
+        return now > loan.dueAt ? .overdue : .onLoan
+    }
+
+    /// The original app's path for the book.
+    public var path: String { "/books/\(id)" }
+}
+
+/// One time a book went out: to whom, when, until when, and when it came back (nil while out).
+public struct Loan: Sendable, Equatable {
+    public var person: String
+    /// The username (lowercased) when a signed-in person took it; nil for a name typed by an admin or
+    /// sent by an original client.
+    public var username: String?
+    public var checkedOutAt: Date
+    public var dueAt: Date
+    public var returnedAt: Date?
+
+    public init(person: String, username: String? = nil, checkedOutAt: Date, dueAt: Date, returnedAt: Date? = nil) {
+        self.person = person
+        self.username = username
+        self.checkedOutAt = checkedOutAt
+        self.dueAt = dueAt
+        self.returnedAt = returnedAt
+    }
+}
+
+public enum BookStatus: String, Codable, Sendable, CaseIterable {
+    case available
+    case onLoan = "on-loan"
+    case overdue
+}
+
+/// How long a loan lasts.
+public struct LoanPolicy: Sendable, Equatable {
+    public static let defaultDays = 14
+    public var days: Int
+
+    public init(days: Int = LoanPolicy.defaultDays) {
+        self.days = days
+    }
+
+    public func dueAt(checkedOutAt: Date) -> Date {
+        checkedOutAt.addingTimeInterval(TimeInterval(days) * 86_400)
+    }
+}
+
+/// The order the list is shown in: newest added first (the default) or oldest first.
+public enum BookSort: String, Sendable, CaseIterable {
+    case newest, oldest
+}
+
+extension Book {
+    /// Whether the book matches a search: every word of `query` appears in the title, the author or a category,
+    /// ignoring case and accents.
+    public func matches(_ query: String) -> Bool {
+        let words = Self.fold(query).split(whereSeparator: { $0.isWhitespace })
+        guard !words.isEmpty else { return true }
+        let haystack = Self.fold(([title, author] + categories).joined(separator: " "))
+        return words.allSatisfy { haystack.contains($0) }
+    }
+
+    static func fold(_ text: String) -> String {
+        text.folding(options: [.caseInsensitive, .diacriticInsensitive], locale: Locale(identifier: "en"))
+    }
+
+    /// Filters and orders a shelf as `GET /api/books` does: search, status, then newest or oldest first
+    /// (by when added, then by id).
+    public static func listed(
+        _ books: [Book], query: String? = nil, status: BookStatus? = nil, sort: BookSort = .newest, now: Date
+    ) -> [Book] {
+        let filtered = books.filter { book in
+            (query.map { book.matches($0) } ?? true) && (status.map { book.status(at: now) == $0 } ?? true)
+        }
+        let ascending = filtered.sorted { ($0.addedAt, $0.id) < ($1.addedAt, $1.id) }
+        return sort == .oldest ? ascending : ascending.reversed()
+    }
+}

@@ -1,0 +1,167 @@
+import Foundation
+import Hummingbird
+import QuadCore
+
+/// The Library service: who has which book. The API (`LibraryAPI`) and the web app (`LibraryRoutes`)
+/// both change books through it, so every change is checked the same way and publishes a `book` event.
+final class Library: Sendable {
+    let store: LibraryStore
+    let platform: Platform
+    static let link = ServiceLink(key: "library", path: "/library")
+
+    init(platform: Platform) {
+        self.platform = platform
+        self.store = LibraryStore(database: platform.database)
+    }
+
+    /// What a `book` event says: which book (nil when every book went), and what happened.
+    struct Change: Codable, Sendable, Equatable {
+        var id: Int?
+        var change: Kind
+        var status: BookStatus?
+        var borrower: String?
+
+        enum Kind: String, Codable, Sendable { case created, updated, checkedOut, returned, deleted, cleaned }
+    }
+
+    func changed(_ book: Book?, id: Int? = nil, _ kind: Change.Kind) async {
+        await platform.events.publish(
+            "book",
+            Change(id: book?.id ?? id, change: kind, status: book?.status(at: Date()), borrower: book?.loan?.person))
+    }
+
+    func find(_ id: Int) async throws -> Book {
+        guard let book = try await store.find(id) else { throw LoanRefusal.notFound(id) }
+        return book
+    }
+
+    // MARK: Wire
+
+    /// The book's record; with its loans for the answer about one book.
+    static func encode(_ book: Book, loans: [Loan]? = nil, now: Date = Date()) -> Data {
+        (try? BookRecord.encoder.encode(BookRecord(book, now: now, loans: loans))) ?? Data()
+    }
+
+    /// The book's ETag: the hash of its record (without loans: a loan changes the record too).
+    static func etag(_ book: Book, now: Date = Date()) -> String {
+        HTTPCache.etag(for: encode(book, now: now))
+    }
+
+    /// 412 unless `ifMatch` (an `If-Match` header) names the book's current ETag or is `*`.
+    static func check(ifMatch: String?, _ book: Book, now: Date) throws {
+        guard let ifMatch else { return }
+        guard HTTPCache.matches(ifNoneMatch: ifMatch, etag: etag(book, now: now)) else {
+            throw Problem(
+                .preconditionFailed, type: "stale-book", title: "Changed meanwhile",
+                detail: "Someone changed this book since you loaded it. Load it again and redo your change.")
+        }
+    }
+
+    // MARK: Changes
+
+    /// Adds a book. A `lastCheckedOutBy` checks it out at once, from `lastCheckedOut` when sent (importing a
+    /// loan from the original server), else from now.
+    func create(_ input: BookInput, now: Date = Date()) async throws -> Book {
+        var errors: [FieldError] = []
+        var fields: BookValidation.Fields?
+        do { fields = try input.newBook() } catch { errors += error.errors }
+        var loan = LoanAction.none
+        if let name = input.lastCheckedOutBy.value {
+            do {
+                loan = .checkOut(
+                    person: try BookValidation.borrower(name), username: nil, at: input.lastCheckedOut.value ?? now)
+            } catch { errors += error.errors }
+        }
+        guard let fields, errors.isEmpty else { throw ValidationFailure(errors) }
+        let book = try await store.create(fields, loan: loan, now: now)
+        await changed(book, .created)
+        return book
+    }
+
+    /// Applies a partial change: fields left out keep their value. `lastCheckedOutBy` with a name checks
+    /// the book out to that name now (as the original did); `null` returns it.
+    func update(_ id: Int, _ input: BookInput, ifMatch: String?, now: Date = Date()) async throws -> Book {
+        var loan = LoanAction.none
+        switch input.lastCheckedOutBy {
+        case .absent: break
+        case .null: loan = .giveBack(at: now)
+        case .value(let name): loan = .checkOut(person: try BookValidation.borrower(name), username: nil, at: now)
+        }
+        let action = loan
+        let editsFields =
+            !(input.title.isAbsent && input.author.isAbsent && input.publisher.isAbsent
+            && input.categories.isAbsent && input.isbn.isAbsent)
+        let book = try await store.update(id) { current in
+            try Self.check(ifMatch: ifMatch, current, now: now)
+            // Naming the person who has it already changes nothing.
+            if case .checkOut(let person, _, _) = action, current.loan?.person == person {
+                return (editsFields ? try input.applied(to: current) : nil, .none)
+            }
+            return (editsFields ? try input.applied(to: current) : nil, action)
+        }
+        let kind: Change.Kind =
+            switch loan {
+            case .none: .updated
+            case .giveBack: .returned
+            case .checkOut, .checkOutIfAvailable: .checkedOut
+            }
+        await changed(book, kind)
+        return book
+    }
+
+    /// Checks the book out to the signed-in person, or to a name an admin gives; 409 naming who has it.
+    func checkOut(_ id: Int, by person: Person, name: String?, now: Date = Date()) async throws -> Book {
+        var borrower = person.displayName
+        var username: String? = person.username.lowercased()
+        if let name, !name.trimmingCharacters(in: .whitespaces).isEmpty {
+            let typed = try BookValidation.borrower(name, field: "name")
+            if typed != person.displayName {
+                guard person.isAdmin else {
+                    throw Problem(.forbidden, detail: "Only an admin may check a book out to someone else.")
+                }
+                borrower = typed
+                username = nil
+            }
+        }
+        let action = LoanAction.checkOutIfAvailable(person: borrower, username: username, at: now)
+        let book = try await store.update(id) { _ in (nil, action) }
+        await changed(book, .checkedOut)
+        return book
+    }
+
+    /// Puts the book back on the shelf; 409 when it is there already.
+    func giveBack(_ id: Int, now: Date = Date()) async throws -> Book {
+        let book = try await store.update(id) { current in
+            guard current.loan != nil else { throw LoanRefusal.notOnLoan }
+            return (nil, .giveBack(at: now))
+        }
+        await changed(book, .returned)
+        return book
+    }
+
+    func delete(_ id: Int, ifMatch: String? = nil) async throws {
+        if let ifMatch { try Self.check(ifMatch: ifMatch, try await find(id), now: Date()) }
+        guard try await store.delete(id) else { throw LoanRefusal.notFound(id) }
+        await changed(nil, id: id, .deleted)
+    }
+
+    /// Deletes all the books named or none (404 listing the unknown ones).
+    func delete(_ ids: [Int]) async throws -> [Int] {
+        let deleted = try await store.delete(ids)
+        for id in deleted { await changed(nil, id: id, .deleted) }
+        return deleted
+    }
+
+    func clean() async throws -> Int {
+        let count = try await store.clean()
+        await changed(nil, .cleaned)
+        return count
+    }
+
+    /// Whether the caller may change books through the original routes: anyone signed in, and the original
+    /// (anonymous) clients while `QUAD_LEGACY_API` is on.
+    func mayChange() throws {
+        if RequestInfo.current.person != nil || platform.configuration.legacyAPI { return }
+        throw Problem.unauthorized("Sign in first.")
+    }
+}

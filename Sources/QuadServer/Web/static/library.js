@@ -1,0 +1,117 @@
+// The Library page: sharing, the editor's unsaved-changes guard, the sort applied when chosen, and live
+// updates from `book` events. Everything here only adds: the page works with its forms alone.
+"use strict";
+(() => {
+  const root = document.getElementById("library");
+  if (!root) return;
+  let strings = {};
+  try {
+    strings = JSON.parse(document.getElementById("library-strings").textContent);
+  } catch (_) {}
+  const t = (key) => strings[key] || key;
+  const live = document.getElementById("library-live");
+  const announce = (text) => {
+    live.textContent = "";
+    window.setTimeout(() => { live.textContent = text; }, 50);
+  };
+
+  // --- The sort applies as soon as it is chosen ----------------------------------------------------
+  document.addEventListener("change", (event) => {
+    if (event.target.id === "library-sort") event.target.form.submit();
+  });
+
+  // --- Share: the system sheet where there is one, else copy the link ------------------------------
+  function wireShare() {
+    const button = document.getElementById("book-share");
+    if (!button || (!navigator.share && !navigator.clipboard)) return;
+    button.hidden = false;
+    button.addEventListener("click", async () => {
+      const url = location.origin + location.pathname;
+      const title = button.dataset.shareTitle;
+      if (navigator.share) {
+        try {
+          await navigator.share({ title, url });
+        } catch (_) {}
+        return;
+      }
+      try {
+        await navigator.clipboard.writeText(url);
+        announce(t("library.copied"));
+        button.setAttribute("aria-describedby", "library-live");
+      } catch (_) {}
+    });
+  }
+  wireShare();
+
+  // --- The editor asks before discarding what was typed --------------------------------------------
+  const editor = document.getElementById("book-editor");
+  let submitting = false;
+  const snapshot = (form) => Array.from(new FormData(form).entries())
+    .filter(([name]) => name !== "csrf" && name !== "etag")
+    .map(([name, value]) => name + "=" + value).join("&");
+  const initial = editor ? snapshot(editor) : "";
+  const dirty = () => editor && !submitting && snapshot(editor) !== initial;
+  if (editor) {
+    editor.addEventListener("submit", () => { submitting = true; });
+    const cancel = document.getElementById("book-cancel");
+    cancel.addEventListener("click", (event) => {
+      if (dirty() && !window.confirm(editor.dataset.guard)) {
+        event.preventDefault();
+        return;
+      }
+      submitting = true; // leaving on purpose: no second question
+    });
+    window.addEventListener("beforeunload", (event) => {
+      if (!dirty()) return;
+      event.preventDefault();
+      event.returnValue = "";
+    });
+    const firstInvalid = editor.querySelector("[aria-invalid=true]");
+    (firstInvalid || editor.querySelector("input[name=title]")).focus();
+  }
+
+  // --- Live: another person's change shows without reloading ---------------------------------------
+  let refreshing = false;
+  let again = false;
+  async function refresh() {
+    if (refreshing) { again = true; return; }
+    refreshing = true;
+    try {
+      const response = await fetch(location.pathname + location.search, {
+        credentials: "same-origin", headers: { Accept: "text/html" },
+      });
+      if (!response.ok) return;
+      const page = new DOMParser().parseFromString(await response.text(), "text/html");
+      const list = page.getElementById("book-list");
+      const count = page.getElementById("library-count");
+      // Keep what the person ticked in select mode.
+      const ticked = new Set(Array.from(document.querySelectorAll(".book-pick:checked")).map((box) => box.value));
+      if (list) {
+        document.getElementById("book-list").replaceWith(list);
+        list.querySelectorAll(".book-pick").forEach((box) => { box.checked = box.checked || ticked.has(box.value); });
+      }
+      if (count) document.getElementById("library-count").replaceWith(count);
+      // The book shown is replaced unless focus is inside it (a form being used) or the editor is open.
+      const detail = document.querySelector(".book-detail");
+      const fresh = page.querySelector(".book-detail");
+      if (detail && !editor && !detail.contains(document.activeElement)) {
+        if (fresh) {
+          detail.replaceWith(fresh);
+          wireShare();
+        }
+      }
+      announce(t("library.live"));
+    } catch (_) {
+      // Offline: the next event tries again.
+    } finally {
+      refreshing = false;
+      if (again) { again = false; refresh(); }
+    }
+  }
+
+  if ("EventSource" in window) {
+    const stream = new EventSource("/api/events?types=book");
+    stream.addEventListener("book", () => refresh());
+    window.addEventListener("pagehide", () => stream.close());
+  }
+})();

@@ -1,0 +1,106 @@
+import Foundation
+import Hummingbird
+import HummingbirdTesting
+import Testing
+
+@testable import QuadServer
+
+/// The `/library` pages with their forms alone (no JavaScript), as a browser without scripts uses them.
+@Suite struct LibraryWebTests {
+    static let csrf = "abcdefghijklmnopqrstuvwxyz0123456789ABCD"
+
+    /// A signed-in browser: session and CSRF cookies, French unless said otherwise.
+    static func browser(_ app: TestApp, _ username: String, language: String = "fr") async throws -> HTTPFields {
+        _ = try await app.signedIn(username)
+        let (token, _) = try await Accounts(platform: app.platform).sessions.start(for: username, kind: .web)
+        return [
+            .cookie: "quad_session=\(token); quad_csrf=\(csrf)", .acceptLanguage: language,
+            .contentType: "application/x-www-form-urlencoded", .accept: "text/html",
+        ]
+    }
+
+    static func post(
+        _ client: any TestClientProtocol, _ uri: String, _ form: String, headers: HTTPFields
+    ) async throws -> TestResponse {
+        try await client.execute(uri: uri, method: .post, headers: headers, body: ByteBuffer(string: form)) { $0 }
+    }
+
+    @Test func aMissingAuthorIsShownNextToItsFieldInFrenchKeepingWhatWasTyped() async throws {
+        try await TestApp.run { app, client in
+            let headers = try await Self.browser(app, "ada")
+            let page = try await Self.post(
+                client, "/library/books", "csrf=\(Self.csrf)&title=Le+Horla&author=&publisher=Ollendorff",
+                headers: headers)
+            #expect(page.status == .unprocessableContent)
+            #expect(page.text.contains(#"<p class="field-error" id="book-author-error">Saisissez un auteur.</p>"#))
+            #expect(page.text.contains(#"value="Le Horla""#))
+            #expect(page.text.contains(#"value="Ollendorff""#))
+            #expect(!page.text.contains("book-title-error"))
+            #expect(try await LibraryStore(database: app.platform.database).all().isEmpty)
+
+            let added = try await Self.post(
+                client, "/library/books", "csrf=\(Self.csrf)&title=Le+Horla&author=Guy+de+Maupassant",
+                headers: headers)
+            #expect(added.status == .seeOther || added.status == .found)
+            #expect(added.headers[.location]?.hasPrefix("/library/books/") == true)
+        }
+    }
+
+    @Test func formsWithoutTheCSRFTokenAreRefused() async throws {
+        try await TestApp.run { app, client in
+            let headers = try await Self.browser(app, "ada")
+            let refused = try await Self.post(client, "/library/books", "title=T&author=A", headers: headers)
+            #expect(refused.status == .forbidden)
+            #expect(try await LibraryStore(database: app.platform.database).all().isEmpty)
+        }
+    }
+
+    @Test func checkOutReturnAndDeleteSeveralWithForms() async throws {
+        try await TestApp.run(configure: { $0.loadDemoData = true }) { app, client in
+            let headers = try await Self.browser(app, "ada", language: "en")
+            let store = LibraryStore(database: app.platform.database)
+            let books = try await store.all()
+            let shelf = try #require(books.first { $0.loan == nil })
+            let out = try await Self.post(
+                client, "/library/books/\(shelf.id)/checkout", "csrf=\(Self.csrf)", headers: headers)
+            #expect(out.status == .seeOther || out.status == .found)
+            #expect(try await store.find(shelf.id)?.loan?.person == "Ada Lovelace")
+
+            let page = try await client.execute(uri: "/library/books/\(shelf.id)", method: .get, headers: headers) {
+                $0
+            }
+            #expect(page.text.contains("With Ada Lovelace since"))
+            // Taken: the page says who has it.
+            let taken = try await Self.post(
+                client, "/library/books/\(shelf.id)/checkout", "csrf=\(Self.csrf)", headers: headers)
+            #expect(taken.status == .conflict)
+            #expect(taken.text.contains("Ada Lovelace has this book."))
+
+            _ = try await Self.post(client, "/library/books/\(shelf.id)/return", "csrf=\(Self.csrf)", headers: headers)
+            #expect(try await store.find(shelf.id)?.loan == nil)
+
+            let ids = books.prefix(3).map(\.id)
+            let form = "csrf=\(Self.csrf)" + ids.map { "&ids=\($0)" }.joined()
+            let deleted = try await Self.post(client, "/library/delete", form, headers: headers)
+            #expect(deleted.headers[.location] == "/library?done=deleted&count=3")
+            #expect(try await store.all().count == books.count - 3)
+        }
+    }
+
+    @Test func theSortIsRememberedForThePerson() async throws {
+        try await TestApp.run(configure: { $0.loadDemoData = true }) { app, client in
+            let headers = try await Self.browser(app, "ada", language: "en")
+            func firstTitle(_ uri: String) async throws -> String {
+                let page = try await client.execute(uri: uri, method: .get, headers: headers) { $0 }
+                let marker = #"<span class="book-title">"#
+                let start = try #require(page.text.range(of: marker)).upperBound
+                return String(page.text[start...].prefix { $0 != "<" })
+            }
+            #expect(try await firstTitle("/library") == "Le Petit Prince")
+            #expect(try await firstTitle("/library?sort=oldest") == "Running Lean")
+            #expect(try await firstTitle("/library") == "Running Lean")
+            let store = LibraryStore(database: app.platform.database)
+            #expect(try await store.sort(for: "ada") == .oldest)
+        }
+    }
+}

@@ -1,0 +1,171 @@
+"""The Library page `/library` in a real browser: adding a book in French with an inline error, checking
+out and returning, the unsaved-changes guard, live updates, phones and accessibility.
+
+Every test starts a server of its own with the demo shelf (21 books; Clean Code, Sapiens and Running Lean
+on loan, The Mythical Man-Month overdue). `become` (from the Rooms tests) signs the browser in.
+"""
+
+
+import pytest
+from conftest import PHONE
+from test_rooms import account_token, become, by_css, one, text_of, wait_for
+
+
+@pytest.fixture
+def library_server(quad_server_factory):
+    return quad_server_factory(demo=True)
+
+
+def book_id(server, title: str) -> int:
+    response = server.request("/api/books?q=" + title.replace(" ", "%20"))
+    assert response.status == 200, response.text
+    return next(book["id"] for book in response.json() if book["title"] == title)
+
+
+def api_book(server, book: int) -> dict:
+    return server.request(f"/api/books/{book}").json()
+
+
+def test_adding_a_book_in_french_shows_the_missing_author_next_to_its_field(library_server, new_browser, axe):
+    driver = new_browser(lang="fr")
+    become(driver, library_server, "Ada Lovelace", script=False)
+    driver.get(library_server.url + "/library/new")
+    assert text_of(driver, "h1") == "Bibliothèque"
+    assert "obligatoire" in text_of(driver, "label[for=book-author]")
+    one(driver, "#book-title").send_keys("Vingt mille lieues sous les mers")
+    one(driver, "#book-publisher").send_keys("Hetzel")
+    one(driver, "#book-save").click()
+
+    wait_for(driver, lambda d: by_css(d, "#book-author-error"), message="no inline error for the author")
+    assert text_of(driver, "#book-author-error") == "Saisissez un auteur."
+    assert one(driver, "#book-author").get_attribute("aria-invalid") == "true"
+    assert "book-author-error" in one(driver, "#book-author").get_attribute("aria-describedby")
+    # What was typed is kept, and no other field is blamed.
+    assert one(driver, "#book-title").get_attribute("value") == "Vingt mille lieues sous les mers"
+    assert one(driver, "#book-publisher").get_attribute("value") == "Hetzel"
+    assert not by_css(driver, "#book-title-error")
+    axe.assert_clean(driver, "editor with an error")
+
+    one(driver, "#book-author").send_keys("Jules Verne")
+    one(driver, "#book-save").click()
+    wait_for(driver, lambda d: "/library/books/" in d.current_url, message="the book was not added")
+    assert text_of(driver, "#book-heading") == "Vingt mille lieues sous les mers"
+    assert text_of(driver, "#book-status") == "Disponible"
+    assert "ajouté" in text_of(driver, "#library-notice")
+
+
+def test_check_out_and_return(library_server, browser, axe):
+    become(browser, library_server, "Grace Hopper", script=False)
+    book = book_id(library_server, "Refactoring")
+    browser.get(f"{library_server.url}/library/books/{book}")
+    assert text_of(browser, "#book-status") == "Available"
+    axe.assert_clean(browser, "detail")
+
+    one(browser, "#book-checkout").click()
+    wait_for(browser, lambda d: text_of(d, "#book-status").startswith("With Grace Hopper since"),
+             message="the badge does not say who has it")
+    assert api_book(library_server, book)["lastCheckedOutBy"] == "Grace Hopper"
+    # The list says it too, next to the title.
+    item = f".book-item[data-book-id='{book}']"
+    assert text_of(browser, f"{item} .book-author") == "Martin Fowler"
+    assert text_of(browser, f"{item} .badge").startswith("With Grace Hopper since")
+
+    one(browser, "#book-return").click()
+    wait_for(browser, lambda d: text_of(d, "#book-status") == "Available", message="not returned")
+    history = by_css(browser, "#loan-history li")
+    assert len(history) == 1 and history[0].text.startswith("Grace Hopper:")
+    assert api_book(library_server, book)["status"] == "available"
+
+
+def test_cancel_with_unsaved_changes_asks_first(library_server, browser):
+    become(browser, library_server, "Ada Lovelace", script=False)
+    book = book_id(library_server, "Sapiens")
+    browser.get(f"{library_server.url}/library/books/{book}/edit")
+    title = one(browser, "#book-title")
+    title.clear()
+    title.send_keys("Sapiens (2nd edition)")
+
+    # Leaving the page is guarded too.
+    prevented = browser.execute_script(
+        "const e = new Event('beforeunload', {cancelable: true}); window.dispatchEvent(e); return e.defaultPrevented;")
+    assert prevented
+
+    one(browser, "#book-cancel").click()
+    alert = browser.switch_to.alert
+    assert alert.text == "Discard your changes?"
+    alert.dismiss()
+    assert browser.current_url.endswith(f"/library/books/{book}/edit")
+    assert one(browser, "#book-title").get_attribute("value") == "Sapiens (2nd edition)"
+
+    one(browser, "#book-cancel").click()
+    browser.switch_to.alert.accept()
+    wait_for(browser, lambda d: d.current_url.endswith(f"/library/books/{book}"), message="cancel did not leave")
+    assert text_of(browser, "#book-heading") == "Sapiens"
+    assert api_book(library_server, book)["title"] == "Sapiens"
+
+
+def test_unchanged_editor_cancels_without_asking(library_server, browser):
+    become(browser, library_server, "Ada Lovelace", script=False)
+    book = book_id(library_server, "Refactoring")
+    browser.get(f"{library_server.url}/library/books/{book}/edit")
+    one(browser, "#book-cancel").click()
+    wait_for(browser, lambda d: d.current_url.endswith(f"/library/books/{book}"), message="cancel asked or stayed")
+
+
+def test_someone_elses_checkout_shows_without_reload(library_server, browser):
+    book = book_id(library_server, "Don't Make Me Think")
+    browser.get(f"{library_server.url}/library/books/{book}")
+    assert text_of(browser, "#book-status") == "Available"
+    browser.execute_script("window.__notReloaded = true;")
+    token = account_token(library_server, "Margaret Hamilton")
+    response = library_server.request(f"/api/books/{book}/checkout", method="POST",
+                                      headers={"Authorization": f"Bearer {token}", "Content-Type": "application/json"},
+                                      data=b"{}")
+    assert response.status == 200, response.text
+    wait_for(browser, lambda d: text_of(d, "#book-status").startswith("With Margaret Hamilton"),
+             message="the checkout did not show live")
+    assert browser.execute_script("return window.__notReloaded === true;")
+
+
+def test_phone_shows_the_list_then_the_book_alone(library_server, new_browser, axe, set_color_scheme):
+    driver = new_browser(width=PHONE)
+    set_color_scheme(driver, "dark")
+    driver.get(library_server.url + "/library")
+    assert one(driver, "#library-list").is_displayed()
+    assert not one(driver, "#library-detail").is_displayed()
+    assert len(by_css(driver, ".book-item")) == 21
+    # Overdue books say so.
+    assert "Overdue" in [item.text for item in by_css(driver, ".book-item .badge")]
+    axe.assert_clean(driver, "phone list")
+
+    by_css(driver, ".book-link")[0].click()
+    wait_for(driver, lambda d: "/library/books/" in d.current_url)
+    assert not one(driver, "#library-list").is_displayed()
+    assert one(driver, "#library-detail").is_displayed()
+    assert one(driver, ".back-link").is_displayed()
+    axe.assert_clean(driver, "phone detail, dark")
+    # The way back is a real link, reached by keyboard.
+    one(driver, ".back-link").send_keys("\n")
+    wait_for(driver, lambda d: d.current_url.rstrip("/").endswith("/library"), message="no way back to the list")
+    assert one(driver, "#library-list").is_displayed()
+
+
+def test_sort_is_remembered_and_select_mode_deletes_several(library_server, browser, axe):
+    become(browser, library_server, "Ada Lovelace", script=False)
+    browser.get(library_server.url + "/library?sort=oldest")
+    first = by_css(browser, ".book-title")[0].text
+    assert first == "Running Lean"
+    browser.get(library_server.url + "/library")
+    assert by_css(browser, ".book-title")[0].text == "Running Lean"
+
+    one(browser, "#library-select").click()
+    wait_for(browser, lambda d: by_css(d, ".book-pick"))
+    axe.assert_clean(browser, "select mode")
+    picks = by_css(browser, ".book-pick")
+    picks[0].click()
+    picks[1].click()
+    one(browser, "#library-delete-selected").click()
+    browser.switch_to.alert.accept()
+    wait_for(browser, lambda d: "done=deleted" in d.current_url, message="nothing deleted")
+    assert len(library_server.request("/api/books").json()) == 19
+    assert "Deleted 2 books." in text_of(browser, "#library-notice")
