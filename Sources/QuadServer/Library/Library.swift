@@ -11,7 +11,8 @@ final class Library: Sendable {
 
     init(platform: Platform) {
         self.platform = platform
-        self.store = LibraryStore(database: platform.database)
+        self.store = LibraryStore(
+            database: platform.database, policy: LoanPolicy(days: platform.configuration.loanDays))
     }
 
     /// What a `book` event says: which book (nil when every book went), and what happened.

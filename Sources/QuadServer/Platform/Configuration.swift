@@ -26,6 +26,8 @@ public struct Configuration: Sendable {
     public var trustProxy = false
     /// Whether people may create their own accounts (`open`) or admins add them (`closed`).
     public var openSignup = false
+    /// How many days a library loan lasts.
+    public var loanDays = 14
     /// bcrypt's cost for password hashes (tests lower it).
     public var passwordCost: UInt8 = 12
     /// For working on the web app: read templates and static files from this folder instead of the build.
@@ -88,6 +90,11 @@ public struct Configuration: Sendable {
             refreshSeconds = max(5, value)
         }
         if let value = try parse(.legacyAPI, "on or off", Self.parseSwitch) { legacyAPI = value }
+        if let value = try parse(
+            .loanDays, "a whole number of days from 1 to 365", { Int($0).flatMap { (1...365).contains($0) ? $0 : nil } }
+        ) {
+            loanDays = value
+        }
         if let value = try parse(.trustProxy, "on or off", Self.parseSwitch) { trustProxy = value }
         if let value = try parse(.signup, "open or closed", { ["open": true, "closed": false][$0.lowercased()] }) {
             openSignup = value
@@ -119,7 +126,7 @@ public struct Configuration: Sendable {
     /// A setting, with its command-line flag where it has one and its environment variable.
     public enum Setting: String, Sendable, CaseIterable {
         case hostname, port, database, logLevel, adminToken, demo, rateLimit, rateBurst, eventHeartbeat
-        case refreshSeconds, legacyAPI, trustProxy, webDirectory, signup
+        case refreshSeconds, legacyAPI, trustProxy, webDirectory, signup, loanDays
 
         public var flag: String? {
             switch self {
@@ -129,7 +136,7 @@ public struct Configuration: Sendable {
             case .logLevel: "--log-level"
             case .demo: "--no-demo"
             case .adminToken, .rateLimit, .rateBurst, .eventHeartbeat, .refreshSeconds, .legacyAPI, .trustProxy,
-                .webDirectory, .signup:
+                .webDirectory, .signup, .loanDays:
                 nil
             }
         }
@@ -150,6 +157,7 @@ public struct Configuration: Sendable {
             case .trustProxy: "QUAD_TRUST_PROXY"
             case .webDirectory: "QUAD_WEB_DIR"
             case .signup: "QUAD_SIGNUP"
+            case .loanDays: "QUAD_LOAN_DAYS"
             }
         }
     }

@@ -249,6 +249,19 @@ import Testing
         }
     }
 
+    @Test func theLoanPeriodIsASetting() async throws {
+        #expect(throws: (any Error).self) { try Configuration(environment: ["QUAD_LOAN_DAYS": "0"]) }
+        #expect(try Configuration(environment: ["QUAD_LOAN_DAYS": "7"]).loanDays == 7)
+        #expect(try Configuration(environment: [:]).loanDays == 14)
+        try await TestApp.run(configure: { $0.loanDays = 7 }) { app, client in
+            let id = try await Self.add(client, "Short loan")
+            let out = try await Self.send(
+                client, .post, "/api/books/\(id)/checkout", headers: try await app.signedIn("ada"))
+            let due = try #require(LibraryDate.parse(out.json["dueAt"] as? String ?? ""))
+            #expect(abs(due.timeIntervalSinceNow - 7 * 86_400) < 5)
+        }
+    }
+
     // MARK: Deleting
 
     @Test(arguments: TestDatabase.engines)
