@@ -42,14 +42,16 @@ public final class Database: Sendable {
             // `?schema=NAME` keeps Quad's tables in their own schema (tests use one each).
             var components = URLComponents(string: url)
             let schema = components?.queryItems?.first { $0.name == "schema" }?.value
-            let otherItems = components?.queryItems?.filter { $0.name != "schema" } ?? []
+            // `?pool=N`: connections per event loop (default 8); many small instances (tests) share a server's slots.
+            let poolSize = components?.queryItems?.first { $0.name == "pool" }?.value.flatMap { Int($0) }
+            let otherItems = components?.queryItems?.filter { $0.name != "schema" && $0.name != "pool" } ?? []
             components?.queryItems = otherItems.isEmpty ? nil : otherItems
             var configuration = try SQLPostgresConfiguration(url: components?.string ?? url)
             if let schema { configuration.searchPath = [schema] }
             configuration.coreConfiguration.options.connectTimeout = .seconds(10)
             let pool = EventLoopGroupConnectionPool(
                 source: PostgresConnectionSource(sqlConfiguration: configuration),
-                maxConnectionsPerEventLoop: 8,
+                maxConnectionsPerEventLoop: min(max(poolSize ?? 8, 1), 64),
                 requestTimeout: .seconds(10),
                 logger: logger,
                 on: MultiThreadedEventLoopGroup.singleton

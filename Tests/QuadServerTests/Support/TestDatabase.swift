@@ -31,11 +31,12 @@ enum TestDatabase {
         case .postgres:
             let url = try #require(postgresURL)
             let schema = "t" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased().prefix(16)
-            let admin = try await Database.open(.postgres(url: url), logger: logger)
+            // Small pools: many tests run at once against one server's limited connection slots.
+            let separator = url.contains("?") ? "&" : "?"
+            let admin = try await Database.open(.postgres(url: url + separator + "pool=1"), logger: logger)
             try await admin.withConnection { try await $0.raw("CREATE SCHEMA \(ident: schema)").run() }
             do {
-                let separator = url.contains("?") ? "&" : "?"
-                let result = try await body(.postgres(url: url + separator + "schema=" + schema))
+                let result = try await body(.postgres(url: url + separator + "pool=2&schema=" + schema))
                 try await admin.withConnection { try await $0.raw("DROP SCHEMA \(ident: schema) CASCADE").run() }
                 await admin.close()
                 return result
