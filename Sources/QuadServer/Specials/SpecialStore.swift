@@ -110,8 +110,19 @@ final class SpecialStore: Sendable {
             currency: try row.decode(column: "currency", as: String.self))
     }
 
+    /// Refuses (422 on `canvasUnit`) a canvas narrower than a special's width or shorter than half its height.
     func setSettings(_ settings: SpecialsSettings) async throws {
         try await database.transaction { sql in
+            let row = try await sql.raw("SELECT MAX(width) AS w, MAX(height) AS h FROM specials").first()
+            let widest = try row?.decode(column: "w", as: Int?.self) ?? 0
+            let tallest = try row?.decode(column: "h", as: Int?.self) ?? 0
+            if widest > settings.canvasUnit || tallest > 2 * settings.canvasUnit {
+                throw ValidationFailure(
+                    field: "canvasUnit",
+                    message:
+                        "canvasUnit \(settings.canvasUnit) is too small for the specials (widest \(widest), tallest \(tallest) units)."
+                )
+            }
             try await sql.raw(
                 """
                 UPDATE specials_settings SET canvas_unit = \(bind: settings.canvasUnit), currency = \(bind: settings.currency)

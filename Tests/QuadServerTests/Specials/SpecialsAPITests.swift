@@ -276,6 +276,34 @@ import Testing
         }
     }
 
+    @Test(arguments: TestDatabase.engines)
+    func settingsChangeTheCanvasButNeverBelowASpecial(engine: Database.Engine) async throws {
+        try await Self.run(engine) { _, client in
+            let settings = "/api/specials/settings"
+            try await client.execute(
+                uri: settings, method: .put, headers: Self.admin, body: Self.body(["canvasUnit": 8, "currency": "EUR"])
+            ) { response in
+                #expect(response.status == .unprocessableContent)
+                #expect(response.text.contains("\"field\":\"canvasUnit\""))
+            }
+            try await client.execute(
+                uri: settings, method: .put, headers: Self.admin, body: Self.body(["canvasUnit": 20, "currency": "E"])
+            ) { response in
+                #expect(response.status == .unprocessableContent)
+                #expect(response.text.contains("\"field\":\"currency\""))
+            }
+            try await client.execute(
+                uri: settings, method: .put, headers: Self.admin,
+                body: Self.body(["canvasUnit": 20, "currency": "eur"])
+            ) { #expect($0.status == .ok) }
+            #expect(try await Self.list(client).canvasUnit == 20)
+            try await client.execute(uri: "/specials", method: .get) { response in
+                #expect(response.text.contains("--canvas: 20"))
+                #expect(response.text.contains("was €2.00, now €1.00, save 50 %"))
+            }
+        }
+    }
+
     @Test func aValidityBoundaryChangesTheListAndPublishesAnEvent() async throws {
         try await TestApp.run { app, client in
             // Whole seconds, as stored.
