@@ -180,6 +180,8 @@ struct CLI {
         environment["QUAD_CONFIG_DIR"] = config.path
         environment["QUAD_CACHE_DIR"] = cache.path
         environment["NO_COLOR"] = nil
+        // The server shares this test process with every other suite running at once.
+        environment["QUAD_TIMEOUT"] = "60"
         process.environment = environment
         return process
     }

@@ -118,7 +118,8 @@ struct ClientContext {
         // A command line answers quickly: two retries, short waits.
         var kitOptions = QuadClient.Options()
         kitOptions.retry = RetryMiddleware(maxAttempts: 3, backoff: Backoff(base: .milliseconds(200), cap: .seconds(2)))
-        kitOptions.timeout = 10
+        // `QUAD_TIMEOUT` (seconds) for slow links, or a test server sharing a busy machine.
+        kitOptions.timeout = ProcessInfo.processInfo.environment["QUAD_TIMEOUT"].flatMap { TimeInterval($0) } ?? 10
         client = QuadClient(serverURL: serverURL, token: Credentials.token(for: serverURL), options: kitOptions)
         offline = OfflineStore(directory: OfflineStore.defaultDirectory(server: serverURL))
         json = options.json
