@@ -69,6 +69,8 @@ func buildRouter(_ platform: Platform, _ features: Features) async throws -> Rou
     ).register(on: router)
     RoomsRoutes(rooms: features.rooms, web: web).register(on: router)
     AccountsRoutes(accounts: features.accounts, rooms: features.rooms, web: web).register(on: router)
+    TimetableAPI(timetable: features.timetable).register(on: router)
+    TimetableRoutes(timetable: features.timetable, web: web).register(on: router)
     try APIHandler(platform: platform, rooms: features.rooms, accounts: features.accounts).registerHandlers(on: router)
 
     for route in router.routes { routes.add(path: route.path.description, method: route.method) }
@@ -79,21 +81,29 @@ func buildRouter(_ platform: Platform, _ features: Features) async throws -> Rou
 struct Features: Sendable {
     let rooms: Rooms
     let accounts: Accounts
+    let timetable: Timetable
 
     init(platform: Platform) {
         rooms = Rooms(platform: platform)
         accounts = Accounts(platform: platform)
+        timetable = Timetable(platform: platform)
     }
 
     /// What runs beside the server for the features.
-    var services: [any Service] { [RoomsInvalidation(rooms: rooms), SessionSweeper(sessions: accounts.sessions)] }
+    var services: [any Service] {
+        [RoomsInvalidation(rooms: rooms), SessionSweeper(sessions: accounts.sessions)]
+            + (timetable.platform.configuration.loadDemoData ? [TimetableSimulator(timetable: timetable)] : [])
+    }
 
-    static let links = [Rooms.link]
-    static let migrations = [RoomStore.migration] + PeopleStore.migrations
+    static let links = [Rooms.link, Timetable.link]
+    static let migrations = ([RoomStore.migration] + PeopleStore.migrations + TimetableStore.migrations).sorted {
+        $0.id < $1.id
+    }
 
     static func loadDemoData(_ platform: Platform, announce: @Sendable (String) -> Void) async throws {
         try await RoomsDemo.load(RoomStore(database: platform.database), images: platform.images)
         try await Accounts(platform: platform).loadDemoPeople(announce: announce)
+        try await TimetableDemo.load(TimetableStore(database: platform.database), now: Date())
     }
 }
 

@@ -21,6 +21,11 @@ public struct ScheduleResponse: Codable, Sendable, Equatable {
     public struct Student: Codable, Sendable, Equatable {
         public var id: String
         public var name: String
+
+        public init(id: String, name: String) {
+            self.id = id
+            self.name = name
+        }
     }
 
     public struct Schedule: Codable, Sendable, Equatable {
@@ -52,6 +57,18 @@ public struct ScheduleResponse: Codable, Sendable, Equatable {
         public var state: CarParkState
         public var updatedAt: String?
         public var live: Bool
+
+        public init(
+            name: String, slot: Int, id: String, capacity: Int, state: CarParkState, updatedAt: String?, live: Bool
+        ) {
+            self.name = name
+            self.slot = slot
+            self.id = id
+            self.capacity = capacity
+            self.state = state
+            self.updatedAt = updatedAt
+            self.live = live
+        }
     }
 
     public struct Stop: Codable, Sendable, Equatable {
@@ -64,6 +81,19 @@ public struct ScheduleResponse: Codable, Sendable, Equatable {
         /// The expected time as an instant (ISO 8601 with zone), for countdowns.
         public var expectedAt: String
         public var live: Bool
+
+        public init(
+            departure: String, arrival: String, predictedArrivalDate: String, id: String, scheduledDate: String,
+            expectedAt: String, live: Bool
+        ) {
+            self.departure = departure
+            self.arrival = arrival
+            self.predictedArrivalDate = predictedArrivalDate
+            self.id = id
+            self.scheduledDate = scheduledDate
+            self.expectedAt = expectedAt
+            self.live = live
+        }
 
         enum CodingKeys: String, CodingKey {
             case departure, arrival

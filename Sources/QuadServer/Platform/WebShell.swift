@@ -23,6 +23,8 @@ final class WebShell: Sendable {
     private static let staticFiles = [
         ("css", "app.css", "text/css; charset=utf-8"), ("js", "app.js", "text/javascript; charset=utf-8"),
         ("rooms", "rooms.js", "text/javascript; charset=utf-8"),
+        ("timetable", "timetable.js", "text/javascript; charset=utf-8"),
+        ("timetableCSS", "timetable.css", "text/css; charset=utf-8"),
     ]
 
     init(services: [ServiceLink], directory: String? = nil) async throws {
