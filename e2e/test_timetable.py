@@ -151,6 +151,20 @@ def test_a_server_error_is_shown_with_retry_and_the_page_is_kept(server, browser
     browser.find_element(By.ID, "timetable-retry").click()
     WebDriverWait(browser, 10).until(EC.invisibility_of_element_located((By.ID, "timetable-error")))
 
+    # No connection: the last timetable stays, with a note.
+    browser.execute_cdp_cmd("Network.enable", {})
+    browser.execute_cdp_cmd("Network.emulateNetworkConditions",
+                            {"offline": True, "latency": 0, "downloadThroughput": -1, "uploadThroughput": -1})
+    try:
+        browser.execute_script("document.getElementById('timetable-retry').click()")
+        note = WebDriverWait(browser, 10).until(EC.visibility_of_element_located((By.ID, "timetable-offline")))
+        assert "last timetable" in note.text
+        assert len(browser.find_elements(By.CSS_SELECTOR, "#class-list .class-card")) == cards
+        assert browser.find_elements(By.CSS_SELECTOR, "#stop-list li.stop")
+    finally:
+        browser.execute_cdp_cmd("Network.emulateNetworkConditions",
+                                {"offline": False, "latency": 0, "downloadThroughput": -1, "uploadThroughput": -1})
+
 
 def test_french_and_a_phone(server, new_browser, axe):
     driver = new_browser(width=390, lang="fr")
