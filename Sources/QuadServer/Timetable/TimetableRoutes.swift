@@ -102,7 +102,11 @@ struct TimetableRoutes {
         var note: String?
         if let date = plan.date, plan.kind != .today {
             heading = t("timetable.nextDayHeading", ["date": longDate(date, zone: zone, language: language)])
-            note = plan.kind == .afterBreak ? weekText : t("timetable.nextDayNote")
+            // The week's classes (from the payload) say whether today had any.
+            let hadClassesToday = view.payload.schedules.contains { $0.startTime.hasPrefix(view.today.description) }
+            note =
+                plan.kind == .afterBreak
+                ? weekText : t(hadClassesToday ? "timetable.nextDayNote" : "timetable.noClassesTodayNote")
         }
         if plan.kind == .none { note = t("timetable.noClasses") }
         let cards: [[String: Any]] = plan.meetings.map { meeting in
