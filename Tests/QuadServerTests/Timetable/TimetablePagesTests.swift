@@ -54,6 +54,12 @@ import Testing
                 #expect(response.text.contains("Australia/Melbourne"))
                 #expect(response.text.contains("FIT1031"))
             }
+            try await client.execute(uri: "/timetable", method: .get, headers: admin) {
+                #expect($0.text.contains("href=\"/admin/timetable\""))
+            }
+            try await client.execute(uri: "/timetable", method: .get, headers: kier) {
+                #expect(!$0.text.contains("href=\"/admin/timetable\""))
+            }
             try await client.execute(uri: "/admin/timetable", method: .get, headers: kier) {
                 #expect($0.status == .forbidden)
             }
