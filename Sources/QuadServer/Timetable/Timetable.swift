@@ -138,7 +138,7 @@ extension String {
     fileprivate var leftPaddedForId: String { count >= 2 ? self : "0" + self }
 }
 
-/// With demo data, moves car-park counts and bus predictions every few seconds so the live parts move.
+/// With demo data (the demo campus, marked as such), moves car-park counts and bus predictions every few seconds so the live parts move.
 struct TimetableSimulator: Service {
     let timetable: Timetable
     var interval: Duration = .seconds(3)
@@ -154,6 +154,8 @@ struct TimetableSimulator: Service {
     }
 
     func step(using generator: inout some RandomNumberGenerator) async throws {
+        // Only the demo campus: a real campus's feeds are never overwritten.
+        guard try await timetable.store.isSimulated() else { return }
         for park in try await timetable.store.carParks() {
             let change = Int.random(in: -12...12, using: &generator)
             _ = try await timetable.recordReading(park.id, free: min(park.capacity, max(0, park.free + change)))

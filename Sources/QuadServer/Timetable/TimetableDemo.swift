@@ -16,6 +16,7 @@ enum TimetableDemo {
                 breaks: [
                     TeachingBreak(name: "Mid-semester break", start: breakMonday, end: breakMonday.adding(days: 6))
                 ]))
+        try await store.setSimulated(true)
         try await store.saveCourse(code: "FIT1031", title: "Computers and networks")
         try await store.saveCourse(code: "FIT1032", title: "Introduction to programming")
         let classes: [(String, String, String, String, Int, String, String, String)] = [

@@ -33,7 +33,8 @@ final class TimetableStore: Sendable {
                 """
                 CREATE TABLE timetable_campus (
                     id INTEGER PRIMARY KEY, name TEXT NOT NULL, time_zone TEXT NOT NULL, semester_start TEXT NOT NULL,
-                    teaching_weeks INTEGER NOT NULL CHECK (teaching_weeks > 0), breaks TEXT NOT NULL)
+                    teaching_weeks INTEGER NOT NULL CHECK (teaching_weeks > 0), breaks TEXT NOT NULL,
+                    simulated INTEGER NOT NULL DEFAULT 0)
                 """,
                 "CREATE TABLE timetable_courses (code TEXT PRIMARY KEY, title TEXT NOT NULL)",
                 """
@@ -93,14 +94,32 @@ final class TimetableStore: Sendable {
     func setCampus(_ settings: CampusSettings) async throws {
         let breaks = String(decoding: try JSONEncoder().encode(settings.breaks), as: UTF8.self)
         try await database.transaction { sql in
+            let simulated =
+                try await sql.raw("SELECT simulated FROM timetable_campus WHERE id = 1").first()?
+                .decode(column: "simulated", as: Int.self) ?? 0
             try await sql.raw("DELETE FROM timetable_campus").run()
             try await sql.raw(
                 """
-                INSERT INTO timetable_campus (id, name, time_zone, semester_start, teaching_weeks, breaks)
+                INSERT INTO timetable_campus (id, name, time_zone, semester_start, teaching_weeks, breaks, simulated)
                 VALUES (1, \(bind: settings.name), \(bind: settings.timeZone.identifier),
-                        \(bind: settings.semesterStart.description), \(bind: settings.teachingWeeks), \(bind: breaks))
+                        \(bind: settings.semesterStart.description), \(bind: settings.teachingWeeks), \(bind: breaks),
+                        \(bind: simulated))
                 """
             ).run()
+        }
+    }
+
+    /// True when the campus is the demo's, whose feeds the simulator may move (never a real campus).
+    func isSimulated() async throws -> Bool {
+        try await database.withConnection { sql in
+            try await sql.raw("SELECT simulated FROM timetable_campus WHERE id = 1").first()?
+                .decode(column: "simulated", as: Int.self) == 1
+        }
+    }
+
+    func setSimulated(_ simulated: Bool) async throws {
+        try await database.withConnection { sql in
+            try await sql.raw("UPDATE timetable_campus SET simulated = \(bind: simulated ? 1 : 0) WHERE id = 1").run()
         }
     }
 

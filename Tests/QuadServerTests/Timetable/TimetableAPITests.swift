@@ -214,6 +214,39 @@ import Testing
         }
     }
 
+    @Test func theSimulatorMovesOnlyTheDemoCampus() async throws {
+        try await TestDatabase.withDatabase(.sqlite) { database in
+            let platform = try await Platform.start(
+                TestApp.configuration(), database: database, logger: TestDatabase.logger
+            ) { _ in }
+            // Midday in Melbourne, when shuttles run.
+            let zone = TimeZone(identifier: "Australia/Melbourne")!
+            let noon = CampusClock(timeZone: zone).instant(
+                CampusClock(timeZone: zone).date(of: Date()), LocalTime(hour: 12))
+            let timetable = Timetable(platform: platform, now: { noon })
+            try await TimetableDemo.load(timetable.store, now: noon)
+            let simulator = TimetableSimulator(timetable: timetable)
+            let api = TimetableAPI(timetable: timetable)
+            var generator = SystemRandomNumberGenerator()
+
+            try await timetable.store.setSimulated(false)
+            try await simulator.step(using: &generator)
+            #expect(try await api.departureList().departures.allSatisfy { !$0.live })
+
+            try await timetable.store.setSimulated(true)
+            try await simulator.step(using: &generator)
+            let departures = try await api.departureList().departures
+            #expect(departures.contains { $0.live })
+            // Predictions stay near the schedule and in the future.
+            for departure in departures where departure.live {
+                let expected = Timestamp.date(departure.expectedAt)!
+                let scheduled = CampusClock(timeZone: zone).parseWallClock(departure.scheduledDate)!
+                #expect(expected > noon)
+                #expect(abs(expected.timeIntervalSince(scheduled)) <= 600)
+            }
+        }
+    }
+
     @Test(arguments: TestDatabase.engines)
     func theCalendarSubscriptionNeedsItsKeyAndCanBeReplaced(engine: Database.Engine) async throws {
         try await TestApp.run(engine) { app, client in
