@@ -183,3 +183,22 @@ def test_a_visitor_and_the_api_privacy(server, browser):
     assert server.request("/api/schedules?student=305491", headers=other).status == 403
     assert server.request("/api/parkings").status == 200
     assert server.request("/api/departures").status == 200
+
+
+def test_an_admin_adds_a_car_park_with_the_form(server, browser, axe):
+    match = re.search(r"username admin, password (\S+)", server.log())
+    assert match
+    browser.get(f"{server.url}/signin?next=/admin/timetable")
+    browser.find_element(By.ID, "username").send_keys("admin")
+    browser.find_element(By.ID, "password").send_keys(match.group(1))
+    browser.find_element(By.CSS_SELECTOR, "form.stacked-form button[type=submit]").click()
+    WebDriverWait(browser, 10).until(EC.presence_of_element_located((By.ID, "carparks-heading")))
+    assert browser.find_element(By.ID, "c-zone").get_attribute("value") == "Australia/Melbourne"
+    axe.assert_clean(browser, "timetable admin")
+
+    browser.find_element(By.ID, "cp-name").send_keys("Peninsula")
+    browser.find_element(By.ID, "cp-capacity").send_keys("120")
+    browser.find_element(By.CSS_SELECTOR, "form[action='/admin/timetable/carparks'] button[type=submit]").click()
+    WebDriverWait(browser, 10).until(EC.presence_of_element_located((By.ID, "timetable-saved")))
+    names = [park["name"] for park in server.request("/api/parkings").json()["parkings"]]
+    assert "Peninsula" in names
