@@ -122,4 +122,48 @@ import Testing
             }
         }
     }
+
+    /// What the page says at a given moment: after the last class, and in the break.
+    @Test func afterTheLastClassAndInTheBreakThePageSaysSo() {
+        let zone = TimeZone(identifier: "Australia/Melbourne")!
+        let settings = CampusSettings(
+            name: "Clayton", timeZone: zone, semesterStart: LocalDate("2020-03-02")!, teachingWeeks: 12,
+            breaks: [
+                TeachingBreak(
+                    name: "Mid-semester break", start: LocalDate("2020-04-13")!, end: LocalDate("2020-04-19")!)
+            ])
+        let lecture = TimetableClass(
+            id: "fit1031-lecture-01", course: "FIT1031", courseTitle: "Computers and networks", name: "Lecture 01",
+            lecturer: "Arun", room: "S4", campus: "13 College Walk, Clayton", weekday: 5, start: LocalTime("10:00")!,
+            end: LocalTime("12:00")!, weeks: Array(1...12))
+        func words(at wallClock: String, language: Language = .english) -> [String: Any] {
+            let now = settings.clock.parseWallClock(wallClock)!
+            let today = settings.clock.date(of: now)
+            let student = StudentRecord(id: "305491", name: "Kier", calendarKey: "k")
+            let view = TimetableRoutes.StudentView(
+                student: student,
+                payload: ScheduleResponse(
+                    settings: settings, date: today, now: now, student: .init(id: "305491", name: "Kier"),
+                    classes: [lecture], carParks: [], departures: []),
+                plan: settings.plan(now: now, classes: [lecture]), settings: settings, today: today, now: now,
+                link: .init(url: "", webcal: ""))
+            return TimetableRoutes.values(view, t: Localizer(language: language), language: language)
+        }
+        let during = words(at: "2020-03-13T11:00:00")
+        #expect(during["weekText"] as? String == "Week 2")
+        #expect(during["heading"] as? String == "Today's classes")
+        #expect((during["cards"] as? [[String: Any]])?.first?["inProgress"] as? Bool == true)
+
+        let after = words(at: "2020-03-13T12:30:00")
+        #expect(after["heading"] as? String == "Next classes: Friday 20 March 2020")
+        #expect(after["note"] as? String == "No more classes today: here is the next teaching day.")
+
+        let inBreak = words(at: "2020-04-15T09:00:00")
+        #expect(inBreak["weekText"] as? String == "Mid-semester break: teaching resumes on Monday 20 April 2020.")
+        #expect(inBreak["heading"] as? String == "Next classes: Friday 24 April 2020")
+        #expect(inBreak["note"] as? String == inBreak["weekText"] as? String)
+
+        let french = words(at: "2020-04-15T09:00:00", language: .french)
+        #expect(french["weekText"] as? String == "Mid-semester break : les cours reprennent le lundi 20 avril 2020.")
+    }
 }
