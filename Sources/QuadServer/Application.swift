@@ -72,6 +72,8 @@ func buildRouter(_ platform: Platform, _ features: Features) async throws -> Rou
     LibraryAPI(library: features.library).register(on: router)
     LibraryRoutes(library: features.library, web: web).register(on: router)
     AccountsRoutes(accounts: features.accounts, rooms: features.rooms, web: web).register(on: router)
+    TimetableAPI(timetable: features.timetable).register(on: router)
+    TimetableRoutes(timetable: features.timetable, web: web).register(on: router)
     try APIHandler(
         platform: platform, rooms: features.rooms, accounts: features.accounts, specials: features.specials
     ).registerHandlers(on: router)
@@ -86,32 +88,35 @@ struct Features: Sendable {
     let accounts: Accounts
     let specials: Specials
     let library: Library
+    let timetable: Timetable
 
     init(platform: Platform) {
         rooms = Rooms(platform: platform)
         accounts = Accounts(platform: platform)
         specials = Specials(platform: platform)
         library = Library(platform: platform)
+        timetable = Timetable(platform: platform)
     }
 
     /// What runs beside the server for the features.
     var services: [any Service] {
         [RoomsInvalidation(rooms: rooms), SessionSweeper(sessions: accounts.sessions)]
             + [SpecialsInvalidation(specials: specials), SpecialsSchedule(specials: specials)]
+            + (timetable.platform.configuration.loadDemoData ? [TimetableSimulator(timetable: timetable)] : [])
     }
 
-    static let links = [Rooms.link, Specials.link, Library.link]
+    static let links = [Rooms.link, Specials.link, Library.link, Timetable.link]
     /// In id order (each feature has its own range of ids).
     static let migrations =
-        ([RoomStore.migration, SpecialStore.migration] + PeopleStore.migrations + LibraryStore.migrations).sorted {
-            $0.id < $1.id
-        }
+        ([RoomStore.migration, SpecialStore.migration] + PeopleStore.migrations + LibraryStore.migrations
+        + TimetableStore.migrations).sorted { $0.id < $1.id }
 
     static func loadDemoData(_ platform: Platform, announce: @Sendable (String) -> Void) async throws {
         try await RoomsDemo.load(RoomStore(database: platform.database), images: platform.images)
         try await Accounts(platform: platform).loadDemoPeople(announce: announce)
         try await SpecialsDemo.load(SpecialStore(database: platform.database), images: platform.images)
         try await LibraryDemo.load(Library(platform: platform))
+        try await TimetableDemo.load(TimetableStore(database: platform.database), now: Date())
     }
 }
 

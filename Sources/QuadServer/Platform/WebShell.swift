@@ -26,6 +26,8 @@ final class WebShell: Sendable {
         ("specials", "specials.js", "text/javascript; charset=utf-8"),
         ("specialsCSS", "specials.css", "text/css; charset=utf-8"),
         ("library", "library.js", "text/javascript; charset=utf-8"),
+        ("timetable", "timetable.js", "text/javascript; charset=utf-8"),
+        ("timetableCSS", "timetable.css", "text/css; charset=utf-8"),
     ]
 
     init(services: [ServiceLink], directory: String? = nil) async throws {
@@ -53,7 +55,10 @@ final class WebShell: Sendable {
             .hex
         let shellURLs =
             "["
-            + (["/"] + ["css", "js", "rooms", "library"].compactMap { paths[$0] }).map { "\"\($0)\"" }.joined(
+            + (["/"]
+            + ["css", "js", "rooms", "specials", "specialsCSS", "library", "timetable", "timetableCSS"].compactMap {
+                paths[$0]
+            }).map { "\"\($0)\"" }.joined(
                 separator: ", ")
             + "]"
         let worker = try String(contentsOf: web.appendingPathComponent("static/sw.js"), encoding: .utf8)

@@ -1,0 +1,146 @@
+import Foundation
+
+/// Writes a student's timetable as an iCalendar subscription (RFC 5545): one VTIMEZONE for the campus,
+/// one weekly VEVENT per class with EXDATEs for breaks and weeks it does not run, and UIDs that stay
+/// the same from one download to the next so calendars update rather than duplicate.
+public enum ICalendar {
+    public static func write(
+        settings: CampusSettings, classes: [TimetableClass], calendarName: String, stamp: Date, domain: String = "quad"
+    ) -> String {
+        let tzid = settings.timeZone.identifier
+        var lines = [
+            "BEGIN:VCALENDAR", "VERSION:2.0", "PRODID:-//Quad//Timetable//EN", "CALSCALE:GREGORIAN",
+            "METHOD:PUBLISH", "X-WR-CALNAME:\(escape(calendarName))", "X-WR-TIMEZONE:\(tzid)",
+        ]
+        let mondays = settings.teachingMondays
+        lines += timeZone(settings.timeZone, around: mondays.first ?? settings.semesterStart)
+        let dtstamp = utc(stamp)
+        for item in classes.sorted(by: { ($0.course, $0.name, $0.id) < ($1.course, $1.name, $1.id) }) {
+            let weeks = item.weeks.filter { (1...mondays.count).contains($0) }
+            guard let firstWeek = weeks.first, let lastWeek = weeks.last else { continue }
+            let first = mondays[firstWeek - 1].adding(days: item.weekday - 1)
+            let last = mondays[lastWeek - 1].adding(days: item.weekday - 1)
+            let running = Set(weeks.map { mondays[$0 - 1].adding(days: item.weekday - 1) })
+            var excluded: [LocalDate] = []
+            var day = first
+            while day <= last {
+                if !running.contains(day) { excluded.append(day) }
+                day = day.adding(days: 7)
+            }
+            let until = settings.clock.instant(last, item.end)
+            lines += [
+                "BEGIN:VEVENT",
+                "UID:\(item.id)@\(domain)",
+                "DTSTAMP:\(dtstamp)",
+                "DTSTART;TZID=\(tzid):\(local(first, item.start))",
+                "DTEND;TZID=\(tzid):\(local(first, item.end))",
+                "RRULE:FREQ=WEEKLY;UNTIL=\(utc(until))",
+            ]
+            if !excluded.isEmpty {
+                lines.append("EXDATE;TZID=\(tzid):" + excluded.map { local($0, item.start) }.joined(separator: ","))
+            }
+            lines += [
+                "SUMMARY:\(escape("\(item.course) \(item.name)"))",
+                "LOCATION:\(escape("\(item.room), \(item.campus)"))",
+                "DESCRIPTION:\(escape("\(item.courseTitle) — \(item.lecturer)"))",
+                "END:VEVENT",
+            ]
+        }
+        lines.append("END:VCALENDAR")
+        return lines.map(fold).joined(separator: "\r\n") + "\r\n"
+    }
+
+    /// TEXT escaping (RFC 5545 §3.3.11).
+    static func escape(_ text: String) -> String {
+        var out = ""
+        for character in text {
+            switch character {
+            case "\\": out += "\\\\"
+            case ";": out += "\\;"
+            case ",": out += "\\,"
+            case "\n": out += "\\n"
+            case "\r": continue
+            default: out.append(character)
+            }
+        }
+        return out
+    }
+
+    /// Lines longer than 75 octets continue on the next line after a space (never inside a UTF-8 sequence).
+    static func fold(_ line: String) -> String {
+        guard line.utf8.count > 75 else { return line }
+        var parts: [String] = []
+        var current = ""
+        var size = 0
+        for character in line {
+            let length = String(character).utf8.count
+            let limit = parts.isEmpty ? 75 : 74
+            if size + length > limit {
+                parts.append(current)
+                current = ""
+                size = 0
+            }
+            current.append(character)
+            size += length
+        }
+        parts.append(current)
+        return parts.joined(separator: "\r\n ")
+    }
+
+    static func local(_ date: LocalDate, _ time: LocalTime) -> String {
+        "\(date.compact)T\(String(time.hour).leftPadded(2))\(String(time.minute).leftPadded(2))00"
+    }
+
+    static func utc(_ instant: Date) -> String {
+        let clock = CampusClock(timeZone: TimeZone(identifier: "UTC")!)
+        let time = clock.time(of: instant)
+        let seconds = Int(instant.timeIntervalSince1970.rounded(.down)) % 60
+        return
+            "\(clock.date(of: instant).compact)T\(String(time.hour).leftPadded(2))\(String(time.minute).leftPadded(2))\(String(seconds).leftPadded(2))Z"
+    }
+
+    /// VTIMEZONE with every offset change from a year before `date` to two years after (explicit
+    /// transitions, no rules to get wrong); a zone without changes gets one STANDARD block.
+    static func timeZone(_ zone: TimeZone, around date: LocalDate) -> [String] {
+        var lines = ["BEGIN:VTIMEZONE", "TZID:\(zone.identifier)"]
+        let utcClock = CampusClock(timeZone: TimeZone(identifier: "UTC")!)
+        let from = utcClock.instant(LocalDate(year: date.year - 1, month: 1, day: 1), LocalTime(hour: 0))
+        let to = utcClock.instant(LocalDate(year: date.year + 2, month: 12, day: 31), LocalTime(hour: 0))
+        var transitions: [Date] = []
+        var cursor = from
+        while let next = zone.nextDaylightSavingTimeTransition(after: cursor), next < to, transitions.count < 16 {
+            transitions.append(next)
+            cursor = next
+        }
+        if transitions.isEmpty {
+            let offset = zone.secondsFromGMT(for: from)
+            lines += [
+                "BEGIN:STANDARD", "DTSTART:19700101T000000", "TZOFFSETFROM:\(offsetText(offset))",
+                "TZOFFSETTO:\(offsetText(offset))", "TZNAME:\(zone.abbreviation(for: from) ?? zone.identifier)",
+                "END:STANDARD",
+            ]
+        }
+        for transition in transitions {
+            let before = zone.secondsFromGMT(for: transition.addingTimeInterval(-1))
+            let after = zone.secondsFromGMT(for: transition)
+            let kind = zone.isDaylightSavingTime(for: transition) ? "DAYLIGHT" : "STANDARD"
+            // DTSTART is the local time just before the change, on the old offset.
+            let wall = transition.addingTimeInterval(TimeInterval(before))
+            let date = utcClock.date(of: wall)
+            let time = utcClock.time(of: wall)
+            lines += [
+                "BEGIN:\(kind)", "DTSTART:\(local(date, time))", "TZOFFSETFROM:\(offsetText(before))",
+                "TZOFFSETTO:\(offsetText(after))", "TZNAME:\(zone.abbreviation(for: transition) ?? kind)",
+                "END:\(kind)",
+            ]
+        }
+        lines.append("END:VTIMEZONE")
+        return lines
+    }
+
+    static func offsetText(_ seconds: Int) -> String {
+        let sign = seconds < 0 ? "-" : "+"
+        let minutes = abs(seconds) / 60
+        return sign + String(minutes / 60).leftPadded(2) + String(minutes % 60).leftPadded(2)
+    }
+}

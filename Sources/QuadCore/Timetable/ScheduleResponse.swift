@@ -1,0 +1,151 @@
+import Foundation
+
+/// `GET /api/schedules`: the original app's payload (`week`, `student`, `schedules`, `parkings`,
+/// `stops`, dates as `yyyy-MM-dd'T'HH:mm:ss` campus time) with new fields the original ignores.
+public struct ScheduleResponse: Codable, Sendable, Equatable {
+    /// The teaching week of the date asked for; 0 outside teaching weeks (see `weekStatus`).
+    public var week: Int
+    public var student: Student
+    public var schedules: [Schedule]
+    public var parkings: [Parking]
+    public var stops: [Stop]
+    // New fields.
+    public var date: String
+    public var campus: String
+    public var timeZone: String
+    /// `teaching`, `break`, `before` or `after`.
+    public var weekStatus: String
+    public var resumesOn: String?
+    public var generatedAt: String
+
+    public struct Student: Codable, Sendable, Equatable {
+        public var id: String
+        public var name: String
+
+        public init(id: String, name: String) {
+            self.id = id
+            self.name = name
+        }
+    }
+
+    public struct Schedule: Codable, Sendable, Equatable {
+        public var startTime: String
+        public var endTime: String
+        public var course: String
+        public var scheduleClass: String
+        public var lecturer: String
+        public var room: String
+        public var campus: String
+        public var id: String
+        public var courseTitle: String
+
+        enum CodingKeys: String, CodingKey {
+            case startTime = "start_time"
+            case endTime = "end_time"
+            case course
+            case scheduleClass = "class"
+            case lecturer, room, campus, id, courseTitle
+        }
+    }
+
+    public struct Parking: Codable, Sendable, Equatable {
+        public var name: String
+        /// Free places.
+        public var slot: Int
+        public var id: String
+        public var capacity: Int
+        public var state: CarParkState
+        public var updatedAt: String?
+        public var live: Bool
+
+        public init(
+            name: String, slot: Int, id: String, capacity: Int, state: CarParkState, updatedAt: String?, live: Bool
+        ) {
+            self.name = name
+            self.slot = slot
+            self.id = id
+            self.capacity = capacity
+            self.state = state
+            self.updatedAt = updatedAt
+            self.live = live
+        }
+    }
+
+    public struct Stop: Codable, Sendable, Equatable {
+        public var departure: String
+        public var arrival: String
+        /// When the bus is expected: the live prediction, or the scheduled time when there is none fresh.
+        public var predictedArrivalDate: String
+        public var id: String
+        public var scheduledDate: String
+        /// The expected time as an instant (ISO 8601 with zone), for countdowns.
+        public var expectedAt: String
+        public var live: Bool
+
+        public init(
+            departure: String, arrival: String, predictedArrivalDate: String, id: String, scheduledDate: String,
+            expectedAt: String, live: Bool
+        ) {
+            self.departure = departure
+            self.arrival = arrival
+            self.predictedArrivalDate = predictedArrivalDate
+            self.id = id
+            self.scheduledDate = scheduledDate
+            self.expectedAt = expectedAt
+            self.live = live
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case departure, arrival
+            case predictedArrivalDate = "predicted_arrival_date"
+            case id, scheduledDate, expectedAt, live
+        }
+    }
+}
+
+extension ScheduleResponse {
+    /// Builds the payload for `date` at `now`: the week's classes, car parks and the next departures.
+    public init(
+        settings: CampusSettings, date: LocalDate, now: Date, student: Student, classes: [TimetableClass],
+        carParks: [CarPark], departures: [Departure], stopLimit: Int = 6
+    ) {
+        let clock = settings.clock
+        let status = settings.status(of: date)
+        var weekStatus = "teaching"
+        var resumesOn: LocalDate?
+        switch status {
+        case .teaching: weekStatus = "teaching"
+        case .inBreak(_, let resumes):
+            weekStatus = "break"
+            resumesOn = resumes
+        case .beforeSemester(let starts):
+            weekStatus = "before"
+            resumesOn = starts
+        case .afterSemester: weekStatus = "after"
+        }
+        self.init(
+            week: settings.week(of: date) ?? 0, student: student,
+            schedules: settings.meetings(inWeekOf: date, of: classes).map { meeting in
+                Schedule(
+                    startTime: clock.wallClock(meeting.start), endTime: clock.wallClock(meeting.end),
+                    course: meeting.class.course, scheduleClass: meeting.class.name, lecturer: meeting.class.lecturer,
+                    room: meeting.class.room, campus: meeting.class.campus, id: meeting.class.id,
+                    courseTitle: meeting.class.courseTitle)
+            },
+            parkings: carParks.map { park in
+                Parking(
+                    name: park.name, slot: park.free, id: park.id, capacity: park.capacity, state: park.state,
+                    updatedAt: park.updatedAt?.formatted(.iso8601), live: park.isLive(now: now))
+            },
+            stops: Departure.upcoming(departures, now: now, limit: stopLimit).map { departure in
+                let expected = departure.expected(now: now)
+                return Stop(
+                    departure: departure.from, arrival: departure.to,
+                    predictedArrivalDate: clock.wallClock(expected.time), id: departure.id,
+                    scheduledDate: clock.wallClock(departure.scheduled), expectedAt: expected.time.formatted(.iso8601),
+                    live: expected.live)
+            },
+            date: date.description, campus: settings.name, timeZone: settings.timeZone.identifier,
+            weekStatus: weekStatus, resumesOn: resumesOn?.description, generatedAt: now.formatted(.iso8601))
+    }
+}

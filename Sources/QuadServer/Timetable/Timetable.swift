@@ -1,0 +1,180 @@
+import Foundation
+import Hummingbird
+import QuadCore
+import ServiceLifecycle
+
+/// The Timetable service: a student's week, live car parks and the next shuttles. Time comes from
+/// `now`, so tests can move the clock.
+final class Timetable: Sendable {
+    let store: TimetableStore
+    let platform: Platform
+    let now: @Sendable () -> Date
+    static let link = ServiceLink(key: "timetable", path: "/timetable")
+
+    init(platform: Platform, now: @escaping @Sendable () -> Date = { Date() }) {
+        self.platform = platform
+        self.store = TimetableStore(database: platform.database)
+        self.now = now
+    }
+
+    /// The campus as set by an admin; a UTC placeholder until then.
+    func settings() async throws -> CampusSettings {
+        try await store.campus()
+            ?? CampusSettings(
+                name: "Campus", timeZone: .gmt, semesterStart: CampusClock(timeZone: .gmt).date(of: now()),
+                teachingWeeks: 12, breaks: [])
+    }
+
+    /// The student linked to `person`'s account, if any.
+    func student(for person: Person) async throws -> StudentRecord? {
+        guard let id = person.studentId else { return nil }
+        return try await store.student(id)
+    }
+
+    /// Today's and tomorrow's departures (campus days) with their latest predictions.
+    func departures(settings: CampusSettings, at instant: Date) async throws -> [Departure] {
+        let clock = settings.clock
+        let today = clock.date(of: instant)
+        let predictions = try await store.predictions()
+        var departures: [Departure] = []
+        for route in try await store.routes() {
+            for date in [today, today.adding(days: 1)] {
+                for time in route.times {
+                    let id = Self.departureId(route: route.id, date: date, time: time)
+                    let prediction = predictions[id]
+                    departures.append(
+                        Departure(
+                            id: id, routeId: route.id, from: route.from, to: route.to,
+                            scheduled: clock.instant(date, time), predicted: prediction?.predicted,
+                            predictedAt: prediction?.madeAt))
+                }
+            }
+        }
+        return departures
+    }
+
+    /// `clayton-caulfield-20200313-0604`: the route, the campus day and the scheduled time.
+    static func departureId(route: String, date: LocalDate, time: LocalTime) -> String {
+        "\(route)-\(date.description.replacingOccurrences(of: "-", with: ""))-\(String(time.hour).leftPaddedForId)\(String(time.minute).leftPaddedForId)"
+    }
+
+    static func parseDepartureId(_ id: String) -> (route: String, date: LocalDate, time: LocalTime)? {
+        let parts = id.split(separator: "-")
+        guard parts.count >= 3, let day = parts.last.map(String.init), day.count == 4,
+            let hour = Int(day.prefix(2)), let minute = Int(day.suffix(2)), hour < 24, minute < 60
+        else { return nil }
+        let date = String(parts[parts.count - 2])
+        guard date.count == 8,
+            let local = LocalDate("\(date.prefix(4))-\(date.dropFirst(4).prefix(2))-\(date.suffix(2))")
+        else { return nil }
+        return (parts.dropLast(2).joined(separator: "-"), local, LocalTime(hour: hour, minute: minute))
+    }
+
+    /// The payload of `GET /api/schedules` for `student` on `date`.
+    func schedule(for student: StudentRecord, date: LocalDate?) async throws -> ScheduleResponse {
+        let now = now()
+        let settings = try await settings()
+        return ScheduleResponse(
+            settings: settings, date: date ?? settings.clock.date(of: now), now: now,
+            student: .init(id: student.id, name: student.name), classes: try await store.classes(student: student.id),
+            carParks: try await store.carParks(), departures: try await departures(settings: settings, at: now))
+    }
+
+    // MARK: Feeds
+
+    /// What a `parking` event says.
+    struct ParkingChange: Codable, Sendable {
+        var id: String
+        var free: Int
+        var capacity: Int
+        var state: CarParkState
+        var updatedAt: String
+        var live: Bool
+    }
+
+    /// What a `departure` event says.
+    struct DepartureChange: Codable, Sendable {
+        var id: String
+        var expectedAt: String
+        var live: Bool
+    }
+
+    func recordReading(_ id: String, free: Int?) async throws -> CarPark {
+        let now = now()
+        let park = try await store.setFree(id, free: free, at: now)
+        await platform.events.publish(
+            "parking",
+            ParkingChange(
+                id: park.id, free: park.free, capacity: park.capacity, state: park.state,
+                updatedAt: now.formatted(.iso8601), live: true))
+        return park
+    }
+
+    func recordPrediction(_ id: String, predicted: Date?) async throws -> Departure {
+        let now = now()
+        let settings = try await settings()
+        guard let parsed = Self.parseDepartureId(id),
+            let route = try await store.routes().first(where: { $0.id == parsed.route }),
+            route.times.contains(parsed.time)
+        else { throw Problem.notFound("There is no departure \(id).") }
+        let scheduled = settings.clock.instant(parsed.date, parsed.time)
+        let checked: Date
+        do {
+            checked = try Departure.validatePrediction(predicted, scheduled: scheduled)
+        } catch {
+            throw Problem.validation(error.errors)
+        }
+        try await store.setPrediction(departure: id, route: route.id, predicted: checked, at: now)
+        let departure = Departure(
+            id: id, routeId: route.id, from: route.from, to: route.to, scheduled: scheduled, predicted: checked,
+            predictedAt: now)
+        await platform.events.publish(
+            "departure", DepartureChange(id: id, expectedAt: checked.formatted(.iso8601), live: true))
+        return departure
+    }
+}
+
+extension String {
+    fileprivate var leftPaddedForId: String { count >= 2 ? self : "0" + self }
+}
+
+/// With demo data (the demo campus, marked as such), moves car-park counts and bus predictions every few seconds so the live parts move.
+struct TimetableSimulator: Service {
+    let timetable: Timetable
+    var interval: Duration = .seconds(3)
+
+    func run() async throws {
+        await cancelWhenGracefulShutdown {
+            var generator = SystemRandomNumberGenerator()
+            while !Task.isCancelled {
+                try? await Task.sleep(for: interval)
+                try? await step(using: &generator)
+            }
+        }
+    }
+
+    func step(using generator: inout some RandomNumberGenerator) async throws {
+        // Only the demo campus: a real campus's feeds are never overwritten.
+        guard try await timetable.store.isSimulated() else { return }
+        for park in try await timetable.store.carParks() {
+            let change = Int.random(in: -12...12, using: &generator)
+            _ = try await timetable.recordReading(park.id, free: min(park.capacity, max(0, park.free + change)))
+        }
+        let now = timetable.now()
+        let settings = try await timetable.settings()
+        let soon = try await timetable.departures(settings: settings, at: now).filter {
+            $0.scheduled > now.addingTimeInterval(-600) && $0.scheduled < now.addingTimeInterval(3 * 3600)
+                && $0.expected(now: now).time > now.addingTimeInterval(20)
+        }
+        for departure in soon {
+            let base =
+                departure.predicted
+                ?? departure.scheduled.addingTimeInterval(Double.random(in: 0...120, using: &generator))
+            let drifted = base.addingTimeInterval(Double(Int.random(in: -20...30, using: &generator)))
+            let earliest = max(now.addingTimeInterval(15), departure.scheduled.addingTimeInterval(-60))
+            let predicted = min(max(drifted, earliest), departure.scheduled.addingTimeInterval(600))
+            _ = try? await timetable.recordPrediction(departure.id, predicted: predicted)
+        }
+        try await timetable.store.deletePredictions(before: now.addingTimeInterval(-86400))
+    }
+}

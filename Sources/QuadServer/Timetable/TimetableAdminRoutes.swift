@@ -1,0 +1,147 @@
+import Foundation
+import Hummingbird
+import QuadCore
+
+/// `/admin/timetable`: forms (CSRF-protected, no JavaScript needed) for the campus, courses, classes,
+/// students and enrolments, car parks and shuttle routes. A form at fault comes back with 422 and
+/// each field's message; nothing is written.
+struct TimetableAdminRoutes {
+    let timetable: Timetable
+    let web: WebShell
+
+    func register(on router: Router<AppRequestContext>) {
+        router.get("/admin/timetable") { request, _ in
+            try Access.admin()
+            return try await self.page(request, saved: request.uri.queryParameters.get("saved") != nil)
+        }
+        let actions: [(String, @Sendable (TimetableAdminRoutes, [String: String]) async throws -> Void)] = [
+            ("campus", { try await $0.saveCampus($1) }),
+            ("courses", { try await $0.saveCourse($1) }),
+            ("courses/delete", { _ = try await $0.timetable.store.deleteCourse($1["code"] ?? "") }),
+            ("classes", { try await $0.saveClass($1) }),
+            ("classes/delete", { _ = try await $0.timetable.store.deleteClass($1["id"] ?? "") }),
+            ("students", { try await $0.saveStudent($1) }),
+            (
+                "enrolments",
+                { try await $0.timetable.store.enrol(student: $1["student"] ?? "", classId: $1["class"] ?? "") }
+            ),
+            (
+                "enrolments/delete",
+                { try await $0.timetable.store.unenrol(student: $1["student"] ?? "", classId: $1["class"] ?? "") }
+            ),
+            ("carparks", { try await $0.saveCarPark($1) }),
+            ("carparks/delete", { _ = try await $0.timetable.store.deleteCarPark($1["id"] ?? "") }),
+            ("routes", { try await $0.saveRoute($1) }),
+            ("routes/delete", { _ = try await $0.timetable.store.deleteRoute($1["id"] ?? "") }),
+        ]
+        for (path, action) in actions {
+            router.post("/admin/timetable/\(path)") { request, _ in
+                var request = request
+                let fields = try await request.verifiedForm()
+                try Access.admin()
+                do {
+                    try await action(self, fields)
+                } catch let failure as ValidationFailure {
+                    return try await self.page(
+                        request, saved: false, errors: failure.errors,
+                        form: path.replacingOccurrences(of: "/", with: "-"),
+                        status: .unprocessableContent)
+                }
+                return .redirect(to: "/admin/timetable?saved=1#\(path.split(separator: "/")[0])", type: .normal)
+            }
+        }
+    }
+
+    func saveCampus(_ f: [String: String]) async throws {
+        try await timetable.store.setCampus(
+            try TimetableInput.campus(
+                name: f["name"], timeZone: f["timeZone"], semesterStart: f["semesterStart"],
+                teachingWeeks: f["teachingWeeks"], breaks: f["breaks"]))
+    }
+
+    func saveCourse(_ f: [String: String]) async throws {
+        let course = try TimetableInput.course(code: f["code"], title: f["title"])
+        try await timetable.store.saveCourse(code: course.code, title: course.title)
+    }
+
+    func saveClass(_ f: [String: String]) async throws {
+        try await timetable.store.saveClass(
+            try TimetableInput.timetableClass(
+                id: f["id"], course: f["course"], name: f["name"], lecturer: f["lecturer"], room: f["room"],
+                campus: f["campus"], weekday: f["weekday"], start: f["start"], end: f["end"], weeks: f["weeks"]))
+    }
+
+    func saveStudent(_ f: [String: String]) async throws {
+        var errors: [FieldError] = []
+        let id = (f["id"] ?? "").trimmingCharacters(in: .whitespaces)
+        if id.isEmpty || id.count > 20 || !id.allSatisfy(\.isNumber) {
+            errors.append(.init(field: "id", message: "A student id is 1 to 20 digits."))
+        }
+        let name = (f["name"] ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
+        if name.isEmpty || name.count > 100 { errors.append(.init(field: "name", message: "1 to 100 characters.")) }
+        guard errors.isEmpty else { throw ValidationFailure(errors) }
+        try await timetable.store.saveStudent(id: id, name: name)
+    }
+
+    func saveCarPark(_ f: [String: String]) async throws {
+        let park = try TimetableInput.carPark(id: f["id"], name: f["name"], capacity: f["capacity"])
+        try await timetable.store.saveCarPark(id: park.id, name: park.name, capacity: park.capacity)
+    }
+
+    func saveRoute(_ f: [String: String]) async throws {
+        let route = try TimetableInput.route(id: f["id"], from: f["from"], to: f["to"], times: f["times"])
+        try await timetable.store.saveRoute(
+            RouteRecord(id: route.id, from: route.from, to: route.to, times: route.times))
+    }
+
+    func page(
+        _ request: Request, saved: Bool, errors: [FieldError] = [], form: String? = nil,
+        status: HTTPResponse.Status = .ok
+    ) async throws -> Response {
+        let store = timetable.store
+        let campus = try await store.campus()
+        let courses = try await store.courses()
+        let classes = try await store.classes()
+        let students = try await store.students()
+        let enrolments = try await store.enrolments()
+        let parks = try await store.carParks()
+        let routes = try await store.routes()
+        return try web.page(request, template: "timetable-admin", status: status, title: { $0("timetable.adminTitle") })
+        {
+            _ in
+            var values: [String: Any] = [
+                "campus": [
+                    "name": campus?.name ?? "", "timeZone": campus?.timeZone.identifier ?? "",
+                    "semesterStart": campus?.semesterStart.description ?? "",
+                    "teachingWeeks": campus.map { String($0.teachingWeeks) } ?? "",
+                    "breaks": campus.map { TimetableInput.breaksText($0.breaks) } ?? "",
+                ],
+                "courses": courses.map { ["code": $0.code, "title": $0.title] },
+                "classes": classes.map {
+                    [
+                        "id": $0.id, "course": $0.course, "name": $0.name, "lecturer": $0.lecturer, "room": $0.room,
+                        "campus": $0.campus, "weekday": $0.weekday, "start": $0.start.description,
+                        "end": $0.end.description, "weeks": TimetableInput.weeksText($0.weeks),
+                    ] as [String: Any]
+                },
+                "students": students.map { ["id": $0.id, "name": $0.name] },
+                "enrolments": enrolments.map { ["student": $0.student, "classId": $0.classId] },
+                "carParks": parks.map { ["id": $0.id, "name": $0.name, "capacity": $0.capacity] as [String: Any] },
+                "routes": routes.map {
+                    [
+                        "id": $0.id, "from": $0.from, "to": $0.to,
+                        "times": $0.times.map(\.description).joined(separator: ", "),
+                    ]
+                },
+            ]
+            values["timetableStyle"] = web.asset("timetableCSS")
+            if saved { values["saved"] = true }
+            if !errors.isEmpty {
+                values["hasErrors"] = true
+                values["errors"] = errors.map { ["field": $0.field, "message": $0.message] }
+                values["errorForm"] = form ?? ""
+            }
+            return values
+        }
+    }
+}

@@ -1,0 +1,191 @@
+import Foundation
+import Hummingbird
+import QuadCore
+
+/// The `/timetable` web app (a page that works without JavaScript and that `timetable.js` keeps live)
+/// and the admin pages at `/admin/timetable`.
+struct TimetableRoutes {
+    let timetable: Timetable
+    let web: WebShell
+
+    func register(on router: Router<AppRequestContext>) {
+        router.get("/timetable") { request, _ in try await self.page(request) }
+        router.post("/timetable/calendar") { request, _ in try await self.rotate(request) }
+        TimetableAdminRoutes(timetable: timetable, web: web).register(on: router)
+    }
+
+    static func locale(_ language: Language) -> Locale {
+        Locale(identifier: language == .french ? "fr_FR" : "en_AU")
+    }
+
+    /// "Friday 13 March 2020" / "vendredi 13 mars 2020".
+    static func longDate(_ date: LocalDate, zone: TimeZone, language: Language) -> String {
+        let noon = CampusClock(timeZone: zone).instant(date, LocalTime(hour: 12))
+        var style = Date.FormatStyle(date: .complete, time: .omitted, locale: locale(language), timeZone: zone)
+        style.calendar = Calendar(identifier: .gregorian)
+        return noon.formatted(style)
+    }
+
+    /// What the signed-in student's page shows, before it is put into words.
+    struct StudentView {
+        var student: StudentRecord
+        var payload: ScheduleResponse
+        var plan: DayPlan
+        var settings: CampusSettings
+        var today: LocalDate
+        var now: Date
+        var link: TimetableAPI.CalendarLink
+    }
+
+    func page(_ request: Request) async throws -> Response {
+        var view: StudentView?
+        var notStudent = false
+        if let person = RequestInfo.current.person {
+            if let student = try await timetable.student(for: person) {
+                let now = timetable.now()
+                let settings = try await timetable.settings()
+                let today = settings.clock.date(of: now)
+                view = StudentView(
+                    student: student, payload: try await timetable.schedule(for: student, date: today),
+                    plan: settings.plan(now: now, classes: try await timetable.store.classes(student: student.id)),
+                    settings: settings, today: today, now: now,
+                    link: TimetableAPI.calendarLink(
+                        baseURL: request.baseURL(trustProxy: timetable.platform.configuration.trustProxy),
+                        student: student))
+            } else {
+                notStudent = true
+            }
+        }
+        let language = web.language(for: request)
+        let rotated = request.uri.queryParameters.get("rotated") != nil
+        let refreshSeconds = timetable.platform.configuration.refreshSeconds
+        return try web.page(request, template: "timetable", title: { $0("timetable.title") }) { t in
+            var values: [String: Any] = [
+                "stringsJSON": Self.scriptStrings(t), "timetableScript": web.asset("timetable"),
+                "timetableStyle": web.asset("timetableCSS"), "refreshSeconds": refreshSeconds,
+            ]
+            if let view {
+                values.merge(Self.values(view, t: t, language: language)) { $1 }
+                if rotated { values["rotated"] = true }
+            } else if notStudent {
+                values["notStudent"] = true
+            } else {
+                values["signedOut"] = true
+            }
+            return values
+        }
+    }
+
+    static func values(_ view: StudentView, t: Localizer, language: Language) -> [String: Any] {
+        let settings = view.settings
+        let zone = settings.timeZone
+        let clock = settings.clock
+        var weekText: String
+        switch settings.status(of: view.today) {
+        case .teaching(let week): weekText = t("timetable.week", ["week": String(week)])
+        case .inBreak(let interruption, let resumes):
+            weekText =
+                resumes.map {
+                    t(
+                        "timetable.inBreak",
+                        [
+                            "name": interruption.name.isEmpty ? t("timetable.breakFallback") : interruption.name,
+                            "date": longDate($0, zone: zone, language: language),
+                        ])
+                } ?? t("timetable.afterSemester")
+        case .beforeSemester(let starts):
+            weekText = t("timetable.beforeSemester", ["date": longDate(starts, zone: zone, language: language)])
+        case .afterSemester: weekText = t("timetable.afterSemester")
+        }
+        let plan = view.plan
+        var heading = t("timetable.todayHeading")
+        var note: String?
+        if let date = plan.date, plan.kind != .today {
+            heading = t("timetable.nextDayHeading", ["date": longDate(date, zone: zone, language: language)])
+            // The week's classes (from the payload) say whether today had any.
+            let hadClassesToday = view.payload.schedules.contains { $0.startTime.hasPrefix(view.today.description) }
+            note =
+                plan.kind == .afterBreak
+                ? weekText : t(hadClassesToday ? "timetable.nextDayNote" : "timetable.noClassesTodayNote")
+        }
+        if plan.kind == .none { note = t("timetable.noClasses") }
+        let cards: [[String: Any]] = plan.meetings.map { meeting in
+            [
+                "id": meeting.class.id, "start": meeting.class.start.description, "end": meeting.class.end.description,
+                "startAt": meeting.start.formatted(.iso8601), "endAt": meeting.end.formatted(.iso8601),
+                "course": meeting.class.course, "courseTitle": meeting.class.courseTitle,
+                "className": meeting.class.name,
+                "lecturer": t("timetable.lecturer", ["name": meeting.class.lecturer]),
+                "room": meeting.class.room, "campus": meeting.class.campus,
+                "inProgress": meeting.isInProgress(at: view.now),
+            ]
+        }
+        let parkings: [[String: Any]] = view.payload.parkings.map { park in
+            var item: [String: Any] = [
+                "id": park.id, "name": park.name, "free": park.slot, "capacity": park.capacity,
+                "freeText": t("timetable.freePlaces", count: park.slot),
+                "ofText": t("timetable.of", ["capacity": String(park.capacity)]),
+                "state": park.state.rawValue, "stateLabel": t("timetable.state.\(park.state.rawValue)"),
+                "live": park.live, "liveLabel": park.live ? t("timetable.live") : t("timetable.notLive"),
+            ]
+            if let updated = park.updatedAt { item["updatedAt"] = updated }
+            return item
+        }
+        let stops: [[String: Any]] = view.payload.stops.map { stop in
+            let expected = Timestamp.date(stop.expectedAt) ?? view.now
+            let minutes = max(0, Int(expected.timeIntervalSince(view.now)) / 60)
+            return [
+                "id": stop.id, "from": stop.departure, "to": stop.arrival,
+                "time": clock.time(of: expected).description, "expectedAt": stop.expectedAt,
+                "countdown": t("timetable.minutes", count: minutes), "live": stop.live,
+                "modeLabel": stop.live ? t("timetable.live") : t("timetable.scheduled"),
+            ]
+        }
+        let payload = (try? JSONEncoder().encode(view.payload)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
+        var values: [String: Any] = [
+            "student": ["name": view.student.name, "id": view.student.id],
+            "greeting": t("timetable.greeting", ["name": view.student.name]),
+            "dateText": longDate(view.today, zone: zone, language: language),
+            "weekText": weekText,
+            "heading": heading,
+            "cards": cards,
+            "hasCards": !cards.isEmpty,
+            "parkings": parkings,
+            "stops": stops,
+            "calendarURL": view.link.url,
+            "webcalURL": view.link.webcal,
+            "payloadJSON": payload.replacingOccurrences(of: "</", with: "<\\/"),
+        ]
+        if let note { values["note"] = note }
+        return values
+    }
+
+    /// The strings `timetable.js` needs, plural forms included, in the page's language.
+    static func scriptStrings(_ t: Localizer) -> String {
+        var strings: [String: String] = [:]
+        for key in [
+            "timetable.state.plenty", "timetable.state.filling", "timetable.state.almostFull", "timetable.state.full",
+            "timetable.live", "timetable.notLive", "timetable.scheduled", "timetable.of", "timetable.noDepartures",
+            "timetable.inProgress",
+        ] {
+            strings[key] = t(key)
+        }
+        var plurals: [String: [String: String]] = [:]
+        for key in ["timetable.freePlaces", "timetable.minutes"] { plurals[key] = t.forms(key) }
+        let payload: [String: Any] = ["lang": t.language.rawValue, "strings": strings, "plurals": plurals]
+        let data = (try? JSONSerialization.data(withJSONObject: payload, options: [.sortedKeys])) ?? Data("{}".utf8)
+        return String(decoding: data, as: UTF8.self).replacingOccurrences(of: "</", with: "<\\/")
+    }
+
+    /// A new calendar address from the page's form (CSRF-checked).
+    func rotate(_ request: Request) async throws -> Response {
+        var request = request
+        _ = try await request.verifiedForm()
+        let person = try Access.person()
+        guard let student = try await timetable.student(for: person) else {
+            throw Problem.notFound("Your account is not linked to a student.")
+        }
+        _ = try await timetable.store.rotateKey(student: student.id)
+        return .redirect(to: "/timetable?rotated=1#calendar", type: .normal)
+    }
+}

@@ -1,0 +1,199 @@
+// Timetable: keeps the page live. Shuttle countdowns tick every second; car parks and predictions
+// arrive as server events (`parking`, `departure`) and a periodic refresh of /api/schedules. A failed
+// refresh keeps what is shown: a 500 says so with Retry, no connection shows the last timetable with a note.
+(() => {
+  "use strict";
+  const root = document.getElementById("timetable");
+  const dataNode = document.getElementById("timetable-data");
+  if (!root || !dataNode) return;
+  const config = JSON.parse(document.getElementById("timetable-strings").textContent);
+  const storageKey = "quad.timetable.last";
+  const refreshMs = Math.max(5, Number(root.dataset.refreshSeconds) || 30) * 1000;
+  const parkingList = document.getElementById("parking-list");
+  const stopList = document.getElementById("stop-list");
+  const errorBanner = document.getElementById("timetable-error");
+  const offlineBanner = document.getElementById("timetable-offline");
+  const STALE_READING_MS = 10 * 60 * 1000;
+
+  function t(key, args) {
+    let text = config.strings[key] || key;
+    for (const [name, value] of Object.entries(args || {})) text = text.split("{" + name + "}").join(String(value));
+    return text;
+  }
+  function plural(key, count) {
+    const forms = config.plurals[key] || {};
+    const category = config.lang === "fr" ? (count < 2 ? "one" : "other") : (count === 1 ? "one" : "other");
+    const text = forms[String(count)] || forms[category] || forms.other || key;
+    return text.split("{count}").join(String(count));
+  }
+  function el(tag, className, text) {
+    const node = document.createElement(tag);
+    if (className) node.className = className;
+    if (text !== undefined) node.textContent = text;
+    return node;
+  }
+
+  // --- Car parks ---------------------------------------------------------------------------------
+
+  function parkingItem(park) {
+    const li = el("li", "parking");
+    li.dataset.parkingId = park.id;
+    li.dataset.capacity = park.capacity;
+    li.append(el("span", "parking-name", park.name));
+    const free = el("span", "parking-free");
+    free.append(el("strong", "parking-count"), " ", el("span", "muted parking-of"));
+    li.append(free, el("span", "badge parking-state"), el("span", "parking-live"));
+    updateParking(li, park.slot, park.state, park.updatedAt);
+    return li;
+  }
+
+  function updateParking(li, free, state, updatedAt) {
+    li.dataset.state = state;
+    li.dataset.free = free;
+    if (updatedAt) li.dataset.updatedAt = updatedAt;
+    li.querySelector(".parking-count").textContent = plural("timetable.freePlaces", free);
+    li.querySelector(".parking-of").textContent = t("timetable.of", { capacity: li.dataset.capacity });
+    const badge = li.querySelector(".parking-state");
+    badge.className = "badge parking-state state-" + state;
+    badge.textContent = t("timetable.state." + state);
+    markLiveness(li);
+  }
+
+  function markLiveness(li) {
+    const updated = Date.parse(li.dataset.updatedAt || "");
+    const live = !Number.isNaN(updated) && Date.now() - updated <= STALE_READING_MS;
+    const label = li.querySelector(".parking-live");
+    label.classList.toggle("stale", !live);
+    label.textContent = live ? t("timetable.live") : t("timetable.notLive");
+  }
+
+  // --- Shuttle -----------------------------------------------------------------------------------
+
+  function stopItem(stop) {
+    const li = el("li", "stop");
+    li.dataset.stopId = stop.id;
+    li.append(el("span", "stop-route", stop.departure + " → " + stop.arrival));
+    li.append(el("time", "stop-time"));
+    const countdown = el("span", "stop-countdown");
+    const clock = el("span", "stop-clock muted");
+    clock.setAttribute("aria-hidden", "true");
+    countdown.append(el("strong", "stop-minutes"), " ", clock);
+    li.append(countdown, el("span", "stop-mode"));
+    updateStop(li, stop.expectedAt, stop.live, stop.predicted_arrival_date);
+    return li;
+  }
+
+  function updateStop(li, expectedAt, live, wallClock) {
+    li.dataset.expectedAt = expectedAt;
+    li.dataset.live = String(live);
+    if (wallClock) li.querySelector(".stop-time").textContent = wallClock.slice(11, 16);
+    const mode = li.querySelector(".stop-mode");
+    mode.classList.toggle("stale", !live);
+    mode.textContent = live ? t("timetable.live") : t("timetable.scheduled");
+    tickStop(li);
+  }
+
+  function tickStop(li) {
+    const ms = Date.parse(li.dataset.expectedAt) - Date.now();
+    if (ms < -30000) { li.remove(); return; }
+    const seconds = Math.max(0, Math.floor(ms / 1000));
+    const minutes = Math.floor(seconds / 60);
+    const text = plural("timetable.minutes", minutes);
+    const strong = li.querySelector(".stop-minutes");
+    if (strong.textContent !== text) strong.textContent = text;
+    li.querySelector(".stop-clock").textContent =
+      minutes < 60 ? minutes + ":" + String(seconds % 60).padStart(2, "0") : "";
+  }
+
+  function tick() {
+    if (stopList) for (const li of stopList.querySelectorAll("li.stop")) tickStop(li);
+    if (parkingList) for (const li of parkingList.querySelectorAll("li.parking")) markLiveness(li);
+    const now = Date.now();
+    for (const card of document.querySelectorAll(".class-card")) {
+      const going = Date.parse(card.dataset.startAt) <= now && now < Date.parse(card.dataset.endAt);
+      card.classList.toggle("in-progress", going);
+      const badge = card.querySelector(".badge-progress");
+      if (badge) badge.hidden = !going;
+    }
+  }
+
+  // --- Refresh -----------------------------------------------------------------------------------
+
+  function render(data) {
+    if (parkingList && Array.isArray(data.parkings)) parkingList.replaceChildren(...data.parkings.map(parkingItem));
+    if (stopList && Array.isArray(data.stops)) {
+      const items = data.stops.map(stopItem);
+      stopList.replaceChildren(...(items.length ? items : [el("li", "muted", t("timetable.noDepartures"))]));
+    }
+  }
+
+  let refreshing = false;
+  let timer = null;
+  async function refresh() {
+    if (refreshing) return;
+    refreshing = true;
+    clearTimeout(timer);
+    try {
+      const response = await fetch("/api/schedules", {
+        headers: { Accept: "application/json" }, credentials: "same-origin", cache: "no-store",
+      });
+      if (!response.ok) throw Object.assign(new Error("HTTP " + response.status), { status: response.status });
+      const data = await response.json();
+      render(data);
+      try { localStorage.setItem(storageKey, JSON.stringify(data)); } catch (_) { /* private mode */ }
+      errorBanner.hidden = true;
+      offlineBanner.hidden = true;
+    } catch (error) {
+      // What is shown stays: a server error offers Retry; no connection says the timetable is the last one.
+      if (error.status) {
+        errorBanner.hidden = false;
+      } else {
+        offlineBanner.hidden = false;
+      }
+    } finally {
+      refreshing = false;
+      timer = setTimeout(refresh, refreshMs);
+    }
+  }
+
+  document.getElementById("timetable-retry").addEventListener("click", () => {
+    errorBanner.hidden = true;
+    refresh();
+  });
+  window.addEventListener("offline", () => { offlineBanner.hidden = false; });
+  window.addEventListener("online", () => refresh());
+
+  // --- Live events -------------------------------------------------------------------------------
+
+  function connect() {
+    if (!("EventSource" in window)) return;
+    const stream = new EventSource("/api/events?types=parking,departure");
+    stream.addEventListener("parking", (event) => {
+      const change = JSON.parse(event.data);
+      const li = parkingList && parkingList.querySelector(`li[data-parking-id="${CSS.escape(change.id)}"]`);
+      if (li) updateParking(li, change.free, change.state, change.updatedAt);
+    });
+    stream.addEventListener("departure", (event) => {
+      const change = JSON.parse(event.data);
+      const li = stopList && stopList.querySelector(`li[data-stop-id="${CSS.escape(change.id)}"]`);
+      if (li) updateStop(li, change.expectedAt, change.live, null);
+    });
+    stream.addEventListener("reset", () => refresh());
+  }
+
+  // Offline on arrival (a cached page): the last timetable seen, with the note.
+  try {
+    const saved = JSON.parse(localStorage.getItem(storageKey) || "null");
+    if (!navigator.onLine && saved) {
+      render(saved);
+      offlineBanner.hidden = false;
+    } else {
+      localStorage.setItem(storageKey, dataNode.textContent);
+    }
+  } catch (_) { /* unreadable: keep the page as drawn */ }
+
+  tick();
+  setInterval(tick, 1000);
+  connect();
+  timer = setTimeout(refresh, refreshMs);
+})();

@@ -1,0 +1,252 @@
+import Foundation
+import Testing
+
+@testable import QuadCore
+
+@Suite struct TimetableTests {
+    static let melbourne = TimeZone(identifier: "Australia/Melbourne")!
+
+    /// Monash semester 1, 2020: teaching from Monday 2 March, mid-semester break 13–19 April
+    /// (Melbourne's clocks go back on Sunday 5 April, the last day of week 5).
+    static let semester = CampusSettings(
+        name: "Clayton", timeZone: melbourne, semesterStart: LocalDate("2020-03-02")!, teachingWeeks: 12,
+        breaks: [
+            TeachingBreak(name: "Mid-semester break", start: LocalDate("2020-04-13")!, end: LocalDate("2020-04-19")!)
+        ])
+
+    static let lecture = TimetableClass(
+        id: "fit1031-lecture-01", course: "FIT1031", courseTitle: "Computers and networks", name: "Lecture 01",
+        lecturer: "Arun", room: "S4", campus: "13 College Walk, Clayton", weekday: 5, start: LocalTime("10:00")!,
+        end: LocalTime("12:00")!, weeks: Array(1...12))
+    static let lab = TimetableClass(
+        id: "fit1031-lab-01", course: "FIT1031", courseTitle: "Computers and networks", name: "Lab 01",
+        lecturer: "Arun", room: "S4", campus: "13 College Walk, Clayton", weekday: 5, start: LocalTime("12:30")!,
+        end: LocalTime("13:30")!, weeks: Array(2...12))
+    static let monday = TimetableClass(
+        id: "fit1032-lecture-01", course: "FIT1032", courseTitle: "Programming", name: "Lecture 01",
+        lecturer: "David", room: "S2", campus: "13 College Walk, Clayton", weekday: 1, start: LocalTime("17:00")!,
+        end: LocalTime("18:00")!, weeks: Array(1...12))
+
+    static func at(_ text: String) -> Date { semester.clock.parseWallClock(text)! }
+
+    @Test func localDatesParseAndCount() {
+        #expect(LocalDate("2020-02-29")?.description == "2020-02-29")
+        #expect(LocalDate("2019-02-29") == nil)
+        #expect(LocalDate("2020-3-1") == nil)
+        #expect(LocalDate("2020-03-13")!.weekday == 5)
+        #expect(LocalDate("2020-03-13")!.monday.description == "2020-03-09")
+        #expect(LocalDate(dayNumber: LocalDate("1969-12-31")!.dayNumber).description == "1969-12-31")
+        #expect(LocalDate("2020-03-01")!.adding(days: -1).description == "2020-02-29")
+    }
+
+    @Test func weekNumbersSkipTheBreak() {
+        let s = Self.semester
+        #expect(s.week(of: LocalDate("2020-03-02")!) == 1)
+        #expect(s.week(of: LocalDate("2020-03-08")!) == 1)  // Sunday still week 1
+        #expect(s.week(of: LocalDate("2020-04-10")!) == 6)
+        #expect(s.week(of: LocalDate("2020-04-15")!) == nil)
+        #expect(s.week(of: LocalDate("2020-04-20")!) == 7)  // after the break, the count goes on
+        #expect(s.week(of: LocalDate("2020-05-01")!) == 8)
+        #expect(s.week(of: LocalDate("2020-05-25")!) == 12)
+        #expect(s.status(of: LocalDate("2020-06-01")!) == .afterSemester)
+        #expect(s.status(of: LocalDate("2020-02-28")!) == .beforeSemester(startsOn: LocalDate("2020-03-02")!))
+        #expect(
+            s.status(of: LocalDate("2020-04-15")!) == .inBreak(s.breaks[0], resumesOn: LocalDate("2020-04-20")!))
+    }
+
+    @Test func weekNumberAcrossTheDaylightSavingChange() {
+        let s = Self.semester
+        // Clocks go back at 03:00 on Sunday 5 April 2020: 02:30 happens twice.
+        let justBefore = Date(timeIntervalSince1970: 1_586_016_000 - 60)  // 2020-04-04T15:59Z = 02:59 AEDT
+        let justAfter = Date(timeIntervalSince1970: 1_586_016_000 + 60)  // 02:01 AEST
+        #expect(s.clock.date(of: justBefore).description == "2020-04-05")
+        #expect(s.clock.date(of: justAfter).description == "2020-04-05")
+        #expect(s.week(of: s.clock.date(of: justAfter)) == 5)
+        // Late Sunday evening in UTC is already Monday of week 6 in Melbourne.
+        let mondayMorning = Date(timeIntervalSince1970: 1_586_095_200)  // 2020-04-05T14:00Z
+        #expect(s.week(of: s.clock.date(of: mondayMorning)) == 6)
+        // A 10:00 class is at 10:00 on the wall clock either side of the change.
+        let before = s.meetings(on: LocalDate("2020-04-03")!, of: [Self.lecture])[0]
+        let after = s.meetings(on: LocalDate("2020-04-10")!, of: [Self.lecture])[0]
+        #expect(s.clock.wallClock(before.start) == "2020-04-03T10:00:00")
+        #expect(s.clock.wallClock(after.start) == "2020-04-10T10:00:00")
+        #expect(after.start.timeIntervalSince(before.start) == 7 * 24 * 3600 + 3600)
+    }
+
+    @Test func todaysClassesThenTheNextTeachingDay() {
+        let s = Self.semester
+        let classes = [Self.lecture, Self.lab, Self.monday]
+        // Friday 13 March, 11:00: the lecture is in progress.
+        let morning = s.plan(now: Self.at("2020-03-13T11:00:00"), classes: classes)
+        #expect(morning.kind == .today)
+        #expect(morning.meetings.map(\.class.name) == ["Lecture 01", "Lab 01"])
+        #expect(morning.meetings[0].isInProgress(at: Self.at("2020-03-13T11:00:00")))
+        #expect(!morning.meetings[1].isInProgress(at: Self.at("2020-03-13T11:00:00")))
+        // After the last class: Monday's.
+        let evening = s.plan(now: Self.at("2020-03-13T13:30:00"), classes: classes)
+        #expect(evening.kind == .nextTeachingDay)
+        #expect(evening.date?.description == "2020-03-16")
+        #expect(evening.meetings.map(\.class.course) == ["FIT1032"])
+        // The lab does not run in week 1.
+        #expect(s.meetings(on: LocalDate("2020-03-06")!, of: classes).map(\.class.name) == ["Lecture 01"])
+    }
+
+    @Test func inTheBreakTeachingResumes() {
+        let s = Self.semester
+        let plan = s.plan(now: Self.at("2020-04-14T09:00:00"), classes: [Self.lecture, Self.monday])
+        #expect(plan.kind == .afterBreak)
+        #expect(plan.resumesOn?.description == "2020-04-20")
+        #expect(plan.date?.description == "2020-04-20")
+        #expect(plan.breakName == "Mid-semester break")
+        let over = s.plan(now: Self.at("2020-05-29T19:00:00"), classes: [Self.lecture, Self.monday])
+        #expect(over.kind == .none)
+    }
+
+    @Test func carParkStates() {
+        #expect(CarParkState(free: 0, capacity: 800) == .full)
+        #expect(CarParkState(free: 10, capacity: 800) == .almostFull)
+        #expect(CarParkState(free: 80, capacity: 800) == .almostFull)
+        #expect(CarParkState(free: 81, capacity: 800) == .filling)
+        #expect(CarParkState(free: 320, capacity: 800) == .filling)
+        #expect(CarParkState(free: 645, capacity: 800) == .plenty)
+        #expect(throws: ValidationFailure.self) { try CarPark.validateFree(801, capacity: 800) }
+        #expect(throws: ValidationFailure.self) { try CarPark.validateFree(-1, capacity: 800) }
+        #expect((try? CarPark.validateFree(800, capacity: 800)) == 800)
+    }
+
+    @Test func staleReadingsAndPredictions() {
+        let now = Self.at("2020-03-13T06:00:00")
+        let park = CarPark(id: "c", name: "Clayton", capacity: 800, free: 645, updatedAt: now.addingTimeInterval(-600))
+        #expect(park.isLive(now: now))
+        #expect(!park.isLive(now: now.addingTimeInterval(1)))
+        #expect(!CarPark(id: "c", name: "C", capacity: 1, free: 1, updatedAt: nil).isLive(now: now))
+
+        let scheduled = Self.at("2020-03-13T06:04:00")
+        let predicted = Self.at("2020-03-13T06:04:05")
+        let bus = Departure(
+            id: "d", routeId: "r", from: "Clayton", to: "Caulfield", scheduled: scheduled, predicted: predicted,
+            predictedAt: now.addingTimeInterval(-90))
+        #expect(bus.expected(now: now) == (predicted, true))
+        #expect(bus.expected(now: now.addingTimeInterval(1)) == (scheduled, false))
+        #expect(
+            Departure(id: "d", routeId: "r", from: "a", to: "b", scheduled: scheduled).expected(now: now).live == false)
+    }
+
+    @Test func theOriginalAppsModelDecodesTheResponse() throws {
+        let now = Self.at("2020-03-13T06:00:00")
+        let response = ScheduleResponse(
+            settings: Self.semester, date: LocalDate("2020-03-13")!, now: now,
+            student: .init(id: "305491", name: "Kier"), classes: [Self.lecture, Self.lab],
+            carParks: [CarPark(id: "clayton", name: "Clayton live feed", capacity: 800, free: 645, updatedAt: now)],
+            departures: [
+                Departure(
+                    id: "d1", routeId: "r", from: "Clayton", to: "Caulfield", scheduled: Self.at("2020-03-13T06:04:00"),
+                    predicted: Self.at("2020-03-13T06:04:05"), predictedAt: now),
+                Departure(
+                    id: "gone", routeId: "r", from: "Clayton", to: "CBD", scheduled: Self.at("2020-03-13T05:00:00")),
+            ])
+        let data = try JSONEncoder().encode(response)
+        let original = try JSONDecoder().decode(OriginalTimetable.self, from: data)
+        #expect(original.week == 2)
+        #expect(original.student.id == "305491")
+        #expect(original.schedules.map(\.startTime) == ["2020-03-13T10:00:00", "2020-03-13T12:30:00"])
+        #expect(original.schedules[0].scheduleClass == "Lecture 01")
+        #expect(original.parkings.map(\.slot) == [645])
+        #expect(original.stops.map(\.predictedArrivalDate) == ["2020-03-13T06:04:05"])
+        // And the reference payload decodes with Quad's own model.
+        let reference = Data(Self.referencePayload.utf8)
+        #expect(try JSONDecoder().decode(OriginalTimetable.self, from: reference).week == 8)
+    }
+
+    @Test func iCalendarHasOneWeeklyEventPerClassWithBreaksExcluded() {
+        let text = ICalendar.write(
+            settings: Self.semester, classes: [Self.lab, Self.lecture], calendarName: "Kier, timetable",
+            stamp: Self.at("2020-03-01T09:00:00"))
+        #expect(text.hasPrefix("BEGIN:VCALENDAR\r\n"))
+        #expect(text.hasSuffix("END:VCALENDAR\r\n"))
+        #expect(text.contains("BEGIN:VTIMEZONE\r\nTZID:Australia/Melbourne"))
+        #expect(text.contains("TZOFFSETFROM:+1100\r\nTZOFFSETTO:+1000"))
+        #expect(text.components(separatedBy: "BEGIN:VEVENT").count == 3)
+        #expect(text.contains("UID:fit1031-lecture-01@quad"))
+        #expect(text.contains("DTSTART;TZID=Australia/Melbourne:20200306T100000"))
+        #expect(text.contains("DTSTART;TZID=Australia/Melbourne:20200313T123000"))  // the lab starts in week 2
+        #expect(text.contains("EXDATE;TZID=Australia/Melbourne:20200417T100000"))
+        #expect(text.contains("LOCATION:S4\\, 13 College Walk\\, Clayton"))
+        #expect(text.contains("X-WR-CALNAME:Kier\\, timetable"))
+        // UNTIL is the end of the last meeting (29 May, 12:00 AEST = 02:00Z).
+        #expect(text.contains("RRULE:FREQ=WEEKLY;UNTIL=20200529T020000Z"))
+        for line in text.components(separatedBy: "\r\n") { #expect(line.utf8.count <= 75) }
+        // The same data gives the same calendar.
+        #expect(
+            text
+                == ICalendar.write(
+                    settings: Self.semester, classes: [Self.lecture, Self.lab], calendarName: "Kier, timetable",
+                    stamp: Self.at("2020-03-01T09:00:00")))
+    }
+
+    @Test func longLinesAreFoldedWithoutSplittingCharacters() {
+        let line = "DESCRIPTION:" + String(repeating: "é", count: 60)
+        let folded = ICalendar.fold(line)
+        let parts = folded.components(separatedBy: "\r\n ")
+        #expect(parts.count == 2)
+        #expect(parts.allSatisfy { $0.utf8.count <= 75 })
+        #expect(parts.joined() == line)
+    }
+
+    @Test func stringsInBothLanguages() {
+        #expect(Localizer(language: .english)("timetable.greeting", ["name": "Kier"]) == "Hey, Kier")
+        #expect(Localizer(language: .english)("timetable.week", ["week": "8"]) == "Week 8")
+        #expect(Localizer(language: .french)("timetable.week", ["week": "8"]) == "Semaine 8")
+        #expect(Localizer(language: .french)("timetable.minutes", count: 1) == "dans 1 minute")
+        #expect(Localizer(language: .french)("timetable.minutes", count: 0) == "maintenant")
+    }
+
+    static let referencePayload = """
+        {"week": 8, "student": {"id": "305491", "name": "Kier"},
+         "schedules": [{"start_time": "2020-03-13T10:00:00", "end_time": "2020-03-13T12:00:00", "course": "FIT1031",
+           "class": "Lecture 01", "lecturer": "Arun", "room": "S4", "campus": "13 College Walk, Clayton"}],
+         "parkings": [{"name": "Clayton live feed", "slot": 645}],
+         "stops": [{"departure": "Clayton", "arrival": "Caufield", "predicted_arrival_date": "2020-03-13T06:04:05"}]}
+        """
+}
+
+/// The original iOS app's model, exactly as the seed shows it.
+struct OriginalTimetable: Decodable {
+    let week: Int
+    let student: Student
+    let schedules: [Schedule]
+    let parkings: [Parking]
+    let stops: [Stop]
+
+    struct Student: Codable {
+        let id, name: String
+    }
+
+    struct Schedule: Decodable {
+        let startTime, endTime, course, scheduleClass: String
+        let lecturer, room, campus: String
+
+        enum CodingKeys: String, CodingKey {
+            case startTime = "start_time"
+            case endTime = "end_time"
+            case course
+            case scheduleClass = "class"
+            case lecturer, room, campus
+        }
+    }
+
+    struct Parking: Decodable {
+        let name: String
+        let slot: Int
+    }
+
+    struct Stop: Decodable {
+        let departure, arrival: String
+        let predictedArrivalDate: String
+
+        enum CodingKeys: String, CodingKey {
+            case departure, arrival
+            case predictedArrivalDate = "predicted_arrival_date"
+        }
+    }
+}

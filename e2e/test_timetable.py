@@ -1,0 +1,204 @@
+"""Timetable as a student meets it: Kier's page with the demo data (the simulator moves car parks and
+shuttle predictions every few seconds), the calendar subscription read by a real iCalendar parser,
+a server error shown with Retry, and accessibility."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import re
+import time
+from zoneinfo import ZoneInfo
+
+import pytest
+from selenium.webdriver.common.by import By
+from selenium.webdriver.support import expected_conditions as EC
+from selenium.webdriver.support.ui import WebDriverWait
+
+icalendar = pytest.importorskip("icalendar")
+from dateutil.rrule import rrulestr  # noqa: E402  (icalendar depends on python-dateutil)
+
+MELBOURNE = ZoneInfo("Australia/Melbourne")
+
+
+@pytest.fixture
+def server(quad_server_factory):
+    return quad_server_factory(demo=True)
+
+
+def password_of(server, username: str) -> str:
+    match = re.search(rf"^\s*{username} \(\w+\): (\S+)$", server.log(), re.MULTILINE)
+    assert match, "the demo people's passwords are announced once"
+    return match.group(1)
+
+
+def bearer(server, username: str) -> dict:
+    body = json.dumps({"username": username, "password": password_of(server, username)}).encode()
+    response = server.request("/api/sessions", "POST", {"Content-Type": "application/json"}, body)
+    assert response.status in (200, 201), response.text
+    return {"Authorization": "Bearer " + response.json()["token"]}
+
+
+def sign_in(driver, server, username: str, next_path: str):
+    driver.get(f"{server.url}/signin?next={next_path}")
+    driver.find_element(By.ID, "username").send_keys(username)
+    driver.find_element(By.ID, "password").send_keys(password_of(server, username))
+    driver.find_element(By.CSS_SELECTOR, "form.stacked-form button[type=submit]").click()
+    WebDriverWait(driver, 10).until(lambda d: "/signin" not in d.current_url)
+    WebDriverWait(driver, 10).until(lambda d: d.execute_script("return document.readyState") == "complete")
+
+
+def test_the_calendar_expands_to_the_right_dates(server):
+    headers = bearer(server, "kier")
+    link = server.request("/api/me/calendar", headers=headers).json()
+    path = link["url"][link["url"].index("/api/"):]
+    response = server.request(path)
+    assert response.status == 200
+    assert response.content_type.startswith("text/calendar")
+    calendar = icalendar.Calendar.from_ical(response.text)
+    assert calendar.walk("VTIMEZONE")[0]["TZID"] == "Australia/Melbourne"
+    events = {str(event["SUMMARY"]): event for event in calendar.walk("VEVENT")}
+    assert set(events) == {"FIT1031 Lecture 01", "FIT1031 Lab 01", "FIT1031 Workshop 01", "FIT1032 Lecture 01"}
+    assert len({str(event["UID"]) for event in events.values()}) == 4
+    assert str(events["FIT1031 Lecture 01"]["LOCATION"]) == "S4, 13 College Walk, Clayton"
+
+    # The demo puts this week in teaching week 8, after a one-week break two weeks ago.
+    today = dt.datetime.now(MELBOURNE).date()
+    this_monday = today - dt.timedelta(days=today.weekday())
+    week1 = this_monday - dt.timedelta(weeks=8)
+    break_monday = this_monday - dt.timedelta(weeks=2)
+
+    lecture = events["FIT1031 Lecture 01"]
+    start = lecture["DTSTART"].dt
+    assert start.tzinfo is not None and start.hour == 10 and start.date() == week1
+    rule = rrulestr(lecture["RRULE"].to_ical().decode(), dtstart=start)
+    excluded = {d.dt.date() for exdate in _list(lecture.get("EXDATE")) for d in exdate.dts}
+    dates = [d.date() for d in rule if d.date() not in excluded]
+    assert len(dates) == 12, "twelve teaching weeks, the break left out"
+    assert break_monday not in dates
+    assert dates[7] == this_monday, "teaching week 8 is this week"
+    assert all(d.weekday() == 0 for d in dates)
+    # 10:00 on the wall clock every week, across any daylight-saving change.
+    assert all(d.hour == 10 for d in rule)
+
+    lab = events["FIT1031 Lab 01"]
+    lab_rule = rrulestr(lab["RRULE"].to_ical().decode(), dtstart=lab["DTSTART"].dt)
+    lab_excluded = {d.dt.date() for exdate in _list(lab.get("EXDATE")) for d in exdate.dts}
+    lab_dates = [d.date() for d in lab_rule if d.date() not in lab_excluded]
+    assert len(lab_dates) == 11, "the lab starts in week 2"
+    assert lab_dates[0] == week1 + dt.timedelta(weeks=1, days=1)
+
+    # A wrong key gives nothing; a new key retires the old address.
+    assert server.request(path.split("?")[0] + "?key=nope").status == 404
+    assert server.request("/api/me/calendar", "POST", headers).status == 200
+    assert server.request(path).status == 404
+
+
+def _list(value):
+    if value is None:
+        return []
+    return value if isinstance(value, list) else [value]
+
+
+def test_kiers_page_counts_down_and_car_parks_change_without_reload(server, browser, axe):
+    sign_in(browser, server, "kier", "/timetable")
+    assert browser.find_element(By.ID, "timetable-greeting").text == "Hey, Kier"
+    assert browser.find_element(By.ID, "timetable-week").text == "Week 8"
+    assert browser.find_elements(By.CSS_SELECTOR, "#class-list .class-card"), "today's or the next day's classes"
+    assert browser.find_element(By.ID, "add-to-calendar").get_attribute("href").startswith("webcal://")
+
+    # The shuttle countdown ticks by itself.
+    clock = browser.find_element(By.CSS_SELECTOR, "#stop-list li.stop .stop-clock")
+    WebDriverWait(browser, 5).until(lambda d: clock.text != "")
+    first = clock.text
+    WebDriverWait(browser, 5).until(lambda d: clock.text != first)
+
+    # The simulator moves the car parks; the page follows without a reload.
+    browser.execute_script("window.__sameDocument = true")
+    counts = lambda d: [e.text for e in d.find_elements(By.CSS_SELECTOR, "#parking-list .parking-count")]  # noqa: E731
+    before = counts(browser)
+    assert len(before) == 2
+    WebDriverWait(browser, 30).until(lambda d: counts(d) != before)
+    assert browser.execute_script("return window.__sameDocument === true")
+    states = {e.text for e in browser.find_elements(By.CSS_SELECTOR, "#parking-list .parking-state")}
+    assert states <= {"Plenty", "Filling", "Almost full", "Full"}
+    assert all(e.text == "Live" for e in browser.find_elements(By.CSS_SELECTOR, "#parking-list .parking-live"))
+    # Predictions arrive too: departures are marked live.
+    WebDriverWait(browser, 30).until(
+        lambda d: any(e.text == "Live" for e in d.find_elements(By.CSS_SELECTOR, "#stop-list .stop-mode")))
+    axe.assert_clean(browser, "timetable")
+
+
+def test_a_server_error_is_shown_with_retry_and_the_page_is_kept(server, browser):
+    sign_in(browser, server, "kier", "/timetable")
+    cards = len(browser.find_elements(By.CSS_SELECTOR, "#class-list .class-card"))
+    assert not browser.find_element(By.ID, "timetable-error").is_displayed()
+    assert not browser.find_element(By.ID, "timetable-offline").is_displayed()
+    # The next refresh gets a 500.
+    browser.execute_script("""
+        window.__realFetch = window.fetch;
+        window.fetch = (url, options) => String(url).startsWith('/api/schedules')
+          ? Promise.resolve(new Response('{"status":500}', {status: 500}))
+          : window.__realFetch(url, options);
+        document.getElementById('timetable-retry').click();
+    """)
+    error = WebDriverWait(browser, 10).until(EC.visibility_of_element_located((By.ID, "timetable-error")))
+    assert "could not be refreshed" in error.text
+    assert len(browser.find_elements(By.CSS_SELECTOR, "#class-list .class-card")) == cards
+    assert browser.find_elements(By.CSS_SELECTOR, "#parking-list .parking")
+    # Retry once the server answers again: the message goes.
+    browser.execute_script("window.fetch = window.__realFetch;")
+    browser.find_element(By.ID, "timetable-retry").click()
+    WebDriverWait(browser, 10).until(EC.invisibility_of_element_located((By.ID, "timetable-error")))
+
+    # No connection: the last timetable stays, with a note.
+    browser.execute_cdp_cmd("Network.enable", {})
+    browser.execute_cdp_cmd("Network.emulateNetworkConditions",
+                            {"offline": True, "latency": 0, "downloadThroughput": -1, "uploadThroughput": -1})
+    try:
+        browser.execute_script("document.getElementById('timetable-retry').click()")
+        note = WebDriverWait(browser, 10).until(EC.visibility_of_element_located((By.ID, "timetable-offline")))
+        assert "last timetable" in note.text
+        assert len(browser.find_elements(By.CSS_SELECTOR, "#class-list .class-card")) == cards
+        assert browser.find_elements(By.CSS_SELECTOR, "#stop-list li.stop")
+    finally:
+        browser.execute_cdp_cmd("Network.emulateNetworkConditions",
+                                {"offline": False, "latency": 0, "downloadThroughput": -1, "uploadThroughput": -1})
+
+
+def test_french_and_a_phone(server, new_browser, axe):
+    driver = new_browser(width=390, lang="fr")
+    sign_in(driver, server, "kier", "/timetable")
+    assert driver.find_element(By.ID, "timetable-greeting").text == "Salut, Kier"
+    assert driver.find_element(By.ID, "timetable-week").text == "Semaine 8"
+    assert driver.find_element(By.ID, "shuttle-heading").text == "Navette entre campus"
+    axe.assert_clean(driver, "timetable fr phone")
+
+
+def test_a_visitor_and_the_api_privacy(server, browser):
+    browser.get(server.url + "/timetable")
+    assert browser.find_element(By.CSS_SELECTOR, "#timetable a[href^='/signin']")
+    assert server.request("/api/schedules").status == 401
+    other = bearer(server, "ada")
+    assert server.request("/api/schedules?student=305491", headers=other).status == 403
+    assert server.request("/api/parkings").status == 200
+    assert server.request("/api/departures").status == 200
+
+
+def test_an_admin_adds_a_car_park_with_the_form(server, browser, axe):
+    match = re.search(r"username admin, password (\S+)", server.log())
+    assert match
+    browser.get(f"{server.url}/signin?next=/admin/timetable")
+    browser.find_element(By.ID, "username").send_keys("admin")
+    browser.find_element(By.ID, "password").send_keys(match.group(1))
+    browser.find_element(By.CSS_SELECTOR, "form.stacked-form button[type=submit]").click()
+    WebDriverWait(browser, 10).until(EC.presence_of_element_located((By.ID, "carparks-heading")))
+    assert browser.find_element(By.ID, "c-zone").get_attribute("value") == "Australia/Melbourne"
+    axe.assert_clean(browser, "timetable admin")
+
+    browser.find_element(By.ID, "cp-name").send_keys("Peninsula")
+    browser.find_element(By.ID, "cp-capacity").send_keys("120")
+    browser.find_element(By.CSS_SELECTOR, "form[action='/admin/timetable/carparks'] button[type=submit]").click()
+    WebDriverWait(browser, 10).until(EC.presence_of_element_located((By.ID, "timetable-saved")))
+    names = [park["name"] for park in server.request("/api/parkings").json()["parkings"]]
+    assert "Peninsula" in names
