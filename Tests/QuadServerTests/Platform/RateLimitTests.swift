@@ -22,19 +22,20 @@ import Testing
 
     @Test func overTheLimitIs429WithRetryAfterAndPolicy() async throws {
         try await TestApp.run(configure: {
-            $0.rateLimit = 1; $0.rateBurst = 2
+            // One request per 100 s: a slow, busy test machine cannot refill the bucket between requests.
+            $0.rateLimit = 0.01; $0.rateBurst = 2
         }) { _, client in
             for _ in 0..<2 {
                 try await client.execute(uri: "/api/openapi.yaml", method: .get) { response in
                     #expect(response.status == .ok)
-                    #expect(response.headers[.rateLimitPolicy] == "\"default\";q=2;w=2")
+                    #expect(response.headers[.rateLimitPolicy] == "\"default\";q=2;w=200")
                     #expect(response.headers[.rateLimit]?.hasPrefix("\"default\";r=") == true)
                 }
             }
             try await client.execute(uri: "/api/openapi.yaml", method: .get) { response in
                 #expect(response.status == .tooManyRequests)
                 #expect(response.headers[.contentType] == "application/problem+json")
-                #expect(response.headers[.retryAfter] == "1")
+                #expect(response.headers[.retryAfter].flatMap { Int($0) }.map { (50...100).contains($0) } == true)
                 #expect(response.headers[.rateLimitPolicy] != nil)
             }
             // Health checks are never limited: monitoring must see the truth.
