@@ -152,7 +152,9 @@ struct LibraryKitTests {
 
             let show = try await cli.run(["library", "show", String(book.id)])
             #expect(show.status == 0)
-            #expect(show.out.hasPrefix("Book \(book.id)\nTitle       Dune\nAuthor      Frank Herbert\nPublisher   Chilton\n"))
+            #expect(
+                show.out.hasPrefix(
+                    "Book \(book.id)\nTitle       Dune\nAuthor      Frank Herbert\nPublisher   Chilton\n"))
             #expect(show.out.contains("\nLoans\nBORROWER      OUT"))
             #expect(show.out.contains("Ada Lovelace  20"))
 

@@ -157,7 +157,9 @@ public final class LibraryStore {
         defer { busy.remove(id) }
         let key = intents[id] ?? UUID().uuidString
         intents[id] = key
-        let result = await write("checking out") { try await self.session.client.checkOutBook(id: id, idempotencyKey: key) }
+        let result = await write("checking out") {
+            try await self.session.client.checkOutBook(id: id, idempotencyKey: key)
+        }
         // Keep the key only when the answer was lost on the way: the next try is the same intent.
         if !isOffline { intents[id] = nil }
         return result
@@ -215,9 +217,10 @@ public final class LibraryStore {
     }
 
     private func refuseOffline(_ doing: String) {
-        lastError = KitError.writeRefusedOffline(
-            "You are offline: \(doing) needs a connection, and is not queued."
-        ).description
+        lastError =
+            KitError.writeRefusedOffline(
+                "You are offline: \(doing) needs a connection, and is not queued."
+            ).description
     }
 
     private func failed(_ error: any Error) -> KitError {
