@@ -134,6 +134,10 @@ struct LibraryKitTests {
             #expect(lines[0].hasPrefix("ID  TITLE       AUTHOR            STATUS"))
             #expect(lines[1].contains("  Clean Code  Robert C. Martin  on loan (Ada Lovelace until "))
 
+            // Long authors are cut so the table stays readable.
+            let long = try await cli.run(["library", "list", "-q", "design patterns"])
+            #expect(long.out.contains("  Design Patterns  Erich Gamma, Richard Helm, Ra…  available\n"))
+
             let bad = try await cli.run(["library", "add", "--title", "X", "--author", "Y", "--isbn", "123"])
             #expect(bad.status == 1 && bad.out.isEmpty)
             #expect(bad.err.hasPrefix("quad: cannot add the book: isbn: ") && bad.err.filter { $0 == "\n" }.count == 1)

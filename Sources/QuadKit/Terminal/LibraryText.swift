@@ -2,12 +2,15 @@ import Foundation
 import QuadCore
 
 extension TerminalText {
-    /// The shelf as a table: id, title, author, status (and who has it, until when).
+    /// The shelf as a table: id, title, author (long ones cut with "…"), status (and who has it, until when).
     public static func booksTable(_ books: [BookRecord], style: TerminalStyle = .plain) -> String {
         guard !books.isEmpty else { return "No books match.\n" }
         var table = TextTable(columns: [.init("ID", .right), .init("TITLE"), .init("AUTHOR"), .init("STATUS")])
         for book in books {
-            table.add([.init(String(book.id), .dim), .init(book.title), .init(book.author), statusCell(book)])
+            table.add([
+                .init(String(book.id), .dim), .init(SpecialsMosaic.fit(book.title, 40)),
+                .init(SpecialsMosaic.fit(book.author, 30)), statusCell(book),
+            ])
         }
         return table.render(style: style)
     }
