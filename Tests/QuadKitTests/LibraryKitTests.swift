@@ -88,6 +88,30 @@ struct LibraryKitTests {
         }
     }
 
+    @Test("A checkout whose answer is lost is retried with the same Idempotency-Key: one loan")
+    @MainActor
+    func checkoutRetry() async throws {
+        try await LiveServer.with { server in
+            let recorder = Recorder()
+            var options = QuadClient.Options()
+            options.retry = RetryMiddleware(maxAttempts: 3, clock: InstantClock())
+            options.extraMiddlewares = [recorder, LoseFirstAnswer("checkOutBook")]
+            let client = try await server.client(as: "grace", options: options)
+            let store = LibraryStore(
+                session: KitSession(client: client, offline: OfflineStore(directory: temporaryDirectory())))
+            #expect(await store.refresh())
+            let book = try #require(store.books.first { $0.status == .available })
+            let loans = try await client.book(id: book.id).loans?.count ?? 0
+            let result = try #require(await store.checkOut(book.id))
+            #expect(result.status == .onLoan && result.borrower == "Grace Hopper")
+            let attempts = recorder.exchanges.filter { $0.operationID == "checkOutBook" }
+            #expect(attempts.count == 2)
+            #expect(attempts.first?.idempotencyKey != nil)
+            #expect(Set(attempts.map(\.idempotencyKey)).count == 1)
+            #expect(try await client.book(id: book.id).loans?.count == loans + 1)
+        }
+    }
+
     @Test("LibraryStore offline: cached shelf at start, isOffline, writes refused and not sent, then recovery")
     @MainActor
     func offline() async throws {
