@@ -1,4 +1,5 @@
 import Foundation
+import QuadCore
 
 #if canImport(FoundationNetworking)
     import FoundationNetworking
@@ -17,6 +18,8 @@ public enum KitError: Error, Equatable, Sendable, CustomStringConvertible {
     /// The server answered with something the kit did not expect.
     case unexpected(String)
     case timedOut(String)
+    /// The server refused the input (422): each field at fault with its message.
+    case invalid(detail: String, errors: [FieldError])
 
     public var description: String {
         switch self {
@@ -26,6 +29,8 @@ public enum KitError: Error, Equatable, Sendable, CustomStringConvertible {
         case .problem(_, _, let detail): detail
         case .unexpected(let detail): detail
         case .timedOut(let detail): "timed out \(detail)"
+        case .invalid(let detail, let errors):
+            errors.isEmpty ? detail : errors.map { "\($0.field): \($0.message)" }.joined(separator: "; ")
         }
     }
 

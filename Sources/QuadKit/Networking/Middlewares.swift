@@ -27,7 +27,7 @@ public struct AuthMiddleware: ClientMiddleware {
 /// attempt of one call carries the same key.
 public struct IdempotencyMiddleware: ClientMiddleware {
     /// The operations that change state and must not happen twice: bookings (and, later, checkouts).
-    public static let defaultOperations: Set<String> = ["bookRoom"]
+    public static let defaultOperations: Set<String> = ["bookRoom", "checkOutBook"]
     let operations: Set<String>
 
     public init(operations: Set<String> = IdempotencyMiddleware.defaultOperations) {

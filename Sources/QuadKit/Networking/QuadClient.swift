@@ -251,10 +251,14 @@ public final class QuadClient: Sendable {
             var type: String?
             var title: String?
             var detail: String?
+            var errors: [FieldError]?
         }
         let problem = try? JSONDecoder().decode(Problem.self, from: body)
         let detail = problem?.detail ?? problem?.title ?? "The server answered \(status)."
         if status == 401 { return .unauthorized("Not signed in: \(detail)") }
+        if status == 422 || (status == 400 && problem?.errors != nil) {
+            return .invalid(detail: detail, errors: problem?.errors ?? [])
+        }
         return .problem(status: status, type: problem?.type ?? "about:blank", detail: detail)
     }
 }

@@ -4,9 +4,12 @@ import QuadCore
 /// How terminal output may be decorated: colour only on a terminal, never when `NO_COLOR` is set.
 public struct TerminalStyle: Sendable, Equatable {
     public var colour: Bool
+    /// Whether ANSI strikethrough (SGR 9) shows: a styled terminal other than the Linux console.
+    public var strikethrough: Bool
 
-    public init(colour: Bool) {
+    public init(colour: Bool, strikethrough: Bool? = nil) {
         self.colour = colour
+        self.strikethrough = strikethrough ?? colour
     }
 
     public static let plain = TerminalStyle(colour: false)
@@ -14,7 +17,9 @@ public struct TerminalStyle: Sendable, Equatable {
     /// Colour when `isTTY` and `NO_COLOR` is absent or empty (https://no-color.org), and TERM is not `dumb`.
     public static func detect(isTTY: Bool, environment: [String: String]) -> TerminalStyle {
         let noColor = environment["NO_COLOR"].map { !$0.isEmpty } ?? false
-        return TerminalStyle(colour: isTTY && !noColor && environment["TERM"] != "dumb")
+        let colour = isTTY && !noColor && environment["TERM"] != "dumb"
+        let term = environment["TERM"] ?? ""
+        return TerminalStyle(colour: colour, strikethrough: colour && term != "linux" && !term.hasPrefix("vt"))
     }
 
     public enum Colour: String, Sendable {

@@ -1,0 +1,237 @@
+import Foundation
+import Observation
+import QuadCore
+
+/// The single source of truth for the library screens: the shelf (kept on disk for offline use), sorted
+/// newest or oldest first and searched as you type, plus adding, editing (with the server's validation
+/// messages per field), checking out (one Idempotency-Key per intent), returning and deleting several at
+/// once. Writes are refused offline, never queued.
+@MainActor
+@Observable
+public final class LibraryStore {
+    /// Every book, as the server last sent them.
+    public private(set) var books: [BookRecord] = []
+    public var sort: BookSort = .newest
+    /// Words that must all appear in the title, author or categories (case and accents ignored).
+    public var searchText = ""
+    public private(set) var isOffline = false
+    public private(set) var lastUpdated: Date?
+    public private(set) var lastError: String?
+    public private(set) var isLive = false
+    /// The messages of the last refused add or edit, by field (`title`, `isbn`…); empty after a success.
+    public private(set) var fieldErrors: [FieldError] = []
+    /// Books with a checkout or return under way: repeat taps on them are ignored.
+    public private(set) var busy: Set<Int> = []
+
+    public let session: KitSession
+    @ObservationIgnored private var refresher: Refresher?
+    @ObservationIgnored private var listeners: [Task<Void, Never>] = []
+    /// One Idempotency-Key per intent to check a book out, kept until the server gives a definite answer.
+    @ObservationIgnored private var intents: [Int: String] = [:]
+
+    static let booksKey = "books"
+
+    public init(session: KitSession) {
+        self.session = session
+        refresher = Refresher(settings: session.refresh, clock: session.clock) { [weak self] in
+            try await self?.fetch()
+        }
+        loadCached()
+    }
+
+    // MARK: Reading
+
+    /// The books to show: searched, then in `sort` order (by when added, then by id).
+    public var visibleBooks: [BookRecord] { Self.listed(books, search: searchText, sort: sort) }
+
+    nonisolated public static func listed(_ books: [BookRecord], search: String, sort: BookSort) -> [BookRecord] {
+        let words = fold(search).split(whereSeparator: \.isWhitespace)
+        let found = books.filter { book in
+            let haystack = fold([book.title, book.author, book.categories].joined(separator: " "))
+            return words.allSatisfy { haystack.contains($0) }
+        }
+        let ascending = found.sorted { ($0.addedAt, $0.id) < ($1.addedAt, $1.id) }
+        return sort == .oldest ? ascending : ascending.reversed()
+    }
+
+    nonisolated static func fold(_ text: String) -> String {
+        text.folding(options: [.caseInsensitive, .diacriticInsensitive], locale: Locale(identifier: "en"))
+    }
+
+    public func book(_ id: Int) -> BookRecord? { books.first { $0.id == id } }
+
+    /// The message for one field of the last refused add or edit.
+    public func message(for field: String) -> String? { fieldErrors.first { $0.field == field }?.message }
+
+    public var age: TimeInterval? { lastUpdated.map { session.clock.now.timeIntervalSince($0) } }
+
+    /// Whether write buttons should be enabled.
+    public var canWrite: Bool { !isOffline }
+
+    // MARK: Lifecycle
+
+    public func loadCached() {
+        guard let entry = session.offline?.load([BookRecord].self, for: Self.booksKey) else { return }
+        books = entry.value
+        lastUpdated = entry.savedAt
+    }
+
+    /// Starts refreshing and listening to `book` events.
+    public func start(live: Bool = true) async {
+        await refresher?.start()
+        guard live, listeners.isEmpty else { return }
+        let events = session.events
+        let stream = await events.events()
+        let statuses = await events.statusUpdates()
+        listeners.append(
+            Task { [weak self] in
+                for await event in stream { await self?.apply(event) }
+            })
+        listeners.append(
+            Task { [weak self] in
+                for await status in statuses { await self?.setLive(status == .connected) }
+            })
+        await events.start()
+    }
+
+    public func stop() async {
+        await refresher?.stop()
+        for listener in listeners { listener.cancel() }
+        listeners = []
+        await session.events.stop()
+        isLive = false
+    }
+
+    public func pause() async { await refresher?.pause() }
+    public func resume() async { await refresher?.resume() }
+
+    /// Refreshes now; joins a refresh already running. True when it reached the server.
+    @discardableResult
+    public func refresh() async -> Bool { await refresher?.refreshNow() ?? false }
+
+    private func setLive(_ live: Bool) async {
+        isLive = live
+        await refresher?.setLive(live)
+        if live, isOffline { await refresh() }
+    }
+
+    /// A `book` or `reset` event refreshes the shelf.
+    public func apply(_ event: ServerEvent) async {
+        if event.type == "book" || event.type == "reset" { await refresh() }
+    }
+
+    private func fetch() async throws {
+        do {
+            let fetched = try await session.client.books(sort: .newest)
+            let now = session.clock.now
+            books = fetched.value
+            lastUpdated = now
+            isOffline = false
+            lastError = nil
+            try? session.offline?.save(fetched.value, for: Self.booksKey, at: now, etag: fetched.etag)
+        } catch {
+            throw failed(error)
+        }
+    }
+
+    // MARK: Writing
+
+    /// Adds a book; nil when refused (`fieldErrors` and `lastError` say why).
+    @discardableResult
+    public func add(_ draft: BookDraft) async -> BookRecord? {
+        await write("adding a book") { try await self.session.client.addBook(draft) }
+    }
+
+    /// Changes only the fields in `draft`; nil when refused.
+    @discardableResult
+    public func edit(_ id: Int, _ draft: BookDraft) async -> BookRecord? {
+        await write("editing a book") { try await self.session.client.updateBook(id: id, draft) }
+    }
+
+    /// Checks the book out to the signed-in person. A repeat tap while it runs is ignored (nil); a retry
+    /// after a lost answer reuses the same Idempotency-Key, so the book is checked out once.
+    @discardableResult
+    public func checkOut(_ id: Int) async -> BookRecord? {
+        guard !busy.contains(id) else { return nil }
+        busy.insert(id)
+        defer { busy.remove(id) }
+        let key = intents[id] ?? UUID().uuidString
+        intents[id] = key
+        let result = await write("checking out") {
+            try await self.session.client.checkOutBook(id: id, idempotencyKey: key)
+        }
+        // Keep the key only when the answer was lost on the way: the next try is the same intent.
+        if !isOffline { intents[id] = nil }
+        return result
+    }
+
+    @discardableResult
+    public func giveBack(_ id: Int) async -> BookRecord? {
+        guard !busy.contains(id) else { return nil }
+        busy.insert(id)
+        defer { busy.remove(id) }
+        return await write("returning") { try await self.session.client.returnBook(id: id) }
+    }
+
+    /// Deletes all of `ids` or none; the ids deleted, nil when refused.
+    @discardableResult
+    public func delete(_ ids: Set<Int>) async -> [Int]? {
+        guard !ids.isEmpty else { return [] }
+        guard !isOffline else {
+            refuseOffline("deleting")
+            return nil
+        }
+        do {
+            let deleted = try await session.client.deleteBooks(ids: ids.sorted())
+            books.removeAll { deleted.contains($0.id) }
+            saveBooks()
+            lastError = nil
+            return deleted
+        } catch {
+            _ = failed(error)
+            return nil
+        }
+    }
+
+    private func write(_ doing: String, _ body: () async throws -> BookRecord) async -> BookRecord? {
+        guard !isOffline else {
+            refuseOffline(doing)
+            return nil
+        }
+        do {
+            var book = try await body()
+            book.loans = nil
+            if let index = books.firstIndex(where: { $0.id == book.id }) {
+                books[index] = book
+            } else {
+                books.append(book)
+            }
+            saveBooks()
+            fieldErrors = []
+            lastError = nil
+            return book
+        } catch {
+            _ = failed(error)
+            return nil
+        }
+    }
+
+    private func refuseOffline(_ doing: String) {
+        lastError =
+            KitError.writeRefusedOffline(
+                "You are offline: \(doing) needs a connection, and is not queued."
+            ).description
+    }
+
+    private func failed(_ error: any Error) -> KitError {
+        let kit = KitError.from(error)
+        if kit.isOffline { isOffline = true }
+        if case .invalid(_, let errors) = kit { fieldErrors = errors } else { fieldErrors = [] }
+        lastError = kit.description
+        return kit
+    }
+
+    private func saveBooks() {
+        try? session.offline?.save(books, for: Self.booksKey, at: lastUpdated ?? session.clock.now)
+    }
+}

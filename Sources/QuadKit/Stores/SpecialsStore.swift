@@ -1,0 +1,138 @@
+import Foundation
+import Observation
+import QuadCore
+
+/// The single source of truth for the specials screen: the mosaic's specials and settings (kept on disk for
+/// offline use), laid out in rows for a given width with QuadCore's `SpecialsLayout`, refreshed by
+/// `special` events as the manager changes them.
+@MainActor
+@Observable
+public final class SpecialsStore {
+    public private(set) var list: SpecialsList?
+    public private(set) var isOffline = false
+    public private(set) var lastUpdated: Date?
+    public private(set) var lastError: String?
+    public private(set) var isLive = false
+
+    public let session: KitSession
+    @ObservationIgnored private var refresher: Refresher?
+    @ObservationIgnored private var listeners: [Task<Void, Never>] = []
+
+    static let specialsKey = "specials"
+
+    public init(session: KitSession) {
+        self.session = session
+        refresher = Refresher(settings: session.refresh, clock: session.clock) { [weak self] in
+            try await self?.fetch()
+        }
+        loadCached()
+    }
+
+    /// The specials in the manager's order.
+    public var specials: [Special] { list?.managerSpecials ?? [] }
+
+    /// How many units span the screen's width.
+    public var canvasUnit: Int { list?.canvasUnit ?? SpecialsSettings().canvasUnit }
+
+    /// The size of one unit on a screen `width` points (or columns) wide.
+    public func unitSize(width: Double) -> Double { width / Double(max(canvasUnit, 1)) }
+
+    /// The rows of the mosaic: which specials go on each, how wide it is and its inset, in units (multiply
+    /// by `unitSize(width:)` to place them). The rule does not depend on the width: the canvas is always
+    /// `canvasUnit` units across, only the unit's size changes.
+    public var rows: [SpecialsLayout.Row] { SpecialsLayout.rows(specials, canvas: max(canvasUnit, 1)) }
+
+    /// A row with the specials it holds and where each starts, in points for a screen `width` wide.
+    public struct PlacedRow: Sendable, Equatable {
+        public var specials: [Special]
+        /// The x of each special's left edge.
+        public var offsets: [Double]
+        public var height: Double
+    }
+
+    public func rows(width: Double) -> [PlacedRow] {
+        let unit = unitSize(width: width)
+        let all = specials
+        return rows.map { row in
+            var x = row.inset * unit
+            var offsets: [Double] = []
+            for index in row.tiles {
+                offsets.append(x)
+                x += Double(min(max(all[index].width, 1), canvasUnit)) * unit
+            }
+            let placed = row.tiles.map { all[$0] }
+            return PlacedRow(
+                specials: placed, offsets: offsets, height: Double(placed.map(\.height).max() ?? 0) * unit)
+        }
+    }
+
+    public var age: TimeInterval? { lastUpdated.map { session.clock.now.timeIntervalSince($0) } }
+
+    // MARK: Lifecycle
+
+    public func loadCached() {
+        guard let entry = session.offline?.load(SpecialsList.self, for: Self.specialsKey) else { return }
+        list = entry.value
+        lastUpdated = entry.savedAt
+    }
+
+    /// Starts refreshing and listening to `special` events.
+    public func start(live: Bool = true) async {
+        await refresher?.start()
+        guard live, listeners.isEmpty else { return }
+        let events = session.events
+        let stream = await events.events()
+        let statuses = await events.statusUpdates()
+        listeners.append(
+            Task { [weak self] in
+                for await event in stream { await self?.apply(event) }
+            })
+        listeners.append(
+            Task { [weak self] in
+                for await status in statuses { await self?.setLive(status == .connected) }
+            })
+        await events.start()
+    }
+
+    public func stop() async {
+        await refresher?.stop()
+        for listener in listeners { listener.cancel() }
+        listeners = []
+        await session.events.stop()
+        isLive = false
+    }
+
+    public func pause() async { await refresher?.pause() }
+    public func resume() async { await refresher?.resume() }
+
+    @discardableResult
+    public func refresh() async -> Bool { await refresher?.refreshNow() ?? false }
+
+    private func setLive(_ live: Bool) async {
+        isLive = live
+        await refresher?.setLive(live)
+        if live, isOffline { await refresh() }
+    }
+
+    /// A `special` (added, changed, moved, deleted, or a validity boundary passed) or `reset` refreshes.
+    public func apply(_ event: ServerEvent) async {
+        if event.type == "special" || event.type == "reset" { await refresh() }
+    }
+
+    private func fetch() async throws {
+        do {
+            let fetched = try await session.client.specials()
+            let now = session.clock.now
+            list = fetched.value
+            lastUpdated = now
+            isOffline = false
+            lastError = nil
+            try? session.offline?.save(fetched.value, for: Self.specialsKey, at: now, etag: fetched.etag)
+        } catch {
+            let kit = KitError.from(error)
+            if kit.isOffline { isOffline = true }
+            lastError = kit.description
+            throw kit
+        }
+    }
+}
