@@ -43,15 +43,16 @@ final class Library: Sendable {
         (try? BookRecord.encoder.encode(BookRecord(book, now: now, loans: loans))) ?? Data()
     }
 
-    /// The book's ETag: the hash of its record (without loans: a loan changes the record too).
-    static func etag(_ book: Book, now: Date = Date()) -> String {
-        HTTPCache.etag(for: encode(book, now: now))
+    /// The book's ETag: the hash of its stored record (without loans: a loan changes the record too). Hashed as of
+    /// a fixed moment, so falling due (a status worked out from the clock) is not mistaken for someone's edit.
+    static func etag(_ book: Book) -> String {
+        HTTPCache.etag(for: encode(book, now: .distantPast))
     }
 
     /// 412 unless `ifMatch` (an `If-Match` header) names the book's current ETag or is `*`.
-    static func check(ifMatch: String?, _ book: Book, now: Date) throws {
+    static func check(ifMatch: String?, _ book: Book) throws {
         guard let ifMatch else { return }
-        guard HTTPCache.matches(ifNoneMatch: ifMatch, etag: etag(book, now: now)) else {
+        guard HTTPCache.matches(ifNoneMatch: ifMatch, etag: etag(book)) else {
             throw Problem(
                 .preconditionFailed, type: "stale-book", title: "Changed meanwhile",
                 detail: "Someone changed this book since you loaded it. Load it again and redo your change.")
@@ -93,7 +94,7 @@ final class Library: Sendable {
             !(input.title.isAbsent && input.author.isAbsent && input.publisher.isAbsent
             && input.categories.isAbsent && input.isbn.isAbsent)
         let book = try await store.update(id) { current in
-            try Self.check(ifMatch: ifMatch, current, now: now)
+            try Self.check(ifMatch: ifMatch, current)
             // Naming the person who has it already changes nothing.
             if case .checkOut(let person, _, _) = action, current.loan?.person == person {
                 return (editsFields ? try input.applied(to: current) : nil, .none)
@@ -141,8 +142,9 @@ final class Library: Sendable {
     }
 
     func delete(_ id: Int, ifMatch: String? = nil) async throws {
-        if let ifMatch { try Self.check(ifMatch: ifMatch, try await find(id), now: Date()) }
-        guard try await store.delete(id) else { throw LoanRefusal.notFound(id) }
+        var check: (@Sendable (Book) throws -> Void)?
+        if let ifMatch { check = { book in try Self.check(ifMatch: ifMatch, book) } }
+        guard try await store.delete(id, check: check) else { throw LoanRefusal.notFound(id) }
         await changed(nil, id: id, .deleted)
     }
 

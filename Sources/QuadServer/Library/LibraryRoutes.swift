@@ -123,7 +123,10 @@ struct LibraryRoutes {
     private func sortOrder(_ request: Request, person: Person?) async throws -> (BookSort, Cookie?) {
         if let chosen = request.uri.queryParameters.get("sort").flatMap({ BookSort(rawValue: $0) }) {
             if let person {
-                try await library.store.setSort(chosen, for: person.username)
+                // Written only when it changes: the list reloads with the same `?sort=` on every live event.
+                if try await library.store.sort(for: person.username) != chosen {
+                    try await library.store.setSort(chosen, for: person.username)
+                }
                 return (chosen, nil)
             }
             return (

@@ -78,12 +78,14 @@ final class LibraryStore: Sendable {
         }.flatMap(BookSort.init(rawValue:))
     }
 
+    /// One statement, so two tabs choosing at once cannot collide on the key (SQLite and PostgreSQL both upsert).
     func setSort(_ sort: BookSort, for username: String) async throws {
-        try await database.transaction { sql in
-            try await sql.raw("DELETE FROM library_preferences WHERE username_key = \(bind: username.lowercased())")
-                .run()
+        try await database.withConnection { sql in
             try await sql.raw(
-                "INSERT INTO library_preferences (username_key, sort) VALUES (\(bind: username.lowercased()), \(bind: sort.rawValue))"
+                """
+                INSERT INTO library_preferences (username_key, sort) VALUES (\(bind: username.lowercased()), \(bind: sort.rawValue))
+                ON CONFLICT (username_key) DO UPDATE SET sort = excluded.sort
+                """
             ).run()
         }
     }
@@ -252,8 +254,20 @@ final class LibraryStore: Sendable {
     }
 
     /// Deletes the book and its loans; false when there was no such book.
-    func delete(_ id: Int) async throws -> Bool {
+    /// Deletes one book; `check` sees it first, in the same transaction (an `If-Match` test cannot go stale).
+    func delete(_ id: Int, check: (@Sendable (Book) throws -> Void)? = nil) async throws -> Bool {
         try await database.transaction { sql in
+            if let check {
+                if self.database.engine == .postgres {
+                    guard try await sql.raw("SELECT id FROM books WHERE id = \(bind: id) FOR UPDATE").first() != nil
+                    else { return false }
+                }
+                guard
+                    let current = try await sql.raw("\(unsafeRaw: Self.select) WHERE b.id = \(bind: id)")
+                        .first().map(Self.book)
+                else { return false }
+                try check(current)
+            }
             try await sql.raw("DELETE FROM book_loans WHERE book_id = \(bind: id)").run()
             return try await sql.raw("DELETE FROM books WHERE id = \(bind: id) RETURNING id").first() != nil
         }

@@ -27,9 +27,7 @@ extension APIHandler {
     }
 
     func getSpecial(_ input: Operations.GetSpecial.Input) async throws -> Operations.GetSpecial.Output {
-        guard let record = try await specials.store.find(input.path.specialId) else {
-            throw Problem.notFound("There is no special \(input.path.specialId).")
-        }
+        let record = try await specials.visible(input.path.specialId)
         return .ok(.init(body: .json(.init(record.special(baseURL: RequestInfo.current.baseURL)))))
     }
 

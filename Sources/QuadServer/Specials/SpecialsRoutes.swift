@@ -112,9 +112,7 @@ struct SpecialsRoutes {
     }
 
     func details(_ request: Request, id: String) async throws -> Response {
-        guard let record = try await specials.store.find(id) else {
-            throw Problem.notFound("There is no special \(id).")
-        }
+        let record = try await specials.visible(id)
         let settings = try await specials.snapshot.settings()
         return try web.page(request, template: "special", title: { _ in record.displayName }) { t in
             var values = Self.tile(record, currency: Currency(code: settings.currency), t: t)

@@ -92,8 +92,14 @@ struct Credentials: Codable {
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
         let data = try encoder.encode(self)
         let temporary = Self.directory.appendingPathComponent(".credentials-\(UUID().uuidString)")
-        guard manager.createFile(atPath: temporary.path, contents: data, attributes: [.posixPermissions: 0o600])
-        else {
+        // Created 0600 by open(2) itself: FileManager would create it first and narrow the mode after.
+        let descriptor = open(temporary.path, O_WRONLY | O_CREAT | O_EXCL, 0o600)
+        guard descriptor >= 0 else { throw CLIError.failed("could not write \(Self.file.path)") }
+        let written = data.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
+        let synced = fsync(descriptor) == 0
+        close(descriptor)
+        guard written == data.count, synced else {
+            try? manager.removeItem(at: temporary)
             throw CLIError.failed("could not write \(Self.file.path)")
         }
         if rename(temporary.path, Self.file.path) != 0 {

@@ -325,6 +325,22 @@ import Testing
         }
     }
 
+    @Test func aSpecialNotYetValidIsTheManagersUntilItStarts() async throws {
+        try await TestApp.run { _, client in
+            var json = Self.noodles
+            json["validFrom"] = Date(timeIntervalSinceNow: 7 * 86400).formatted(.iso8601)
+            var id = ""
+            try await client.execute(uri: "/api/specials", method: .post, headers: Self.admin, body: Self.body(json)) {
+                #expect($0.status == .created)
+                id = $0.json["id"] as? String ?? ""
+            }
+            for path in ["/api/specials/\(id)", "/specials/\(id)"] {
+                try await client.execute(uri: path, method: .get) { #expect($0.status == .notFound) }
+                try await client.execute(uri: path, method: .get, headers: Self.admin) { #expect($0.status == .ok) }
+            }
+        }
+    }
+
     @Test func thePageReadsEachTileAndSpeaksFrench() async throws {
         try await Self.run { _, client in
             try await client.execute(uri: "/specials", method: .get) { response in
