@@ -153,8 +153,8 @@ import Testing
                 response in
                 #expect(response.status == .unprocessableContent)
                 #expect(response.text.contains(#"id="c-name" name="name" value="Clayton East""#))
-                #expect(response.text.contains(#"id="c-teachingWeeks" name="teachingWeeks" value="13""#))
-                #expect(response.text.contains(#"id="c-timeZone-error""#))
+                #expect(response.text.contains(#"id="c-weeks" name="teachingWeeks" value="13""#))
+                #expect(response.text.contains(#"id="c-zone-error""#))
             }
             // Nothing was written: the campus is as it was.
             try await client.execute(uri: "/admin/timetable", method: .get, headers: admin) {
