@@ -136,15 +136,20 @@ struct TimetableAdminRoutes {
             "teachingWeeks": campus.map { String($0.teachingWeeks) } ?? "",
             "breaks": campus.map { TimetableInput.breaksText($0.breaks) } ?? "",
         ]
+        // An enrolment at fault keeps the student and class that were chosen.
+        let chosen = form == "enrolments" ? submitted : nil
         let courseRows = courses.map { ["code": $0.code, "title": $0.title] }
         let classRows: [[String: Any]] = classes.map {
             [
                 "id": $0.id, "course": $0.course, "name": $0.name, "lecturer": $0.lecturer, "room": $0.room,
                 "campus": $0.campus, "weekday": String($0.weekday), "start": $0.start.description,
                 "end": $0.end.description, "weeks": TimetableInput.weeksText($0.weeks),
+                "selected": chosen?["class"] == $0.id,
             ]
         }
-        let studentRows = students.map { ["id": $0.id, "name": $0.name] }
+        let studentRows: [[String: Any]] = students.map {
+            ["id": $0.id, "name": $0.name, "selected": chosen?["student"] == $0.id]
+        }
         let parkRows: [[String: Any]] = parks.map { ["id": $0.id, "name": $0.name, "capacity": String($0.capacity)] }
         let routeRows: [[String: Any]] = routes.map {
             [

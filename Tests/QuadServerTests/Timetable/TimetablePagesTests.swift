@@ -156,6 +156,15 @@ import Testing
                 #expect(response.text.contains(#"id="c-weeks" name="teachingWeeks" value="13""#))
                 #expect(response.text.contains(#"id="c-zone-error""#))
             }
+            // An enrolment in a class that does not exist keeps the student chosen.
+            let (_, enrol) = Self.form(admin, "student=400001&class=no-such-class")
+            try await client.execute(uri: "/admin/timetable/enrolments", method: .post, headers: headers, body: enrol) {
+                response in
+                #expect(response.status == .unprocessableContent)
+                #expect(response.text.contains(#"<option value="400001" selected>"#))
+                #expect(!response.text.contains(#"<option value="305491" selected>"#))
+                #expect(response.text.contains(#"id="en-class-error""#))
+            }
             // Nothing was written: the campus is as it was.
             try await client.execute(uri: "/admin/timetable", method: .get, headers: admin) {
                 #expect($0.text.contains(#"id="c-name" name="name" value="Clayton""#))
