@@ -237,6 +237,27 @@ import Testing
             #expect(change?["id"] as? String == "clayton")
             #expect(change?["capacity"] as? Int == 900)
             #expect(change?["refresh"] as? Bool == true)
+
+            // Deleting a car park says so the same way.
+            let (_, delete) = Self.form(admin, "id=caulfield")
+            try await client.execute(
+                uri: "/admin/timetable/carparks/delete", method: .post, headers: headers, body: delete
+            ) { #expect($0.status == .seeOther) }
+            let deleted = await withTaskGroup(of: Event?.self) { group in
+                group.addTask {
+                    for await event in subscription.events where event.data.contains("caulfield") { return event }
+                    return nil
+                }
+                group.addTask {
+                    try? await Task.sleep(for: .seconds(5))
+                    return nil
+                }
+                let first = await group.next() ?? nil
+                group.cancelAll()
+                return first
+            }
+            #expect(deleted?.type == "parking")
+            #expect(deleted?.data.contains(#""refresh":true"#) == true)
         }
     }
 
