@@ -202,3 +202,43 @@ def test_an_admin_adds_a_car_park_with_the_form(server, browser, axe):
     WebDriverWait(browser, 10).until(EC.presence_of_element_located((By.ID, "timetable-saved")))
     names = [park["name"] for park in server.request("/api/parkings").json()["parkings"]]
     assert "Peninsula" in names
+
+
+def test_an_admin_edits_a_car_park_and_open_pages_follow(quad_server_factory, browser, new_browser):
+    # The page's own periodic refresh is 10 minutes away: only the admin's event can bring the new name.
+    server = quad_server_factory(demo=True, env={"QUAD_REFRESH_SECONDS": "600"})
+    kier = new_browser()
+    sign_in(kier, server, "kier", "/timetable")
+    kier.execute_script("window.__sameDocument = true")
+    names = lambda d: [e.text for e in d.find_elements(By.CSS_SELECTOR, "#parking-list .parking-name")]  # noqa: E731
+    assert "Clayton" in names(kier)
+
+    match = re.search(r"username admin, password (\S+)", server.log())
+    assert match
+    browser.get(f"{server.url}/signin?next=/admin/timetable")
+    browser.find_element(By.ID, "username").send_keys("admin")
+    browser.find_element(By.ID, "password").send_keys(match.group(1))
+    browser.find_element(By.CSS_SELECTOR, "form.stacked-form button[type=submit]").click()
+    WebDriverWait(browser, 10).until(EC.presence_of_element_located((By.ID, "carparks-heading")))
+    browser.find_element(By.CSS_SELECTOR, "a[href='/admin/timetable?edit=carparks&id=clayton#carparks']").click()
+    WebDriverWait(browser, 10).until(lambda d: d.find_element(By.ID, "cp-name").get_attribute("value") == "Clayton")
+    # A mistake comes back with what was typed.
+    name = browser.find_element(By.ID, "cp-name")
+    name.clear()
+    name.send_keys("Clayton North")
+    capacity = browser.find_element(By.ID, "cp-capacity")
+    browser.execute_script("arguments[0].removeAttribute('min')", capacity)
+    capacity.clear()
+    capacity.send_keys("-3")
+    browser.find_element(By.CSS_SELECTOR, "#carpark-form button[type=submit]").click()
+    WebDriverWait(browser, 10).until(EC.presence_of_element_located((By.ID, "cp-capacity-error")))
+    assert browser.find_element(By.ID, "cp-name").get_attribute("value") == "Clayton North"
+    capacity = browser.find_element(By.ID, "cp-capacity")
+    capacity.clear()
+    capacity.send_keys("900")
+    browser.find_element(By.CSS_SELECTOR, "#carpark-form button[type=submit]").click()
+    WebDriverWait(browser, 10).until(EC.presence_of_element_located((By.ID, "timetable-saved")))
+
+    # Kier's open page shows the new name without a reload.
+    WebDriverWait(kier, 15).until(lambda d: "Clayton North" in names(d))
+    assert kier.execute_script("return window.__sameDocument === true")

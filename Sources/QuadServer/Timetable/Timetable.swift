@@ -90,6 +90,8 @@ final class Timetable: Sendable {
         var state: CarParkState
         var updatedAt: String
         var live: Bool
+        /// Set when an admin changed or removed the car park: pages reload the list rather than patch one count.
+        var refresh: Bool? = nil
     }
 
     /// What a `departure` event says.
@@ -97,6 +99,43 @@ final class Timetable: Sendable {
         var id: String
         var expectedAt: String
         var live: Bool
+        /// Set when an admin changed or removed a route (then `id` may name the route): pages reload the list.
+        var refresh: Bool? = nil
+    }
+
+    /// An admin saved or deleted a car park: the same `parking` event a feed publishes, marked `refresh`.
+    func carParkChanged(_ id: String) async throws {
+        let now = now()
+        let park = try await store.carParks().first(where: { $0.id == id })
+        await platform.events.publish(
+            "parking",
+            ParkingChange(
+                id: id, free: park?.free ?? 0, capacity: park?.capacity ?? 0,
+                state: park?.state ?? CarParkState(free: 0, capacity: 0),
+                updatedAt: park?.updatedAt?.formatted(.iso8601) ?? "", live: park?.isLive(now: now) ?? false,
+                refresh: true))
+    }
+
+    /// An admin saved or deleted a route: a `departure` event for each of its coming departures (or, when it is
+    /// gone, one naming the route), marked `refresh`.
+    func routeChanged(_ routeId: String) async throws {
+        let now = now()
+        let coming = try await departures(settings: try await settings(), at: now).filter {
+            $0.routeId == routeId && $0.expected(now: now).time > now
+        }
+        guard !coming.isEmpty else {
+            await platform.events.publish(
+                "departure", DepartureChange(id: routeId, expectedAt: "", live: false, refresh: true))
+            return
+        }
+        for departure in coming.prefix(3) {
+            let expected = departure.expected(now: now)
+            await platform.events.publish(
+                "departure",
+                DepartureChange(
+                    id: departure.id, expectedAt: expected.time.formatted(.iso8601), live: expected.live,
+                    refresh: true))
+        }
     }
 
     func recordReading(_ id: String, free: Int?) async throws -> CarPark {

@@ -12,7 +12,10 @@ struct TimetableAdminRoutes {
     func register(on router: Router<AppRequestContext>) {
         router.get("/admin/timetable") { request, _ in
             try Access.admin()
-            return try await self.page(request, saved: request.uri.queryParameters.get("saved") != nil)
+            let query = request.uri.queryParameters
+            return try await self.page(
+                request, saved: query.get("saved") != nil,
+                editing: query.get("edit").map { ($0, query.get("id") ?? "") })
         }
         let actions: [(String, @Sendable (TimetableAdminRoutes, [String: String]) async throws -> Void)] = [
             ("campus", { try await $0.saveCampus($1) }),
@@ -30,9 +33,21 @@ struct TimetableAdminRoutes {
                 { try await $0.timetable.store.unenrol(student: $1["student"] ?? "", classId: $1["class"] ?? "") }
             ),
             ("carparks", { try await $0.saveCarPark($1) }),
-            ("carparks/delete", { _ = try await $0.timetable.store.deleteCarPark($1["id"] ?? "") }),
+            (
+                "carparks/delete",
+                {
+                    let id = $1["id"] ?? ""
+                    if try await $0.timetable.store.deleteCarPark(id) { try await $0.timetable.carParkChanged(id) }
+                }
+            ),
             ("routes", { try await $0.saveRoute($1) }),
-            ("routes/delete", { _ = try await $0.timetable.store.deleteRoute($1["id"] ?? "") }),
+            (
+                "routes/delete",
+                {
+                    let id = $1["id"] ?? ""
+                    if try await $0.timetable.store.deleteRoute(id) { try await $0.timetable.routeChanged(id) }
+                }
+            ),
         ]
         for (path, action) in actions {
             router.post("/admin/timetable/\(path)") { request, _ in
@@ -43,8 +58,7 @@ struct TimetableAdminRoutes {
                     try await action(self, fields)
                 } catch let failure as ValidationFailure {
                     return try await self.page(
-                        request, saved: false, errors: failure.errors,
-                        form: path.replacingOccurrences(of: "/", with: "-"),
+                        request, saved: false, errors: failure.errors, form: path, submitted: fields,
                         status: .unprocessableContent)
                 }
                 return .redirect(to: "/admin/timetable?saved=1#\(path.split(separator: "/")[0])", type: .normal)
@@ -86,17 +100,27 @@ struct TimetableAdminRoutes {
     func saveCarPark(_ f: [String: String]) async throws {
         let park = try TimetableInput.carPark(id: f["id"], name: f["name"], capacity: f["capacity"])
         try await timetable.store.saveCarPark(id: park.id, name: park.name, capacity: park.capacity)
+        try await timetable.carParkChanged(park.id)
     }
 
     func saveRoute(_ f: [String: String]) async throws {
         let route = try TimetableInput.route(id: f["id"], from: f["from"], to: f["to"], times: f["times"])
         try await timetable.store.saveRoute(
             RouteRecord(id: route.id, from: route.from, to: route.to, times: route.times))
+        try await timetable.routeChanged(route.id)
     }
 
+    /// The form each action posts from, as the page's values name it.
+    static let formKeys: [String: String] = [
+        "campus": "campusForm", "courses": "courseForm", "classes": "classForm", "students": "studentForm",
+        "enrolments": "enrolmentForm", "carparks": "carParkForm", "routes": "routeForm",
+    ]
+
+    /// `editing` is (kind, id) from `?edit=…&id=…`: that row fills its form. `submitted` (a form at fault) fills
+    /// the form it came from instead, with each field's message beside it.
     func page(
-        _ request: Request, saved: Bool, errors: [FieldError] = [], form: String? = nil,
-        status: HTTPResponse.Status = .ok
+        _ request: Request, saved: Bool, editing: (String, String)? = nil, errors: [FieldError] = [],
+        form: String? = nil, submitted: [String: String]? = nil, status: HTTPResponse.Status = .ok
     ) async throws -> Response {
         let store = timetable.store
         let campus = try await store.campus()
@@ -106,34 +130,67 @@ struct TimetableAdminRoutes {
         let enrolments = try await store.enrolments()
         let parks = try await store.carParks()
         let routes = try await store.routes()
+        let campusValues: [String: Any] = [
+            "name": campus?.name ?? "", "timeZone": campus?.timeZone.identifier ?? "",
+            "semesterStart": campus?.semesterStart.description ?? "",
+            "teachingWeeks": campus.map { String($0.teachingWeeks) } ?? "",
+            "breaks": campus.map { TimetableInput.breaksText($0.breaks) } ?? "",
+        ]
+        // An enrolment at fault keeps the student and class that were chosen.
+        let chosen = form == "enrolments" ? submitted : nil
+        let courseRows = courses.map { ["code": $0.code, "title": $0.title] }
+        let classRows: [[String: Any]] = classes.map {
+            [
+                "id": $0.id, "course": $0.course, "name": $0.name, "lecturer": $0.lecturer, "room": $0.room,
+                "campus": $0.campus, "weekday": String($0.weekday), "start": $0.start.description,
+                "end": $0.end.description, "weeks": TimetableInput.weeksText($0.weeks),
+                "selected": chosen?["class"] == $0.id,
+            ]
+        }
+        let studentRows: [[String: Any]] = students.map {
+            ["id": $0.id, "name": $0.name, "selected": chosen?["student"] == $0.id]
+        }
+        let parkRows: [[String: Any]] = parks.map { ["id": $0.id, "name": $0.name, "capacity": String($0.capacity)] }
+        let routeRows: [[String: Any]] = routes.map {
+            [
+                "id": $0.id, "from": $0.from, "to": $0.to,
+                "times": $0.times.map(\.description).joined(separator: ", "),
+            ]
+        }
+        var forms: [String: [String: Any]] = ["campusForm": campusValues, "classForm": ["weeks": "1-12"]]
+        if let (kind, id) = editing {
+            let rows: [String: (rows: [[String: Any]], key: String)] = [
+                "courses": (courseRows, "code"), "classes": (classRows, "id"), "students": (studentRows, "id"),
+                "carparks": (parkRows, "id"), "routes": (routeRows, "id"),
+            ]
+            if let (list, key) = rows[kind], let formKey = Self.formKeys[kind],
+                var row = list.first(where: { $0[key] as? String == id })
+            {
+                row["editing"] = true
+                forms[formKey] = row
+            }
+        }
+        if let form, let submitted, let formKey = Self.formKeys[form] {
+            var values: [String: Any] = submitted.filter { $0.key != "csrf" }
+            // An edit at fault stays an edit.
+            if !(submitted["id"] ?? "").isEmpty || form == "campus" { values["editing"] = true }
+            if form == "courses", courses.contains(where: { $0.code == submitted["code"] }) {
+                values["editing"] = true
+            }
+            var messages: [String: String] = [:]
+            for error in errors where messages[error.field] == nil { messages[error.field] = error.message }
+            values["errors"] = messages
+            forms[formKey] = values
+        }
         return try web.page(request, template: "timetable-admin", status: status, title: { $0("timetable.adminTitle") })
         {
             _ in
             var values: [String: Any] = [
-                "campus": [
-                    "name": campus?.name ?? "", "timeZone": campus?.timeZone.identifier ?? "",
-                    "semesterStart": campus?.semesterStart.description ?? "",
-                    "teachingWeeks": campus.map { String($0.teachingWeeks) } ?? "",
-                    "breaks": campus.map { TimetableInput.breaksText($0.breaks) } ?? "",
-                ],
-                "courses": courses.map { ["code": $0.code, "title": $0.title] },
-                "classes": classes.map {
-                    [
-                        "id": $0.id, "course": $0.course, "name": $0.name, "lecturer": $0.lecturer, "room": $0.room,
-                        "campus": $0.campus, "weekday": $0.weekday, "start": $0.start.description,
-                        "end": $0.end.description, "weeks": TimetableInput.weeksText($0.weeks),
-                    ] as [String: Any]
-                },
-                "students": students.map { ["id": $0.id, "name": $0.name] },
+                "courses": courseRows, "classes": classRows, "students": studentRows,
                 "enrolments": enrolments.map { ["student": $0.student, "classId": $0.classId] },
-                "carParks": parks.map { ["id": $0.id, "name": $0.name, "capacity": $0.capacity] as [String: Any] },
-                "routes": routes.map {
-                    [
-                        "id": $0.id, "from": $0.from, "to": $0.to,
-                        "times": $0.times.map(\.description).joined(separator: ", "),
-                    ]
-                },
+                "carParks": parkRows, "routes": routeRows,
             ]
+            for (key, form) in forms { values[key] = form }
             values["timetableStyle"] = web.asset("timetableCSS")
             if saved { values["saved"] = true }
             if !errors.isEmpty {

@@ -170,11 +170,14 @@
     const stream = new EventSource("/api/events?types=parking,departure");
     stream.addEventListener("parking", (event) => {
       const change = JSON.parse(event.data);
+      // An admin added, changed or removed a car park: reload the list.
+      if (change.refresh) return refresh();
       const li = parkingList && parkingList.querySelector(`li[data-parking-id="${CSS.escape(change.id)}"]`);
       if (li) updateParking(li, change.free, change.state, change.updatedAt);
     });
     stream.addEventListener("departure", (event) => {
       const change = JSON.parse(event.data);
+      if (change.refresh) return refresh();
       const li = stopList && stopList.querySelector(`li[data-stop-id="${CSS.escape(change.id)}"]`);
       if (li) updateStop(li, change.expectedAt, change.live, null);
     });
