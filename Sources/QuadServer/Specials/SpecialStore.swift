@@ -110,9 +110,18 @@ final class SpecialStore: Sendable {
             currency: try row.decode(column: "currency", as: String.self))
     }
 
+    /// On PostgreSQL, serialises the writes that check specials against the canvas or the order (create, update,
+    /// settings, reorder): without it a special could be checked against a canvas another transaction is
+    /// shrinking, or two creates take one position. SQLite runs one transaction at a time already.
+    private func lockList(_ sql: any SQLDatabase) async throws {
+        guard database.engine == .postgres else { return }
+        try await sql.raw("SELECT id FROM specials_settings WHERE id = 1 FOR UPDATE").run()
+    }
+
     /// Refuses (422 on `canvasUnit`) a canvas narrower than a special's width or shorter than half its height.
     func setSettings(_ settings: SpecialsSettings) async throws {
         try await database.transaction { sql in
+            try await self.lockList(sql)
             let row = try await sql.raw("SELECT MAX(width) AS w, MAX(height) AS h FROM specials").first()
             let widest = try row?.decode(column: "w", as: Int?.self) ?? 0
             let tallest = try row?.decode(column: "h", as: Int?.self) ?? 0
@@ -135,6 +144,7 @@ final class SpecialStore: Sendable {
     /// Checks the draft against the canvas and adds it at the end of the order.
     func create(_ draft: SpecialDraft, image: String?) async throws -> SpecialRecord {
         try await database.transaction { sql in
+            try await self.lockList(sql)
             let settings = try await Self.settings(sql)
             let checked = try SpecialValidation.special(draft, canvasUnit: settings.canvasUnit)
             let last = try await sql.raw("SELECT MAX(position) AS p FROM specials").first()?
@@ -164,6 +174,7 @@ final class SpecialStore: Sendable {
         _ id: String, image: String? = nil, _ change: @escaping @Sendable (inout SpecialDraft) -> Void
     ) async throws -> SpecialRecord {
         try await database.transaction { sql in
+            try await self.lockList(sql)
             let lock = self.database.engine == .postgres ? " FOR UPDATE" : ""
             guard
                 var record = try await sql.raw(
@@ -210,6 +221,7 @@ final class SpecialStore: Sendable {
     /// Sets the manager's order: `ids` must name every special exactly once.
     func reorder(_ ids: [String]) async throws -> [SpecialRecord] {
         try await database.transaction { sql in
+            try await self.lockList(sql)
             let current = try await Self.all(sql)
             guard ids.count == current.count, Set(ids) == Set(current.map(\.id)) else {
                 throw ValidationFailure(field: "ids", message: "ids must name every special exactly once.")

@@ -135,15 +135,13 @@ final class TimetableStore: Sendable {
 
     /// Adds or renames a course.
     func saveCourse(code: String, title: String) async throws {
-        try await database.transaction { sql in
-            let exists = try await sql.raw("SELECT code FROM timetable_courses WHERE code = \(bind: code)").first()
-            if exists == nil {
-                try await sql.raw("INSERT INTO timetable_courses (code, title) VALUES (\(bind: code), \(bind: title))")
-                    .run()
-            } else {
-                try await sql.raw("UPDATE timetable_courses SET title = \(bind: title) WHERE code = \(bind: code)")
-                    .run()
-            }
+        try await database.withConnection { sql in
+            try await sql.raw(
+                """
+                INSERT INTO timetable_courses (code, title) VALUES (\(bind: code), \(bind: title))
+                ON CONFLICT (code) DO UPDATE SET title = excluded.title
+                """
+            ).run()
         }
     }
 
@@ -209,13 +207,17 @@ final class TimetableStore: Sendable {
             guard course != nil else {
                 throw ValidationFailure(field: "course", message: "There is no course \(item.course).")
             }
-            try await sql.raw("DELETE FROM timetable_classes WHERE id = \(bind: item.id)").run()
+            // Updated in place (never deleted and re-added): its enrolments cascade from the row.
             try await sql.raw(
                 """
                 INSERT INTO timetable_classes (id, course, name, lecturer, room, campus, weekday, start_time, end_time, weeks)
                 VALUES (\(bind: item.id), \(bind: item.course), \(bind: item.name), \(bind: item.lecturer),
                         \(bind: item.room), \(bind: item.campus), \(bind: item.weekday), \(bind: item.start.description),
                         \(bind: item.end.description), \(bind: TimetableInput.weeksText(item.weeks)))
+                ON CONFLICT (id) DO UPDATE SET course = excluded.course, name = excluded.name,
+                    lecturer = excluded.lecturer, room = excluded.room, campus = excluded.campus,
+                    weekday = excluded.weekday, start_time = excluded.start_time, end_time = excluded.end_time,
+                    weeks = excluded.weeks
                 """
             ).run()
         }
@@ -251,18 +253,13 @@ final class TimetableStore: Sendable {
     }
 
     func saveStudent(id: String, name: String) async throws {
-        try await database.transaction { sql in
-            let exists = try await sql.raw("SELECT id FROM timetable_students WHERE id = \(bind: id)").first()
-            if exists == nil {
-                try await sql.raw(
-                    """
-                    INSERT INTO timetable_students (id, name, calendar_key)
-                    VALUES (\(bind: id), \(bind: name), \(bind: Self.newKey()))
-                    """
-                ).run()
-            } else {
-                try await sql.raw("UPDATE timetable_students SET name = \(bind: name) WHERE id = \(bind: id)").run()
-            }
+        try await database.withConnection { sql in
+            try await sql.raw(
+                """
+                INSERT INTO timetable_students (id, name, calendar_key) VALUES (\(bind: id), \(bind: name), \(bind: Self.newKey()))
+                ON CONFLICT (id) DO UPDATE SET name = excluded.name
+                """
+            ).run()
         }
     }
 
@@ -299,10 +296,10 @@ final class TimetableStore: Sendable {
             }
             guard errors.isEmpty else { throw ValidationFailure(errors) }
             try await sql.raw(
-                "DELETE FROM timetable_enrolments WHERE student_id = \(bind: student) AND class_id = \(bind: classId)"
-            ).run()
-            try await sql.raw(
-                "INSERT INTO timetable_enrolments (student_id, class_id) VALUES (\(bind: student), \(bind: classId))"
+                """
+                INSERT INTO timetable_enrolments (student_id, class_id) VALUES (\(bind: student), \(bind: classId))
+                ON CONFLICT (student_id, class_id) DO NOTHING
+                """
             ).run()
         }
     }
@@ -334,24 +331,16 @@ final class TimetableStore: Sendable {
 
     /// Adds or changes a car park; free places are kept within the new capacity.
     func saveCarPark(id: String, name: String, capacity: Int) async throws {
-        try await database.transaction { sql in
-            let exists = try await sql.raw("SELECT id FROM timetable_car_parks WHERE id = \(bind: id)").first()
-            if exists == nil {
-                try await sql.raw(
-                    """
-                    INSERT INTO timetable_car_parks (id, name, capacity, free, updated_at)
-                    VALUES (\(bind: id), \(bind: name), \(bind: capacity), \(bind: capacity), NULL)
-                    """
-                ).run()
-            } else {
-                try await sql.raw(
-                    """
-                    UPDATE timetable_car_parks SET name = \(bind: name), capacity = \(bind: capacity),
-                        free = CASE WHEN free > \(bind: capacity) THEN \(bind: capacity) ELSE free END
-                    WHERE id = \(bind: id)
-                    """
-                ).run()
-            }
+        try await database.withConnection { sql in
+            try await sql.raw(
+                """
+                INSERT INTO timetable_car_parks (id, name, capacity, free, updated_at)
+                VALUES (\(bind: id), \(bind: name), \(bind: capacity), \(bind: capacity), NULL)
+                ON CONFLICT (id) DO UPDATE SET name = excluded.name, capacity = excluded.capacity,
+                    free = CASE WHEN timetable_car_parks.free > excluded.capacity THEN excluded.capacity
+                        ELSE timetable_car_parks.free END
+                """
+            ).run()
         }
     }
 
@@ -398,23 +387,15 @@ final class TimetableStore: Sendable {
 
     func saveRoute(_ route: RouteRecord) async throws {
         let times = route.times.map(\.description).joined(separator: ",")
-        try await database.transaction { sql in
-            let exists = try await sql.raw("SELECT id FROM timetable_routes WHERE id = \(bind: route.id)").first()
-            if exists == nil {
-                try await sql.raw(
-                    """
-                    INSERT INTO timetable_routes (id, from_name, to_name, times)
-                    VALUES (\(bind: route.id), \(bind: route.from), \(bind: route.to), \(bind: times))
-                    """
-                ).run()
-            } else {
-                try await sql.raw(
-                    """
-                    UPDATE timetable_routes SET from_name = \(bind: route.from), to_name = \(bind: route.to),
-                        times = \(bind: times) WHERE id = \(bind: route.id)
-                    """
-                ).run()
-            }
+        try await database.withConnection { sql in
+            try await sql.raw(
+                """
+                INSERT INTO timetable_routes (id, from_name, to_name, times)
+                VALUES (\(bind: route.id), \(bind: route.from), \(bind: route.to), \(bind: times))
+                ON CONFLICT (id) DO UPDATE SET from_name = excluded.from_name, to_name = excluded.to_name,
+                    times = excluded.times
+                """
+            ).run()
         }
     }
 
@@ -442,12 +423,13 @@ final class TimetableStore: Sendable {
 
     func setPrediction(departure: String, route: String, predicted: Date, at: Date) async throws {
         try await database.transaction { sql in
-            try await sql.raw("DELETE FROM timetable_predictions WHERE departure_id = \(bind: departure)").run()
             try await sql.raw(
                 """
                 INSERT INTO timetable_predictions (departure_id, route_id, predicted, made_at)
                 VALUES (\(bind: departure), \(bind: route), \(bind: predicted.formatted(.iso8601)),
                         \(bind: at.formatted(.iso8601)))
+                ON CONFLICT (departure_id) DO UPDATE SET route_id = excluded.route_id, predicted = excluded.predicted,
+                    made_at = excluded.made_at
                 """
             ).run()
         }

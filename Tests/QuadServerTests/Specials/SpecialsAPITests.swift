@@ -65,7 +65,7 @@ import Testing
                 return nil
             }
             group.addTask {
-                try await Task.sleep(for: .seconds(3))
+                try await Task.sleep(for: .seconds(10))  // an upper bound: the event usually comes at once
                 return nil
             }
             let first = try await group.next() ?? nil
@@ -140,12 +140,16 @@ import Testing
                 #expect(created?["id"] as? String == id)
 
                 var second = ""
-                try await client.execute(
-                    uri: "/api/specials", method: .post, headers: Self.admin,
-                    body: Self.body([
-                        "display_name": "Rice", "width": 4, "height": 4, "original_price": "3", "price": "2.5",
-                    ])
-                ) { second = try #require($0.json["id"] as? String) }
+                // Awaited like the others, so its event cannot arrive in place of the next change's.
+                let createdSecond = try await Self.firstEvent(app) {
+                    try await client.execute(
+                        uri: "/api/specials", method: .post, headers: Self.admin,
+                        body: Self.body([
+                            "display_name": "Rice", "width": 4, "height": 4, "original_price": "3", "price": "2.5",
+                        ])
+                    ) { second = try #require($0.json["id"] as? String) }
+                }
+                #expect(createdSecond?["id"] as? String == second)
                 #expect(try await Self.list(client).managerSpecials.map(\.displayName) == ["Fresh Noodles", "Rice"])
 
                 let updated = try await Self.firstEvent(app) {
@@ -306,8 +310,8 @@ import Testing
 
     @Test func aValidityBoundaryChangesTheListAndPublishesAnEvent() async throws {
         try await TestApp.run { app, client in
-            // Whole seconds, as stored.
-            let start = Date(timeIntervalSince1970: (Date().timeIntervalSince1970 + 2).rounded(.down))
+            // Whole seconds, as stored; far enough ahead that a busy machine lists it before it starts.
+            let start = Date(timeIntervalSince1970: (Date().timeIntervalSince1970 + 5).rounded(.down))
             var json = Self.noodles
             json["validFrom"] = start.formatted(.iso8601)
             try await client.execute(uri: "/api/specials", method: .post, headers: Self.admin, body: Self.body(json)) {

@@ -292,6 +292,30 @@ import Testing
         }
     }
 
+    /// Saving a class again (a new room) keeps who is enrolled in it; saving twice at once adds nothing twice.
+    @Test(arguments: TestDatabase.engines) func savingAClassKeepsItsStudents(engine: Database.Engine) async throws {
+        try await TestApp.run(engine) { app, _ in
+            let store = TimetableStore(database: app.platform.database)
+            try await store.saveCourse(code: "FIT1031", title: "Computers and networks")
+            var lecture = TimetableClass(
+                id: "fit1031-lecture-01", course: "FIT1031", courseTitle: "Computers and networks",
+                name: "Lecture 01", lecturer: "Arun", room: "S4", campus: "Clayton", weekday: 1,
+                start: LocalTime("10:00")!, end: LocalTime("12:00")!, weeks: Array(1...12))
+            try await store.saveClass(lecture)
+            try await store.saveStudent(id: "305491", name: "Kier")
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for _ in 0..<4 {
+                    group.addTask { try await store.enrol(student: "305491", classId: "fit1031-lecture-01") }
+                }
+                try await group.waitForAll()
+            }
+            lecture.room = "S5"
+            try await store.saveClass(lecture)
+            #expect(try await store.classes(student: "305491").map(\.room) == ["S5"])
+            #expect(try await store.enrolments().count == 1)
+        }
+    }
+
     /// What the page says at a given moment: after the last class, and in the break.
     @Test func afterTheLastClassAndInTheBreakThePageSaysSo() {
         let zone = TimeZone(identifier: "Australia/Melbourne")!
