@@ -83,14 +83,20 @@ struct TimetableKitTests {
             let first = try #require(store.countdowns.first)
             #expect(store.countdowns.map(\.expectedAt) == store.countdowns.map(\.expectedAt).sorted())
             #expect(first.secondsLeft > 0 && first.secondsLeft <= 30 * 60)
-            clock.advance(by: .seconds(60))
+            // Half-way to the first departure (however near it is when this runs): the same bus, half the time.
+            let step = first.secondsLeft / 2
+            clock.advance(by: .milliseconds(Int64(step * 1000)))
             let later = try #require(store.countdowns.first)
             #expect(later.stop.id == first.stop.id)
-            #expect(abs(later.secondsLeft - (first.secondsLeft - 60)) < 0.001)
-            #expect(later.minutes == Int((first.secondsLeft - 60) / 60))
+            #expect(abs(later.secondsLeft - (first.secondsLeft - step)) < 0.01)
+            #expect(later.minutes == Int(later.secondsLeft / 60))
             // Past its departure: gone, the next one first.
             clock.advance(by: .seconds(Int64(later.secondsLeft) + 1))
             #expect(!store.countdowns.contains { $0.stop.id == first.stop.id })
+            // A minute later a bus further off shows one minute less.
+            let far = try #require(store.countdowns.last { $0.secondsLeft > 120 })
+            clock.advance(by: .seconds(60))
+            #expect(store.countdowns.first { $0.stop.id == far.stop.id }?.minutes == far.minutes - 1)
         }
     }
 
@@ -115,6 +121,19 @@ struct TimetableKitTests {
             }
             let park = try #require(store.parkings.first { $0.id == "caulfield" })
             #expect(park.state == .almostFull && park.live)
+
+            // A shuttle's prediction arrives as a `departure` event: live, and the countdown moves with it.
+            let bus = try #require(store.countdowns.last)
+            let predicted = bus.expectedAt.addingTimeInterval(180)
+            let text = predicted.formatted(.iso8601)
+            _ = try await admin.raw(
+                .put, "/api/departures/\(bus.stop.id)", body: Data(#"{"predicted": "\#(text)"}"#.utf8),
+                operationID: "setDeparture")
+            try await eventually("the prediction arrives") {
+                store.countdowns.first { $0.stop.id == bus.stop.id }?.expectedAt == predicted
+            }
+            let moved = try #require(store.countdowns.first { $0.stop.id == bus.stop.id })
+            #expect(moved.live && moved.stop.predictedArrivalDate.hasSuffix(Self.campus.wallClock(predicted).suffix(8)))
             await store.stop()
             let saved = OfflineStore(directory: folder).load(TimetableStore.Snapshot.self, for: "timetable")
             #expect(saved?.value.parkings.contains { $0.id == "caulfield" } == true)
@@ -180,7 +199,7 @@ struct TimetableKitTests {
             #expect(parks.contains { $0.hasPrefix("Clayton") && $0.contains(" 800  ") })
             #expect(parks.contains { $0.hasPrefix("Caulfield") && $0.contains(" 300  ") })
             #expect(lines[10] == "" && lines[11] == "Next shuttles")
-            #expect(lines[12].hasPrefix("    IN  FROM     TO"))
+            #expect(lines[12].hasPrefix("    IN  FROM     TO") && lines[12].hasSuffix("AT     FEED"))
             #expect(lines[13...].contains { $0.contains(" min  Clayton  ") || $0.contains("due  Clayton  ") })
 
             let json = try await cli.run(["timetable", "--date", tuesday.description, "--json"])

@@ -85,7 +85,9 @@ public enum TimetableText {
         if countdowns.isEmpty {
             out += "No more shuttles today.\n"
         } else {
-            var table = TextTable(columns: [.init("IN", .right), .init("FROM"), .init("TO"), .init("AT"), .init("")])
+            var table = TextTable(columns: [
+                .init("IN", .right), .init("FROM"), .init("TO"), .init("AT"), .init("FEED"),
+            ])
             for countdown in countdowns {
                 table.add([
                     .init(countdown.minutes == 0 ? "due" : "\(countdown.minutes) min"), .init(countdown.stop.departure),
