@@ -21,6 +21,8 @@ public final class TimetableStore {
     public private(set) var isOffline = false
     public private(set) var lastUpdated: Date?
     public private(set) var lastError: String?
+    /// The last failure as an error (nil after a success): `.unauthorized` means signing in is needed.
+    public private(set) var lastFailure: KitError?
     public private(set) var isLive = false
 
     /// The day asked for (nil: today on the campus, by the session's clock).
@@ -265,11 +267,13 @@ public final class TimetableStore {
             lastUpdated = now
             isOffline = false
             lastError = nil
+            lastFailure = nil
             save(at: now)
         } catch {
             let kit = KitError.from(error)
             if kit.isOffline { isOffline = true }
             lastError = kit.description
+            lastFailure = kit
             throw kit
         }
     }

@@ -38,9 +38,8 @@ struct TimetableCommand: AsyncParsableCommand {
                     )
                 }
             } else {
-                let message = store.lastError ?? "the timetable could not be loaded"
-                if message.hasPrefix("Not signed in") { throw CLIError.failed("Sign in first: quad login") }
-                throw CLIError.failed(message)
+                if case .unauthorized = store.lastFailure { throw CLIError.failed("Sign in first: quad login") }
+                throw CLIError.failed(store.lastError ?? "the timetable could not be loaded")
             }
         }
         guard let response = store.response, let plan = store.plan, let clock = store.campusClock else {
