@@ -244,6 +244,41 @@ import Testing
         #expect(text.components(separatedBy: "BEGIN:VEVENT").count == 3)
     }
 
+    @Test func aBreakThatSwallowsTheSemesterDoesNotCrash() {
+        // Stored before validation refused it: a break covering every teaching week.
+        let s = CampusSettings(
+            name: "Clayton", timeZone: Self.melbourne, semesterStart: LocalDate("2025-03-03")!, teachingWeeks: 12,
+            breaks: [TeachingBreak(name: "Closed", start: LocalDate("2025-01-01")!, end: LocalDate("2029-12-31")!)])
+        #expect(s.teachingMondays.isEmpty)
+        #expect(s.date(week: 1, weekday: 1) == nil)
+        #expect(Self.semester.date(week: 0, weekday: 1) == nil)
+        #expect(Self.semester.date(week: 13, weekday: 1) == nil)
+        #expect(Self.semester.date(week: 7, weekday: 1)?.description == "2020-04-20")
+        let text = ICalendar.write(
+            settings: s, classes: [Self.lecture, Self.monday], calendarName: "Kier",
+            stamp: Self.at2025("2025-03-01T09:00:00"))
+        #expect(text.hasSuffix("END:VCALENDAR\r\n"))
+        #expect(!text.contains("BEGIN:VEVENT"))
+        #expect(s.plan(now: Self.at2025("2025-03-05T09:00:00"), classes: [Self.lecture]).kind == .none)
+        #expect(s.week(of: LocalDate("2025-03-05")!) == nil)
+    }
+
+    @Test func campusBreaksMustLeaveEveryTeachingWeek() throws {
+        let failure = #expect(throws: ValidationFailure.self) {
+            try TimetableInput.campus(
+                name: "Clayton", timeZone: "Australia/Melbourne", semesterStart: "2025-03-03", teachingWeeks: "12",
+                breaks: "Closed; 2025-01-01; 2029-12-31")
+        }
+        #expect(failure?.errors.map(\.field) == ["breaks"])
+        #expect(failure?.errors.first?.message.contains("0 of the 12") == true)
+        // A week-long break and Good Friday still leave twelve teaching weeks.
+        let fine = try TimetableInput.campus(
+            name: "Clayton", timeZone: "Australia/Melbourne", semesterStart: "2025-03-03", teachingWeeks: "12",
+            breaks: "Mid-semester break; 2025-04-21; 2025-04-27\nGood Friday; 2025-04-18; 2025-04-18")
+        #expect(fine.teachingMondays.count == 12)
+        #expect(fine.breaks.map(\.name) == ["Good Friday", "Mid-semester break"])
+    }
+
     @Test func longLinesAreFoldedWithoutSplittingCharacters() {
         let line = "DESCRIPTION:" + String(repeating: "é", count: 60)
         let folded = ICalendar.fold(line)

@@ -91,7 +91,7 @@ public struct CampusSettings: Sendable, Equatable {
     /// The date of `weekday` (1 Monday … 7 Sunday) in teaching week `week`.
     public func date(week: Int, weekday: Int) -> LocalDate? {
         let mondays = teachingMondays
-        guard (1...mondays.count).contains(week) else { return nil }
+        guard week >= 1, week <= mondays.count, (1...7).contains(weekday) else { return nil }
         return mondays[week - 1].adding(days: weekday - 1)
     }
 }
