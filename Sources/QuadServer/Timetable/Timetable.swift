@@ -92,11 +92,18 @@ final class Timetable: Sendable {
         var live: Bool
     }
 
-    /// What a `departure` event says.
+    /// What a `departure` event says: the new time as an instant and on the campus wall clock
+    /// (`yyyy-mm-ddTHH:mm:ss`, as the schedule's stops give it), so the page shows the time it counts down to.
     struct DepartureChange: Codable, Sendable {
         var id: String
         var expectedAt: String
         var live: Bool
+        var predictedArrivalDate: String
+
+        enum CodingKeys: String, CodingKey {
+            case id, expectedAt, live
+            case predictedArrivalDate = "predicted_arrival_date"
+        }
     }
 
     func recordReading(_ id: String, free: Int?) async throws -> CarPark {
@@ -129,7 +136,10 @@ final class Timetable: Sendable {
             id: id, routeId: route.id, from: route.from, to: route.to, scheduled: scheduled, predicted: checked,
             predictedAt: now)
         await platform.events.publish(
-            "departure", DepartureChange(id: id, expectedAt: checked.formatted(.iso8601), live: true))
+            "departure",
+            DepartureChange(
+                id: id, expectedAt: checked.formatted(.iso8601), live: true,
+                predictedArrivalDate: settings.clock.wallClock(checked)))
         return departure
     }
 }
