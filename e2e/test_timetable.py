@@ -242,3 +242,25 @@ def test_an_admin_edits_a_car_park_and_open_pages_follow(quad_server_factory, br
     # Kier's open page shows the new name without a reload.
     WebDriverWait(kier, 15).until(lambda d: "Clayton North" in names(d))
     assert kier.execute_script("return window.__sameDocument === true")
+
+
+def test_a_live_prediction_moves_the_shown_time_and_the_order(server, browser):
+    sign_in(browser, server, "kier", "/timetable")
+    stops = lambda d: d.find_elements(By.CSS_SELECTOR, "#stop-list li.stop")  # noqa: E731
+    WebDriverWait(browser, 10).until(lambda d: len(stops(d)) >= 2)
+    first, last = stops(browser)[0], stops(browser)[-1]
+    stop_id = first.get_attribute("data-stop-id")
+    # The first bus is now predicted a minute after the last one shown.
+    predicted = dt.datetime.fromisoformat(last.get_attribute("data-expected-at").replace("Z", "+00:00")) + dt.timedelta(
+        minutes=1)
+    body = json.dumps({"predicted": predicted.strftime("%Y-%m-%dT%H:%M:%SZ")}).encode()
+    response = server.request(f"/api/departures/{stop_id}", "PUT", {"Content-Type": "application/json"}, body,
+                              admin=True)
+    assert response.status == 200, response.text
+    shown = predicted.astimezone(MELBOURNE).strftime("%H:%M")
+    moved = lambda d: d.find_element(By.CSS_SELECTOR, f'#stop-list li[data-stop-id="{stop_id}"]')  # noqa: E731
+    WebDriverWait(browser, 10).until(lambda d: moved(d).find_element(By.CSS_SELECTOR, ".stop-time").text == shown)
+    # The list is in the order the buses come: the delayed one is now last.
+    assert stops(browser)[-1].get_attribute("data-stop-id") == stop_id
+    times = [li.get_attribute("data-expected-at") for li in stops(browser)]
+    assert times == sorted(times, key=lambda t: dt.datetime.fromisoformat(t.replace("Z", "+00:00")))

@@ -184,6 +184,101 @@ import Testing
                     stamp: Self.at("2020-03-01T09:00:00")))
     }
 
+    /// 2025: Good Friday (18 April) alone, study days Wednesday to Friday of week 3, and a whole break week.
+    static let semester2025 = CampusSettings(
+        name: "Clayton", timeZone: melbourne, semesterStart: LocalDate("2025-03-03")!, teachingWeeks: 12,
+        breaks: [
+            TeachingBreak(name: "Good Friday", start: LocalDate("2025-04-18")!, end: LocalDate("2025-04-18")!),
+            TeachingBreak(name: "Study days", start: LocalDate("2025-03-19")!, end: LocalDate("2025-03-21")!),
+            TeachingBreak(name: "Mid-semester break", start: LocalDate("2025-04-21")!, end: LocalDate("2025-04-27")!),
+        ])
+
+    static func at2025(_ text: String) -> Date { semester2025.clock.parseWallClock(text)! }
+
+    @Test func noClassesOnADayOffInsideATeachingWeek() {
+        let s = Self.semester2025
+        let classes = [Self.lecture, Self.monday]
+        // The week keeps its number; only the break's own days lose their classes.
+        #expect(s.week(of: LocalDate("2025-03-20")!) == 3)
+        #expect(s.week(of: LocalDate("2025-03-24")!) == 4)
+        #expect(s.week(of: LocalDate("2025-04-18")!) == 7)
+        #expect(s.meetings(on: LocalDate("2025-03-17")!, of: classes).map(\.class.course) == ["FIT1032"])
+        #expect(s.meetings(on: LocalDate("2025-03-21")!, of: classes).isEmpty)
+        #expect(s.meetings(on: LocalDate("2025-04-18")!, of: classes).isEmpty)
+        #expect(s.meetings(on: LocalDate("2025-04-11")!, of: classes).map(\.class.name) == ["Lecture 01"])
+        #expect(s.meetings(inWeekOf: LocalDate("2025-04-14")!, of: classes).map(\.date.description) == ["2025-04-14"])
+        // Tuesday of week 3 after class: the next teaching day skips the study days.
+        let tuesday = s.plan(now: Self.at2025("2025-03-18T19:00:00"), classes: classes)
+        #expect(tuesday.kind == .nextTeachingDay)
+        #expect(tuesday.date?.description == "2025-03-24")
+        // Thursday before Easter: not Good Friday, not the break week, but Monday 28 April.
+        let thursday = s.plan(now: Self.at2025("2025-04-17T19:00:00"), classes: classes)
+        #expect(thursday.kind == .nextTeachingDay)
+        #expect(thursday.date?.description == "2025-04-28")
+        // On Good Friday itself: the holiday is named and teaching resumes on the day shown.
+        let holiday = s.plan(now: Self.at2025("2025-04-18T09:00:00"), classes: classes)
+        #expect(holiday.kind == .afterBreak)
+        #expect(holiday.breakName == "Good Friday")
+        #expect(holiday.date?.description == "2025-04-28")
+        #expect(holiday.resumesOn?.description == "2025-04-28")
+        #expect(holiday.meetings.map(\.class.course) == ["FIT1032"])
+    }
+
+    @Test func iCalendarExcludesDaysOffInsideATeachingWeek() {
+        let goodFridayOnly = TimetableClass(
+            id: "fit1031-review", course: "FIT1031", courseTitle: "Computers and networks", name: "Review",
+            lecturer: "Arun", room: "S4", campus: "Clayton", weekday: 5, start: LocalTime("14:00")!,
+            end: LocalTime("15:00")!, weeks: [7])
+        let text = ICalendar.write(
+            settings: Self.semester2025, classes: [Self.lecture, Self.monday, goodFridayOnly], calendarName: "Kier",
+            stamp: Self.at2025("2025-03-01T09:00:00"))
+        let unfolded = text.replacingOccurrences(of: "\r\n ", with: "")
+        // Study-days Friday, Good Friday and the break week's Friday are excluded; Mondays are untouched.
+        #expect(
+            unfolded.contains(
+                "EXDATE;TZID=Australia/Melbourne:20250321T100000,20250418T100000,20250425T100000\r\n"))
+        #expect(unfolded.components(separatedBy: "EXDATE").count == 3)
+        #expect(unfolded.contains("EXDATE;TZID=Australia/Melbourne:20250421T170000\r\n"))
+        // A class whose only meeting falls on Good Friday has no event at all.
+        #expect(!text.contains("UID:fit1031-review@quad"))
+        #expect(text.components(separatedBy: "BEGIN:VEVENT").count == 3)
+    }
+
+    @Test func aBreakThatSwallowsTheSemesterDoesNotCrash() {
+        // Stored before validation refused it: a break covering every teaching week.
+        let s = CampusSettings(
+            name: "Clayton", timeZone: Self.melbourne, semesterStart: LocalDate("2025-03-03")!, teachingWeeks: 12,
+            breaks: [TeachingBreak(name: "Closed", start: LocalDate("2025-01-01")!, end: LocalDate("2029-12-31")!)])
+        #expect(s.teachingMondays.isEmpty)
+        #expect(s.date(week: 1, weekday: 1) == nil)
+        #expect(Self.semester.date(week: 0, weekday: 1) == nil)
+        #expect(Self.semester.date(week: 13, weekday: 1) == nil)
+        #expect(Self.semester.date(week: 7, weekday: 1)?.description == "2020-04-20")
+        let text = ICalendar.write(
+            settings: s, classes: [Self.lecture, Self.monday], calendarName: "Kier",
+            stamp: Self.at2025("2025-03-01T09:00:00"))
+        #expect(text.hasSuffix("END:VCALENDAR\r\n"))
+        #expect(!text.contains("BEGIN:VEVENT"))
+        #expect(s.plan(now: Self.at2025("2025-03-05T09:00:00"), classes: [Self.lecture]).kind == .none)
+        #expect(s.week(of: LocalDate("2025-03-05")!) == nil)
+    }
+
+    @Test func campusBreaksMustLeaveEveryTeachingWeek() throws {
+        let failure = #expect(throws: ValidationFailure.self) {
+            try TimetableInput.campus(
+                name: "Clayton", timeZone: "Australia/Melbourne", semesterStart: "2025-03-03", teachingWeeks: "12",
+                breaks: "Closed; 2025-01-01; 2029-12-31")
+        }
+        #expect(failure?.errors.map(\.field) == ["breaks"])
+        #expect(failure?.errors.first?.message.contains("0 of the 12") == true)
+        // A week-long break and Good Friday still leave twelve teaching weeks.
+        let fine = try TimetableInput.campus(
+            name: "Clayton", timeZone: "Australia/Melbourne", semesterStart: "2025-03-03", teachingWeeks: "12",
+            breaks: "Mid-semester break; 2025-04-21; 2025-04-27\nGood Friday; 2025-04-18; 2025-04-18")
+        #expect(fine.teachingMondays.count == 12)
+        #expect(fine.breaks.map(\.name) == ["Good Friday", "Mid-semester break"])
+    }
+
     @Test func longLinesAreFoldedWithoutSplittingCharacters() {
         let line = "DESCRIPTION:" + String(repeating: "é", count: 60)
         let folded = ICalendar.fold(line)

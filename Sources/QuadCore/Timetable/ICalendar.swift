@@ -1,7 +1,8 @@
 import Foundation
 
 /// Writes a student's timetable as an iCalendar subscription (RFC 5545): one VTIMEZONE for the campus,
-/// one weekly VEVENT per class with EXDATEs for breaks and weeks it does not run, and UIDs that stay
+/// one weekly VEVENT per class with EXDATEs for break weeks, days off inside a teaching week (any day in a
+/// break) and weeks it does not run, and UIDs that stay
 /// the same from one download to the next so calendars update rather than duplicate.
 public enum ICalendar {
     public static func write(
@@ -16,11 +17,14 @@ public enum ICalendar {
         lines += timeZone(settings.timeZone, around: mondays.first ?? settings.semesterStart)
         let dtstamp = utc(stamp)
         for item in classes.sorted(by: { ($0.course, $0.name, $0.id) < ($1.course, $1.name, $1.id) }) {
-            let weeks = item.weeks.filter { (1...mondays.count).contains($0) }
-            guard let firstWeek = weeks.first, let lastWeek = weeks.last else { continue }
-            let first = mondays[firstWeek - 1].adding(days: item.weekday - 1)
-            let last = mondays[lastWeek - 1].adding(days: item.weekday - 1)
-            let running = Set(weeks.map { mondays[$0 - 1].adding(days: item.weekday - 1) })
+            // No meeting outside the teaching weeks there are, nor on a day inside a break.
+            let meetingDays = item.weeks.filter { $0 >= 1 && $0 <= mondays.count }
+                .map { mondays[$0 - 1].adding(days: item.weekday - 1) }
+                .filter { settings.breakOn($0) == nil }
+            guard (1...7).contains(item.weekday), let first = meetingDays.first, let last = meetingDays.last else {
+                continue
+            }
+            let running = Set(meetingDays)
             var excluded: [LocalDate] = []
             var day = first
             while day <= last {

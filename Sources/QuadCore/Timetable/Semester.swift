@@ -1,7 +1,9 @@
 import Foundation
 
-/// A break in teaching (mid-semester break, study week), both days included. Weeks whose Monday falls
-/// inside a break are not teaching weeks.
+/// A break in teaching (mid-semester break, study week, a public holiday), both days included. No class
+/// meets on any day inside a break. Weeks whose Monday falls inside a break are not teaching weeks and
+/// are not counted; a break that leaves the Monday out (Good Friday, Wednesday to Friday) only cancels
+/// its own days: the week keeps its number and its other days keep their classes.
 public struct TeachingBreak: Hashable, Sendable, Codable {
     public var name: String
     public var start: LocalDate
@@ -49,6 +51,9 @@ public struct CampusSettings: Sendable, Equatable {
     /// True when the calendar week starting on `monday` is a break week.
     func isBreakWeek(_ monday: LocalDate) -> Bool { breaks.contains { $0.contains(monday) } }
 
+    /// The break `date` falls in, if any (a day off inside a teaching week included).
+    public func breakOn(_ date: LocalDate) -> TeachingBreak? { breaks.first { $0.contains(date) } }
+
     /// The Mondays of teaching weeks 1 … `teachingWeeks`, skipping break weeks.
     public var teachingMondays: [LocalDate] {
         var mondays: [LocalDate] = []
@@ -86,7 +91,7 @@ public struct CampusSettings: Sendable, Equatable {
     /// The date of `weekday` (1 Monday … 7 Sunday) in teaching week `week`.
     public func date(week: Int, weekday: Int) -> LocalDate? {
         let mondays = teachingMondays
-        guard (1...mondays.count).contains(week) else { return nil }
+        guard week >= 1, week <= mondays.count, (1...7).contains(weekday) else { return nil }
         return mondays[week - 1].adding(days: weekday - 1)
     }
 }
@@ -186,15 +191,17 @@ public struct DayPlan: Equatable, Sendable {
     /// The day whose classes are shown (nil with `.none`).
     public var date: LocalDate?
     public var meetings: [ClassMeeting]
-    /// When in a break, the Monday teaching resumes.
+    /// When in a break, the day teaching resumes: the Monday after a break week, the next day with
+    /// classes after a day off inside a teaching week.
     public var resumesOn: LocalDate?
     public var breakName: String?
 }
 
 extension CampusSettings {
-    /// The meetings of `classes` on `date`, in time order (none outside teaching weeks).
+    /// The meetings of `classes` on `date`, in time order (none outside teaching weeks, none on a day
+    /// inside a break).
     public func meetings(on date: LocalDate, of classes: [TimetableClass]) -> [ClassMeeting] {
-        guard let week = week(of: date) else { return [] }
+        guard let week = week(of: date), breakOn(date) == nil else { return [] }
         let clock = clock
         return classes.filter { $0.weekday == date.weekday && $0.weeks.contains(week) }
             .map {
@@ -223,11 +230,15 @@ extension CampusSettings {
             resumesOn = resumes
             breakName = interruption.name
         }
+        let dayOff = resumesOn == nil ? breakOn(today) : nil
+        if let dayOff { breakName = dayOff.name }
         let lastDay = teachingMondays.last?.adding(days: 6) ?? today
         var day = today.adding(days: 1)
         while day <= lastDay {
             let next = meetings(on: day, of: classes)
             if !next.isEmpty {
+                // A day off inside a teaching week: teaching resumes on the day shown.
+                if dayOff != nil { resumesOn = day }
                 return DayPlan(
                     kind: resumesOn == nil ? .nextTeachingDay : .afterBreak, date: day, meetings: next,
                     resumesOn: resumesOn, breakName: breakName)

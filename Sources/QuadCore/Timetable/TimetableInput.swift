@@ -101,7 +101,18 @@ public enum TimetableInput {
             parsed.append(TeachingBreak(name: parts[0], start: from, end: to))
         }
         guard errors.isEmpty, let zone, let start, let weeks else { throw ValidationFailure(errors) }
-        return CampusSettings(name: name, timeZone: zone, semesterStart: start, teachingWeeks: weeks, breaks: parsed)
+        let settings = CampusSettings(
+            name: name, timeZone: zone, semesterStart: start, teachingWeeks: weeks, breaks: parsed)
+        // Breaks that swallow teaching weeks would leave the semester short (or empty).
+        let left = settings.teachingMondays.count
+        if left < weeks {
+            throw ValidationFailure([
+                .init(
+                    field: "breaks",
+                    message: "These breaks leave \(left) of the \(weeks) teaching weeks; shorten them or move them.")
+            ])
+        }
+        return settings
     }
 
     public static func breaksText(_ breaks: [TeachingBreak]) -> String {

@@ -94,13 +94,20 @@ final class Timetable: Sendable {
         var refresh: Bool? = nil
     }
 
-    /// What a `departure` event says.
+    /// What a `departure` event says: the new time as an instant and on the campus wall clock
+    /// (`yyyy-mm-ddTHH:mm:ss`, as the schedule's stops give it), so the page shows the time it counts down to.
     struct DepartureChange: Codable, Sendable {
         var id: String
         var expectedAt: String
         var live: Bool
         /// Set when an admin changed or removed a route (then `id` may name the route): pages reload the list.
         var refresh: Bool? = nil
+        var predictedArrivalDate: String
+
+        enum CodingKeys: String, CodingKey {
+            case id, expectedAt, live, refresh
+            case predictedArrivalDate = "predicted_arrival_date"
+        }
     }
 
     /// An admin saved or deleted a car park: the same `parking` event a feed publishes, marked `refresh`.
@@ -120,12 +127,14 @@ final class Timetable: Sendable {
     /// gone, one naming the route), marked `refresh`.
     func routeChanged(_ routeId: String) async throws {
         let now = now()
-        let coming = try await departures(settings: try await settings(), at: now).filter {
+        let settings = try await settings()
+        let coming = try await departures(settings: settings, at: now).filter {
             $0.routeId == routeId && $0.expected(now: now).time > now
         }
         guard !coming.isEmpty else {
             await platform.events.publish(
-                "departure", DepartureChange(id: routeId, expectedAt: "", live: false, refresh: true))
+                "departure",
+                DepartureChange(id: routeId, expectedAt: "", live: false, refresh: true, predictedArrivalDate: ""))
             return
         }
         for departure in coming.prefix(3) {
@@ -134,7 +143,7 @@ final class Timetable: Sendable {
                 "departure",
                 DepartureChange(
                     id: departure.id, expectedAt: expected.time.formatted(.iso8601), live: expected.live,
-                    refresh: true))
+                    refresh: true, predictedArrivalDate: settings.clock.wallClock(expected.time)))
         }
     }
 
@@ -168,7 +177,10 @@ final class Timetable: Sendable {
             id: id, routeId: route.id, from: route.from, to: route.to, scheduled: scheduled, predicted: checked,
             predictedAt: now)
         await platform.events.publish(
-            "departure", DepartureChange(id: id, expectedAt: checked.formatted(.iso8601), live: true))
+            "departure",
+            DepartureChange(
+                id: id, expectedAt: checked.formatted(.iso8601), live: true,
+                predictedArrivalDate: settings.clock.wallClock(checked)))
         return departure
     }
 }

@@ -162,14 +162,14 @@ import Testing
             // The hub delivered a `parking` and a `departure` event. (On PostgreSQL events travel by NOTIFY
             // through the hub's listener, a service the router-only test app does not run.)
             guard engine == .sqlite else { return }
-            let types = await withTaskGroup(of: [String].self) { group in
+            let events = await withTaskGroup(of: [Event].self) { group in
                 group.addTask {
-                    var types: [String] = []
+                    var events: [Event] = []
                     for await event in subscription.events {
-                        types.append(event.type)
-                        if Set(types).count == 2 { break }
+                        events.append(event)
+                        if Set(events.map(\.type)).count == 2 { break }
                     }
-                    return types
+                    return events
                 }
                 group.addTask {
                     try? await Task.sleep(for: .seconds(5))
@@ -179,7 +179,16 @@ import Testing
                 group.cancelAll()
                 return first
             }
-            #expect(Set(types) == ["parking", "departure"])
+            #expect(Set(events.map(\.type)) == ["parking", "departure"])
+            // The departure event carries the predicted time on the campus clock, for the page to show.
+            let change = events.first { $0.type == "departure" }.flatMap {
+                try? JSONSerialization.jsonObject(with: Data($0.data.utf8)) as? [String: Any]
+            }
+            let settings = try await Timetable(platform: app.platform).settings()
+            #expect(change?["expectedAt"] as? String == predicted)
+            #expect(
+                change?["predicted_arrival_date"] as? String
+                    == settings.clock.wallClock(scheduled.addingTimeInterval(120)))
         }
     }
 

@@ -93,6 +93,32 @@
     tickStop(li);
   }
 
+  // "yyyy-mm-ddTHH:mm:ss" on the campus clock for an ISO instant (null when unreadable).
+  function campusWallClock(instant) {
+    const date = new Date(instant);
+    if (Number.isNaN(date.getTime())) return null;
+    let zone;
+    try { zone = JSON.parse(dataNode.textContent).timeZone; } catch (_) { zone = undefined; }
+    try {
+      const parts = {};
+      const format = new Intl.DateTimeFormat("en-GB", {
+        timeZone: zone, year: "numeric", month: "2-digit", day: "2-digit",
+        hour: "2-digit", minute: "2-digit", second: "2-digit", hourCycle: "h23",
+      });
+      for (const part of format.formatToParts(date)) parts[part.type] = part.value;
+      return `${parts.year}-${parts.month}-${parts.day}T${parts.hour}:${parts.minute}:${parts.second}`;
+    } catch (_) {
+      return null;
+    }
+  }
+
+  function sortStops() {
+    if (!stopList) return;
+    const items = [...stopList.querySelectorAll("li.stop")];
+    const sorted = items.slice().sort((a, b) => Date.parse(a.dataset.expectedAt) - Date.parse(b.dataset.expectedAt));
+    if (sorted.some((li, index) => li !== items[index])) stopList.append(...sorted);
+  }
+
   function tickStop(li) {
     const ms = Date.parse(li.dataset.expectedAt) - Date.now();
     if (ms < -30000) { li.remove(); return; }
@@ -179,7 +205,11 @@
       const change = JSON.parse(event.data);
       if (change.refresh) return refresh();
       const li = stopList && stopList.querySelector(`li[data-stop-id="${CSS.escape(change.id)}"]`);
-      if (li) updateStop(li, change.expectedAt, change.live, null);
+      if (!li) return;
+      // The shown time follows the prediction (the campus wall clock the server sends, or worked out
+      // from the instant), and the list stays in the order the buses come.
+      updateStop(li, change.expectedAt, change.live, change.predicted_arrival_date || campusWallClock(change.expectedAt));
+      sortStops();
     });
     stream.addEventListener("reset", () => refresh());
   }
