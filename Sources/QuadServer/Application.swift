@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import HummingbirdCore
 import Logging
 import NIOCore
 import OpenAPIHummingbird
@@ -29,6 +30,7 @@ public func buildApplication(
     let router = try await buildRouter(platform, features)
     var app = Application(
         router: router,
+        server: .quad(features),
         configuration: .init(address: .hostname(configuration.hostname, port: configuration.port), serverName: "Quad"),
         onServerRunning: { channel in
             let port = channel.localAddress?.port ?? configuration.port
@@ -41,6 +43,13 @@ public func buildApplication(
     return app
 }
 
+extension HTTPServerBuilder {
+    /// HTTP/1.1, with the snapshot fast path in front of the router.
+    static func quad(_ features: Features) -> HTTPServerBuilder {
+        .http1(configuration: .init(additionalChannelHandlers: [SnapshotFastPath(routes: features.fastPathRoutes)]))
+    }
+}
+
 /// The router with every middleware and route; separate from the application so tests can drive it directly.
 func buildRouter(_ platform: Platform, _ features: Features) async throws -> Router<AppRequestContext> {
     let router = Router(context: AppRequestContext.self, options: .autoGenerateHeadEndpoints)
@@ -51,11 +60,7 @@ func buildRouter(_ platform: Platform, _ features: Features) async throws -> Rou
     router.add(
         middleware: ErrorMiddleware(routes: routes) { problem, request, _ in web.errorPage(problem, request: request) })
     router.add(middleware: AuthMiddleware(accounts: features.accounts))
-    if platform.configuration.rateLimit > 0 {
-        router.add(
-            middleware: RateLimitMiddleware(
-                limiter: RateLimiter(rate: platform.configuration.rateLimit, burst: platform.configuration.rateBurst)))
-    }
+    if let limiter = platform.rateLimiter { router.add(middleware: RateLimitMiddleware(limiter: limiter)) }
     router.add(middleware: BodyLimitMiddleware())
     router.add(middleware: RequestInfoMiddleware(trustProxy: platform.configuration.trustProxy))
     router.add(middleware: HTTPCacheMiddleware())
@@ -103,6 +108,15 @@ struct Features: Sendable {
         [RoomsInvalidation(rooms: rooms), SessionSweeper(sessions: accounts.sessions)]
             + [SpecialsInvalidation(specials: specials), SpecialsSchedule(specials: specials)]
             + (timetable.platform.configuration.loadDemoData ? [TimetableSimulator(timetable: timetable)] : [])
+    }
+
+    /// The snapshots served before the router (see `SnapshotFastPath`).
+    var fastPathRoutes: SnapshotFastPath.Routes {
+        let snapshot = rooms.snapshot
+        return SnapshotFastPath.Routes(
+            snapshots: ["/api/rooms": { snapshot.cached(baseURL: $0).map { ($0.body, $0.etag) } }],
+            trustProxy: rooms.platform.configuration.trustProxy, rateLimiter: rooms.platform.rateLimiter,
+            logger: rooms.platform.logger)
     }
 
     static let links = [Rooms.link, Specials.link, Library.link, Timetable.link]

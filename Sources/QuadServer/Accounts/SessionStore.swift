@@ -43,7 +43,7 @@ final class SessionStore: Sendable {
     func person(for token: String) async throws -> Person? {
         let now = Int64(now().timeIntervalSince1970)
         let hash = Self.hash(token)
-        return try await database.withConnection { sql in
+        let found = try await database.read { sql -> (Person, Int64)? in
             guard
                 let row = try await sql.raw(
                     """
@@ -53,15 +53,20 @@ final class SessionStore: Sendable {
                     """
                 ).first()
             else { return nil }
-            if try row.decode(column: "last_seen", as: Int64.self) < now - Self.touchInterval {
-                try await sql.raw("UPDATE sessions SET last_seen = \(bind: now) WHERE token_hash = \(bind: hash)").run()
-            }
-            return Person(
+            let person = Person(
                 username: try row.decode(column: "username", as: String.self),
                 displayName: try row.decode(column: "display_name", as: String.self),
                 role: Role(rawValue: try row.decode(column: "role", as: String.self)) ?? .member,
                 studentId: try row.decode(column: "student_id", as: String?.self))
+            return (person, try row.decode(column: "last_seen", as: Int64.self))
         }
+        guard let (person, lastSeen) = found else { return nil }
+        if lastSeen < now - Self.touchInterval {
+            try await database.withConnection { sql in
+                try await sql.raw("UPDATE sessions SET last_seen = \(bind: now) WHERE token_hash = \(bind: hash)").run()
+            }
+        }
+        return person
     }
 
     func end(_ token: String) async throws {

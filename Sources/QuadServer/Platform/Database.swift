@@ -21,7 +21,7 @@ public final class Database: Sendable {
     private enum Backend: Sendable {
         /// SQLite allows one writer: a single connection, with whole sessions taken in turn, keeps
         /// transactions from interleaving and never meets `SQLITE_BUSY`.
-        case sqlite(SQLiteConnection, AsyncLock)
+        case sqlite(SQLiteConnection, AsyncLock, reader: (SQLiteConnection, AsyncLock)?)
         case postgres(EventLoopGroupConnectionPool<PostgresConnectionSource>, SQLPostgresConfiguration)
     }
 
@@ -30,14 +30,16 @@ public final class Database: Sendable {
         case .sqlite(let path):
             let connection = try await SQLiteConnection.open(storage: .file(path: path), logger: logger)
             // WAL lets readers run beside the writer; synchronous FULL makes an acknowledged commit durable.
-            let database = Database(engine: .sqlite, backend: .sqlite(connection, AsyncLock()), logger: logger)
-            try await database.configureSQLite(connection, journal: "WAL")
-            return database
+            try await configureSQLite(connection, journal: "WAL")
+            let reader = try await SQLiteConnection.open(storage: .file(path: path), logger: logger)
+            try await reader.sql().raw("PRAGMA query_only = ON").run()
+            return Database(
+                engine: .sqlite, backend: .sqlite(connection, AsyncLock(), reader: (reader, AsyncLock())),
+                logger: logger)
         case .sqliteMemory:
             let connection = try await SQLiteConnection.open(storage: .memory, logger: logger)
-            let database = Database(engine: .sqlite, backend: .sqlite(connection, AsyncLock()), logger: logger)
-            try await database.configureSQLite(connection, journal: "MEMORY")
-            return database
+            try await configureSQLite(connection, journal: "MEMORY")
+            return Database(engine: .sqlite, backend: .sqlite(connection, AsyncLock(), reader: nil), logger: logger)
         case .postgres(let url):
             // `?schema=NAME` keeps Quad's tables in their own schema (tests use one each).
             var components = URLComponents(string: url)
@@ -80,7 +82,7 @@ public final class Database: Sendable {
         self.logger = logger
     }
 
-    private func configureSQLite(_ connection: SQLiteConnection, journal: String) async throws {
+    private static func configureSQLite(_ connection: SQLiteConnection, journal: String) async throws {
         let sql = connection.sql()
         try await sql.raw("PRAGMA journal_mode = \(unsafeRaw: journal)").run()
         try await sql.raw("PRAGMA synchronous = FULL").run()
@@ -94,11 +96,23 @@ public final class Database: Sendable {
         async throws -> R
     {
         switch backend {
-        case .sqlite(let connection, let lock):
+        case .sqlite(let connection, let lock, _):
             return try await lock.withLock { try await body(connection.sql()) }
         case .postgres(let pool, _):
             return try await pool.database(logger: logger).sql().withSession(body)
         }
+    }
+
+    /// Runs `body`, which only reads, beside the writer where the engine allows it (a second SQLite
+    /// connection: WAL lets it see every committed write without waiting for the one in progress).
+    ///
+    /// Why: every signed-in request looks its session up; on the writer's connection, those lookups
+    /// queued behind bookings (measured in the booking storm of `Benchmarks/run`).
+    public func read<R: Sendable>(_ body: @escaping @Sendable (any SQLDatabase) async throws -> R) async throws -> R {
+        if case .sqlite(_, _, let reader?) = backend {
+            return try await reader.1.withLock { try await body(reader.0.sql()) }
+        }
+        return try await withConnection(body)
     }
 
     /// Runs `body` in a transaction: committed when it returns, rolled back when it throws,
@@ -144,7 +158,8 @@ public final class Database: Sendable {
 
     public func close() async {
         switch backend {
-        case .sqlite(let connection, let lock):
+        case .sqlite(let connection, let lock, let reader):
+            if let reader { await reader.1.withLock { try? await reader.0.close() } }
             await lock.withLock { try? await connection.close() }
         case .postgres(let pool, _):
             try? await pool.shutdownAsync()

@@ -8,6 +8,8 @@ public struct Platform: Sendable {
     public let admin: AdminAuth
     public let images: ImageStore
     let idempotency: IdempotencyStore
+    /// Shared by the router's middleware and the snapshot fast path, so a client has one budget.
+    let rateLimiter: RateLimiter?
     public let logger: Logger
 
     /// Migrates the database (the platform's and every feature's tables), sets up admin access, and loads
@@ -23,6 +25,8 @@ public struct Platform: Sendable {
             configuration: configuration, database: database,
             events: EventHub(database: database, capacity: configuration.eventBufferSize, logger: logger),
             admin: admin, images: ImageStore(database: database), idempotency: IdempotencyStore(database: database),
+            rateLimiter: configuration.rateLimit > 0
+                ? RateLimiter(rate: configuration.rateLimit, burst: configuration.rateBurst) : nil,
             logger: logger)
         try await Accounts(platform: platform).ensureAdmin(announce: announce)
         if fresh && configuration.loadDemoData {

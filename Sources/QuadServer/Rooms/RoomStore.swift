@@ -32,9 +32,12 @@ enum BookingRefusal {
 /// concurrency there are never more bookings than spots and spots never go below zero.
 final class RoomStore: Sendable {
     let database: Database
+    /// SQLite only: PostgreSQL runs concurrent bookings in concurrent transactions.
+    private let batcher: BookingBatcher?
 
     init(database: Database) {
         self.database = database
+        batcher = database.engine == .sqlite ? BookingBatcher(database: database) : nil
     }
 
     static let migration = Migration(
@@ -168,47 +171,64 @@ final class RoomStore: Sendable {
     /// Takes one spot for `owner` (nil: an anonymous booking from the original apps).
     /// Returns the booking and the room's spots after it.
     func book(roomId: String, owner: Person?) async throws -> (Booking, Int) {
-        let booking = Booking(
-            id: Self.newBookingId(), roomId: roomId, person: owner?.displayName ?? "Anonymous",
-            createdAt: Timestamp.now())
-        let personKey = owner?.username.lowercased()
+        let intent = BookingIntent(
+            booking: Booking(
+                id: Self.newBookingId(), roomId: roomId, person: owner?.displayName ?? "Anonymous",
+                createdAt: Timestamp.now()),
+            personKey: owner?.username.lowercased())
+        if let batcher { return try await batcher.book(intent) }
+        return try await Self.bookAlone(intent, database)
+    }
+
+    /// One booking in its own transaction.
+    static func bookAlone(_ intent: BookingIntent, _ database: Database) async throws -> (Booking, Int) {
         do {
-            return try await database.transaction { sql in
-                if let personKey {
-                    let existing = try await sql.raw(
-                        "SELECT id FROM room_bookings WHERE room_id = \(bind: roomId) AND person_key = \(bind: personKey)"
-                    ).first()
-                    if existing != nil { throw BookingRefusal.alreadyBooked }
-                }
-                let taken = try await sql.raw(
-                    "UPDATE rooms SET spots = spots - 1 WHERE id = \(bind: roomId) AND spots > 0 RETURNING spots"
-                ).first()
-                guard let spots = try taken?.decode(column: "spots", as: Int.self) else {
-                    let exists = try await sql.raw("SELECT id FROM rooms WHERE id = \(bind: roomId)").first()
-                    throw exists == nil ? BookingRefusal.roomNotFound(roomId) : BookingRefusal.full
-                }
+            return try await database.transaction { sql in try await Self.take(intent, sql) }
+        } catch let error where !(error is Problem) && intent.personKey != nil {
+            // Two tries by the same person at once (PostgreSQL): the second fails on the unique index and is rolled back.
+            let mine = try await database.withConnection { sql in
                 try await sql.raw(
                     """
-                    INSERT INTO room_bookings (id, room_id, person, person_key, owner, created_at)
-                    VALUES (\(bind: booking.id), \(bind: roomId), \(bind: booking.person), \(bind: personKey),
-                            \(bind: personKey), \(bind: booking.createdAt))
+                    SELECT id FROM room_bookings
+                    WHERE room_id = \(bind: intent.booking.roomId) AND person_key = \(bind: intent.personKey)
                     """
-                ).run()
-                return (booking, spots)
+                ).first()
             }
-        } catch let error where !(error is Problem) && personKey != nil {
-            // Two tries by the same person at once: the second fails on the unique index and is rolled back.
-            if try await hasBooking(roomId: roomId, personKey: personKey!) { throw BookingRefusal.alreadyBooked }
+            if mine != nil { throw BookingRefusal.alreadyBooked }
             throw error
         }
     }
 
-    private func hasBooking(roomId: String, personKey: String) async throws -> Bool {
-        try await database.withConnection { sql in
-            try await sql.raw(
-                "SELECT id FROM room_bookings WHERE room_id = \(bind: roomId) AND person_key = \(bind: personKey)"
-            ).first() != nil
+    /// Takes a spot for `intent` inside the caller's transaction, or throws the refusal having changed nothing.
+    static func take(_ intent: BookingIntent, _ sql: any SQLDatabase) async throws -> (Booking, Int) {
+        let booking = intent.booking
+        let taken = try await sql.raw(
+            """
+            UPDATE rooms SET spots = spots - 1 WHERE id = \(bind: booking.roomId) AND spots > 0
+            AND NOT EXISTS (SELECT 1 FROM room_bookings
+                            WHERE room_id = \(bind: booking.roomId) AND person_key = \(bind: intent.personKey))
+            RETURNING spots
+            """
+        ).first()
+        guard let spots = try taken?.decode(column: "spots", as: Int.self) else {
+            let room = try await sql.raw(
+                """
+                SELECT spots, (SELECT COUNT(*) FROM room_bookings
+                               WHERE room_id = \(bind: booking.roomId) AND person_key = \(bind: intent.personKey)) AS mine
+                FROM rooms WHERE id = \(bind: booking.roomId)
+                """
+            ).first()
+            guard let room else { throw BookingRefusal.roomNotFound(booking.roomId) }
+            throw try room.decode(column: "mine", as: Int.self) > 0 ? BookingRefusal.alreadyBooked : BookingRefusal.full
         }
+        try await sql.raw(
+            """
+            INSERT INTO room_bookings (id, room_id, person, person_key, owner, created_at)
+            VALUES (\(bind: booking.id), \(bind: booking.roomId), \(bind: booking.person), \(bind: intent.personKey),
+                    \(bind: intent.personKey), \(bind: booking.createdAt))
+            """
+        ).run()
+        return (booking, spots)
     }
 
     /// Finds a room by its name, as the original apps name it (case-insensitive).

@@ -46,9 +46,14 @@ final class RoomsSnapshot: Sendable {
         return sorted
     }
 
+    /// The encoded full list for `baseURL` if it is ready, without waiting (for the event loop).
+    func cached(baseURL: String) -> Encoded? {
+        state.withLockedValue { $0.encoded[baseURL] }
+    }
+
     /// The encoded full list for clients that reach Quad at `baseURL`.
     func encoded(baseURL: String) async throws -> Encoded {
-        if let hit = state.withLockedValue({ $0.encoded[baseURL] }) { return hit }
+        if let hit = cached(baseURL: baseURL) { return hit }
         let generation = state.withLockedValue { $0.generation }
         let encoded = Self.encode(try await rooms().map { $0.room(baseURL: baseURL) })
         state.withLockedValue { state in

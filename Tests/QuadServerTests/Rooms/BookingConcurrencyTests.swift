@@ -31,6 +31,31 @@ import Testing
         }
     }
 
+    /// Without an idempotency key (a double tap in a client that sends none), one person still gets one
+    /// spot per room, while their bookings in other rooms, made at the same moment, all go through.
+    @Test(arguments: TestDatabase.engines)
+    func onePersonRacingForOneRoomHoldsOneSpot(engine: Database.Engine) async throws {
+        try await TestApp.run(engine, configure: { $0.loadDemoData = true }) { app, client in
+            let ada = try await app.signedIn("ada")
+            let rooms = ["mina", "mina", "mina", "mina", "mina", "mina", "yana", "ljerka", "helmold", "septima"]
+            let answers = try await withThrowingTaskGroup(of: (String, TestResponse).self) { group in
+                for room in rooms { group.addTask { (room, try await client.book(room, as: ada)) } }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            let mina = answers.filter { $0.0 == "mina" }.map(\.1)
+            #expect(mina.filter { $0.status == .created }.count == 1)
+            #expect(
+                mina.filter { $0.status == .conflict }.allSatisfy {
+                    ($0.json["type"] as? String)?.hasSuffix("already-booked") == true
+                })
+            #expect(answers.filter { $0.0 != "mina" }.allSatisfy { $0.1.status == .created })
+            let store = RoomStore(database: app.platform.database)
+            #expect(try await store.bookings(roomId: "mina").count == 1)
+            #expect(try await store.find("mina")?.spots == 38)
+            #expect(try await store.find("yana")?.spots == 33)
+        }
+    }
+
     @Test(arguments: TestDatabase.engines)
     func fiftyRepeatsOfOneIdempotentRequestBookOnce(engine: Database.Engine) async throws {
         try await TestApp.run(engine, configure: { $0.loadDemoData = true }) { app, client in

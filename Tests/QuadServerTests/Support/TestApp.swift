@@ -25,11 +25,13 @@ struct TestApp: Sendable {
     }
 
     /// Runs `body` with an application on a new database of `engine`; `configure` adjusts settings and
-    /// `routes` adds test-only routes behind the same middleware.
+    /// `routes` adds test-only routes behind the same middleware. `live` serves it on a local port, through
+    /// the whole HTTP pipeline, rather than calling the router directly.
     static func run(
         _ engine: Database.Engine = .sqlite,
         configure: (inout Configuration) -> Void = { _ in },
         routes: (Router<AppRequestContext>) -> Void = { _ in },
+        live: Bool = false,
         _ body: @escaping @Sendable (TestApp, any TestClientProtocol) async throws -> Void
     ) async throws {
         try await TestDatabase.withDatabase(engine) { database in
@@ -38,11 +40,12 @@ struct TestApp: Sendable {
             let platform = try await Platform.start(configuration, database: database, logger: TestDatabase.logger) {
                 _ in
             }
-            let router = try await buildRouter(platform, Features(platform: platform))
+            let features = Features(platform: platform)
+            let router = try await buildRouter(platform, features)
             routes(router)
             let testApp = TestApp(configuration: configuration, platform: platform)
-            let app = Application(router: router, logger: TestDatabase.logger)
-            try await app.test(.router) { client in try await body(testApp, client) }
+            let app = Application(router: router, server: .quad(features), logger: TestDatabase.logger)
+            try await app.test(live ? .live : .router) { client in try await body(testApp, client) }
         }
     }
 }

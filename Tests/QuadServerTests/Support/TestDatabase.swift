@@ -21,13 +21,18 @@ enum TestDatabase {
         return logger
     }()
 
-    /// A new, empty database of `engine`: SQLite in memory, or a PostgreSQL schema of its own, dropped afterwards.
+    /// A new, empty database of `engine`: an SQLite file, as `quad serve` uses (WAL, a second connection for
+    /// reads), or a PostgreSQL schema of its own; removed afterwards.
     static func withLocation<R>(
         _ engine: Database.Engine, _ body: (DatabaseLocation) async throws -> R
     ) async throws -> R {
         switch engine {
         case .sqlite:
-            return try await body(.sqliteMemory)
+            let path = FileManager.default.temporaryDirectory.appendingPathComponent(
+                "quad-test-\(UUID().uuidString).sqlite"
+            ).path
+            defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } }
+            return try await body(.sqlite(path: path))
         case .postgres:
             let url = try #require(postgresURL)
             let schema = "t" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased().prefix(16)
