@@ -46,7 +46,8 @@ public func buildApplication(
 extension HTTPServerBuilder {
     /// HTTP/1.1, with the snapshot fast path in front of the router.
     static func quad(_ features: Features) -> HTTPServerBuilder {
-        .http1(configuration: .init(additionalChannelHandlers: [SnapshotFastPath(routes: features.fastPathRoutes)]))
+        let routes = features.fastPathRoutes
+        return .init { responder in QuadHTTP1Channel(base: HTTP1Channel(responder: responder), routes: routes) }
     }
 }
 

@@ -1,22 +1,21 @@
-import HTTPTypes
 import Hummingbird
 
 extension Request {
-    /// How the client reached Quad, `http://host:port`, for absolute URLs in responses.
+    /// How the client reached Quad, `http://host:port`, for absolute URLs in responses. Proxy headers count
+    /// only when the operator said a proxy is trusted.
     func baseURL(trustProxy: Bool) -> String {
-        head.baseURL(trustProxy: trustProxy)
+        BaseURL.make(
+            forwardedProto: trustProxy ? headers[.init("X-Forwarded-Proto")!] : nil,
+            forwardedHost: trustProxy ? headers[.init("X-Forwarded-Host")!] : nil, host: head.authority)
     }
 }
 
-extension HTTPRequest {
-    /// How the client reached Quad, `http://host:port`. Proxy headers count only when the operator said a
-    /// proxy is trusted.
-    func baseURL(trustProxy: Bool) -> String {
-        let forwardedProto = trustProxy ? headerFields[.init("X-Forwarded-Proto")!] : nil
-        let forwardedHost = trustProxy ? headerFields[.init("X-Forwarded-Host")!] : nil
+enum BaseURL {
+    /// `scheme://host` from the request's (trusted) headers; a host that is not a plain name is not echoed.
+    static func make(forwardedProto: String?, forwardedHost: String?, host: String?) -> String {
         let scheme =
             forwardedProto?.split(separator: ",").first.map { $0.trimmingCharacters(in: .whitespaces) } ?? "http"
-        let host = forwardedHost ?? authority ?? "localhost"
+        let host = forwardedHost ?? host ?? "localhost"
         guard scheme == "http" || scheme == "https",
             host.allSatisfy({ $0.isLetter || $0.isNumber || ".-:[]_".contains($0) })
         else { return "http://localhost" }

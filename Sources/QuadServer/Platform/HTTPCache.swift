@@ -22,6 +22,7 @@ public enum HTTPCache {
     /// Whether an `If-None-Match` header names this ETag (weak comparison, RFC 9110 §13.1.2).
     public static func matches(ifNoneMatch header: String?, etag: String) -> Bool {
         guard let header else { return false }
+        if header == etag { return true }  // what clients send back, checked before any parsing
         let wanted = etag.hasPrefix("W/") ? String(etag.dropFirst(2)) : etag
         return header.split(separator: ",").contains { candidate in
             let tag = candidate.trimmingCharacters(in: .whitespaces)

@@ -1,9 +1,10 @@
 import Foundation
-import HTTPTypes
+import HummingbirdCore
 import Logging
 import NIOConcurrencyHelpers
 import NIOCore
-import NIOHTTPTypes
+import NIOHTTP1
+import NIOHTTPTypesHTTP1
 
 /// Answers the hottest anonymous GETs (`GET /api/rooms`, polled by every open page and app) from their
 /// encoded snapshot in the channel pipeline, on the event loop, before Hummingbird's router.
@@ -15,10 +16,10 @@ import NIOHTTPTypes
 /// on this connection still being answered, a client over its rate limit) goes on to the router
 /// untouched, so the answers are the same either way; a test compares them.
 final class SnapshotFastPath: ChannelDuplexHandler, RemovableChannelHandler {
-    typealias InboundIn = HTTPRequestPart
-    typealias InboundOut = HTTPRequestPart
-    typealias OutboundIn = HTTPResponsePart
-    typealias OutboundOut = HTTPResponsePart
+    typealias InboundIn = HTTPServerRequestPart
+    typealias InboundOut = HTTPServerRequestPart
+    typealias OutboundIn = HTTPServerResponsePart
+    typealias OutboundOut = HTTPServerResponsePart
 
     /// A snapshot's encoded bytes for a base URL, or nil when it must be built first (the router does).
     typealias Lookup = @Sendable (_ baseURL: String) -> (body: ByteBuffer, etag: String)?
@@ -30,23 +31,34 @@ final class SnapshotFastPath: ChannelDuplexHandler, RemovableChannelHandler {
         var logger: Logger
     }
 
+    private struct Answer {
+        var path: String
+        var ifNoneMatch: String?
+        var body: ByteBuffer
+        var etag: String
+        var rateLimit: String?
+    }
+
     private let routes: Routes
     /// Requests handed to the router and not yet fully answered: until they are, answering here would
     /// put a pipelined response ahead of theirs.
     private var routerRequests = 0
     /// The request being answered here (its body and end are dropped, then the answer is written).
-    private var answering: (request: HTTPRequest, body: ByteBuffer, etag: String, rateLimit: String?)?
+    private var answering: Answer?
     private var forwarding = false
+    /// The heads of the last answers, by ETag and `Date`: a poller on a kept-alive connection asks for the
+    /// same snapshot many times a second.
+    private var heads: (etag: String, date: String, ok: HTTPResponseHead, notModified: HTTPResponseHead)?
+    private var lastHost: (host: String?, baseURL: String)?
 
     init(routes: Routes) {
         self.routes = routes
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        let part = unwrapInboundIn(data)
-        switch part {
-        case .head(let request):
-            if routerRequests == 0, !forwarding, let answer = answer(request, remote: context.channel.remoteAddress) {
+        switch unwrapInboundIn(data) {
+        case .head(let head):
+            if routerRequests == 0, !forwarding, let answer = answer(head, remote: context.channel.remoteAddress) {
                 answering = answer
                 return
             }
@@ -71,16 +83,25 @@ final class SnapshotFastPath: ChannelDuplexHandler, RemovableChannelHandler {
         context.write(data, promise: promise)
     }
 
-    private func answer(
-        _ request: HTTPRequest, remote: SocketAddress?
-    ) -> (
-        request: HTTPRequest, body: ByteBuffer, etag: String, rateLimit: String?
-    )? {
-        guard request.method == .get, let path = request.path, let lookup = routes.snapshots[path],
-            request.headerFields[.authorization] == nil, request.headerFields[.cookie] == nil,
-            request.headerFields[.connection]?.lowercased().contains("close") != true,
-            let snapshot = lookup(request.baseURL(trustProxy: routes.trustProxy))
+    private func answer(_ head: HTTPRequestHead, remote: SocketAddress?) -> Answer? {
+        guard head.method == .GET, head.isKeepAlive, let lookup = routes.snapshots[head.uri],
+            !head.headers.contains(name: "authorization"), !head.headers.contains(name: "cookie")
         else { return nil }
+        let headers = head.headers
+        let baseURL: String
+        if routes.trustProxy {
+            baseURL = BaseURL.make(
+                forwardedProto: headers.first(name: "x-forwarded-proto"),
+                forwardedHost: headers.first(name: "x-forwarded-host"), host: headers.first(name: "host"))
+        } else {
+            // A connection keeps its Host: work its base URL out once.
+            let host = headers.first(name: "host")
+            if host != lastHost?.host {
+                lastHost = (host, BaseURL.make(forwardedProto: nil, forwardedHost: nil, host: host))
+            }
+            baseURL = lastHost!.baseURL
+        }
+        guard let snapshot = lookup(baseURL) else { return nil }
         var rateLimit: String?
         if let limiter = routes.rateLimiter {
             let decision = limiter.take(remote?.ipAddress ?? "local")
@@ -88,32 +109,55 @@ final class SnapshotFastPath: ChannelDuplexHandler, RemovableChannelHandler {
             guard decision.allowed else { return nil }
             rateLimit = "\"default\";r=\(decision.remaining);t=\(decision.seconds)"
         }
-        return (request, snapshot.body, snapshot.etag, rateLimit)
+        return Answer(
+            path: head.uri, ifNoneMatch: headers.first(name: "if-none-match"), body: snapshot.body,
+            etag: snapshot.etag, rateLimit: rateLimit)
     }
 
-    private func write(
-        _ answer: (request: HTTPRequest, body: ByteBuffer, etag: String, rateLimit: String?),
-        context: ChannelHandlerContext
-    ) {
-        let notModified = HTTPCache.matches(ifNoneMatch: answer.request.headerFields[.ifNoneMatch], etag: answer.etag)
-        var headers: HTTPFields = [.eTag: answer.etag, .cacheControl: CachePolicy.revalidate.rawValue]
-        if !notModified {
-            headers[.contentType] = "application/json"
-            headers[.contentLength] = String(answer.body.readableBytes)
+    private func write(_ answer: Answer, context: ChannelHandlerContext) {
+        let notModified = HTTPCache.matches(ifNoneMatch: answer.ifNoneMatch, etag: answer.etag)
+        let date = HTTPDate.now()
+        if heads?.etag != answer.etag || heads?.date != date {
+            let validators = [("ETag", answer.etag), ("Cache-Control", CachePolicy.revalidate.rawValue)]
+            let ok =
+                validators + [("Content-Type", "application/json"), ("Content-Length", "\(answer.body.readableBytes)")]
+            let common = [("Date", date), ("Server", "Quad")]
+            heads = (
+                answer.etag, date, HTTPResponseHead(version: .http1_1, status: .ok, headers: HTTPHeaders(ok + common)),
+                HTTPResponseHead(version: .http1_1, status: .notModified, headers: HTTPHeaders(validators + common))
+            )
         }
+        var head = notModified ? heads!.notModified : heads!.ok
         if let state = answer.rateLimit, let limiter = routes.rateLimiter {
-            headers[.rateLimitPolicy] = limiter.policyHeader
-            headers[.rateLimit] = state
+            head.headers.add(name: "RateLimit-Policy", value: limiter.policyHeader)
+            head.headers.add(name: "RateLimit", value: state)
         }
-        headers[.date] = HTTPDate.now()
-        headers[.server] = "Quad"
-        let status: HTTPResponse.Status = notModified ? .notModified : .ok
-        context.write(wrapOutboundOut(.head(HTTPResponse(status: status, headerFields: headers))), promise: nil)
-        if !notModified { context.write(wrapOutboundOut(.body(answer.body)), promise: nil) }
+        context.write(wrapOutboundOut(.head(head)), promise: nil)
+        if !notModified { context.write(wrapOutboundOut(.body(.byteBuffer(answer.body))), promise: nil) }
         context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
         if routes.logger.logLevel <= .info {
-            routes.logger.info("GET \(answer.request.path ?? "") \(status.code)", metadata: ["snapshot": "true"])
+            routes.logger.info("GET \(answer.path) \(head.status.code)", metadata: ["snapshot": "true"])
         }
+    }
+}
+
+/// HTTP/1.1 as Hummingbird serves it, with `SnapshotFastPath` placed just after the HTTP/1 decoder, ahead of
+/// the conversion to Swift HTTP Types (which the answers it gives need not pay for).
+struct QuadHTTP1Channel: ServerChildChannel {
+    let base: HTTP1Channel
+    let routes: SnapshotFastPath.Routes
+
+    func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<HTTP1Channel.Value> {
+        base.setup(channel: channel, logger: logger).flatMapThrowing { value in
+            let codec = try channel.pipeline.syncOperations.context(handlerType: HTTP1ToHTTPServerCodec.self)
+            try channel.pipeline.syncOperations.addHandler(
+                SnapshotFastPath(routes: routes), position: .before(codec.handler))
+            return value
+        }
+    }
+
+    func handle(value: HTTP1Channel.Value, logger: Logger) async {
+        await base.handle(value: value, logger: logger)
     }
 }
 
