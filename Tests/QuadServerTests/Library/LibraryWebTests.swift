@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import HummingbirdTesting
+import QuadCore
 import Testing
 
 @testable import QuadServer
@@ -84,6 +85,51 @@ import Testing
             let deleted = try await Self.post(client, "/library/delete", form, headers: headers)
             #expect(deleted.headers[.location] == "/library?done=deleted&count=3")
             #expect(try await store.all().count == books.count - 3)
+        }
+    }
+
+    @Test func datesAreShownInTheCampusTimeZoneAndTheLanguageOfThePage() async throws {
+        try await TestApp.run { app, client in
+            // The campus (set for the Timetable) is in Melbourne; a checkout late in the UTC evening is the next
+            // day there, and the page must say so, while the API keeps the original's UTC text.
+            let melbourne = try #require(TimeZone(identifier: "Australia/Melbourne"))
+            try await TimetableStore(database: app.platform.database).setCampus(
+                CampusSettings(
+                    name: "Clayton", timeZone: melbourne, semesterStart: LocalDate(year: 2026, month: 3, day: 2),
+                    teachingWeeks: 12, breaks: []))
+            let library = Library(platform: app.platform)
+            var input = BookInput()
+            input.title = .value("Dune")
+            input.author = .value("Frank Herbert")
+            let book = try await library.create(input)
+            var utc = Calendar(identifier: .gregorian)
+            utc.timeZone = .gmt
+            let yesterday = try #require(utc.date(byAdding: .day, value: -1, to: Date()))
+            let lateEvening = try #require(utc.date(bySettingHour: 23, minute: 30, second: 0, of: yesterday))
+            let ada = Person(username: "ada", displayName: "Ada", role: .member)
+            _ = try await library.checkOut(book.id, by: ada, name: nil, now: lateEvening)
+            var campus = Calendar(identifier: .gregorian)
+            campus.timeZone = melbourne
+            let day = campus.component(.day, from: lateEvening)
+            #expect(day != utc.component(.day, from: lateEvening))
+            let months = (en: DateFormatter(), fr: DateFormatter())
+            months.fr.locale = Locale(identifier: "fr")
+            months.en.locale = Locale(identifier: "en")
+            let month = campus.component(.month, from: lateEvening) - 1
+
+            let english = try await client.execute(
+                uri: "/library/books/\(book.id)", method: .get, headers: [.acceptLanguage: "en"]
+            ) { $0 }
+            #expect(english.text.contains("With Ada since \(day) \(months.en.monthSymbols[month])<"))
+            let french = try await client.execute(
+                uri: "/library/books/\(book.id)", method: .get, headers: [.acceptLanguage: "fr"]
+            ) { $0 }
+            let frenchDay = day == 1 ? "1er" : String(day)
+            #expect(french.text.contains("Chez Ada depuis le \(frenchDay) \(months.fr.monthSymbols[month])<"))
+
+            let api = try await client.execute(uri: "/api/books/\(book.id)", method: .get) { $0 }
+            #expect(api.json["lastCheckedOut"] as? String == LibraryDate.format(lateEvening))
+            #expect((api.json["lastCheckedOut"] as? String)?.hasSuffix(" 23:30:00") == true)
         }
     }
 
