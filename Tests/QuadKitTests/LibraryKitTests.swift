@@ -143,6 +143,31 @@ struct LibraryKitTests {
         }
     }
 
+    @Test("An edit whose answer is lost is retried with its If-Match and still succeeds: its own change is no conflict")
+    @MainActor
+    func editRetry() async throws {
+        try await LiveServer.with { server in
+            let recorder = Recorder()
+            var options = QuadClient.Options()
+            options.retry = RetryMiddleware(maxAttempts: 3, clock: InstantClock())
+            options.extraMiddlewares = [recorder, LoseFirstAnswer("updateBook")]
+            let store = LibraryStore(
+                session: KitSession(
+                    client: try await server.client(as: "grace", options: options),
+                    offline: OfflineStore(directory: temporaryDirectory())))
+            #expect(await store.refresh())
+            let book = try #require(store.books.first)
+            let edited = try #require(
+                await store.edit(book.id, BookDraft(title: " Retried  title ", isbn: "0-306-40615-2")))
+            #expect(edited.title == "Retried title" && edited.isbn == "0306406152")
+            #expect(store.lastError == nil && store.staleBook == nil)
+            // The first answer was lost; the retry met that attempt's change (412), and the kit saw its own edit.
+            let attempts = recorder.exchanges.filter { $0.operationID == "updateBook" }
+            #expect(attempts.map(\.status) == [nil, 412])
+            #expect(Set(attempts.map(\.ifMatch)) == [book.etag])
+        }
+    }
+
     @Test("A checkout whose answer is lost is retried with the same Idempotency-Key: one loan")
     @MainActor
     func checkoutRetry() async throws {
