@@ -133,6 +133,37 @@ import Testing
         }
     }
 
+    @Test func anEditorWhoseBookChangedMeanwhileIsToldAndNothingIsOverwritten() async throws {
+        try await TestApp.run { app, client in
+            let headers = try await Self.browser(app, "ada", language: "en")
+            let library = Library(platform: app.platform)
+            var input = BookInput()
+            input.title = .value("Emma")
+            input.author = .value("Jane Austen")
+            let book = try await library.create(input)
+            let editor = try await client.execute(
+                uri: "/library/books/\(book.id)/edit", method: .get, headers: headers
+            ) { $0 }
+            #expect(editor.text.contains(#"name="etag""#))
+            let seen = Library.etag(book).addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""
+
+            // Grace saves first; Ada's form still carries the ETag of what she opened.
+            var other = BookInput()
+            other.publisher = .value("John Murray")
+            _ = try await library.update(book.id, other, ifMatch: nil)
+            let stale = try await Self.post(
+                client, "/library/books/\(book.id)",
+                "csrf=\(Self.csrf)&etag=\(seen)&title=Emma+annotated&author=Jane+Austen&publisher=&categories=&isbn=",
+                headers: headers)
+            #expect(stale.status == .preconditionFailed)
+            #expect(stale.text.contains("Someone changed this book meanwhile."))
+            // The editor shows the book as it is now.
+            #expect(stale.text.contains(#"value="John Murray""#))
+            let now = try await library.find(book.id)
+            #expect(now.title == "Emma" && now.publisher == "John Murray")
+        }
+    }
+
     @Test func theSortIsRememberedForThePerson() async throws {
         try await TestApp.run(configure: { $0.loadDemoData = true }) { app, client in
             let headers = try await Self.browser(app, "ada", language: "en")
