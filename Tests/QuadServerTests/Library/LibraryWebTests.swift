@@ -164,6 +164,28 @@ import Testing
         }
     }
 
+    @Test func theListSearchesTitlesAuthorsAndCategories() async throws {
+        try await TestApp.run(configure: { $0.loadDemoData = true }) { _, client in
+            func titles(_ query: String) async throws -> [String] {
+                let page = try await client.execute(
+                    uri: "/library?q=\(query)", method: .get, headers: [.acceptLanguage: "en"]
+                ) { $0 }
+                #expect(page.status == .ok)
+                return page.text.components(separatedBy: #"<span class="book-title">"#).dropFirst().map {
+                    String($0.prefix { $0 != "<" })
+                }
+            }
+            #expect(Set(try await titles("lean%20startup")) == ["Running Lean", "The Lean Startup"])
+            #expect(try await titles("saint-exupery") == ["Le Petit Prince"])
+            #expect(try await titles("zzzz").isEmpty)
+            let none = try await client.execute(uri: "/library?q=zzzz", method: .get, headers: [.acceptLanguage: "fr"])
+            {
+                $0
+            }
+            #expect(none.text.contains(#"id="library-no-match""#))
+        }
+    }
+
     @Test func theSortIsRememberedForThePerson() async throws {
         try await TestApp.run(configure: { $0.loadDemoData = true }) { app, client in
             let headers = try await Self.browser(app, "ada", language: "en")
