@@ -124,6 +124,14 @@ def test_someone_elses_checkout_shows_without_reload(library_server, browser):
     assert response.status == 200, response.text
     wait_for(browser, lambda d: text_of(d, "#book-status").startswith("With Margaret Hamilton"),
              message="the checkout did not show live")
+    # An edit shows too, in the book and in the list.
+    response = library_server.request(f"/api/books/{book}", method="PUT",
+                                      headers={"Authorization": f"Bearer {token}", "Content-Type": "application/json"},
+                                      data=b'{"title": "Don\'t Make Me Think, Revisited"}')
+    assert response.status == 200, response.text
+    wait_for(browser, lambda d: text_of(d, "#book-heading") == "Don't Make Me Think, Revisited",
+             message="the edit did not show live")
+    assert text_of(browser, f".book-item[data-book-id='{book}'] .book-title") == "Don't Make Me Think, Revisited"
     assert browser.execute_script("return window.__notReloaded === true;")
 
 
@@ -169,3 +177,64 @@ def test_sort_is_remembered_and_select_mode_deletes_several(library_server, brow
     wait_for(browser, lambda d: "done=deleted" in d.current_url, message="nothing deleted")
     assert len(library_server.request("/api/books").json()) == 19
     assert "Deleted 2 books." in text_of(browser, "#library-notice")
+
+
+def test_wide_screen_shows_the_list_beside_the_book_and_shares_its_link(library_server, browser, axe):
+    book = book_id(library_server, "Refactoring")
+    browser.get(f"{library_server.url}/library/books/{book}")
+    listing, detail = one(browser, "#library-list"), one(browser, "#library-detail")
+    assert listing.is_displayed() and detail.is_displayed()
+    assert detail.rect["x"] >= listing.rect["x"] + listing.rect["width"]
+    assert abs(detail.rect["y"] - listing.rect["y"]) < 50
+    assert not one(browser, ".back-link").is_displayed()
+    link = f"{library_server.url}/library/books/{book}"
+
+    # The system share sheet, where the browser has one.
+    share = one(browser, "#book-share")
+    assert share.is_displayed() and share.text == "Share"
+    browser.execute_script("navigator.share = async (data) => { window.__shared = data; };")
+    share.click()
+    wait_for(browser, lambda d: d.execute_script("return window.__shared || null;"), message="nothing shared")
+    assert browser.execute_script("return window.__shared;") == {"title": "Refactoring", "url": link}
+
+    # Else the link is copied, and the page says so.
+    browser.execute_script(
+        "delete navigator.share;"
+        "Object.defineProperty(navigator, 'clipboard', {configurable: true,"
+        " value: {writeText: async (text) => { window.__copied = text; }}});")
+    share.click()
+    wait_for(browser, lambda d: text_of(d, "#library-live") == "Link copied.", message="no word of the copy")
+    assert browser.execute_script("return window.__copied;") == link
+    axe.assert_clean(browser, "wide detail")
+
+
+def test_delete_asks_first_and_select_all_deletes_every_book(library_server, browser, axe):
+    become(browser, library_server, "Ada Lovelace", script=False)
+    book = book_id(library_server, "Sapiens")
+    browser.get(f"{library_server.url}/library/books/{book}")
+    one(browser, "#book-delete").click()
+    alert = browser.switch_to.alert
+    assert "Sapiens" in alert.text
+    alert.dismiss()
+    assert library_server.request(f"/api/books/{book}").status == 200
+    one(browser, "#book-delete").click()
+    browser.switch_to.alert.accept()
+    wait_for(browser, lambda d: "done=deleted" in d.current_url, message="not deleted")
+    assert library_server.request(f"/api/books/{book}").status == 404
+
+    one(browser, "#library-select").click()
+    wait_for(browser, lambda d: by_css(d, "#library-select-all"))
+    one(browser, "#library-select-all").click()
+    wait_for(browser, lambda d: by_css(d, ".book-pick:checked"))
+    picks = by_css(browser, ".book-pick")
+    assert len(picks) == 20 and all(pick.is_selected() for pick in picks)
+    # Each checkbox is named by its book, and its target is 44 px.
+    target = by_css(browser, ".book-pick-target")[0]
+    assert target.rect["width"] >= 44 and target.rect["height"] >= 44
+    axe.assert_clean(browser, "everything selected")
+    one(browser, "#library-delete-selected").click()
+    browser.switch_to.alert.accept()
+    wait_for(browser, lambda d: "done=deleted" in d.current_url, message="nothing deleted")
+    assert library_server.request("/api/books").json() == []
+    assert text_of(browser, "#library-notice") == "Deleted 20 books."
+    assert one(browser, "#library-empty").is_displayed()

@@ -30,6 +30,25 @@ import Testing
         #expect(LibraryDate.parse("2014-10-01 12:16:11 PDT") == expected)
     }
 
+    @Test func thePageShowsDaysInTheCampusZoneAndLanguage() {
+        let melbourne = TimeZone(identifier: "Australia/Melbourne")!
+        let utc = TimeZone(identifier: "UTC")!
+        // 2 May 2026 at 23:30 UTC is already 3 May in Melbourne (UTC+10).
+        let late = Self.date("2026-05-02 23:30:00")
+        let now = Self.date("2026-11-22 08:00:00")
+        #expect(LibraryDate.day(late, language: .english, zone: melbourne, now: now) == "3 May")
+        #expect(LibraryDate.day(late, language: .french, zone: melbourne, now: now) == "3 mai")
+        #expect(LibraryDate.day(late, language: .english, zone: utc, now: now) == "2 May")
+        // French says "1er" for the first; another year is named.
+        let first = Self.date("2025-06-01 10:00:00")
+        #expect(LibraryDate.day(first, language: .french, zone: melbourne, now: now) == "1er juin 2025")
+        #expect(LibraryDate.day(first, language: .english, zone: melbourne, now: now) == "1 June 2025")
+        // The year is the campus's: 31 December 2025 at 20:00 UTC is New Year's Day 2026 in Melbourne.
+        #expect(
+            LibraryDate.day(Self.date("2025-12-31 20:00:00"), language: .english, zone: melbourne, now: now)
+                == "1 January")
+    }
+
     @Test func nonsenseIsNotADate() {
         for text in [
             "", "yesterday", "2014-13-01 10:00:00", "2014-02-30 10:00:00", "2014-10-01 25:00:00",

@@ -88,6 +88,86 @@ struct LibraryKitTests {
         }
     }
 
+    @Test(
+        "Two editors: the one who loaded the book before the other saved gets 'changed by someone else', not an overwrite"
+    )
+    @MainActor
+    func twoEditors() async throws {
+        try await LiveServer.with { server in
+            let recorder = Recorder()
+            var options = QuadClient.Options()
+            options.extraMiddlewares = [recorder]
+            let grace = LibraryStore(
+                session: KitSession(
+                    client: try await server.client(as: "grace", options: options),
+                    offline: OfflineStore(directory: temporaryDirectory())))
+            let ada = try await makeStore(server, as: "ada")
+            // Both have the shelf; each book comes with its ETag.
+            #expect(await grace.refresh())
+            #expect(await ada.refresh())
+            let book = try #require(grace.books.first)
+            let seen = try #require(grace.book(book.id)?.etag)
+            #expect(ada.book(book.id)?.etag == seen)
+
+            // Ada saves first.
+            let first = try #require(await ada.edit(book.id, BookDraft(title: "Ada's title")))
+            #expect(first.etag != nil && first.etag != seen)
+            #expect(ada.book(book.id)?.etag == first.etag)
+
+            // Grace's edit goes with the ETag she saw: refused, nothing of hers saved, and she is told why.
+            #expect(await grace.edit(book.id, BookDraft(title: "Grace's title", publisher: "Grace Press")) == nil)
+            let put = try #require(recorder.exchanges.last { $0.operationID == "updateBook" })
+            #expect(put.ifMatch == seen && put.status == 412)
+            #expect(grace.staleBook == book.id)
+            #expect(grace.lastError?.contains("changed by someone else") == true)
+            #expect(grace.fieldErrors.isEmpty)
+            let onServer = try await grace.session.client.book(id: book.id)
+            #expect(onServer.title == "Ada's title" && onServer.publisher == book.publisher)
+            // Her shelf was refreshed: she sees Ada's change, and editing again (from it) works.
+            #expect(grace.book(book.id)?.title == "Ada's title")
+            let again = try #require(await grace.edit(book.id, BookDraft(publisher: "Grace Press")))
+            #expect(again.title == "Ada's title" && again.publisher == "Grace Press")
+            #expect(grace.staleBook == nil && grace.lastError == nil)
+            #expect(recorder.exchanges.last { $0.operationID == "updateBook" }?.ifMatch == first.etag)
+
+            // The client alone: a stale If-Match is a clear error, no If-Match edits unconditionally (as the
+            // original clients did).
+            do {
+                _ = try await ada.session.client.updateBook(id: book.id, BookDraft(title: "Stale"), ifMatch: seen)
+                Issue.record("a stale If-Match was accepted")
+            } catch let error as KitError {
+                #expect(error.isChangedBySomeoneElse)
+                #expect(error.description.hasPrefix("book \(book.id) was changed by someone else since you loaded it"))
+            }
+            #expect(try await ada.session.client.updateBook(id: book.id, BookDraft(title: "Plain")).title == "Plain")
+        }
+    }
+
+    @Test("An edit whose answer is lost is retried with its If-Match and still succeeds: its own change is no conflict")
+    @MainActor
+    func editRetry() async throws {
+        try await LiveServer.with { server in
+            let recorder = Recorder()
+            var options = QuadClient.Options()
+            options.retry = RetryMiddleware(maxAttempts: 3, clock: InstantClock())
+            options.extraMiddlewares = [recorder, LoseFirstAnswer("updateBook")]
+            let store = LibraryStore(
+                session: KitSession(
+                    client: try await server.client(as: "grace", options: options),
+                    offline: OfflineStore(directory: temporaryDirectory())))
+            #expect(await store.refresh())
+            let book = try #require(store.books.first)
+            let edited = try #require(
+                await store.edit(book.id, BookDraft(title: " Retried  title ", isbn: "0-306-40615-2")))
+            #expect(edited.title == "Retried title" && edited.isbn == "0306406152")
+            #expect(store.lastError == nil && store.staleBook == nil)
+            // The first answer was lost; the retry met that attempt's change (412), and the kit saw its own edit.
+            let attempts = recorder.exchanges.filter { $0.operationID == "updateBook" }
+            #expect(attempts.map(\.status) == [nil, 412])
+            #expect(Set(attempts.map(\.ifMatch)) == [book.etag])
+        }
+    }
+
     @Test("A checkout whose answer is lost is retried with the same Idempotency-Key: one loan")
     @MainActor
     func checkoutRetry() async throws {
@@ -142,6 +222,41 @@ struct LibraryKitTests {
             throw error
         }
         await server.stop()
+    }
+
+    @Test("quad library edit: a book someone else changed since you saw it is not overwritten; one clear line")
+    func commandLineEditConflict() async throws {
+        guard CLI.binary != nil else { return }
+        try await LiveServer.with { server in
+            let cli = CLI(server: server.url)
+            _ = try await cli.run(["login", "--username", "ada"], stdin: server.passwords["ada"]! + "\n")
+            let add = try await cli.run(["library", "add", "--title", "Emma", "--author", "Jane Austen", "--json"])
+            let book = try JSONDecoder().decode(BookRecord.self, from: Data(add.out.utf8))
+            _ = try await cli.run(["library", "list"])
+
+            // Grace changes the book from elsewhere.
+            let grace = try await server.client(as: "grace")
+            _ = try await grace.updateBook(id: book.id, BookDraft(publisher: "John Murray"))
+
+            let refused = try await cli.run(["library", "edit", String(book.id), "--title", "Emma (annotated)"])
+            #expect(refused.status == 1 && refused.out.isEmpty)
+            #expect(refused.err.hasPrefix("quad: cannot edit book \(book.id): someone else changed it since you last"))
+            #expect(refused.err.filter { $0 == "\n" }.count == 1)
+            let kept = try await grace.book(id: book.id)
+            #expect(kept.title == "Emma" && kept.publisher == "John Murray")
+
+            // Having looked again, the edit goes through and keeps Grace's change.
+            #expect(try await cli.run(["library", "show", String(book.id)]).status == 0)
+            let saved = try await cli.run(["library", "edit", String(book.id), "--title", "Emma (annotated)"])
+            #expect(saved.status == 0 && saved.out == "Saved \"Emma (annotated)\" (book \(book.id)).\n")
+            #expect(try await grace.book(id: book.id).publisher == "John Murray")
+
+            // --force saves whatever happened meanwhile.
+            _ = try await grace.updateBook(id: book.id, BookDraft(publisher: "Penguin"))
+            let forced = try await cli.run(["library", "edit", String(book.id), "--title", "Emma", "--force"])
+            #expect(forced.status == 0)
+            #expect(try await grace.book(id: book.id).title == "Emma")
+        }
     }
 
     @Test("quad library: aligned table, search, show, add/edit errors in one line, checkout, return, delete")

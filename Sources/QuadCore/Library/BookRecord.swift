@@ -21,6 +21,9 @@ public struct BookRecord: Codable, Sendable, Equatable {
     public var addedAt: String
     /// Every loan, newest first; only in the answer for one book.
     public var loans: [LoanRecord]?
+    /// The book's ETag (the `ETag` header of its own answer), in every record, lists included, so a client
+    /// editing a book it saw in the list sends it as `If-Match`. Not part of what the ETag hashes.
+    public var etag: String?
 
     public struct LoanRecord: Codable, Sendable, Equatable {
         public var person: String
@@ -78,6 +81,7 @@ public struct BookRecord: Codable, Sendable, Equatable {
         try container.encode(dueAt, forKey: .dueAt)
         try container.encode(addedAt, forKey: .addedAt)
         try container.encodeIfPresent(loans, forKey: .loans)
+        try container.encodeIfPresent(etag, forKey: .etag)
     }
 
     /// The encoder every book answer uses, so equal books give equal bytes (and ETags).

@@ -23,6 +23,30 @@ public enum LibraryDate {
             + "\(pad(parts.hour, 2)):\(pad(parts.minute, 2)):\(pad(parts.second, 2))"
     }
 
+    /// A day as the web page shows it, in `language` and in `zone` (the campus's, not UTC): "3 May" /
+    /// "3 mai" ("1er mai" on the first), with the year when it is not the year of `now` there.
+    public static func day(_ date: Date, language: Language, zone: TimeZone, now: Date = Date()) -> String {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = zone
+        let parts = calendar.dateComponents([.year, .month, .day], from: date)
+        let day = parts.day ?? 1
+        let month = monthNames[language]?[(parts.month ?? 1) - 1] ?? String(parts.month ?? 1)
+        let year = parts.year ?? 0
+        let text =
+            switch language {
+            case .french: "\(day == 1 ? "1er" : String(day)) \(month)"
+            case .english: "\(day) \(month)"
+            }
+        return year == calendar.component(.year, from: now) ? text : "\(text) \(year)"
+    }
+
+    private static let monthNames: [Language: [String]] = Dictionary(
+        uniqueKeysWithValues: Language.allCases.map { language in
+            let formatter = DateFormatter()
+            formatter.locale = Locale(identifier: language.rawValue)
+            return (language, formatter.monthSymbols)
+        })
+
     /// The date `text` names, or nil when it is not a date in any form the original clients sent.
     /// Without a zone, the time is UTC.
     public static func parse(_ text: String) -> Date? {

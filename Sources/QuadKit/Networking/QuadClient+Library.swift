@@ -55,9 +55,40 @@ extension QuadClient {
         try await bookWrite(.post, "/api/books", body: try JSONEncoder().encode(draft), operationID: "createBook")
     }
 
-    /// `PUT /api/books/{id}` with only the fields in `draft`.
-    public func updateBook(id: Int, _ draft: BookDraft) async throws -> BookRecord {
-        try await bookWrite(.put, "/api/books/\(id)", body: try JSONEncoder().encode(draft), operationID: "updateBook")
+    /// `PUT /api/books/{id}` with only the fields in `draft`. `ifMatch` is the book's ETag as last seen (its
+    /// record's `etag`): when someone else changed the book since, nothing changes and this throws a 412
+    /// problem that says so (`KitError.isChangedBySomeoneElse`). Without it the edit is unconditional.
+    public func updateBook(id: Int, _ draft: BookDraft, ifMatch: String? = nil) async throws -> BookRecord {
+        do {
+            return try await bookWrite(
+                .put, "/api/books/\(id)", body: try JSONEncoder().encode(draft), operationID: "updateBook",
+                ifMatch: ifMatch)
+        } catch let error as KitError where error.isChangedBySomeoneElse {
+            // A retry after a lost answer meets its own first attempt: when the book already says what was
+            // asked, nothing of anyone's is lost, so that is the answer.
+            if let current = try? await book(id: id), Self.holds(draft, current) {
+                var answer = current
+                answer.loans = nil
+                return answer
+            }
+            throw KitError.problem(
+                status: 412, type: "stale-book",
+                detail: "book \(id) was changed by someone else since you loaded it; nothing was saved. "
+                    + "Load it again and redo your change.")
+        }
+    }
+
+    /// Whether `book` already has every field of `draft` (compared as the server tidies them).
+    static func holds(_ draft: BookDraft, _ book: BookRecord) -> Bool {
+        func fields(_ draft: BookDraft) -> BookValidation.Fields? {
+            try? BookValidation.book(
+                title: draft.title ?? book.title, author: draft.author ?? book.author,
+                publisher: draft.publisher ?? book.publisher,
+                categories: BookValidation.categories(draft.categories ?? book.categories),
+                isbn: draft.isbn ?? book.isbn)
+        }
+        guard let wanted = fields(draft) else { return false }
+        return wanted == fields(BookDraft())
     }
 
     /// `POST /api/books/{id}/checkout` for the signed-in person; `idempotencyKey` names the intent, so a
@@ -83,18 +114,22 @@ extension QuadClient {
     }
 
     private func bookWrite(
-        _ method: HTTPRequest.Method, _ path: String, body: Data, operationID: String, idempotencyKey: String? = nil
+        _ method: HTTPRequest.Method, _ path: String, body: Data, operationID: String, idempotencyKey: String? = nil,
+        ifMatch: String? = nil
     ) async throws -> BookRecord {
-        let data = try await raw(method, path, body: body, operationID: operationID, idempotencyKey: idempotencyKey)
+        let data = try await raw(
+            method, path, body: body, operationID: operationID, idempotencyKey: idempotencyKey, ifMatch: ifMatch)
         return try Self.decode(BookRecord.self, data, what: "the book")
     }
 
     /// A JSON request; the body of a 2xx answer, else the server's problem as a `KitError`.
     func raw(
-        _ method: HTTPRequest.Method, _ path: String, body: Data, operationID: String, idempotencyKey: String? = nil
+        _ method: HTTPRequest.Method, _ path: String, body: Data, operationID: String, idempotencyKey: String? = nil,
+        ifMatch: String? = nil
     ) async throws -> Data {
         var fields: HTTPFields = [.accept: "application/json", .contentType: "application/json"]
         if let idempotencyKey { fields[.idempotencyKey] = idempotencyKey }
+        if let ifMatch { fields[.ifMatch] = ifMatch }
         let (response, answer) = try await send(
             HTTPRequest(method: method, scheme: nil, authority: nil, path: path, headerFields: fields),
             body: HTTPBody(body), operationID: operationID)
@@ -111,5 +146,14 @@ extension QuadClient {
         } catch {
             throw KitError.unexpected("The server's answer for \(what) could not be read: \(error)")
         }
+    }
+}
+
+extension KitError {
+    /// Whether the server refused a write because someone else changed the thing since it was loaded (412,
+    /// a stale `If-Match`): nothing was saved; load it again and redo the change.
+    public var isChangedBySomeoneElse: Bool {
+        if case .problem(status: 412, _, _) = self { return true }
+        return false
     }
 }

@@ -22,12 +22,15 @@ public final class LibraryStore {
     public private(set) var fieldErrors: [FieldError] = []
     /// Books with a checkout or return under way: repeat taps on them are ignored.
     public private(set) var busy: Set<Int> = []
+    /// The book whose last edit was refused because someone else had changed it since it was loaded (412).
+    public private(set) var staleBook: Int?
 
     public let session: KitSession
     @ObservationIgnored private var refresher: Refresher?
     @ObservationIgnored private var listeners: [Task<Void, Never>] = []
     /// One Idempotency-Key per intent to check a book out, kept until the server gives a definite answer.
     @ObservationIgnored private var intents: [Int: String] = [:]
+    @ObservationIgnored private var lastFailure: KitError?
 
     static let booksKey = "books"
 
@@ -142,10 +145,23 @@ public final class LibraryStore {
         await write("adding a book") { try await self.session.client.addBook(draft) }
     }
 
-    /// Changes only the fields in `draft`; nil when refused.
+    /// Changes only the fields in `draft`; nil when refused. The book's ETag as last seen (from the list or the
+    /// last answer about it) goes as `If-Match`, so an edit never silently overwrites someone else's: when the
+    /// book changed meanwhile, nothing is saved, `staleBook` names it, `lastError` says it was changed by someone
+    /// else, and the shelf is refreshed to show their change (editing again then works from it).
     @discardableResult
     public func edit(_ id: Int, _ draft: BookDraft) async -> BookRecord? {
-        await write("editing a book") { try await self.session.client.updateBook(id: id, draft) }
+        staleBook = nil
+        let seen = book(id)?.etag
+        let edited = await write("editing a book") {
+            try await self.session.client.updateBook(id: id, draft, ifMatch: seen)
+        }
+        if edited == nil, let failure = lastFailure, failure.isChangedBySomeoneElse {
+            await refresh()
+            staleBook = id
+            lastError = failure.description
+        }
+        return edited
     }
 
     /// Checks the book out to the signed-in person. A repeat tap while it runs is ignored (nil); a retry
@@ -225,6 +241,7 @@ public final class LibraryStore {
 
     private func failed(_ error: any Error) -> KitError {
         let kit = KitError.from(error)
+        lastFailure = kit
         if kit.isOffline { isOffline = true }
         if case .invalid(_, let errors) = kit { fieldErrors = errors } else { fieldErrors = [] }
         lastError = kit.description

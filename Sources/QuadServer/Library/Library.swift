@@ -36,17 +36,30 @@ final class Library: Sendable {
         return book
     }
 
+    /// The time zone the web app shows dates in: the campus's, as set for the Timetable (`/admin/timetable`),
+    /// else the server's own. The API's dates stay UTC, as the original sent them.
+    func timeZone() async -> TimeZone {
+        let campus = try? await TimetableStore(database: platform.database).campus()
+        return campus?.timeZone ?? .current
+    }
+
     // MARK: Wire
 
-    /// The book's record; with its loans for the answer about one book.
+    /// The book's record, with its ETag; with its loans for the answer about one book.
+    static func record(_ book: Book, loans: [Loan]? = nil, now: Date = Date()) -> BookRecord {
+        var record = BookRecord(book, now: now, loans: loans)
+        record.etag = etag(book)
+        return record
+    }
+
     static func encode(_ book: Book, loans: [Loan]? = nil, now: Date = Date()) -> Data {
-        (try? BookRecord.encoder.encode(BookRecord(book, now: now, loans: loans))) ?? Data()
+        (try? BookRecord.encoder.encode(record(book, loans: loans, now: now))) ?? Data()
     }
 
     /// The book's ETag: the hash of its stored record (without loans: a loan changes the record too). Hashed as of
     /// a fixed moment, so falling due (a status worked out from the clock) is not mistaken for someone's edit.
     static func etag(_ book: Book) -> String {
-        HTTPCache.etag(for: encode(book, now: .distantPast))
+        HTTPCache.etag(for: (try? BookRecord.encoder.encode(BookRecord(book, now: .distantPast))) ?? Data())
     }
 
     /// 412 unless `ifMatch` (an `If-Match` header) names the book's current ETag or is `*`.

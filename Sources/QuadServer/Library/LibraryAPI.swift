@@ -60,7 +60,7 @@ struct LibraryAPI {
         let now = Date()
         let books = Book.listed(
             try await library.store.all(), query: query.get("q"), status: status, sort: sort, now: now)
-        let data = (try? BookRecord.encoder.encode(books.map { BookRecord($0, now: now) })) ?? Data("[]".utf8)
+        let data = (try? BookRecord.encoder.encode(books.map { Library.record($0, now: now) })) ?? Data("[]".utf8)
         return Self.json(data, status: .ok)
     }
 

@@ -59,6 +59,7 @@ struct LibraryRoutes {
         let person = RequestInfo.current.person
         let (sort, remember) = try await sortOrder(request, person: person)
         let now = Date()
+        let zone = await library.timeZone()
         let all = try await library.store.all()
         let search = query.get("q")?.trimmingCharacters(in: .whitespaces) ?? ""
         let books = Book.listed(all, query: search, sort: sort, now: now)
@@ -78,7 +79,7 @@ struct LibraryRoutes {
         var response = try web.page(request, template: "library", status: status, title: title) { t in
             var values: [String: Any] = [
                 "books": books.map { book -> [String: Any] in
-                    var item = Self.badge(book, now: now, t: t)
+                    var item = Self.badge(book, now: now, zone: zone, t: t)
                     item["id"] = book.id
                     item["title"] = book.title
                     item["author"] = book.author
@@ -107,7 +108,7 @@ struct LibraryRoutes {
                 "stringsJSON": Self.scriptStrings(t),
             ]
             if let shown, editor == nil {
-                values["detail"] = Self.detail(shown, loans: loans, person: person, now: now, t: t)
+                values["detail"] = Self.detail(shown, loans: loans, person: person, now: now, zone: zone, t: t)
             }
             if let editor { values["editor"] = Self.editor(editor, t: t) }
             if let notice = notice ?? Self.notice(query: query, title: shown?.title ?? "", t: t) {
@@ -150,18 +151,12 @@ struct LibraryRoutes {
         return items.isEmpty ? "" : "?" + items.joined(separator: "&")
     }
 
-    /// "3 May" / "3 mai", with the year when it is not this year's.
-    static func day(_ date: Date, _ language: Language, now: Date = Date()) -> String {
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: language.rawValue)
-        formatter.timeZone = TimeZone(identifier: "UTC")
-        let calendar = Calendar(identifier: .gregorian)
-        let sameYear = calendar.component(.year, from: date) == calendar.component(.year, from: now)
-        formatter.dateFormat = sameYear ? "d MMMM" : "d MMMM yyyy"
-        return formatter.string(from: date)
+    /// "3 May" / "3 mai", in the campus's time zone, with the year when it is not this year's.
+    static func day(_ date: Date, _ language: Language, zone: TimeZone, now: Date = Date()) -> String {
+        LibraryDate.day(date, language: language, zone: zone, now: now)
     }
 
-    static func badge(_ book: Book, now: Date, t: Localizer) -> [String: Any] {
+    static func badge(_ book: Book, now: Date, zone: TimeZone, t: Localizer) -> [String: Any] {
         let status = book.status(at: now)
         let text: String =
             switch status {
@@ -172,14 +167,16 @@ struct LibraryRoutes {
                     "library.status.withSince",
                     [
                         "name": book.loan?.person ?? "",
-                        "date": book.loan.map { day($0.checkedOutAt, t.language, now: now) } ?? "",
+                        "date": book.loan.map { day($0.checkedOutAt, t.language, zone: zone, now: now) } ?? "",
                     ])
             }
         return ["status": status.rawValue, "statusText": text]
     }
 
-    static func detail(_ book: Book, loans: [Loan], person: Person?, now: Date, t: Localizer) -> [String: Any] {
-        var detail = badge(book, now: now, t: t)
+    static func detail(
+        _ book: Book, loans: [Loan], person: Person?, now: Date, zone: TimeZone, t: Localizer
+    ) -> [String: Any] {
+        var detail = badge(book, now: now, zone: zone, t: t)
         detail["id"] = book.id
         detail["title"] = book.title
         detail["author"] = book.author
@@ -190,20 +187,21 @@ struct LibraryRoutes {
         field("publisher", book.publisher)
         field("categories", book.categories.joined(separator: ", "))
         field("isbn", book.isbn)
-        field("added", day(book.addedAt, t.language, now: now))
+        field("added", day(book.addedAt, t.language, zone: zone, now: now))
         field("borrower", book.loan?.person)
-        field("due", book.loan.map { day($0.dueAt, t.language, now: now) })
-        field("lastCheckedOut", book.lastCheckedOut.map { day($0, t.language, now: now) })
+        field("due", book.loan.map { day($0.dueAt, t.language, zone: zone, now: now) })
+        field("lastCheckedOut", book.lastCheckedOut.map { day($0, t.language, zone: zone, now: now) })
         detail["fields"] = fields
         detail["loans"] = loans.map { loan -> String in
-            let from = day(loan.checkedOutAt, t.language, now: now)
+            let from = day(loan.checkedOutAt, t.language, zone: zone, now: now)
             if let returned = loan.returnedAt {
                 return t(
                     "library.loanReturned",
-                    ["name": loan.person, "from": from, "to": day(returned, t.language, now: now)])
+                    ["name": loan.person, "from": from, "to": day(returned, t.language, zone: zone, now: now)])
             }
             return t(
-                "library.loanOpen", ["name": loan.person, "from": from, "due": day(loan.dueAt, t.language, now: now)])
+                "library.loanOpen",
+                ["name": loan.person, "from": from, "due": day(loan.dueAt, t.language, zone: zone, now: now)])
         }
         detail["hasLoans"] = !loans.isEmpty
         detail["canCheckOut"] = person != nil && book.loan == nil
@@ -261,7 +259,7 @@ struct LibraryRoutes {
     /// The strings `library.js` needs, in the page's language.
     static func scriptStrings(_ t: Localizer) -> String {
         var strings: [String: String] = [:]
-        for key in ["library.copied", "library.discard", "library.live"] { strings[key] = t(key) }
+        for key in ["library.copied", "library.copyPrompt", "library.discard", "library.live"] { strings[key] = t(key) }
         let data = (try? JSONSerialization.data(withJSONObject: strings, options: [.sortedKeys])) ?? Data("{}".utf8)
         return String(decoding: data, as: UTF8.self).replacingOccurrences(of: "</", with: "<\\/")
     }

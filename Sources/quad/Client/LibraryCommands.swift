@@ -42,6 +42,20 @@ extension ClientContext {
         if case .invalid = kit { return .failed("cannot \(doing): \(kit.description)") }
         return writeError(kit, doing: doing)
     }
+
+    static let etagsKey = "book-etags"
+
+    /// Each book's ETag as this command line last saw it (`list`, `show` and every write answer), by id.
+    func seenETags() -> [Int: String] {
+        offline.load([Int: String].self, for: Self.etagsKey)?.value ?? [:]
+    }
+
+    /// Keeps the ETags of the books just seen, so a later `edit` sends them as `If-Match`.
+    func remember(_ books: [BookRecord]) {
+        var etags = seenETags()
+        for book in books { etags[book.id] = book.etag }
+        try? offline.save(etags, for: Self.etagsKey, at: Date())
+    }
 }
 
 struct LibraryList: AsyncParsableCommand {
@@ -66,6 +80,7 @@ struct LibraryList: AsyncParsableCommand {
             do {
                 books = try await context.client.books().value
                 try? context.offline.save(books, for: "books", at: Date())
+                context.remember(books)
             } catch {
                 let kit = KitError.from(error)
                 guard kit.isOffline else { throw kit }
@@ -108,6 +123,7 @@ struct LibraryShow: AsyncParsableCommand {
         try await runClient {
             let context = try ClientContext(options)
             let book = try await context.client.book(id: id)
+            context.remember([book])
             if context.json { try context.printJSON(book) } else { context.print(TerminalText.bookDetail(book)) }
         }
     }
@@ -126,6 +142,7 @@ struct LibraryAdd: AsyncParsableCommand {
             do { book = try await context.client.addBook(fields.draft) } catch {
                 throw context.libraryError(error, doing: "add the book")
             }
+            context.remember([book])
             try context.show(book, "Added \"\(book.title)\" as book \(book.id).")
         }
     }
@@ -133,11 +150,17 @@ struct LibraryAdd: AsyncParsableCommand {
 
 struct LibraryEdit: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "edit", abstract: "Change a book's fields (only those given).")
+        commandName: "edit",
+        abstract: "Change a book's fields (only those given).",
+        discussion: """
+            The book must be as you last saw it (with `list`, `show` or a change made here): when someone else \
+            changed it since, nothing is saved and the command says so; `show` it, then edit again.
+            """)
 
     @OptionGroup var options: ClientOptions
     @Argument(help: "The book's id.") var id: Int
     @OptionGroup var fields: BookFields
+    @Flag(help: "Save even if someone else changed the book since you last saw it.") var force = false
 
     func validate() throws {
         if fields.draft.isEmpty { throw ValidationError("name at least one field to change (--title, --author…)") }
@@ -147,9 +170,19 @@ struct LibraryEdit: AsyncParsableCommand {
         try await runClient {
             let context = try ClientContext(options)
             let book: BookRecord
-            do { book = try await context.client.updateBook(id: id, fields.draft) } catch {
+            do {
+                // The ETag last seen here; a book never seen is read first, so the edit applies to what it is now.
+                var seen = force ? nil : context.seenETags()[id]
+                if !force, seen == nil { seen = try await context.client.book(id: id).etag }
+                book = try await context.client.updateBook(id: id, fields.draft, ifMatch: seen)
+            } catch let error as KitError where error.isChangedBySomeoneElse {
+                throw CLIError.failed(
+                    "cannot edit book \(id): someone else changed it since you last loaded it, so nothing was saved; "
+                        + "run `quad library show \(id)` to see it, then edit again (or add --force)")
+            } catch {
                 throw context.libraryError(error, doing: "edit book \(id)")
             }
+            context.remember([book])
             try context.show(book, "Saved \"\(book.title)\" (book \(book.id)).")
         }
     }
@@ -171,6 +204,7 @@ struct LibraryCheckout: AsyncParsableCommand {
             do { book = try await context.client.checkOutBook(id: id, idempotencyKey: UUID().uuidString) } catch {
                 throw context.libraryError(error, doing: "check out book \(id)")
             }
+            context.remember([book])
             let due = book.dueAt.map { "; due back " + String($0.prefix(10)) } ?? ""
             try context.show(book, "Checked out \"\(book.title)\"\(due).")
         }
@@ -190,6 +224,7 @@ struct LibraryReturn: AsyncParsableCommand {
             do { book = try await context.client.returnBook(id: id) } catch {
                 throw context.libraryError(error, doing: "return book \(id)")
             }
+            context.remember([book])
             try context.show(book, "Returned \"\(book.title)\".")
         }
     }

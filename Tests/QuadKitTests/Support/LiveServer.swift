@@ -149,6 +149,7 @@ final class Recorder: ClientMiddleware, @unchecked Sendable {
         var path: String
         var idempotencyKey: String?
         var ifNoneMatch: String?
+        var ifMatch: String?
         var status: Int?
     }
 
@@ -163,7 +164,7 @@ final class Recorder: ClientMiddleware, @unchecked Sendable {
         var exchange = Exchange(
             operationID: operationID, method: request.method, path: request.path ?? "",
             idempotencyKey: request.headerFields[HTTPField.Name("Idempotency-Key")!],
-            ifNoneMatch: request.headerFields[.ifNoneMatch])
+            ifNoneMatch: request.headerFields[.ifNoneMatch], ifMatch: request.headerFields[.ifMatch])
         do {
             let (response, body) = try await next(request, body, baseURL)
             exchange.status = response.status.code

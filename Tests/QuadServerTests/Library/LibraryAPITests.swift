@@ -222,8 +222,14 @@ import Testing
     func aStaleIfMatchIsRefusedSoNoEditIsLost(engine: Database.Engine) async throws {
         try await TestApp.run(engine) { _, client in
             let id = try await Self.add(client, "Shared")
-            let first = try await Self.send(client, .get, "/api/books/\(id)")
+            let first = try await Self.send(client, .get, "/api/books/\(id)/")
+            #expect(first.status == .ok)
             let etag = try #require(first.headers[.eTag])
+            // Every record says its ETag, lists included, so a client editing from the list can send it.
+            #expect(first.json["etag"] as? String == etag)
+            let listed = try await Self.send(client, .get, "/api/books")
+            let records = try JSONSerialization.jsonObject(with: Data(buffer: listed.body)) as? [[String: Any]]
+            #expect(records?.first { $0["id"] as? Int == id }?["etag"] as? String == etag)
             var mine = Self.json
             mine[.ifMatch] = etag
             let edit = try await Self.send(client, .put, "/api/books/\(id)", #"{"title": "Edited"}"#, headers: mine)

@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import HummingbirdTesting
+import QuadCore
 import Testing
 
 @testable import QuadServer
@@ -84,6 +85,104 @@ import Testing
             let deleted = try await Self.post(client, "/library/delete", form, headers: headers)
             #expect(deleted.headers[.location] == "/library?done=deleted&count=3")
             #expect(try await store.all().count == books.count - 3)
+        }
+    }
+
+    @Test func datesAreShownInTheCampusTimeZoneAndTheLanguageOfThePage() async throws {
+        try await TestApp.run { app, client in
+            // The campus (set for the Timetable) is in Melbourne; a checkout late in the UTC evening is the next
+            // day there, and the page must say so, while the API keeps the original's UTC text.
+            let melbourne = try #require(TimeZone(identifier: "Australia/Melbourne"))
+            try await TimetableStore(database: app.platform.database).setCampus(
+                CampusSettings(
+                    name: "Clayton", timeZone: melbourne, semesterStart: LocalDate(year: 2026, month: 3, day: 2),
+                    teachingWeeks: 12, breaks: []))
+            let library = Library(platform: app.platform)
+            var input = BookInput()
+            input.title = .value("Dune")
+            input.author = .value("Frank Herbert")
+            let book = try await library.create(input)
+            var utc = Calendar(identifier: .gregorian)
+            utc.timeZone = .gmt
+            let yesterday = try #require(utc.date(byAdding: .day, value: -1, to: Date()))
+            let lateEvening = try #require(utc.date(bySettingHour: 23, minute: 30, second: 0, of: yesterday))
+            let ada = Person(username: "ada", displayName: "Ada", role: .member)
+            _ = try await library.checkOut(book.id, by: ada, name: nil, now: lateEvening)
+            var campus = Calendar(identifier: .gregorian)
+            campus.timeZone = melbourne
+            let day = campus.component(.day, from: lateEvening)
+            #expect(day != utc.component(.day, from: lateEvening))
+            let months = (en: DateFormatter(), fr: DateFormatter())
+            months.fr.locale = Locale(identifier: "fr")
+            months.en.locale = Locale(identifier: "en")
+            let month = campus.component(.month, from: lateEvening) - 1
+
+            let english = try await client.execute(
+                uri: "/library/books/\(book.id)", method: .get, headers: [.acceptLanguage: "en"]
+            ) { $0 }
+            #expect(english.text.contains("With Ada since \(day) \(months.en.monthSymbols[month])<"))
+            let french = try await client.execute(
+                uri: "/library/books/\(book.id)", method: .get, headers: [.acceptLanguage: "fr"]
+            ) { $0 }
+            let frenchDay = day == 1 ? "1er" : String(day)
+            #expect(french.text.contains("Chez Ada depuis le \(frenchDay) \(months.fr.monthSymbols[month])<"))
+
+            let api = try await client.execute(uri: "/api/books/\(book.id)", method: .get) { $0 }
+            #expect(api.json["lastCheckedOut"] as? String == LibraryDate.format(lateEvening))
+            #expect((api.json["lastCheckedOut"] as? String)?.hasSuffix(" 23:30:00") == true)
+        }
+    }
+
+    @Test func anEditorWhoseBookChangedMeanwhileIsToldAndNothingIsOverwritten() async throws {
+        try await TestApp.run { app, client in
+            let headers = try await Self.browser(app, "ada", language: "en")
+            let library = Library(platform: app.platform)
+            var input = BookInput()
+            input.title = .value("Emma")
+            input.author = .value("Jane Austen")
+            let book = try await library.create(input)
+            let editor = try await client.execute(
+                uri: "/library/books/\(book.id)/edit", method: .get, headers: headers
+            ) { $0 }
+            #expect(editor.text.contains(#"name="etag""#))
+            let seen = Library.etag(book).addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""
+
+            // Grace saves first; Ada's form still carries the ETag of what she opened.
+            var other = BookInput()
+            other.publisher = .value("John Murray")
+            _ = try await library.update(book.id, other, ifMatch: nil)
+            let stale = try await Self.post(
+                client, "/library/books/\(book.id)",
+                "csrf=\(Self.csrf)&etag=\(seen)&title=Emma+annotated&author=Jane+Austen&publisher=&categories=&isbn=",
+                headers: headers)
+            #expect(stale.status == .preconditionFailed)
+            #expect(stale.text.contains("Someone changed this book meanwhile."))
+            // The editor shows the book as it is now.
+            #expect(stale.text.contains(#"value="John Murray""#))
+            let now = try await library.find(book.id)
+            #expect(now.title == "Emma" && now.publisher == "John Murray")
+        }
+    }
+
+    @Test func theListSearchesTitlesAuthorsAndCategories() async throws {
+        try await TestApp.run(configure: { $0.loadDemoData = true }) { _, client in
+            func titles(_ query: String) async throws -> [String] {
+                let page = try await client.execute(
+                    uri: "/library?q=\(query)", method: .get, headers: [.acceptLanguage: "en"]
+                ) { $0 }
+                #expect(page.status == .ok)
+                return page.text.components(separatedBy: #"<span class="book-title">"#).dropFirst().map {
+                    String($0.prefix { $0 != "<" })
+                }
+            }
+            #expect(Set(try await titles("lean%20startup")) == ["Running Lean", "The Lean Startup"])
+            #expect(try await titles("saint-exupery") == ["Le Petit Prince"])
+            #expect(try await titles("zzzz").isEmpty)
+            let none = try await client.execute(uri: "/library?q=zzzz", method: .get, headers: [.acceptLanguage: "fr"])
+            {
+                $0
+            }
+            #expect(none.text.contains(#"id="library-no-match""#))
         }
     }
 

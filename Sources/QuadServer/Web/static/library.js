@@ -21,9 +21,33 @@
   });
 
   // --- Share: the system sheet where there is one, else copy the link ------------------------------
+  // Copying works without the Clipboard API too (plain http on a campus network); when nothing can copy,
+  // the link is offered in a prompt, selected, to copy by hand.
+  async function copy(text, button) {
+    if (navigator.clipboard && navigator.clipboard.writeText) {
+      try {
+        await navigator.clipboard.writeText(text);
+        return true;
+      } catch (_) {}
+    }
+    const field = document.createElement("textarea");
+    field.value = text;
+    field.setAttribute("readonly", "");
+    field.className = "visually-hidden";
+    document.body.appendChild(field);
+    field.select();
+    let copied = false;
+    try {
+      copied = document.execCommand("copy");
+    } catch (_) {}
+    field.remove();
+    button.focus();
+    return copied;
+  }
+
   function wireShare() {
     const button = document.getElementById("book-share");
-    if (!button || (!navigator.share && !navigator.clipboard)) return;
+    if (!button) return;
     button.hidden = false;
     button.addEventListener("click", async () => {
       const url = location.origin + location.pathname;
@@ -34,11 +58,12 @@
         } catch (_) {}
         return;
       }
-      try {
-        await navigator.clipboard.writeText(url);
+      if (await copy(url, button)) {
         announce(t("library.copied"));
         button.setAttribute("aria-describedby", "library-live");
-      } catch (_) {}
+      } else {
+        window.prompt(t("library.copyPrompt"), url);
+      }
     });
   }
   wireShare();
