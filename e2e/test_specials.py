@@ -47,6 +47,14 @@ def tile_boxes(driver):
           canvas: {left: rect.left, width: rect.width}, unit, viewport: document.documentElement.clientWidth,
           tiles: [...document.querySelectorAll('.special-cell')].map((cell) => {
             const box = cell.getBoundingClientRect();
+            const card = cell.querySelector('.special-tile').getBoundingClientRect();
+            // What shows of the image, prices and name and does not fit inside the card (cut off).
+            const outside = ['.special-image', '.special-prices', '.special-name']
+              .map((selector) => cell.querySelector(selector)).filter(shown)
+              .filter((el) => {
+                const r = el.getBoundingClientRect();
+                return r.top < card.top - 1 || r.bottom > card.bottom + 1 || r.left < card.left - 1 || r.right > card.right + 1;
+              }).map((el) => el.className);
             return {
               id: cell.dataset.id, w: Number(cell.dataset.width), h: Number(cell.dataset.height),
               left: box.left, top: box.top, width: box.width, height: box.height,
@@ -54,6 +62,7 @@ def tile_boxes(driver):
               price: shown(cell.querySelector('.special-price')),
               name: shown(cell.querySelector('.special-name')),
               label: cell.querySelector('a').getAttribute('aria-label'),
+              outside,
             };
           }),
         };
@@ -96,6 +105,8 @@ def test_narrow_tiles_follow_the_content_rules(specials_server, new_browser):
             assert not tile["image"] and tile["price"] and tile["name"], tile
         else:
             assert tile["image"] and tile["price"] and tile["name"], tile
+        # Nothing a tile shows is cut off by its card (a wide, short tile's name included).
+        assert tile["outside"] == [], tile
     first = tile_boxes(driver)["tiles"][0]
     assert first["label"] == "Noodle Dish with Roasted Black Bean Sauce, was $2.00, now $1.00, save 50 %"
 
@@ -110,6 +121,7 @@ def test_a_wider_screen_caps_the_unit_and_centres_the_canvas(specials_server, ne
     assert abs(middle - measured["viewport"] / 2) <= 2
     # A 5-unit tile now has room for everything.
     assert measured["tiles"][11]["image"] and measured["tiles"][11]["price"]
+    assert [t for t in measured["tiles"] if t["outside"]] == []
 
 
 def test_a_special_added_through_the_api_appears_without_reload(specials_server, new_browser):
@@ -184,6 +196,8 @@ def test_the_manager_adds_moves_and_deletes(specials_server, new_browser, axe, t
     # The preview follows what is typed, at phone size (a unit is 390 / 16 px; the width is capped at 16).
     preview = driver.find_element(By.ID, "preview-cell")
     assert driver.find_element(By.ID, "preview-name").text == "Ripe Mangoes"
+    # No picture chosen yet: no empty image box in the preview.
+    assert not driver.find_element(By.ID, "preview-image").is_displayed()
     assert abs(preview.rect["width"] - 390) <= 1
     axe.assert_clean(driver, "manager form")
     form.find_element(By.CSS_SELECTOR, "button[type=submit]").click()
@@ -199,6 +213,10 @@ def test_the_manager_adds_moves_and_deletes(specials_server, new_browser, axe, t
     price = form.find_element(By.NAME, "price")
     price.clear()
     price.send_keys("1.50")
+    # The preview shows the prices as the tile will: the original struck through and the saving.
+    assert driver.find_element(By.ID, "preview-original").text == "$3.00"
+    assert driver.find_element(By.ID, "preview-price").text == "$1.50"
+    assert driver.find_element(By.ID, "preview-savings").text == "-50 %"
     # An image chosen in the form is uploaded at once and shown in the preview.
     first = json.loads(specials_server.request("/api/specials").text)["managerSpecials"][9]
     picture = tmp_path / "mango.png"

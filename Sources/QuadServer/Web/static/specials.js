@@ -117,6 +117,11 @@
       const reduced = price !== null && original !== null && original > price;
       byId("preview-original").textContent = reduced ? format(original) : "";
       byId("preview-original").hidden = !reduced;
+      // The saving as QuadCore's PriceComparison works it out: whole percent, rounded half up, none at 0 %.
+      const savings = byId("preview-savings");
+      const percent = reduced ? Math.floor(((original - price) * 200 + original) / (original * 2)) : 0;
+      savings.textContent = percent > 0 ? savings.dataset.format.replace("{percent}", String(percent)) : "";
+      savings.hidden = percent <= 0;
     }
     form.addEventListener("input", update);
     section.hidden = false;
