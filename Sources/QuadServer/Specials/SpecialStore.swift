@@ -41,7 +41,7 @@ final class SpecialStore: Sendable {
         self.database = database
     }
 
-    static let migrations = [migration, timeZoneMigration]
+    static let migrations = [migration, timeZoneMigration, boundariesMigration]
 
     static let migration = Migration(
         id: 200, name: "specials and their settings",
@@ -67,6 +67,27 @@ final class SpecialStore: Sendable {
     static let timeZoneMigration = Migration(
         id: 201, name: "the store's time zone for specials",
         statements: ["ALTER TABLE specials_settings ADD COLUMN time_zone TEXT NOT NULL DEFAULT 'UTC'"])
+
+    /// The validity boundaries already announced, so that with several instances only one publishes each.
+    static let boundariesMigration = Migration(
+        id: 202, name: "specials validity boundaries announced",
+        statements: ["CREATE TABLE specials_boundaries (at TEXT PRIMARY KEY, claimed_at TEXT NOT NULL)"])
+
+    /// True for the first caller (of every instance sharing the database) to claim `boundary`: only that one
+    /// announces it. Claims older than a day are forgotten.
+    func claimBoundary(_ boundary: Date, now: Date = Date()) async throws -> Bool {
+        try await database.transaction { sql in
+            let dayAgo = now.addingTimeInterval(-86_400).formatted(.iso8601)
+            try await sql.raw("DELETE FROM specials_boundaries WHERE claimed_at < \(bind: dayAgo)").run()
+            return try await sql.raw(
+                """
+                INSERT INTO specials_boundaries (at, claimed_at)
+                VALUES (\(bind: boundary.formatted(.iso8601)), \(bind: now.formatted(.iso8601)))
+                ON CONFLICT (at) DO NOTHING RETURNING at
+                """
+            ).first() != nil
+        }
+    }
 
     private static let columns =
         "id, display_name, width, height, original_cents, price_cents, promotion, valid_from, valid_until, image, position"

@@ -329,6 +329,37 @@ import Testing
         }
     }
 
+    @Test(arguments: TestDatabase.engines)
+    func withSeveralInstancesABoundaryIsAnnouncedOnce(engine: Database.Engine) async throws {
+        try await TestApp.run(engine) { app, client in
+            // Far enough ahead that a busy machine starts the schedules before it.
+            let start = Date(timeIntervalSince1970: (Date().timeIntervalSince1970 + 6).rounded(.down))
+            var json = Self.noodles
+            json["validUntil"] = start.formatted(.iso8601)
+            try await client.execute(uri: "/api/specials", method: .post, headers: Self.admin, body: Self.body(json)) {
+                #expect($0.status == .created)
+            }
+            // Three instances' schedules on one database and one event hub.
+            let instances = (0..<3).map { _ in SpecialsSchedule(specials: QuadServer.Specials(platform: app.platform)) }
+            let subscription = app.platform.events.subscribe(after: nil, types: ["special"])
+            defer { subscription.cancel() }
+            let counting = Task {
+                var seen: [String] = []
+                for await event in subscription.events { seen.append(event.data) }
+                return seen
+            }
+            try await ServiceRunner(app.platform.events, instances[0], instances[1], instances[2]).run {
+                // The boundary, and time for any duplicate to arrive.
+                try await Task.sleep(for: .seconds(start.timeIntervalSinceNow + 3))
+            }
+            subscription.cancel()
+            let events = await counting.value
+            #expect(events.count == 1)
+            #expect(events.first?.contains("schedule") == true)
+            #expect(try await Self.list(client).managerSpecials.isEmpty)
+        }
+    }
+
     @Test func aSpecialNotYetValidIsTheManagersUntilItStarts() async throws {
         try await TestApp.run { _, client in
             var json = Self.noodles
