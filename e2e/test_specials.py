@@ -268,3 +268,53 @@ def test_offline_keeps_the_mosaic_and_an_error_offers_retry(specials_server, new
     wait_for(driver, lambda d: d.find_element("id", "specials-error").is_displayed(), message="error state")
     assert driver.find_element("id", "specials-retry").is_displayed()
     assert len(by_css(driver, ".special-cell")) == 21
+
+
+# Makes the page poll: no EventSource, as behind a proxy that drops streams; and records the polling
+# timer's delays, running each 50 times sooner so the test does not wait five minutes.
+POLLING_ONLY = """
+delete window.EventSource;
+window.__polls = [];
+const realSetTimeout = window.setTimeout.bind(window);
+window.setTimeout = (callback, ms, ...rest) => {
+  if (ms >= 60000) { window.__polls.push(ms); ms = ms / 50; }
+  return realSetTimeout(callback, ms, ...rest);
+};
+window.__setHidden = (hidden) => {
+  Object.defineProperty(document, "hidden", {configurable: true, get: () => hidden});
+  document.dispatchEvent(new Event("visibilitychange"));
+};
+"""
+
+
+def test_without_events_the_page_polls_every_five_minutes_and_not_while_hidden(specials_server, new_browser):
+    import time
+
+    driver = new_browser(width=PHONE)
+    driver.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": POLLING_ONLY})
+    driver.get(specials_server.url + "/specials")
+    wait_for(driver, lambda d: d.execute_script("return document.getElementById('specials').dataset.live") == "poll")
+
+    def add(name):
+        body = {"display_name": name, "width": 8, "height": 4, "original_price": "4.00", "price": "3.00"}
+        response = specials_server.request(
+            "/api/specials", method="POST", admin=True, headers={"Content-Type": "application/json"},
+            data=json.dumps(body).encode(),
+        )
+        assert response.status == 201
+
+    add("Fresh Figs")
+    wait_for(driver, lambda d: len(by_css(d, ".special-cell")) == 22, timeout=15, message="picked up by a poll")
+    polls = driver.execute_script("return window.__polls")
+    # Every five minutes, jittered (±20 %) so that many open pages do not poll in step.
+    assert polls and all(240_000 <= ms <= 360_000 for ms in polls), polls
+    # Hidden: no poll is scheduled and nothing is fetched.
+    driver.execute_script("window.__setHidden(true)")
+    scheduled = len(driver.execute_script("return window.__polls"))
+    add("Green Grapes")
+    time.sleep(9)  # longer than a fast-forwarded poll
+    assert len(by_css(driver, ".special-cell")) == 22
+    assert len(driver.execute_script("return window.__polls")) == scheduled
+    # Back on the tab: refreshed at once, well before the next (fast-forwarded) poll would be due.
+    driver.execute_script("window.__setHidden(false)")
+    wait_for(driver, lambda d: len(by_css(d, ".special-cell")) == 23, timeout=3, message="refreshed on return")
