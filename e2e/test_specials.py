@@ -139,8 +139,17 @@ def test_a_special_added_through_the_api_appears_without_reload(specials_server,
     tile = tile_boxes(driver)["tiles"][-1]
     assert tile["label"] == "Fresh Figs, was $4.00, now $3.00, save 25 %"
     assert driver.execute_script("return window.__sameDocument") is True
-    # And a deletion takes it away again.
+    # An edit shows too: a promotion appears on the tile and is read with it.
     special_id = json.loads(response.text)["id"]
+    patch = specials_server.request(
+        f"/api/specials/{special_id}", method="PATCH", admin=True, headers={"Content-Type": "application/json"},
+        data=json.dumps({"promotion": "2 for $5"}).encode(),
+    )
+    assert patch.status == 200
+    wait_for(driver, lambda d: [e.text for e in by_css(d, ".special-promotion")] == ["2 for $5"], timeout=3,
+             message="the promotion on the tile")
+    assert tile_boxes(driver)["tiles"][-1]["label"] == "Fresh Figs, was $4.00, now $3.00, save 25 %, 2 for $5"
+    # And a deletion takes it away again.
     assert specials_server.request(f"/api/specials/{special_id}", method="DELETE", admin=True).status == 204
     wait_for(driver, lambda d: len(by_css(d, ".special-cell")) == 21, timeout=3, message="the tile removed")
 

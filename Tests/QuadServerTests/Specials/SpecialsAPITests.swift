@@ -393,6 +393,19 @@ import Testing
         }
     }
 
+    /// The page applies QuadCore's tile-content rule (`TileContent`) with CSS container queries: same thresholds.
+    @Test func thePageUsesTheSharedTileContentThresholds() async throws {
+        try await TestApp.run { _, client in
+            let page = try await client.execute(uri: "/specials", method: .get) { $0.text }
+            let href = try #require(
+                page.components(separatedBy: "<link rel=\"stylesheet\" href=\"").dropFirst()
+                    .map { String($0.prefix(while: { $0 != "\"" })) }.first { $0.contains("specials") })
+            let css = try await client.execute(uri: href, method: .get) { $0.text }
+            #expect(css.contains("@container special (max-width: \(Int(TileContent.textOnlyMaxWidth))px)"))
+            #expect(css.contains("@container special (max-width: \(Int(TileContent.imageOnlyMaxWidth))px)"))
+        }
+    }
+
     @Test func theManagersFormKeepsWhatWasTypedOnError() async throws {
         try await TestApp.run { app, client in
             let cookie =

@@ -111,6 +111,7 @@
       cell.style.setProperty("--w", String(clamp(field("width").value, canvas)));
       cell.style.setProperty("--h", String(clamp(field("height").value, 2 * canvas)));
       byId("preview-name").textContent = field("display_name").value;
+      byId("preview-promotion").textContent = field("promotion").value.trim();
       const price = cents(field("price").value);
       const original = cents(field("original_price").value);
       byId("preview-price").textContent = price === null ? field("price").value : format(price);
