@@ -327,3 +327,25 @@ def test_without_events_the_page_polls_every_five_minutes_and_not_while_hidden(s
     # Back on the tab: refreshed at once, well before the next (fast-forwarded) poll would be due.
     driver.execute_script("window.__setHidden(false)")
     wait_for(driver, lambda d: len(by_css(d, ".special-cell")) == 23, timeout=3, message="refreshed on return")
+
+
+def test_the_preview_writes_prices_like_the_tiles_in_french(specials_server, new_browser):
+    from selenium.webdriver.common.by import By
+
+    driver = new_browser(width=1280, lang="fr")
+    sign_in_as_manager(driver, specials_server)
+    driver.get(specials_server.url + "/admin/specials/new")
+    form = driver.find_element(By.ID, "special-form")
+    form.find_element(By.NAME, "display_name").send_keys("Clémentines")
+    form.find_element(By.NAME, "original_price").send_keys("1234.5")
+    form.find_element(By.NAME, "price").send_keys("617.25")
+    form.find_element(By.NAME, "promotion").send_keys("2 pour 1 000 $")
+
+    def text(element_id):
+        return driver.execute_script("return document.getElementById(arguments[0]).textContent", element_id)
+
+    # Exactly as the tiles write them (QuadCore's Currency.format), spaces included.
+    assert text("preview-original") == "1\u202f234,50\u00a0$"
+    assert text("preview-price") == "617,25\u00a0$"
+    assert text("preview-savings") == "-50 %"
+    assert text("preview-promotion") == "2 pour 1 000 $"

@@ -250,7 +250,8 @@ struct SpecialsRoutes {
                 "form": fields, "heading": t(titleKey),
                 "action": id.map { "/admin/specials/\($0)" } ?? "/admin/specials",
                 "canvasUnit": settings.canvasUnit, "maxHeight": settings.canvasUnit * 2,
-                "currency": settings.currency, "specialsScript": web.asset("specials"),
+                "currency": settings.currency, "currencySymbol": Currency(code: settings.currency).symbol,
+                "specialsScript": web.asset("specials"),
                 "zoneNote": t("specials.fields.zone", ["zone": settings.timeZone]),
             ]
             if !errors.isEmpty {

@@ -100,11 +100,15 @@
       const match = /^(\d{1,7})(?:\.(\d{1,2}))?$/.exec((text || "").trim());
       return match ? Number(match[1]) * 100 + Number((match[2] || "0").padEnd(2, "0")) : null;
     };
-    let format;
-    try {
-      const formatter = new Intl.NumberFormat(lang, { style: "currency", currency });
-      format = (value) => formatter.format(value / 100);
-    } catch { format = (value) => (value / 100).toFixed(2); }
+    // As QuadCore's Currency.format writes amounts on the tiles: "$1,234.50"; "1 234,50 $".
+    const symbol = form.dataset.currencySymbol || currency;
+    const format = (value) => {
+      const whole = String(Math.floor(value / 100));
+      const cents = String(value % 100).padStart(2, "0");
+      const grouped = (separator) => whole.replace(/\B(?=(\d{3})+$)/g, separator);
+      if (lang.startsWith("fr")) return `${grouped("\u202F")},${cents}\u00A0${symbol}`;
+      return (symbol.length === 1 ? symbol : symbol + "\u00A0") + `${grouped(",")}.${cents}`;
+    };
     const clamp = (value, max) => Math.min(max, Math.max(1, Number.parseInt(value, 10) || 1));
 
     function update() {
