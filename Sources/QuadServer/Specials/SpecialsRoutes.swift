@@ -193,7 +193,8 @@ struct SpecialsRoutes {
                     errors.map { ($0.field, $0.message) }, uniquingKeysWith: { first, _ in first })
                 values["settingsErrorSummary"] = t("form.invalid")
             } else if let done {
-                values["notice"] = t("specials.manager.\(done)")
+                // Said where the manager is: the settings' notice next to their form, at the end of the page.
+                values[done == "settings" ? "settingsNotice" : "notice"] = t("specials.manager.\(done)")
             }
             return values
         }
