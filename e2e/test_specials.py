@@ -349,3 +349,41 @@ def test_the_preview_writes_prices_like_the_tiles_in_french(specials_server, new
     assert text("preview-price") == "617,25\u00a0$"
     assert text("preview-savings") == "-50 %"
     assert text("preview-promotion") == "2 pour 1 000 $"
+
+
+def test_the_managers_settings_change_open_pages(specials_server, new_browser, axe):
+    from selenium.webdriver.common.by import By
+
+    shopper = new_browser(width=PHONE)
+    shopper.get(specials_server.url + "/specials")
+    wait_for(shopper, lambda d: d.execute_script("return document.getElementById('specials').dataset.live") == "stream")
+    manager = new_browser(width=1280)
+    sign_in_as_manager(manager, specials_server)
+
+    def submit(canvas, currency, zone):
+        form = manager.find_element(By.CSS_SELECTOR, "form[action='/admin/specials/settings']")
+        for name, value in (("canvasUnit", canvas), ("currency", currency), ("timeZone", zone)):
+            field = form.find_element(By.NAME, name)
+            field.clear()
+            field.send_keys(value)
+        form.find_element(By.CSS_SELECTOR, "button[type=submit]").click()
+
+    # Refused: each field says why, what was typed stays, and the page stays accessible.
+    submit("16", "E1", "Europe/Paris")
+    wait_for(manager, lambda d: by_css(d, "#s-currency-error"))
+    assert "currency E1 is not a three-letter code" in manager.find_element(By.ID, "s-currency-error").text
+    assert manager.find_element(By.ID, "s-currency").get_attribute("value") == "E1"
+    assert manager.find_element(By.ID, "s-currency").get_attribute("aria-invalid") == "true"
+    axe.assert_clean(manager, "settings refused")
+    # A canvas narrower than the widest special (16 units) is refused too.
+    submit("12", "EUR", "Europe/Paris")
+    wait_for(manager, lambda d: by_css(d, "#s-canvas-error"))
+    assert "canvasUnit 12 is too small for the specials" in manager.find_element(By.ID, "s-canvas-error").text
+    assert manager.find_element(By.ID, "s-canvas").get_attribute("value") == "12"
+    assert not by_css(manager, "#s-currency-error")
+    # Saved: the shopper's open page follows at once, in euros.
+    submit("16", "EUR", "Europe/Paris")
+    wait_for(manager, lambda d: by_css(d, "#specials-settings-notice"))
+    wait_for(shopper, lambda d: "€" in by_css(d, ".special-price")[0].text, timeout=3, message="prices in euros")
+    assert tile_boxes(shopper)["tiles"][0]["label"] == (
+        "Noodle Dish with Roasted Black Bean Sauce, was €2.00, now €1.00, save 50 %")
