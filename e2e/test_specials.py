@@ -129,6 +129,10 @@ def test_a_special_added_through_the_api_appears_without_reload(specials_server,
     driver.get(specials_server.url + "/specials")
     wait_for(driver, lambda d: d.execute_script("return document.getElementById('specials').dataset.live") == "stream")
     driver.execute_script("window.__sameDocument = true")
+    # A keyboard user on the second tile stays there while the mosaic changes.
+    second = by_css(driver, ".special-cell")[1]
+    second_id = second.get_attribute("data-id")
+    driver.execute_script("arguments[0].focus()", second.find_element("css selector", "a"))
     body = {"display_name": "Fresh Figs", "width": 8, "height": 4, "original_price": "4.00", "price": "3.00"}
     response = specials_server.request(
         "/api/specials", method="POST", admin=True, headers={"Content-Type": "application/json"},
@@ -139,6 +143,8 @@ def test_a_special_added_through_the_api_appears_without_reload(specials_server,
     tile = tile_boxes(driver)["tiles"][-1]
     assert tile["label"] == "Fresh Figs, was $4.00, now $3.00, save 25 %"
     assert driver.execute_script("return window.__sameDocument") is True
+    focused = "const c = document.activeElement.closest('.special-cell'); return c && c.dataset.id"
+    assert driver.execute_script(focused) == second_id
     # An edit shows too: a promotion appears on the tile and is read with it.
     special_id = json.loads(response.text)["id"]
     patch = specials_server.request(

@@ -38,7 +38,11 @@
         if (!response.ok) throw new Error(String(response.status));
         const html = await response.text();
         if (html.trim() !== mosaic.innerHTML.trim()) {
+          // A keyboard or screen-reader user keeps their place: the tile they were on keeps the focus.
+          const focused = document.activeElement && document.activeElement.closest(".special-cell");
           mosaic.innerHTML = html;
+          const again = focused && mosaic.querySelector(`.special-cell[data-id="${CSS.escape(focused.dataset.id)}"] a`);
+          if (again) again.focus();
           if (announcer) announcer.textContent = announcer.dataset.updated || "";
           root.dataset.version = String(Number(root.dataset.version || "0") + 1);
         }
