@@ -459,6 +459,9 @@ import Testing
                 #expect(response.text.contains("id=\"s-currency\" name=\"currency\" value=\"E\""))
                 #expect(response.text.contains("value=\"Europe/Pariss\""))
                 #expect(response.text.contains("aria-describedby=\"s-zone-error\""))
+                // The page opens at its top: the alert there leads to the settings below the list.
+                #expect(response.text.contains("id=\"specials-settings-invalid\">"))
+                #expect(response.text.contains("<a href=\"#specials-settings\">Store settings</a></p>"))
             }
             // A canvas narrower than the widest special (16 units) is refused; nothing changes.
             let narrow = [("canvasUnit", "8"), ("currency", "EUR"), ("timeZone", "Europe/Paris")]
