@@ -41,8 +41,8 @@
           // A keyboard or screen-reader user keeps their place: the tile they were on keeps the focus.
           const focused = document.activeElement && document.activeElement.closest(".special-cell");
           mosaic.innerHTML = html;
-          const again = focused && mosaic.querySelector(`.special-cell[data-id="${CSS.escape(focused.dataset.id)}"] a`);
-          if (again) again.focus();
+          const refocus = focused && mosaic.querySelector(`.special-cell[data-id="${CSS.escape(focused.dataset.id)}"] a`);
+          if (refocus) refocus.focus();
           if (announcer) announcer.textContent = announcer.dataset.updated || "";
           root.dataset.version = String(Number(root.dataset.version || "0") + 1);
         }
