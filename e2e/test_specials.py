@@ -47,6 +47,14 @@ def tile_boxes(driver):
           canvas: {left: rect.left, width: rect.width}, unit, viewport: document.documentElement.clientWidth,
           tiles: [...document.querySelectorAll('.special-cell')].map((cell) => {
             const box = cell.getBoundingClientRect();
+            const card = cell.querySelector('.special-tile').getBoundingClientRect();
+            // What shows of the image, prices and name and does not fit inside the card (cut off).
+            const outside = ['.special-image', '.special-prices', '.special-name']
+              .map((selector) => cell.querySelector(selector)).filter(shown)
+              .filter((el) => {
+                const r = el.getBoundingClientRect();
+                return r.top < card.top - 1 || r.bottom > card.bottom + 1 || r.left < card.left - 1 || r.right > card.right + 1;
+              }).map((el) => el.className);
             return {
               id: cell.dataset.id, w: Number(cell.dataset.width), h: Number(cell.dataset.height),
               left: box.left, top: box.top, width: box.width, height: box.height,
@@ -54,6 +62,7 @@ def tile_boxes(driver):
               price: shown(cell.querySelector('.special-price')),
               name: shown(cell.querySelector('.special-name')),
               label: cell.querySelector('a').getAttribute('aria-label'),
+              outside,
             };
           }),
         };
@@ -96,6 +105,8 @@ def test_narrow_tiles_follow_the_content_rules(specials_server, new_browser):
             assert not tile["image"] and tile["price"] and tile["name"], tile
         else:
             assert tile["image"] and tile["price"] and tile["name"], tile
+        # Nothing a tile shows is cut off by its card (a wide, short tile's name included).
+        assert tile["outside"] == [], tile
     first = tile_boxes(driver)["tiles"][0]
     assert first["label"] == "Noodle Dish with Roasted Black Bean Sauce, was $2.00, now $1.00, save 50 %"
 
@@ -110,6 +121,7 @@ def test_a_wider_screen_caps_the_unit_and_centres_the_canvas(specials_server, ne
     assert abs(middle - measured["viewport"] / 2) <= 2
     # A 5-unit tile now has room for everything.
     assert measured["tiles"][11]["image"] and measured["tiles"][11]["price"]
+    assert [t for t in measured["tiles"] if t["outside"]] == []
 
 
 def test_a_special_added_through_the_api_appears_without_reload(specials_server, new_browser):
@@ -117,6 +129,10 @@ def test_a_special_added_through_the_api_appears_without_reload(specials_server,
     driver.get(specials_server.url + "/specials")
     wait_for(driver, lambda d: d.execute_script("return document.getElementById('specials').dataset.live") == "stream")
     driver.execute_script("window.__sameDocument = true")
+    # A keyboard user on the second tile stays there while the mosaic changes.
+    second = by_css(driver, ".special-cell")[1]
+    second_id = second.get_attribute("data-id")
+    driver.execute_script("arguments[0].focus()", second.find_element("css selector", "a"))
     body = {"display_name": "Fresh Figs", "width": 8, "height": 4, "original_price": "4.00", "price": "3.00"}
     response = specials_server.request(
         "/api/specials", method="POST", admin=True, headers={"Content-Type": "application/json"},
@@ -127,8 +143,19 @@ def test_a_special_added_through_the_api_appears_without_reload(specials_server,
     tile = tile_boxes(driver)["tiles"][-1]
     assert tile["label"] == "Fresh Figs, was $4.00, now $3.00, save 25 %"
     assert driver.execute_script("return window.__sameDocument") is True
-    # And a deletion takes it away again.
+    focused = "const c = document.activeElement.closest('.special-cell'); return c && c.dataset.id"
+    assert driver.execute_script(focused) == second_id
+    # An edit shows too: a promotion appears on the tile and is read with it.
     special_id = json.loads(response.text)["id"]
+    patch = specials_server.request(
+        f"/api/specials/{special_id}", method="PATCH", admin=True, headers={"Content-Type": "application/json"},
+        data=json.dumps({"promotion": "2 for $5"}).encode(),
+    )
+    assert patch.status == 200
+    wait_for(driver, lambda d: [e.text for e in by_css(d, ".special-promotion")] == ["2 for $5"], timeout=3,
+             message="the promotion on the tile")
+    assert tile_boxes(driver)["tiles"][-1]["label"] == "Fresh Figs, was $4.00, now $3.00, save 25 %, 2 for $5"
+    # And a deletion takes it away again.
     assert specials_server.request(f"/api/specials/{special_id}", method="DELETE", admin=True).status == 204
     wait_for(driver, lambda d: len(by_css(d, ".special-cell")) == 21, timeout=3, message="the tile removed")
 
@@ -184,6 +211,8 @@ def test_the_manager_adds_moves_and_deletes(specials_server, new_browser, axe, t
     # The preview follows what is typed, at phone size (a unit is 390 / 16 px; the width is capped at 16).
     preview = driver.find_element(By.ID, "preview-cell")
     assert driver.find_element(By.ID, "preview-name").text == "Ripe Mangoes"
+    # No picture chosen yet: no empty image box in the preview.
+    assert not driver.find_element(By.ID, "preview-image").is_displayed()
     assert abs(preview.rect["width"] - 390) <= 1
     axe.assert_clean(driver, "manager form")
     form.find_element(By.CSS_SELECTOR, "button[type=submit]").click()
@@ -199,6 +228,10 @@ def test_the_manager_adds_moves_and_deletes(specials_server, new_browser, axe, t
     price = form.find_element(By.NAME, "price")
     price.clear()
     price.send_keys("1.50")
+    # The preview shows the prices as the tile will: the original struck through and the saving.
+    assert driver.find_element(By.ID, "preview-original").text == "$3.00"
+    assert driver.find_element(By.ID, "preview-price").text == "$1.50"
+    assert driver.find_element(By.ID, "preview-savings").text == "-50 %"
     # An image chosen in the form is uploaded at once and shown in the preview.
     first = json.loads(specials_server.request("/api/specials").text)["managerSpecials"][9]
     picture = tmp_path / "mango.png"
@@ -250,3 +283,113 @@ def test_offline_keeps_the_mosaic_and_an_error_offers_retry(specials_server, new
     wait_for(driver, lambda d: d.find_element("id", "specials-error").is_displayed(), message="error state")
     assert driver.find_element("id", "specials-retry").is_displayed()
     assert len(by_css(driver, ".special-cell")) == 21
+
+
+# Makes the page poll: no EventSource, as behind a proxy that drops streams; and records the polling
+# timer's delays, running each 50 times sooner so the test does not wait five minutes.
+POLLING_ONLY = """
+delete window.EventSource;
+window.__polls = [];
+const realSetTimeout = window.setTimeout.bind(window);
+window.setTimeout = (callback, ms, ...rest) => {
+  if (ms >= 60000) { window.__polls.push(ms); ms = ms / 50; }
+  return realSetTimeout(callback, ms, ...rest);
+};
+window.__setHidden = (hidden) => {
+  Object.defineProperty(document, "hidden", {configurable: true, get: () => hidden});
+  document.dispatchEvent(new Event("visibilitychange"));
+};
+"""
+
+
+def test_without_events_the_page_polls_every_five_minutes_and_not_while_hidden(specials_server, new_browser):
+    import time
+
+    driver = new_browser(width=PHONE)
+    driver.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": POLLING_ONLY})
+    driver.get(specials_server.url + "/specials")
+    wait_for(driver, lambda d: d.execute_script("return document.getElementById('specials').dataset.live") == "poll")
+
+    def add(name):
+        body = {"display_name": name, "width": 8, "height": 4, "original_price": "4.00", "price": "3.00"}
+        response = specials_server.request(
+            "/api/specials", method="POST", admin=True, headers={"Content-Type": "application/json"},
+            data=json.dumps(body).encode(),
+        )
+        assert response.status == 201
+
+    add("Fresh Figs")
+    wait_for(driver, lambda d: len(by_css(d, ".special-cell")) == 22, timeout=15, message="picked up by a poll")
+    polls = driver.execute_script("return window.__polls")
+    # Every five minutes, jittered (±20 %) so that many open pages do not poll in step.
+    assert polls and all(240_000 <= ms <= 360_000 for ms in polls), polls
+    # Hidden: no poll is scheduled and nothing is fetched.
+    driver.execute_script("window.__setHidden(true)")
+    scheduled = len(driver.execute_script("return window.__polls"))
+    add("Green Grapes")
+    time.sleep(9)  # longer than a fast-forwarded poll
+    assert len(by_css(driver, ".special-cell")) == 22
+    assert len(driver.execute_script("return window.__polls")) == scheduled
+    # Back on the tab: refreshed at once, well before the next (fast-forwarded) poll would be due.
+    driver.execute_script("window.__setHidden(false)")
+    wait_for(driver, lambda d: len(by_css(d, ".special-cell")) == 23, timeout=3, message="refreshed on return")
+
+
+def test_the_preview_writes_prices_like_the_tiles_in_french(specials_server, new_browser):
+    from selenium.webdriver.common.by import By
+
+    driver = new_browser(width=1280, lang="fr")
+    sign_in_as_manager(driver, specials_server)
+    driver.get(specials_server.url + "/admin/specials/new")
+    form = driver.find_element(By.ID, "special-form")
+    form.find_element(By.NAME, "display_name").send_keys("Clémentines")
+    form.find_element(By.NAME, "original_price").send_keys("1234.5")
+    form.find_element(By.NAME, "price").send_keys("617.25")
+    form.find_element(By.NAME, "promotion").send_keys("2 pour 1 000 $")
+
+    def text(element_id):
+        return driver.execute_script("return document.getElementById(arguments[0]).textContent", element_id)
+
+    # Exactly as the tiles write them (QuadCore's Currency.format), spaces included.
+    assert text("preview-original") == "1\u202f234,50\u00a0$"
+    assert text("preview-price") == "617,25\u00a0$"
+    assert text("preview-savings") == "-50 %"
+    assert text("preview-promotion") == "2 pour 1 000 $"
+
+
+def test_the_managers_settings_change_open_pages(specials_server, new_browser, axe):
+    from selenium.webdriver.common.by import By
+
+    shopper = new_browser(width=PHONE)
+    shopper.get(specials_server.url + "/specials")
+    wait_for(shopper, lambda d: d.execute_script("return document.getElementById('specials').dataset.live") == "stream")
+    manager = new_browser(width=1280)
+    sign_in_as_manager(manager, specials_server)
+
+    def submit(canvas, currency, zone):
+        form = manager.find_element(By.CSS_SELECTOR, "form[action='/admin/specials/settings']")
+        for name, value in (("canvasUnit", canvas), ("currency", currency), ("timeZone", zone)):
+            field = form.find_element(By.NAME, name)
+            field.clear()
+            field.send_keys(value)
+        form.find_element(By.CSS_SELECTOR, "button[type=submit]").click()
+
+    # Refused: each field says why, what was typed stays, and the page stays accessible.
+    submit("16", "E1", "Europe/Paris")
+    wait_for(manager, lambda d: by_css(d, "#s-currency-error"))
+    assert "currency E1 is not a three-letter code" in manager.find_element(By.ID, "s-currency-error").text
+    assert manager.find_element(By.ID, "s-currency").get_attribute("value") == "E1"
+    assert manager.find_element(By.ID, "s-currency").get_attribute("aria-invalid") == "true"
+    axe.assert_clean(manager, "settings refused")
+    # A canvas narrower than the widest special (16 units) is refused too.
+    submit("12", "EUR", "Europe/Paris")
+    wait_for(manager, lambda d: by_css(d, "#s-canvas-error"))
+    assert "canvasUnit 12 is too small for the specials" in manager.find_element(By.ID, "s-canvas-error").text
+    assert manager.find_element(By.ID, "s-canvas").get_attribute("value") == "12"
+    assert not by_css(manager, "#s-currency-error")
+    # Saved: the shopper's open page follows at once, in euros.
+    submit("16", "EUR", "Europe/Paris")
+    wait_for(manager, lambda d: by_css(d, "#specials-settings-notice"))
+    wait_for(shopper, lambda d: "€" in by_css(d, ".special-price")[0].text, timeout=3, message="prices in euros")
+    assert tile_boxes(shopper)["tiles"][0]["label"] == (
+        "Noodle Dish with Roasted Black Bean Sauce, was €2.00, now €1.00, save 50 %")

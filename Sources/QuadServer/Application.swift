@@ -123,7 +123,7 @@ struct Features: Sendable {
     static let links = [Rooms.link, Specials.link, Library.link, Timetable.link]
     /// In id order (each feature has its own range of ids).
     static let migrations =
-        ([RoomStore.migration, SpecialStore.migration] + PeopleStore.migrations + LibraryStore.migrations
+        ([RoomStore.migration] + SpecialStore.migrations + PeopleStore.migrations + LibraryStore.migrations
         + TimetableStore.migrations).sorted { $0.id < $1.id }
 
     static func loadDemoData(_ platform: Platform, announce: @Sendable (String) -> Void) async throws {

@@ -157,6 +157,49 @@ import Testing
         #expect(Self.messages(draft)["validFrom"] != nil)
     }
 
+    @Test func aFormsDateIsTheStoresLocalTime() throws {
+        let paris = try #require(TimeZone(identifier: "Europe/Paris"))
+        // Winter: UTC+1; summer: UTC+2. A zone or an offset typed in wins over the store's.
+        #expect(SpecialValidation.parseDate("2026-11-22T08:00", in: paris) == Self.utc("2026-11-22T07:00:00Z"))
+        #expect(SpecialValidation.parseDate("2026-07-01T08:00:30", in: paris) == Self.utc("2026-07-01T06:00:30Z"))
+        #expect(SpecialValidation.parseDate("2026-11-22T08:00:00Z", in: paris) == Self.utc("2026-11-22T08:00:00Z"))
+        #expect(
+            SpecialValidation.parseDate("2026-11-22T08:00:00-05:00", in: paris) == Self.utc("2026-11-22T13:00:00Z"))
+        #expect(SpecialValidation.parseDate("2026-11-22T08:00") == Self.utc("2026-11-22T08:00:00Z"))
+        // In the spring-forward gap (02:30 does not exist in Paris), the time the clocks moved to.
+        #expect(SpecialValidation.parseDate("2026-03-29T02:30", in: paris) == Self.utc("2026-03-29T01:30:00Z"))
+        for bad in ["2026-02-30T08:00", "2026-11-22T24:00", "2026-11-22T08:60", "2026-11-22 08:00", "22/11/2026"] {
+            #expect(SpecialValidation.parseDate(bad, in: paris) == nil, "\(bad)")
+        }
+        // And back for the form, in the same zone.
+        #expect(SpecialValidation.localInput(Self.utc("2026-11-22T07:00:00Z"), in: paris) == "2026-11-22T08:00")
+        #expect(SpecialValidation.localInput(Self.utc("2026-07-01T06:00:30Z"), in: paris) == "2026-07-01T08:00:30")
+        var draft = Self.draft()
+        draft.validFrom = "2026-11-22T08:00"
+        let checked = try SpecialValidation.special(draft, canvasUnit: 16, timeZone: paris)
+        #expect(checked.validFrom == Self.utc("2026-11-22T07:00:00Z"))
+    }
+
+    static func utc(_ text: String) -> Date { try! Date(text, strategy: .iso8601) }
+
+    @Test func settingsNameEachFieldAtFault() throws {
+        let settings = try SpecialValidation.settings(form: [
+            "canvasUnit": " 20 ", "currency": "eur", "timeZone": "Europe/Paris",
+        ])
+        #expect(settings == SpecialsSettings(canvasUnit: 20, currency: "EUR", timeZone: "Europe/Paris"))
+        #expect(settings.zone.identifier == "Europe/Paris")
+        do {
+            _ = try SpecialValidation.settings(form: ["canvasUnit": "big", "currency": "E", "timeZone": "Mars/Olympus"])
+            Issue.record("accepted")
+        } catch {
+            let messages = Dictionary(error.errors.map { ($0.field, $0.message) }, uniquingKeysWith: { a, _ in a })
+            #expect(messages["canvasUnit"] == "canvasUnit big is not a whole number.")
+            #expect(messages["currency"] == "currency E is not a three-letter code.")
+            #expect(messages["timeZone"] == "timeZone Mars/Olympus is not a time zone such as Europe/Paris.")
+        }
+        #expect(throws: ValidationFailure.self) { try SpecialValidation.settings(canvasUnit: 65, currency: "USD") }
+    }
+
     @Test func tileContentFollowsRenderedWidth() {
         let phoneUnit = 390.0 / 16
         #expect(TileContent(renderedWidth: 3 * phoneUnit) == .image)

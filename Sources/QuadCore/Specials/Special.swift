@@ -76,9 +76,22 @@ public struct SpecialsSettings: Codable, Sendable, Equatable {
     public var canvasUnit: Int
     /// ISO 4217.
     public var currency: String
+    /// The store's time zone (`Europe/Paris`): a manager's validity dates are typed and shown in it.
+    public var timeZone: String
 
-    public init(canvasUnit: Int = 16, currency: String = "USD") {
+    public init(canvasUnit: Int = 16, currency: String = "USD", timeZone: String = "UTC") {
         self.canvasUnit = canvasUnit
         self.currency = currency
+        self.timeZone = timeZone
     }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        canvasUnit = try container.decode(Int.self, forKey: .canvasUnit)
+        currency = try container.decode(String.self, forKey: .currency)
+        timeZone = try container.decodeIfPresent(String.self, forKey: .timeZone) ?? "UTC"
+    }
+
+    /// The store's clock; UTC if the stored name is no longer known.
+    public var zone: TimeZone { TimeZone(identifier: timeZone) ?? .gmt }
 }

@@ -45,8 +45,11 @@ public enum SpecialValidation {
     public static let maxNameLength = 120
     public static let maxPromotionLength = 80
 
-    /// Every field at fault is named, not just the first.
-    public static func special(_ draft: SpecialDraft, canvasUnit: Int) throws(ValidationFailure) -> CheckedSpecial {
+    /// Every field at fault is named, not just the first. A date and time without a zone (a form's
+    /// `2026-11-22T08:00`) is the store's local time, in `timeZone`.
+    public static func special(
+        _ draft: SpecialDraft, canvasUnit: Int, timeZone: TimeZone = .gmt
+    ) throws(ValidationFailure) -> CheckedSpecial {
         var errors: [FieldError] = []
         let name = (draft.displayName ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
         if name.isEmpty || name.count > maxNameLength {
@@ -71,8 +74,8 @@ public enum SpecialValidation {
             errors.append(
                 .init(field: "promotion", message: "A promotion is at most \(maxPromotionLength) characters."))
         }
-        let from = date("validFrom", draft.validFrom, &errors)
-        let until = date("validUntil", draft.validUntil, &errors)
+        let from = date("validFrom", draft.validFrom, timeZone, &errors)
+        let until = date("validUntil", draft.validUntil, timeZone, &errors)
         if let from, let until, until <= from {
             errors.append(.init(field: "validUntil", message: "validUntil must be after validFrom."))
         }
@@ -82,19 +85,41 @@ public enum SpecialValidation {
             promotion: promotion, validFrom: from, validUntil: until)
     }
 
-    /// Store settings: a canvas of 1 to 64 units, a three-letter currency code.
-    public static func settings(canvasUnit: Int?, currency: String?) throws(ValidationFailure) -> SpecialsSettings {
+    /// Store settings: a canvas of 1 to 64 units, a three-letter currency code, a time zone such as Europe/Paris.
+    public static func settings(
+        canvasUnit: Int?, currency: String?, timeZone: String? = nil
+    ) throws(ValidationFailure) -> SpecialsSettings {
         var errors: [FieldError] = []
         let unit = canvasUnit ?? 16
         if !(1...64).contains(unit) {
             errors.append(.init(field: "canvasUnit", message: "canvasUnit \(unit) is not from 1 to 64."))
         }
-        let code = currency ?? "USD"
+        let code = (currency ?? "USD").trimmingCharacters(in: .whitespaces)
         if !Currency.isValidCode(code) {
             errors.append(.init(field: "currency", message: "currency \(code) is not a three-letter code."))
         }
+        let zone = (timeZone ?? "UTC").trimmingCharacters(in: .whitespaces)
+        if TimeZone(identifier: zone) == nil {
+            errors.append(
+                .init(field: "timeZone", message: "timeZone \(zone) is not a time zone such as Europe/Paris."))
+        }
         guard errors.isEmpty else { throw ValidationFailure(errors) }
-        return SpecialsSettings(canvasUnit: unit, currency: code.uppercased())
+        return SpecialsSettings(canvasUnit: unit, currency: code.uppercased(), timeZone: zone)
+    }
+
+    /// Settings as a form sends them, every field text: a canvas that is not a whole number is named too.
+    public static func settings(form: [String: String]) throws(ValidationFailure) -> SpecialsSettings {
+        let unitText = (form["canvasUnit"] ?? "").trimmingCharacters(in: .whitespaces)
+        guard let unit = Int(unitText) else {
+            var errors = [FieldError(field: "canvasUnit", message: "canvasUnit \(unitText) is not a whole number.")]
+            do {
+                _ = try settings(canvasUnit: 16, currency: form["currency"], timeZone: form["timeZone"])
+            } catch {
+                errors += error.errors
+            }
+            throw ValidationFailure(errors)
+        }
+        return try settings(canvasUnit: unit, currency: form["currency"], timeZone: form["timeZone"])
     }
 
     private static func units(
@@ -136,18 +161,53 @@ public enum SpecialValidation {
         return money
     }
 
-    /// ISO 8601 with a zone (`2026-11-22T08:00:00Z`), or a form's local `2026-11-22T08:00` read as UTC.
-    private static func date(_ field: String, _ raw: String?, _ errors: inout [FieldError]) -> Date? {
+    /// ISO 8601 with a zone (`2026-11-22T08:00:00Z`), or a form's local `2026-11-22T08:00` in the store's zone.
+    private static func date(
+        _ field: String, _ raw: String?, _ zone: TimeZone, _ errors: inout [FieldError]
+    ) -> Date? {
         let text = (raw ?? "").trimmingCharacters(in: .whitespaces)
         guard !text.isEmpty else { return nil }
-        if let date = parseDate(text) { return date }
-        errors.append(.init(field: field, message: "\(field) \(text) is not a date and time (2026-11-22T08:00:00Z)."))
+        if let date = parseDate(text, in: zone) { return date }
+        errors.append(.init(field: field, message: "\(field) \(text) is not a date and time (2026-11-22T08:00)."))
         return nil
     }
 
-    public static func parseDate(_ text: String) -> Date? {
+    /// ISO 8601 with a zone or an offset; without one (`2026-11-22T08:00`, `2026-11-22T08:00:30`), the local
+    /// time in `zone` (in a daylight-saving gap, the time the clocks were moved to).
+    public static func parseDate(_ text: String, in zone: TimeZone = .gmt) -> Date? {
         if let date = try? Date(text, strategy: .iso8601) { return date }
-        if let date = try? Date(text + ":00Z", strategy: .iso8601) { return date }
-        return try? Date(text + "Z", strategy: .iso8601)
+        let halves = text.split(separator: "T", omittingEmptySubsequences: false)
+        guard halves.count == 2 else { return nil }
+        let day = halves[0].split(separator: "-", omittingEmptySubsequences: false)
+        let time = halves[1].split(separator: ":", omittingEmptySubsequences: false)
+        let digits = { (part: Substring, count: Int) -> Int? in
+            part.count == count && part.utf8.allSatisfy({ $0 >= 48 && $0 <= 57 }) ? Int(part) : nil
+        }
+        guard day.count == 3, (2...3).contains(time.count), let year = digits(day[0], 4),
+            let month = digits(day[1], 2), let date = digits(day[2], 2), let hour = digits(time[0], 2),
+            let minute = digits(time[1], 2)
+        else { return nil }
+        let second = time.count == 3 ? digits(time[2], 2) : 0
+        guard let second else { return nil }
+        // The fields are checked on a clock without daylight saving; then read in the store's zone.
+        var utc = Calendar(identifier: .gregorian)
+        utc.timeZone = .gmt
+        let components = DateComponents(
+            year: year, month: month, day: date, hour: hour, minute: minute, second: second)
+        guard components.isValidDate(in: utc) else { return nil }
+        var calendar = utc
+        calendar.timeZone = zone
+        return calendar.date(from: components)
+    }
+
+    /// A date as a form's `datetime-local` field shows it: `2026-11-22T08:00`, the local time in `zone`.
+    public static func localInput(_ date: Date, in zone: TimeZone) -> String {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = zone
+        let parts = calendar.dateComponents([.year, .month, .day, .hour, .minute, .second], from: date)
+        let two = { (value: Int?) in String(format: "%02d", value ?? 0) }
+        let seconds = parts.second.map { $0 == 0 ? "" : ":" + two($0) } ?? ""
+        return "\(String(format: "%04d", parts.year ?? 0))-\(two(parts.month))-\(two(parts.day))T"
+            + "\(two(parts.hour)):\(two(parts.minute))\(seconds)"
     }
 }

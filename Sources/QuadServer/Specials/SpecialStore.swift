@@ -41,6 +41,8 @@ final class SpecialStore: Sendable {
         self.database = database
     }
 
+    static let migrations = [migration, timeZoneMigration, boundariesMigration]
+
     static let migration = Migration(
         id: 200, name: "specials and their settings",
         statements: [
@@ -60,6 +62,32 @@ final class SpecialStore: Sendable {
             """,
             "INSERT INTO specials_settings (id, canvas_unit, currency) VALUES (1, 16, 'USD')",
         ])
+
+    /// The store's time zone, in which a manager types and reads validity dates.
+    static let timeZoneMigration = Migration(
+        id: 201, name: "the store's time zone for specials",
+        statements: ["ALTER TABLE specials_settings ADD COLUMN time_zone TEXT NOT NULL DEFAULT 'UTC'"])
+
+    /// The validity boundaries already announced, so that with several instances only one publishes each.
+    static let boundariesMigration = Migration(
+        id: 202, name: "specials validity boundaries announced",
+        statements: ["CREATE TABLE specials_boundaries (at TEXT PRIMARY KEY, claimed_at TEXT NOT NULL)"])
+
+    /// True for the first caller (of every instance sharing the database) to claim `boundary`: only that one
+    /// announces it. Claims older than a day are forgotten.
+    func claimBoundary(_ boundary: Date, now: Date = Date()) async throws -> Bool {
+        try await database.transaction { sql in
+            let dayAgo = now.addingTimeInterval(-86_400).formatted(.iso8601)
+            try await sql.raw("DELETE FROM specials_boundaries WHERE claimed_at < \(bind: dayAgo)").run()
+            return try await sql.raw(
+                """
+                INSERT INTO specials_boundaries (at, claimed_at)
+                VALUES (\(bind: boundary.formatted(.iso8601)), \(bind: now.formatted(.iso8601)))
+                ON CONFLICT (at) DO NOTHING RETURNING at
+                """
+            ).first() != nil
+        }
+    }
 
     private static let columns =
         "id, display_name, width, height, original_cents, price_cents, promotion, valid_from, valid_until, image, position"
@@ -103,11 +131,14 @@ final class SpecialStore: Sendable {
     }
 
     private static func settings(_ sql: any SQLDatabase) async throws -> SpecialsSettings {
-        guard let row = try await sql.raw("SELECT canvas_unit, currency FROM specials_settings WHERE id = 1").first()
+        guard
+            let row = try await sql.raw("SELECT canvas_unit, currency, time_zone FROM specials_settings WHERE id = 1")
+                .first()
         else { return SpecialsSettings() }
         return SpecialsSettings(
             canvasUnit: try row.decode(column: "canvas_unit", as: Int.self),
-            currency: try row.decode(column: "currency", as: String.self))
+            currency: try row.decode(column: "currency", as: String.self),
+            timeZone: try row.decode(column: "time_zone", as: String.self))
     }
 
     /// On PostgreSQL, serialises the writes that check specials against the canvas or the order (create, update,
@@ -134,7 +165,8 @@ final class SpecialStore: Sendable {
             }
             try await sql.raw(
                 """
-                UPDATE specials_settings SET canvas_unit = \(bind: settings.canvasUnit), currency = \(bind: settings.currency)
+                UPDATE specials_settings SET canvas_unit = \(bind: settings.canvasUnit), currency = \(bind: settings.currency),
+                    time_zone = \(bind: settings.timeZone)
                 WHERE id = 1
                 """
             ).run()
@@ -146,7 +178,8 @@ final class SpecialStore: Sendable {
         try await database.transaction { sql in
             try await self.lockList(sql)
             let settings = try await Self.settings(sql)
-            let checked = try SpecialValidation.special(draft, canvasUnit: settings.canvasUnit)
+            let checked = try SpecialValidation.special(
+                draft, canvasUnit: settings.canvasUnit, timeZone: settings.zone)
             let last = try await sql.raw("SELECT MAX(position) AS p FROM specials").first()?
                 .decode(column: "p", as: Int?.self)
             let record = SpecialRecord(
@@ -183,7 +216,9 @@ final class SpecialStore: Sendable {
             else { throw Problem.notFound("There is no special \(id).") }
             var draft = record.draft
             change(&draft)
-            let checked = try SpecialValidation.special(draft, canvasUnit: try await Self.settings(sql).canvasUnit)
+            let settings = try await Self.settings(sql)
+            let checked = try SpecialValidation.special(
+                draft, canvasUnit: settings.canvasUnit, timeZone: settings.zone)
             record.displayName = checked.displayName
             record.width = checked.width
             record.height = checked.height

@@ -91,7 +91,9 @@ struct SpecialsInvalidation: Service {
 
 /// Publishes a `special` event when a special's validity starts or ends, so open pages change at that
 /// moment. It sleeps until the next boundary of the specials it knows, waking at least every second to
-/// notice specials added meanwhile (from the snapshot: no query while nothing changed).
+/// notice specials added meanwhile (from the snapshot: no query while nothing changed). Every instance
+/// runs one; the first to claim a boundary in the database publishes it, the others only drop their
+/// snapshot (their encoded list expires by itself at the boundary, and the event reaches them too).
 struct SpecialsSchedule: Service {
     let specials: Specials
     var tick: Duration = .seconds(1)
@@ -106,7 +108,12 @@ struct SpecialsSchedule: Service {
                 if wait > 0 { try? await Task.sleep(for: .milliseconds(Int(wait * 1000) + 1)) }
                 let now = Date()
                 if let next, next <= now {
-                    await specials.changed(nil, .schedule)
+                    // If the database cannot be reached, publish anyway: a duplicate beats a missed change.
+                    if (try? await specials.store.claimBoundary(next)) ?? true {
+                        await specials.changed(nil, .schedule)
+                    } else {
+                        specials.snapshot.invalidate()
+                    }
                 }
                 last = now
             }

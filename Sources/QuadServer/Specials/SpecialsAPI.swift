@@ -12,9 +12,9 @@ extension APIHandler {
             displayName: body.displayName, width: String(body.width), height: String(body.height),
             originalPrice: body.originalPrice, price: body.price, promotion: body.promotion,
             validFrom: body.validFrom, validUntil: body.validUntil)
-        let canvasUnit = try await specials.snapshot.settings().canvasUnit
+        let settings = try await specials.snapshot.settings()
         // Checked before an image is drawn, so a refused special leaves nothing behind.
-        let checked = try SpecialValidation.special(draft, canvasUnit: canvasUnit)
+        let checked = try SpecialValidation.special(draft, canvasUnit: settings.canvasUnit, timeZone: settings.zone)
         let image = try await specials.image(body.image, name: checked.displayName)
         let record = try await specials.store.create(draft, image: image)
         await specials.changed(record.id, .created)
@@ -72,10 +72,15 @@ extension APIHandler {
     ) async throws -> Operations.UpdateSpecialsSettings.Output {
         try Access.admin()
         guard case .json(let body) = input.body else { throw Problem.malformedBody("Send the settings as JSON.") }
-        let settings = try SpecialValidation.settings(canvasUnit: body.canvasUnit, currency: body.currency)
+        let current = try await specials.store.settings()
+        let settings = try SpecialValidation.settings(
+            canvasUnit: body.canvasUnit, currency: body.currency, timeZone: body.timeZone ?? current.timeZone)
         try await specials.store.setSettings(settings)
         await specials.changed(nil, .settings)
-        return .ok(.init(body: .json(.init(canvasUnit: settings.canvasUnit, currency: settings.currency))))
+        return .ok(
+            .init(
+                body: .json(
+                    .init(canvasUnit: settings.canvasUnit, currency: settings.currency, timeZone: settings.timeZone))))
     }
 
     func setSpecialImage(_ input: Operations.SetSpecialImage.Input) async throws -> Operations.SetSpecialImage.Output {

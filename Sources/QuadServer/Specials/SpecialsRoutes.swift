@@ -19,6 +19,7 @@ struct SpecialsRoutes {
         router.get("/admin/specials") { request, _ in try await self.manager(request) }
         router.get("/admin/specials/new") { request, _ in try await self.form(request, id: nil) }
         router.post("/admin/specials") { request, _ in try await self.save(request, id: nil) }
+        router.post("/admin/specials/settings") { request, _ in try await self.saveSettings(request) }
         router.get("/admin/specials/:specialId") { request, context in
             try await self.form(request, id: context.parameters.require("specialId"))
         }
@@ -116,18 +117,23 @@ struct SpecialsRoutes {
         let settings = try await specials.snapshot.settings()
         return try web.page(request, template: "special", title: { _ in record.displayName }) { t in
             var values = Self.tile(record, currency: Currency(code: settings.currency), t: t)
-            let style = Date.FormatStyle(
-                date: .long, time: .shortened, locale: Locale(identifier: t.language.rawValue),
-                calendar: Calendar(identifier: .gregorian), timeZone: TimeZone(identifier: "UTC")!)
             if let from = record.validFrom {
-                values["validFrom"] = t("specials.validFrom", ["date": from.formatted(style)])
+                values["validFrom"] = t("specials.validFrom", ["date": Self.dateTime(from, settings, t.language)])
             }
             if let until = record.validUntil {
-                values["validUntil"] = t("specials.validUntil", ["date": until.formatted(style)])
+                values["validUntil"] = t("specials.validUntil", ["date": Self.dateTime(until, settings, t.language)])
             }
             values["isValidNow"] = record.special(baseURL: "").isValid(at: Date())
             return values
         }
+    }
+
+    /// "November 22, 2026 at 8:00 AM" / "22 novembre 2026 à 08:00": the store's local time, in the page's language.
+    static func dateTime(_ date: Date, _ settings: SpecialsSettings, _ language: Language) -> String {
+        date.formatted(
+            Date.FormatStyle(
+                date: .long, time: .shortened, locale: Locale(identifier: language.rawValue),
+                calendar: Calendar(identifier: .gregorian), timeZone: settings.zone))
     }
 
     // MARK: The manager's pages
@@ -143,27 +149,71 @@ struct SpecialsRoutes {
 
     func manager(_ request: Request) async throws -> Response {
         if let redirect = try requireAdminPage(request) { return redirect }
+        return try await managerPage(request, settingsForm: nil, errors: [])
+    }
+
+    /// The list, and the store's settings form: with `settingsForm` (what was typed) and its errors after a refusal.
+    private func managerPage(
+        _ request: Request, settingsForm: [String: String]?, errors: [FieldError]
+    ) async throws -> Response {
         let records = try await specials.store.all()
         let settings = try await specials.snapshot.settings()
         let done = request.uri.queryParameters.get("done").flatMap {
-            ["added", "saved", "deleted", "moved"].contains($0) ? $0 : nil
+            ["added", "saved", "deleted", "moved", "settings"].contains($0) ? $0 : nil
         }
         let now = Date()
-        return try web.page(request, template: "specials-manager", title: { $0("specials.manager.title") }) { t in
+        let status: HTTPResponse.Status = errors.isEmpty ? .ok : .unprocessableContent
+        return try web.page(
+            request, template: "specials-manager", status: status, title: { $0("specials.manager.title") }
+        ) { t in
             var values: [String: Any] = [
                 "specials": records.enumerated().map { index, record -> [String: Any] in
                     var tile = Self.tile(record, currency: Currency(code: settings.currency), t: t)
                     tile["isFirst"] = index == 0
                     tile["isLast"] = index == records.count - 1
                     tile["isHidden"] = !record.special(baseURL: "").isValid(at: now)
+                    if let from = record.validFrom {
+                        tile["validFrom"] = t("specials.validFrom", ["date": Self.dateTime(from, settings, t.language)])
+                    }
+                    if let until = record.validUntil {
+                        tile["validUntil"] = t(
+                            "specials.validUntil", ["date": Self.dateTime(until, settings, t.language)])
+                    }
                     tile["deleteConfirm"] = t("specials.manager.deleteConfirm", ["name": record.displayName])
                     return tile
                 },
                 "hasSpecials": !records.isEmpty,
+                "settings": settingsForm ?? [
+                    "canvasUnit": String(settings.canvasUnit), "currency": settings.currency,
+                    "timeZone": settings.timeZone,
+                ],
             ]
-            if let done { values["notice"] = t("specials.manager.\(done)") }
+            if !errors.isEmpty {
+                values["settingsErrors"] = Dictionary(
+                    errors.map { ($0.field, $0.message) }, uniquingKeysWith: { first, _ in first })
+                values["settingsErrorSummary"] = t("form.invalid")
+            } else if let done {
+                // Said where the manager is: the settings' notice next to their form, at the end of the page.
+                values[done == "settings" ? "settingsNotice" : "notice"] = t("specials.manager.\(done)")
+            }
             return values
         }
+    }
+
+    /// The store's settings from the manager's page: 422 with each field's message and what was typed, or saved.
+    func saveSettings(_ request: Request) async throws -> Response {
+        if let redirect = try requireAdminPage(request) { return redirect }
+        var request = request
+        let fields = try await request.verifiedForm()
+        do {
+            try await specials.store.setSettings(try SpecialValidation.settings(form: fields))
+        } catch let failure as ValidationFailure {
+            let typed = ["canvasUnit", "currency", "timeZone"].map { ($0, fields[$0] ?? "") }
+            return try await managerPage(
+                request, settingsForm: Dictionary(uniqueKeysWithValues: typed), errors: failure.errors)
+        }
+        await specials.changed(nil, .settings)
+        return .redirect(to: "/admin/specials?done=settings#specials-settings", type: .normal)
     }
 
     func form(_ request: Request, id: String?) async throws -> Response {
@@ -173,20 +223,19 @@ struct SpecialsRoutes {
             guard let record = try await specials.store.find(id) else {
                 throw Problem.notFound("There is no special \(id).")
             }
-            fields = Self.fields(record)
+            fields = Self.fields(record, zone: try await specials.snapshot.settings().zone)
         }
         return try await formPage(request, id: id, fields: fields, errors: [])
     }
 
-    private static func fields(_ record: SpecialRecord) -> [String: String] {
+    /// The form's fields; validity dates as the store's local time.
+    private static func fields(_ record: SpecialRecord, zone: TimeZone) -> [String: String] {
         let draft = record.draft
-        let local = Date.ISO8601FormatStyle(timeZone: .gmt).year().month().day().dateTimeSeparator(.standard).time(
-            includingFractionalSeconds: false)
         return [
             "display_name": draft.displayName ?? "", "width": draft.width ?? "", "height": draft.height ?? "",
             "original_price": draft.originalPrice ?? "", "price": draft.price ?? "", "promotion": draft.promotion ?? "",
-            "validFrom": record.validFrom.map { String($0.formatted(local).prefix(16)) } ?? "",
-            "validUntil": record.validUntil.map { String($0.formatted(local).prefix(16)) } ?? "",
+            "validFrom": record.validFrom.map { SpecialValidation.localInput($0, in: zone) } ?? "",
+            "validUntil": record.validUntil.map { SpecialValidation.localInput($0, in: zone) } ?? "",
             "image": record.image ?? "",
         ]
     }
@@ -202,7 +251,9 @@ struct SpecialsRoutes {
                 "form": fields, "heading": t(titleKey),
                 "action": id.map { "/admin/specials/\($0)" } ?? "/admin/specials",
                 "canvasUnit": settings.canvasUnit, "maxHeight": settings.canvasUnit * 2,
-                "currency": settings.currency, "specialsScript": web.asset("specials"),
+                "currency": settings.currency, "currencySymbol": Currency(code: settings.currency).symbol,
+                "specialsScript": web.asset("specials"),
+                "zoneNote": t("specials.fields.zone", ["zone": settings.timeZone]),
             ]
             if !errors.isEmpty {
                 values["errors"] = Dictionary(
@@ -231,7 +282,8 @@ struct SpecialsRoutes {
                 return .redirect(to: "/admin/specials?done=saved#special-\(record.id)", type: .normal)
             }
             let settings = try await specials.snapshot.settings()
-            let checked = try SpecialValidation.special(draft, canvasUnit: settings.canvasUnit)
+            let checked = try SpecialValidation.special(
+                draft, canvasUnit: settings.canvasUnit, timeZone: settings.zone)
             let record = try await specials.store.create(
                 draft, image: try await specials.image(uploaded, name: checked.displayName))
             await specials.changed(record.id, .created)

@@ -329,6 +329,37 @@ import Testing
         }
     }
 
+    @Test(arguments: TestDatabase.engines)
+    func withSeveralInstancesABoundaryIsAnnouncedOnce(engine: Database.Engine) async throws {
+        try await TestApp.run(engine) { app, client in
+            // Far enough ahead that a busy machine starts the schedules before it.
+            let start = Date(timeIntervalSince1970: (Date().timeIntervalSince1970 + 6).rounded(.down))
+            var json = Self.noodles
+            json["validUntil"] = start.formatted(.iso8601)
+            try await client.execute(uri: "/api/specials", method: .post, headers: Self.admin, body: Self.body(json)) {
+                #expect($0.status == .created)
+            }
+            // Three instances' schedules on one database and one event hub.
+            let instances = (0..<3).map { _ in SpecialsSchedule(specials: QuadServer.Specials(platform: app.platform)) }
+            let subscription = app.platform.events.subscribe(after: nil, types: ["special"])
+            defer { subscription.cancel() }
+            let counting = Task {
+                var seen: [String] = []
+                for await event in subscription.events { seen.append(event.data) }
+                return seen
+            }
+            try await ServiceRunner(app.platform.events, instances[0], instances[1], instances[2]).run {
+                // The boundary, and time for any duplicate to arrive.
+                try await Task.sleep(for: .seconds(start.timeIntervalSinceNow + 3))
+            }
+            subscription.cancel()
+            let events = await counting.value
+            #expect(events.count == 1)
+            #expect(events.first?.contains("schedule") == true)
+            #expect(try await Self.list(client).managerSpecials.isEmpty)
+        }
+    }
+
     @Test func aSpecialNotYetValidIsTheManagersUntilItStarts() async throws {
         try await TestApp.run { _, client in
             var json = Self.noodles
@@ -362,6 +393,19 @@ import Testing
         }
     }
 
+    /// The page applies QuadCore's tile-content rule (`TileContent`) with CSS container queries: same thresholds.
+    @Test func thePageUsesTheSharedTileContentThresholds() async throws {
+        try await TestApp.run { _, client in
+            let page = try await client.execute(uri: "/specials", method: .get) { $0.text }
+            let href = try #require(
+                page.components(separatedBy: "<link rel=\"stylesheet\" href=\"").dropFirst()
+                    .map { String($0.prefix(while: { $0 != "\"" })) }.first { $0.contains("specials") })
+            let css = try await client.execute(uri: href, method: .get) { $0.text }
+            #expect(css.contains("@container special (max-width: \(Int(TileContent.textOnlyMaxWidth))px)"))
+            #expect(css.contains("@container special (max-width: \(Int(TileContent.imageOnlyMaxWidth))px)"))
+        }
+    }
+
     @Test func theManagersFormKeepsWhatWasTypedOnError() async throws {
         try await TestApp.run { app, client in
             let cookie =
@@ -385,6 +429,117 @@ import Testing
                 body: ByteBuffer(string: "display_name=Kale&width=4&height=4&original_price=2&price=1")
             ) { #expect($0.status == .forbidden) }
             #expect(try await Self.list(client).managerSpecials.isEmpty)
+        }
+    }
+
+    /// Posts a manager's form with a signed-in admin's session and its CSRF token.
+    static func postForm(
+        _ app: TestApp, _ client: any TestClientProtocol, _ uri: String, _ fields: [(String, String)],
+        _ check: @escaping @Sendable (TestResponse) async throws -> Void
+    ) async throws {
+        let token = "abcdefghijklmnopqrstuvwxyz0123456789ABCD"
+        let cookie = "quad_session=\(try await Self.adminSession(app)); quad_csrf=\(token)"
+        let body = ([("csrf", token)] + fields).map { name, value in
+            name + "=" + (value.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")
+        }.joined(separator: "&")
+        try await client.execute(
+            uri: uri, method: .post, headers: [.cookie: cookie, .contentType: "application/x-www-form-urlencoded"],
+            body: ByteBuffer(string: body), testCallback: check)
+    }
+
+    @Test(arguments: TestDatabase.engines)
+    func theManagerSetsTheStoreSettingsOnThePage(engine: Database.Engine) async throws {
+        try await Self.run(engine) { app, client in
+            let settings = [("canvasUnit", "8"), ("currency", "E"), ("timeZone", "Europe/Pariss")]
+            try await Self.postForm(app, client, "/admin/specials/settings", settings) { response in
+                #expect(response.status == .unprocessableContent)
+                // Each field says why, next to what was typed.
+                #expect(response.text.contains("currency E is not a three-letter code."))
+                #expect(response.text.contains("timeZone Europe/Pariss is not a time zone such as Europe/Paris."))
+                #expect(response.text.contains("id=\"s-currency\" name=\"currency\" value=\"E\""))
+                #expect(response.text.contains("value=\"Europe/Pariss\""))
+                #expect(response.text.contains("aria-describedby=\"s-zone-error\""))
+                // The page opens at its top: the alert there leads to the settings below the list.
+                #expect(response.text.contains("id=\"specials-settings-invalid\">"))
+                #expect(response.text.contains("<a href=\"#specials-settings\">Store settings</a></p>"))
+            }
+            // A canvas narrower than the widest special (16 units) is refused; nothing changes.
+            let narrow = [("canvasUnit", "8"), ("currency", "EUR"), ("timeZone", "Europe/Paris")]
+            try await Self.postForm(app, client, "/admin/specials/settings", narrow) { response in
+                #expect(response.status == .unprocessableContent)
+                #expect(
+                    response.text.contains("canvasUnit 8 is too small for the specials (widest 16, tallest 16 units)."))
+                #expect(response.text.contains("id=\"s-canvas\" name=\"canvasUnit\" value=\"8\""))
+            }
+            #expect(try await Self.list(client).canvasUnit == 16)
+            let good = [("canvasUnit", "20"), ("currency", "eur"), ("timeZone", "Europe/Paris")]
+            try await Self.postForm(app, client, "/admin/specials/settings", good) { response in
+                #expect(response.status == .seeOther || response.status == .found)
+                #expect(response.headers[.location] == "/admin/specials?done=settings#specials-settings")
+            }
+            try await client.execute(uri: "/specials", method: .get) { response in
+                #expect(response.text.contains("--canvas: 20"))
+                #expect(response.text.contains("was €2.00, now €1.00, save 50 %"))
+            }
+            let cookie = "quad_session=\(try await Self.adminSession(app))"
+            try await client.execute(
+                uri: "/admin/specials?done=settings", method: .get, headers: [.cookie: cookie]
+            ) { response in
+                // Next to the settings' form, where the manager is after saving.
+                #expect(response.text.contains("id=\"specials-settings-notice\"><p>The settings were saved.</p>"))
+                #expect(response.text.contains("name=\"timeZone\" value=\"Europe/Paris\""))
+                #expect(response.text.contains("name=\"currency\" value=\"EUR\""))
+            }
+            // The API keeps the zone when it is not given.
+            try await client.execute(
+                uri: "/api/specials/settings", method: .put, headers: Self.admin,
+                body: Self.body(["canvasUnit": 16, "currency": "USD"])
+            ) { response in
+                #expect(response.status == .ok)
+                #expect(response.json["timeZone"] as? String == "Europe/Paris")
+            }
+        }
+    }
+
+    @Test(arguments: TestDatabase.engines)
+    func validityIsTypedAndShownInTheStoresTimeAndLanguage(engine: Database.Engine) async throws {
+        try await TestApp.run(engine) { app, client in
+            try await client.execute(
+                uri: "/api/specials/settings", method: .put, headers: Self.admin,
+                body: Self.body(["canvasUnit": 16, "currency": "EUR", "timeZone": "Europe/Paris"])
+            ) { #expect($0.status == .ok) }
+            let fields = [
+                ("display_name", "Clementines"), ("width", "8"), ("height", "4"), ("original_price", "3.00"),
+                ("price", "2.00"), ("validFrom", "2026-01-10T08:00"), ("validUntil", "2036-07-01T20:30"),
+            ]
+            try await Self.postForm(app, client, "/admin/specials", fields) { response in
+                #expect(response.headers[.location]?.hasPrefix("/admin/specials?done=added") == true)
+            }
+            // 08:00 in Paris in winter is 07:00 UTC; 20:30 in summer is 18:30 UTC.
+            let special = try await client.execute(uri: "/api/specials/all", method: .get, headers: Self.admin) {
+                try #require(($0.json["managerSpecials"] as? [[String: Any]])?.first)
+            }
+            #expect(special["validFrom"] as? String == "2026-01-10T07:00:00Z")
+            #expect(special["validUntil"] as? String == "2036-07-01T18:30:00Z")
+            let id = try #require(special["id"] as? String)
+            let cookie = "quad_session=\(try await Self.adminSession(app))"
+            // The edit form shows them as typed, and says in which zone.
+            try await client.execute(uri: "/admin/specials/\(id)", method: .get, headers: [.cookie: cookie]) {
+                #expect($0.text.contains("name=\"validFrom\" type=\"datetime-local\" value=\"2026-01-10T08:00\""))
+                #expect($0.text.contains("name=\"validUntil\" type=\"datetime-local\" value=\"2036-07-01T20:30\""))
+                #expect($0.text.contains("Valid from (Europe/Paris time, optional)"))
+            }
+            // The details page and the manager's list, in the page's language and the store's time.
+            try await client.execute(uri: "/specials/\(id)", method: .get, headers: [.acceptLanguage: "fr"]) {
+                #expect($0.text.contains("Jusqu’au 1 juillet 2036 à 20:30"))
+                #expect(!$0.text.contains("UTC"))
+            }
+            try await client.execute(uri: "/specials/\(id)", method: .get) {
+                #expect($0.text.contains("Until July 1, 2036 at 8:30"))
+            }
+            try await client.execute(uri: "/admin/specials", method: .get, headers: [.cookie: cookie]) {
+                #expect($0.text.contains("From January 10, 2026 at 8:00"))
+            }
         }
     }
 

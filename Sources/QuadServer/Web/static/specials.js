@@ -38,7 +38,11 @@
         if (!response.ok) throw new Error(String(response.status));
         const html = await response.text();
         if (html.trim() !== mosaic.innerHTML.trim()) {
+          // A keyboard or screen-reader user keeps their place: the tile they were on keeps the focus.
+          const focused = document.activeElement && document.activeElement.closest(".special-cell");
           mosaic.innerHTML = html;
+          const refocus = focused && mosaic.querySelector(`.special-cell[data-id="${CSS.escape(focused.dataset.id)}"] a`);
+          if (refocus) refocus.focus();
           if (announcer) announcer.textContent = announcer.dataset.updated || "";
           root.dataset.version = String(Number(root.dataset.version || "0") + 1);
         }
@@ -100,23 +104,33 @@
       const match = /^(\d{1,7})(?:\.(\d{1,2}))?$/.exec((text || "").trim());
       return match ? Number(match[1]) * 100 + Number((match[2] || "0").padEnd(2, "0")) : null;
     };
-    let format;
-    try {
-      const formatter = new Intl.NumberFormat(lang, { style: "currency", currency });
-      format = (value) => formatter.format(value / 100);
-    } catch { format = (value) => (value / 100).toFixed(2); }
+    // As QuadCore's Currency.format writes amounts on the tiles: "$1,234.50"; "1 234,50 $".
+    const symbol = form.dataset.currencySymbol || currency;
+    const format = (value) => {
+      const whole = String(Math.floor(value / 100));
+      const cents = String(value % 100).padStart(2, "0");
+      const grouped = (separator) => whole.replace(/\B(?=(\d{3})+$)/g, separator);
+      if (lang.startsWith("fr")) return `${grouped("\u202F")},${cents}\u00A0${symbol}`;
+      return (symbol.length === 1 ? symbol : symbol + "\u00A0") + `${grouped(",")}.${cents}`;
+    };
     const clamp = (value, max) => Math.min(max, Math.max(1, Number.parseInt(value, 10) || 1));
 
     function update() {
       cell.style.setProperty("--w", String(clamp(field("width").value, canvas)));
       cell.style.setProperty("--h", String(clamp(field("height").value, 2 * canvas)));
       byId("preview-name").textContent = field("display_name").value;
+      byId("preview-promotion").textContent = field("promotion").value.trim();
       const price = cents(field("price").value);
       const original = cents(field("original_price").value);
       byId("preview-price").textContent = price === null ? field("price").value : format(price);
       const reduced = price !== null && original !== null && original > price;
       byId("preview-original").textContent = reduced ? format(original) : "";
       byId("preview-original").hidden = !reduced;
+      // The saving as QuadCore's PriceComparison works it out: whole percent, rounded half up, none at 0 %.
+      const savings = byId("preview-savings");
+      const percent = reduced ? Math.floor(((original - price) * 200 + original) / (original * 2)) : 0;
+      savings.textContent = percent > 0 ? savings.dataset.format.replace("{percent}", String(percent)) : "";
+      savings.hidden = percent <= 0;
     }
     form.addEventListener("input", update);
     section.hidden = false;
