@@ -7,11 +7,12 @@ usage: booking_bare_loop.py DB_FILE [--rooms 250] [--capacity 16] [--people 20]
 Creates DB_FILE (it must not exist) with Quad's rooms schema, in WAL mode with
 synchronous=FULL and foreign_keys=ON (as Quad opens its SQLite file), adds the
 rooms storm-1..storm-R with CAPACITY spots each, then books one spot per
-transaction with exactly the statements Quad's RoomStore.book runs for a
+transaction with exactly the statements Quad's RoomStore.take runs for a
 signed-in person, until N bookings (default: every spot) or SECONDS, whichever
 comes first. People storm-p1..storm-pP each sweep all rooms in turn, as the
-storm's wrk script does. One connection, one booking at a time: SQLite has one
-writer, and Quad also runs its transactions one after another on one connection.
+storm's wrk script does. One connection, one booking per transaction: the
+issue's limit. (Quad writes concurrent bookings several to a transaction, one
+flush for all: see BookingBatcher.)
 
 Not included (Quad does them per booking request, outside the transaction): the
 session lookup (a SELECT joining sessions and people) and publishing the event.
@@ -123,12 +124,9 @@ def main(argv):
         i += 1
         db.execute("BEGIN IMMEDIATE")
         try:
-            if db.execute("SELECT id FROM room_bookings WHERE room_id = ? AND person_key = ?",
-                          (room_id, person_key)).fetchone() is not None:
-                db.execute("ROLLBACK")
-                continue
-            taken = db.execute("UPDATE rooms SET spots = spots - 1 WHERE id = ? AND spots > 0 RETURNING spots",
-                               (room_id,)).fetchone()
+            taken = db.execute("UPDATE rooms SET spots = spots - 1 WHERE id = ? AND spots > 0"
+                               " AND NOT EXISTS (SELECT 1 FROM room_bookings WHERE room_id = ? AND person_key = ?)"
+                               " RETURNING spots", (room_id, room_id, person_key)).fetchone()
             if taken is None:
                 db.execute("ROLLBACK")
                 full += 1
