@@ -175,9 +175,49 @@ def test_french_and_a_phone(server, new_browser, axe):
     axe.assert_clean(driver, "timetable fr phone")
 
 
-def test_a_visitor_and_the_api_privacy(server, browser):
+def test_a_visitor_sees_live_car_parks_and_shuttles_and_the_api_privacy(server, browser, axe):
     browser.get(server.url + "/timetable")
-    assert browser.find_element(By.CSS_SELECTOR, "#timetable a[href^='/signin']")
+    # A sign-in prompt for the personal timetable, and nothing personal.
+    assert browser.find_element(By.CSS_SELECTOR, "#timetable-signin a[href='/signin?next=/timetable']").text == (
+        "Sign in to see your timetable.")
+    assert not browser.find_elements(By.CSS_SELECTOR, ".class-card, #add-to-calendar, #timetable-greeting")
+    # The car parks and the shuttle are public: shown with their states, and live.
+    browser.execute_script("window.__sameDocument = true")
+    counts = lambda d: [e.text for e in d.find_elements(By.CSS_SELECTOR, "#parking-list .parking-count")]  # noqa: E731
+    before = counts(browser)
+    assert len(before) == 2
+    states = {e.text for e in browser.find_elements(By.CSS_SELECTOR, "#parking-list .parking-state")}
+    assert states and states <= {"Plenty", "Filling", "Almost full", "Full"}
+    clock = browser.find_element(By.CSS_SELECTOR, "#stop-list li.stop .stop-clock")
+    WebDriverWait(browser, 5).until(lambda d: clock.text != "")
+    first = clock.text
+    WebDriverWait(browser, 5).until(lambda d: clock.text != first)
+    assert "→" in browser.find_element(By.CSS_SELECTOR, "#stop-list li.stop .stop-route").text
+    # The simulator's readings reach the visitor's page without a reload.
+    WebDriverWait(browser, 30).until(lambda d: counts(d) != before)
+    WebDriverWait(browser, 30).until(
+        lambda d: any(e.text == "Live" for e in d.find_elements(By.CSS_SELECTOR, "#stop-list .stop-mode")))
+    assert browser.execute_script("return window.__sameDocument === true")
+    axe.assert_clean(browser, "timetable visitor")
+
+    # A refresh that fails keeps what is shown and says so, with Retry; the page's own refresh uses the
+    # public API (no 401 for a visitor).
+    browser.execute_script("""
+        window.__realFetch = window.fetch;
+        window.__asked = [];
+        window.fetch = (url, options) => { window.__asked.push(String(url));
+          return Promise.resolve(new Response('{"status":500}', {status: 500})); };
+        document.getElementById('timetable-retry').click();
+    """)
+    error = WebDriverWait(browser, 10).until(EC.visibility_of_element_located((By.ID, "timetable-error")))
+    assert "could not be refreshed" in error.text
+    assert len(counts(browser)) == 2
+    asked = browser.execute_script("return window.__asked")
+    assert "/api/parkings" in asked and "/api/schedules" not in asked
+    browser.execute_script("window.fetch = window.__realFetch;")
+    browser.find_element(By.ID, "timetable-retry").click()
+    WebDriverWait(browser, 10).until(EC.invisibility_of_element_located((By.ID, "timetable-error")))
+
     assert server.request("/api/schedules").status == 401
     other = bearer(server, "ada")
     assert server.request("/api/schedules?student=305491", headers=other).status == 403

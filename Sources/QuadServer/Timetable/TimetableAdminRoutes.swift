@@ -187,7 +187,14 @@ struct TimetableAdminRoutes {
             _ in
             var values: [String: Any] = [
                 "courses": courseRows, "classes": classRows, "students": studentRows,
-                "enrolments": enrolments.map { ["student": $0.student, "classId": $0.classId] },
+                "enrolments": enrolments.map { enrolment in
+                    [
+                        "student": enrolment.student, "classId": enrolment.classId,
+                        "studentName": students.first { $0.id == enrolment.student }?.name ?? "",
+                        "className": classes.first { $0.id == enrolment.classId }.map { "\($0.course) \($0.name)" }
+                            ?? enrolment.classId,
+                    ]
+                },
                 "carParks": parkRows, "routes": routeRows,
             ]
             for (key, form) in forms { values[key] = form }

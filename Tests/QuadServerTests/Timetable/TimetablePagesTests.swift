@@ -32,12 +32,29 @@ import Testing
                 #expect(html.contains("class=\"class-card"))
                 #expect(html.contains("/assets/timetable."))
             }
+            // A visitor: a sign-in prompt for the personal timetable, and the public car parks and shuttles,
+            // which the page keeps live from the public API.
             try await client.execute(uri: "/timetable", method: .get) { response in
-                #expect(response.text.contains("Sign in to see your timetable."))
-                #expect(!response.text.contains("Hey,"))
+                let html = response.text
+                #expect(response.status == .ok)
+                #expect(html.contains(#"href="/signin?next=/timetable">Sign in to see your timetable.</a>"#))
+                #expect(!html.contains("Hey,"))
+                #expect(html.contains(#"data-source="public""#))
+                #expect(html.contains(#"data-parking-id="clayton""#))
+                #expect(html.contains(#"data-parking-id="caulfield""#))
+                #expect(html.contains("645 free places"))
+                #expect(html.contains(#"class="stop" data-stop-id="clayton-"#))
+                #expect(html.contains("Intercampus shuttle"))
+                // Nothing personal.
+                #expect(!html.contains("class-card"))
+                #expect(!html.contains("timetable.ics"))
+                #expect(!html.contains("305491"))
+                #expect(!html.contains("FIT1031"))
             }
             try await client.execute(uri: "/timetable", method: .get, headers: try await app.signedIn("ada")) {
                 #expect($0.text.contains("not linked to a student"))
+                #expect($0.text.contains(#"data-parking-id="clayton""#))
+                #expect(!$0.text.contains("class-card"))
             }
             // The navigation offers the timetable.
             try await client.execute(uri: "/", method: .get) { #expect($0.text.contains("href=\"/timetable\"")) }
@@ -119,6 +136,36 @@ import Testing
                     $0["class"] as? String
                 }
                 #expect(classes.contains("Tutorial 02"))
+            }
+            // The admin page lists the enrolment by name, with a form to remove it.
+            try await client.execute(uri: "/admin/timetable", method: .get, headers: admin) { response in
+                #expect(response.text.contains("Kier (305491) → FIT1031 Tutorial 02"))
+                #expect(
+                    response.text.contains(
+                        #"<input type="hidden" name="student" value="305491"><input type="hidden" name="class" value="fit1031-tutorial-02">"#
+                    ))
+            }
+            // Removing it: not without the form's token; with it, the class leaves Kier's week and nothing else does.
+            let (_, forged) = Self.form(admin, "student=305491&class=fit1031-tutorial-02", token: nil)
+            try await client.execute(
+                uri: "/admin/timetable/enrolments/delete", method: .post, headers: noToken, body: forged
+            ) { #expect($0.status == .forbidden) }
+            try await client.execute(
+                uri: "/admin/timetable/enrolments/delete", method: .post, headers: headers, body: enrol
+            ) { response in
+                #expect(response.status == .seeOther)
+                #expect(response.headers[.location] == "/admin/timetable?saved=1#enrolments")
+            }
+            try await client.execute(uri: "/api/schedules", method: .get, headers: kier) { response in
+                let classes = (response.json["schedules"] as? [[String: Any]] ?? []).compactMap {
+                    "\($0["course"] as? String ?? "") \($0["class"] as? String ?? "")"
+                }
+                #expect(
+                    classes == ["FIT1031 Lecture 01", "FIT1031 Lab 01", "FIT1031 Workshop 01", "FIT1032 Lecture 01"])
+            }
+            try await client.execute(uri: "/admin/timetable", method: .get, headers: admin) {
+                #expect(!$0.text.contains("→ FIT1031 Tutorial 02"))
+                #expect($0.text.contains("Kier (305491) → FIT1031 Lecture 01"))
             }
         }
     }
@@ -323,7 +370,8 @@ import Testing
             name: "Clayton", timeZone: zone, semesterStart: LocalDate("2020-03-02")!, teachingWeeks: 12,
             breaks: [
                 TeachingBreak(
-                    name: "Mid-semester break", start: LocalDate("2020-04-13")!, end: LocalDate("2020-04-19")!)
+                    name: "Mid-semester break", start: LocalDate("2020-04-13")!, end: LocalDate("2020-04-19")!),
+                TeachingBreak(name: "Good Friday", start: LocalDate("2020-04-10")!, end: LocalDate("2020-04-10")!),
             ])
         let lecture = TimetableClass(
             id: "fit1031-lecture-01", course: "FIT1031", courseTitle: "Computers and networks", name: "Lecture 01",
@@ -355,6 +403,19 @@ import Testing
         #expect(inBreak["weekText"] as? String == "Mid-semester break: teaching resumes on Monday 20 April 2020.")
         #expect(inBreak["heading"] as? String == "Next classes: Friday 24 April 2020")
         #expect(inBreak["note"] as? String == inBreak["weekText"] as? String)
+
+        // Good Friday, a day off inside teaching week 6: the week keeps its number, the day is named, and the
+        // next classes are after the break (the Friday lecture has no meeting on Good Friday).
+        let goodFriday = words(at: "2020-04-10T09:00:00")
+        #expect(goodFriday["weekText"] as? String == "Week 6")
+        #expect(goodFriday["heading"] as? String == "Next classes: Friday 24 April 2020")
+        #expect(goodFriday["note"] as? String == "Good Friday: no classes today.")
+        #expect((goodFriday["cards"] as? [[String: Any]])?.count == 1)
+        #expect((goodFriday["cards"] as? [[String: Any]])?.first?["inProgress"] as? Bool == false)
+        // The day before, after class: the next class skips Good Friday and the break.
+        let thursday = words(at: "2020-04-09T19:00:00")
+        #expect(thursday["heading"] as? String == "Next classes: Friday 24 April 2020")
+        #expect(thursday["note"] as? String == "No classes today: here is the next teaching day.")
 
         let french = words(at: "2020-04-15T09:00:00", language: .french)
         #expect(french["weekText"] as? String == "Mid-semester break : les cours reprennent le lundi 20 avril 2020.")

@@ -1,13 +1,19 @@
 // Timetable: keeps the page live. Shuttle countdowns tick every second; car parks and predictions
-// arrive as server events (`parking`, `departure`) and a periodic refresh of /api/schedules. A failed
-// refresh keeps what is shown: a 500 says so with Retry, no connection shows the last timetable with a note.
+// arrive as server events (`parking`, `departure`) and a periodic refresh of /api/schedules (a student's
+// page) or of the public /api/parkings and /api/departures (a visitor's page). A failed refresh keeps
+// what is shown: a 500 says so with Retry, no connection shows the last timetable with a note.
 (() => {
   "use strict";
   const root = document.getElementById("timetable");
   const dataNode = document.getElementById("timetable-data");
   if (!root || !dataNode) return;
   const config = JSON.parse(document.getElementById("timetable-strings").textContent);
-  const storageKey = "quad.timetable.last";
+  // A visitor's page only has what is public: it keeps its own copy, and drops a student's copy left
+  // in this browser (someone signed out on a shared computer).
+  const isPublic = root.dataset.source === "public";
+  const studentKey = "quad.timetable.last";
+  const storageKey = isPublic ? "quad.timetable.public" : studentKey;
+  const publicStops = 6;
   const refreshMs = Math.max(5, Number(root.dataset.refreshSeconds) || 30) * 1000;
   const parkingList = document.getElementById("parking-list");
   const stopList = document.getElementById("stop-list");
@@ -153,6 +159,22 @@
     }
   }
 
+  async function load(url) {
+    const response = await fetch(url, {
+      headers: { Accept: "application/json" }, credentials: "same-origin", cache: "no-store",
+    });
+    if (!response.ok) throw Object.assign(new Error("HTTP " + response.status), { status: response.status });
+    return response.json();
+  }
+
+  // The same shape as the page's data: car parks, the next departures and the campus time zone.
+  async function loadPublic() {
+    const [parkings, departures] = await Promise.all([load("/api/parkings"), load("/api/departures")]);
+    let timeZone;
+    try { timeZone = JSON.parse(dataNode.textContent).timeZone; } catch (_) { timeZone = undefined; }
+    return { parkings: parkings.parkings, stops: departures.departures.slice(0, publicStops), timeZone };
+  }
+
   let refreshing = false;
   let timer = null;
   async function refresh() {
@@ -160,11 +182,7 @@
     refreshing = true;
     clearTimeout(timer);
     try {
-      const response = await fetch("/api/schedules", {
-        headers: { Accept: "application/json" }, credentials: "same-origin", cache: "no-store",
-      });
-      if (!response.ok) throw Object.assign(new Error("HTTP " + response.status), { status: response.status });
-      const data = await response.json();
+      const data = isPublic ? await loadPublic() : await load("/api/schedules");
       render(data);
       try { localStorage.setItem(storageKey, JSON.stringify(data)); } catch (_) { /* private mode */ }
       errorBanner.hidden = true;
@@ -223,6 +241,7 @@
     } else {
       localStorage.setItem(storageKey, dataNode.textContent);
     }
+    if (isPublic) localStorage.removeItem(studentKey);
   } catch (_) { /* unreadable: keep the page as drawn */ }
 
   tick();
