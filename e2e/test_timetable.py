@@ -166,6 +166,29 @@ def test_a_server_error_is_shown_with_retry_and_the_page_is_kept(server, browser
                                 {"offline": False, "latency": 0, "downloadThroughput": -1, "uploadThroughput": -1})
 
 
+def test_an_open_page_moves_on_after_the_last_class(server, browser):
+    sign_in(browser, server, "kier", "/timetable")
+    root = browser.find_element(By.ID, "timetable")
+    changes_at = dt.datetime.fromisoformat(root.get_attribute("data-changes-at").replace("Z", "+00:00"))
+    now = dt.datetime.now(dt.timezone.utc)
+    assert now < changes_at <= now + dt.timedelta(days=1), "the end of today's last class, or midnight"
+    heading = browser.find_element(By.ID, "classes-heading").text
+    # Pretend the page was drawn before the last class ended: the heading it showed then, and the moment
+    # it changes just passed. The page fetches itself again and shows what the server says now, without a reload.
+    browser.execute_script("""
+        window.__sameDocument = true;
+        document.getElementById('classes-heading').textContent = 'Earlier';
+        document.getElementById('class-list').replaceChildren();
+        document.getElementById('timetable').dataset.changesAt = new Date(Date.now() - 1000).toISOString();
+    """)
+    WebDriverWait(browser, 10).until(lambda d: d.find_element(By.ID, "classes-heading").text == heading)
+    assert browser.find_elements(By.CSS_SELECTOR, "#class-list .class-card")
+    assert browser.execute_script("return window.__sameDocument === true")
+    later = dt.datetime.fromisoformat(
+        browser.find_element(By.ID, "timetable").get_attribute("data-changes-at").replace("Z", "+00:00"))
+    assert later == changes_at
+
+
 def test_french_and_a_phone(server, new_browser, axe):
     driver = new_browser(width=390, lang="fr")
     sign_in(driver, server, "kier", "/timetable")

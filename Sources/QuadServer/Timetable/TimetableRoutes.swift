@@ -185,7 +185,14 @@ struct TimetableRoutes {
                 "inProgress": meeting.isInProgress(at: view.now),
             ]
         }
+        // When what the page shows next changes: the end of today's last class (then the next teaching day is
+        // shown), else the campus midnight. An open page fetches itself again then.
+        var changesAt = clock.instant(view.today.adding(days: 1), LocalTime(hour: 0))
+        if plan.kind == .today, let lastEnd = plan.meetings.map(\.end).max(), lastEnd < changesAt {
+            changesAt = lastEnd
+        }
         var values: [String: Any] = [
+            "changesAt": changesAt.formatted(.iso8601),
             "student": ["name": view.student.name, "id": view.student.id],
             "greeting": t("timetable.greeting", ["name": view.student.name]),
             "dateText": longDate(view.today, zone: zone, language: language),

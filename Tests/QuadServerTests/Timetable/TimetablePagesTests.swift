@@ -395,7 +395,10 @@ import Testing
         #expect(during["heading"] as? String == "Today's classes")
         #expect((during["cards"] as? [[String: Any]])?.first?["inProgress"] as? Bool == true)
 
+        // An open page fetches itself again when today's last class ends, then at the campus midnight.
+        #expect(during["changesAt"] as? String == "2020-03-13T01:00:00Z")  // 12:00 AEDT
         let after = words(at: "2020-03-13T12:30:00")
+        #expect(after["changesAt"] as? String == "2020-03-13T13:00:00Z")  // midnight AEDT
         #expect(after["heading"] as? String == "Next classes: Friday 20 March 2020")
         #expect(after["note"] as? String == "No more classes today: here is the next teaching day.")
 

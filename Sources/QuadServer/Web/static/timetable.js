@@ -137,7 +137,43 @@
       minutes < 60 ? minutes + ":" + String(seconds % 60).padStart(2, "0") : "";
   }
 
+  // --- The day ------------------------------------------------------------------------------------
+
+  // After today's last class (or at the campus midnight) the page fetches itself again and swaps in the
+  // heading, the date and week, and the classes: the next teaching day's, and why.
+  let dayRefreshing = false;
+  async function refreshDay() {
+    if (dayRefreshing) return;
+    dayRefreshing = true;
+    let next = "";
+    try {
+      const response = await fetch(location.pathname, {
+        headers: { Accept: "text/html" }, credentials: "same-origin", cache: "no-store",
+      });
+      if (!response.ok) throw new Error("HTTP " + response.status);
+      const fresh = new DOMParser().parseFromString(await response.text(), "text/html");
+      const freshRoot = fresh.getElementById("timetable");
+      // Signed out in another tab meanwhile: leave the page as it is.
+      if (!freshRoot || freshRoot.dataset.source !== root.dataset.source) throw new Error("another page");
+      for (const id of ["timetable-head", "timetable-classes"]) {
+        const node = fresh.getElementById(id);
+        const old = document.getElementById(id);
+        if (node && old) old.replaceWith(document.adoptNode(node));
+      }
+      next = freshRoot.dataset.changesAt || "";
+    } catch (_) {
+      // Offline or refused: try again in a minute.
+    } finally {
+      // Never sooner than a minute when the server does not agree yet (a clock running ahead).
+      const at = Date.parse(next);
+      root.dataset.changesAt = new Date(Number.isNaN(at) || at <= Date.now() ? Date.now() + 60000 : at).toISOString();
+      dayRefreshing = false;
+    }
+  }
+
   function tick() {
+    const changesAt = Date.parse(root.dataset.changesAt || "");
+    if (!Number.isNaN(changesAt) && Date.now() >= changesAt) refreshDay();
     if (stopList) for (const li of stopList.querySelectorAll("li.stop")) tickStop(li);
     if (parkingList) for (const li of parkingList.querySelectorAll("li.parking")) markLiveness(li);
     const now = Date.now();
