@@ -8,6 +8,7 @@ import datetime as dt
 import json
 import re
 import time
+import urllib.parse
 from zoneinfo import ZoneInfo
 
 import pytest
@@ -92,6 +93,52 @@ def test_the_calendar_expands_to_the_right_dates(server):
     assert server.request(path.split("?")[0] + "?key=nope").status == 404
     assert server.request("/api/me/calendar", "POST", headers).status == 200
     assert server.request(path).status == 404
+
+
+def test_a_one_day_holiday_has_no_class_in_the_calendar_or_the_week(server):
+    # An admin adds a one-day holiday on next week's Wednesday (teaching week 9), the workshop's day.
+    today = dt.datetime.now(MELBOURNE).date()
+    this_monday = today - dt.timedelta(days=today.weekday())
+    week1 = this_monday - dt.timedelta(weeks=8)
+    break_monday = this_monday - dt.timedelta(weeks=2)
+    holiday = this_monday + dt.timedelta(weeks=1, days=2)
+    token = "e2e-csrf-token-0123456789abcdefghijklmnop"
+    fields = {
+        "csrf": token, "name": "Clayton", "timeZone": "Australia/Melbourne", "semesterStart": week1.isoformat(),
+        "teachingWeeks": "12",
+        "breaks": f"Mid-semester break; {break_monday}; {break_monday + dt.timedelta(days=6)}\n"
+                  f"Show day; {holiday}; {holiday}",
+    }
+    response = server.request(
+        "/admin/timetable/campus", "POST",
+        {"Content-Type": "application/x-www-form-urlencoded", "Cookie": f"quad_csrf={token}"},
+        urllib.parse.urlencode(fields).encode(), admin=True)
+    assert response.status in (200, 303), response.text
+
+    headers = bearer(server, "kier")
+    # The week of the holiday: still teaching week 9, every class but the workshop.
+    week = server.request(f"/api/schedules?date={holiday}", headers=headers).json()
+    assert week["week"] == 9
+    assert [s["class"] for s in week["schedules"]] == ["Lecture 01", "Lab 01", "Lecture 01"]
+    assert not any(s["start_time"].startswith(holiday.isoformat()) for s in week["schedules"])
+
+    # The calendar, read by a real parser: the workshop skips the holiday, the other classes keep that week.
+    link = server.request("/api/me/calendar", headers=headers).json()
+    calendar = icalendar.Calendar.from_ical(server.request(link["url"][link["url"].index("/api/"):]).text)
+    events = {str(event["SUMMARY"]): event for event in calendar.walk("VEVENT")}
+
+    def dates(summary):
+        event = events[summary]
+        rule = rrulestr(event["RRULE"].to_ical().decode(), dtstart=event["DTSTART"].dt)
+        excluded = {d.dt.date() for exdate in _list(event.get("EXDATE")) for d in exdate.dts}
+        return [d.date() for d in rule if d.date() not in excluded]
+
+    workshop = dates("FIT1031 Workshop 01")
+    assert holiday not in workshop
+    assert len(workshop) == 11, "twelve teaching weeks less the holiday"
+    assert holiday - dt.timedelta(weeks=1) in workshop and holiday + dt.timedelta(weeks=1) in workshop
+    assert holiday - dt.timedelta(days=2) in dates("FIT1031 Lecture 01")
+    assert len(dates("FIT1031 Lecture 01")) == 12
 
 
 def _list(value):
