@@ -20,7 +20,19 @@ struct TimetableAdminRoutes {
         let actions: [(String, @Sendable (TimetableAdminRoutes, [String: String]) async throws -> Void)] = [
             ("campus", { try await $0.saveCampus($1) }),
             ("courses", { try await $0.saveCourse($1) }),
-            ("courses/delete", { _ = try await $0.timetable.store.deleteCourse($1["code"] ?? "") }),
+            (
+                "courses/delete",
+                { admin, fields in
+                    let code = fields["code"] ?? ""
+                    do {
+                        _ = try await admin.timetable.store.deleteCourse(code)
+                    } catch let problem as Problem where problem.status == .conflict {
+                        // Shown on the page, beside the others, rather than as an error page.
+                        throw ValidationFailure(
+                            field: "code", message: "\(code) still has classes: delete or move them first.")
+                    }
+                }
+            ),
             ("classes", { try await $0.saveClass($1) }),
             ("classes/delete", { _ = try await $0.timetable.store.deleteClass($1["id"] ?? "") }),
             ("students", { try await $0.saveStudent($1) }),

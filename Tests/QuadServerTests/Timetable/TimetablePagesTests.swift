@@ -212,6 +212,17 @@ import Testing
                 #expect(!response.text.contains(#"<option value="305491" selected>"#))
                 #expect(response.text.contains(#"id="en-class-error""#))
             }
+            // A course that still has classes cannot go: the page says why, and the course stays.
+            let (_, deleteCourse) = Self.form(admin, "code=FIT1031")
+            try await client.execute(
+                uri: "/admin/timetable/courses/delete", method: .post, headers: headers, body: deleteCourse
+            ) { response in
+                #expect(response.status == .unprocessableContent)
+                #expect(response.text.contains(#"<li data-field="code">code: FIT1031 still has classes"#))
+            }
+            try await client.execute(uri: "/api/schedules?student=305491", method: .get, headers: admin) {
+                #expect(($0.json["schedules"] as? [Any])?.count == 4)
+            }
             // Nothing was written: the campus is as it was.
             try await client.execute(uri: "/admin/timetable", method: .get, headers: admin) {
                 #expect($0.text.contains(#"id="c-name" name="name" value="Clayton""#))
