@@ -236,6 +236,36 @@ def test_an_open_page_moves_on_after_the_last_class(server, browser):
     assert later == changes_at
 
 
+DEMO_CLASSES = {  # id: the admin form's fields, as the demo data has them
+    "fit1031-lecture-01": ("FIT1031", "Lecture 01", "Arun", "S4", 1, "10:00", "12:00", "1-12"),
+    "fit1031-lab-01": ("FIT1031", "Lab 01", "Arun", "S4", 2, "12:30", "13:30", "2-12"),
+    "fit1031-workshop-01": ("FIT1031", "Workshop 01", "Arun", "S4", 3, "15:00", "16:30", "1-12"),
+    "fit1032-lecture-01": ("FIT1032", "Lecture 01", "David", "S2", 4, "17:00", "18:00", "1-12"),
+}
+
+
+def test_an_admin_moves_a_class_and_the_open_page_follows(quad_server_factory, browser):
+    server = quad_server_factory(demo=True, env={"QUAD_REFRESH_SECONDS": "5"})
+    sign_in(browser, server, "kier", "/timetable")
+    browser.execute_script("window.__sameDocument = true")
+    card = browser.find_element(By.CSS_SELECTOR, "#class-list .class-card")
+    class_id = card.get_attribute("data-class-id")
+    assert "S4" in card.text or "S2" in card.text
+    course, name, lecturer, _, weekday, start, end, weeks = DEMO_CLASSES[class_id]
+    token = "e2e-csrf-token-0123456789abcdefghijklmnop"
+    fields = {"csrf": token, "id": class_id, "course": course, "name": name, "lecturer": lecturer, "room": "G81",
+              "campus": "13 College Walk, Clayton", "weekday": weekday, "start": start, "end": end, "weeks": weeks}
+    response = server.request(
+        "/admin/timetable/classes", "POST",
+        {"Content-Type": "application/x-www-form-urlencoded", "Cookie": f"quad_csrf={token}"},
+        urllib.parse.urlencode(fields).encode(), admin=True)
+    assert response.status in (200, 303), response.text
+    moved = f'#class-list .class-card[data-class-id="{class_id}"]'
+    WebDriverWait(browser, 20).until(
+        lambda d: "G81, 13 College Walk, Clayton" in d.find_element(By.CSS_SELECTOR, moved).text)
+    assert browser.execute_script("return window.__sameDocument === true")
+
+
 def test_french_and_a_phone(server, new_browser, axe):
     driver = new_browser(width=390, lang="fr")
     sign_in(driver, server, "kier", "/timetable")

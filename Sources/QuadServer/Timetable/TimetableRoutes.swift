@@ -101,7 +101,10 @@ struct TimetableRoutes {
 
     /// JSON for a `<script type="application/json">` block (no `</` to close it early).
     static func scriptJSON(_ value: some Encodable) -> String {
-        let text = (try? JSONEncoder().encode(value)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
+        // Sorted keys, as the API sends them: the page compares what it drew with what a refresh brings.
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        let text = (try? encoder.encode(value)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
         return text.replacingOccurrences(of: "</", with: "<\\/")
     }
 

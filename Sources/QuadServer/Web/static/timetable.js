@@ -212,6 +212,8 @@
   }
 
   let refreshing = false;
+  let shownSchedules = null;
+  try { shownSchedules = JSON.stringify(JSON.parse(dataNode.textContent).schedules || null); } catch (_) { /* none */ }
   let timer = null;
   async function refresh() {
     if (refreshing) return;
@@ -220,6 +222,12 @@
     try {
       const data = isPublic ? await loadPublic() : await load("/api/schedules");
       render(data);
+      // The week's classes changed (an admin moved a room, added an enrolment): redraw the day's cards.
+      if (!isPublic && Array.isArray(data.schedules)) {
+        const schedules = JSON.stringify(data.schedules);
+        if (shownSchedules !== null && schedules !== shownSchedules) refreshDay();
+        shownSchedules = schedules;
+      }
       try { localStorage.setItem(storageKey, JSON.stringify(data)); } catch (_) { /* private mode */ }
       errorBanner.hidden = true;
       offlineBanner.hidden = true;
