@@ -148,6 +148,35 @@ struct TimetableKitTests {
         }
     }
 
+    @Test("A 500 from the server: the store keeps what it showed and says why; quad timetable reports it")
+    @MainActor
+    func serverError() async throws {
+        try await LiveServer.with { server in
+            let store = try await makeStore(server, date: Self.thisMonday)
+            #expect(await store.refresh())
+            let plan = try #require(store.plan)
+            #expect(!plan.meetings.isEmpty)
+            try await server.breakTheTimetable()
+            #expect(!(await store.refresh()))
+            // Not offline: the server answered, with an error. What was shown stays.
+            #expect(!store.isOffline)
+            if case .problem(let status, _, _) = store.lastFailure {
+                #expect(status == 500)
+            } else {
+                Issue.record("expected the server's 500, got \(String(describing: store.lastFailure))")
+            }
+            #expect(store.lastError?.isEmpty == false)
+            #expect(store.plan == plan && store.studentName == "Kier")
+
+            guard CLI.binary != nil else { return }
+            let cli = CLI(server: server.url)
+            _ = try await cli.run(["login", "--username", "kier"], stdin: server.passwords["kier"]! + "\n")
+            let shown = try await cli.run(["timetable"])
+            #expect(shown.status == 1 && shown.out.isEmpty)
+            #expect(shown.err.hasPrefix("quad: An unexpected error happened. Quote reference "), "\(shown.err)")
+        }
+    }
+
     @Test("Offline: the cached timetable at start, isOffline, the same plan; then recovery")
     @MainActor
     func offline() async throws {
