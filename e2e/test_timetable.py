@@ -121,6 +121,7 @@ def test_a_one_day_holiday_has_no_class_in_the_calendar_or_the_week(server):
     assert week["week"] == 9
     assert [s["class"] for s in week["schedules"]] == ["Lecture 01", "Lab 01", "Lecture 01"]
     assert not any(s["start_time"].startswith(holiday.isoformat()) for s in week["schedules"])
+    assert week["daysOff"] == [{"date": holiday.isoformat(), "name": "Show day"}]
 
     # The calendar, read by a real parser: the workshop skips the holiday, the other classes keep that week.
     link = server.request("/api/me/calendar", headers=headers).json()

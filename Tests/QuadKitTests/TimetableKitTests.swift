@@ -148,6 +148,35 @@ struct TimetableKitTests {
         }
     }
 
+    @Test("A public holiday named in the week's daysOff: the kit's day plan names it, as the web page does")
+    func aDayOffIsNamed() throws {
+        let zone = TimeZone(identifier: "Australia/Melbourne")!
+        let settings = CampusSettings(
+            name: "Clayton", timeZone: zone, semesterStart: LocalDate("2025-03-03")!, teachingWeeks: 12,
+            breaks: [
+                TeachingBreak(name: "Good Friday", start: LocalDate("2025-04-18")!, end: LocalDate("2025-04-18")!),
+                TeachingBreak(
+                    name: "Mid-semester break", start: LocalDate("2025-04-21")!, end: LocalDate("2025-04-27")!),
+            ])
+        let friday = TimetableClass(
+            id: "fit1031-lecture-01", course: "FIT1031", courseTitle: "Computers and networks", name: "Lecture 01",
+            lecturer: "Arun", room: "S4", campus: "Clayton", weekday: 5, start: LocalTime("10:00")!,
+            end: LocalTime("12:00")!, weeks: Array(1...12))
+        let clock = CampusClock(timeZone: zone)
+        let goodFriday = LocalDate("2025-04-18")!
+        let weeks = [goodFriday, goodFriday.adding(days: 7), goodFriday.adding(days: 14)].map { date in
+            ScheduleResponse(
+                settings: settings, date: date, now: clock.instant(goodFriday, LocalTime(hour: 9)),
+                student: .init(id: "305491", name: "Kier"), classes: [friday], carParks: [], departures: [])
+        }
+        #expect(weeks.map(\.weekStatus) == ["teaching", "break", "teaching"])
+        let (calendar, classes) = try #require(TimetableStore.calendar(weeks))
+        let plan = calendar.plan(now: clock.instant(goodFriday, LocalTime(hour: 9)), classes: classes)
+        #expect(plan.kind == .afterBreak && plan.breakName == "Good Friday")
+        #expect(plan.date?.description == "2025-05-02")
+        #expect(TimetableText.heading(plan) == "After Good Friday: \(TimetableText.day(LocalDate("2025-05-02")!))")
+    }
+
     @Test("A 500 from the server: the store keeps what it showed and says why; quad timetable reports it")
     @MainActor
     func serverError() async throws {
