@@ -237,6 +237,28 @@ def test_an_open_page_moves_on_after_the_last_class(server, browser):
     assert later == changes_at
 
 
+def test_a_device_clock_set_wrong_still_shows_live_car_parks_and_true_countdowns(quad_server_factory, new_browser):
+    server = quad_server_factory(demo=True, env={"QUAD_REFRESH_SECONDS": "600"})
+    driver = new_browser()
+    # This device's clock runs 20 minutes fast.
+    driver.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": """
+        (() => { const shift = 20 * 60 * 1000, RealDate = Date;
+          Date.now = () => RealDate.prototype.getTime.call(new RealDate()) + shift; })();
+    """})
+    driver.get(server.url + "/timetable")
+    assert driver.execute_script("return Date.now() - new Date().getTime()") > 19 * 60 * 1000
+    # The page learns the server's clock: readings a few seconds old are live, and the first bus is not
+    # shown as already gone or 20 minutes nearer.
+    WebDriverWait(driver, 15).until(
+        lambda d: all(e.text == "Live" for e in d.find_elements(By.CSS_SELECTOR, "#parking-list .parking-live")))
+    first = driver.find_element(By.CSS_SELECTOR, "#stop-list li.stop")
+    expected = dt.datetime.fromisoformat(first.get_attribute("data-expected-at").replace("Z", "+00:00"))
+    minutes = int((expected - dt.datetime.now(dt.timezone.utc)).total_seconds() // 60)
+    shown = first.find_element(By.CSS_SELECTOR, ".stop-minutes").text
+    assert shown in {f"in {m} minutes" for m in (minutes - 1, minutes, minutes + 1)} | (
+        {"now", "in 1 minute"} if minutes <= 2 else set()), shown
+
+
 DEMO_CLASSES = {  # id: the admin form's fields, as the demo data has them
     "fit1031-lecture-01": ("FIT1031", "Lecture 01", "Arun", "S4", 1, "10:00", "12:00", "1-12"),
     "fit1031-lab-01": ("FIT1031", "Lab 01", "Arun", "S4", 2, "12:30", "13:30", "2-12"),

@@ -43,6 +43,8 @@ struct TimetableRoutes {
         var parkings: [ScheduleResponse.Parking]
         var stops: [ScheduleResponse.Stop]
         var timeZone: String
+        /// When the page was drawn, as the student's payload says it too.
+        var generatedAt: String
     }
 
     /// As many departures as a student's page shows.
@@ -73,7 +75,7 @@ struct TimetableRoutes {
             live = PublicLive(
                 parkings: try await api.parkingList().parkings,
                 stops: try await api.departureList(limit: Self.stopLimit).departures,
-                timeZone: settings.timeZone.identifier)
+                timeZone: settings.timeZone.identifier, generatedAt: now.formatted(.iso8601))
         }
         let language = web.language(for: request)
         let rotated = request.uri.queryParameters.get("rotated") != nil

@@ -21,6 +21,17 @@
   const offlineBanner = document.getElementById("timetable-offline");
   const STALE_READING_MS = 10 * 60 * 1000;
 
+  // The server's clock, as its last answer's Date header gave it: a device clock set wrong must not make
+  // every reading look stale or every bus late. (The header has whole seconds: smaller gaps are noise.)
+  let clockOffset = 0;
+  function serverNow() { return Date.now() + clockOffset; }
+  function learnClock(response) {
+    const date = Date.parse(response.headers.get("Date") || "");
+    if (Number.isNaN(date)) return;
+    const offset = date - Date.now();
+    clockOffset = Math.abs(offset) > 2000 ? offset : 0;
+  }
+
   function t(key, args) {
     let text = config.strings[key] || key;
     for (const [name, value] of Object.entries(args || {})) text = text.split("{" + name + "}").join(String(value));
@@ -67,7 +78,7 @@
 
   function markLiveness(li) {
     const updated = Date.parse(li.dataset.updatedAt || "");
-    const live = !Number.isNaN(updated) && Date.now() - updated <= STALE_READING_MS;
+    const live = !Number.isNaN(updated) && serverNow() - updated <= STALE_READING_MS;
     const label = li.querySelector(".parking-live");
     label.classList.toggle("stale", !live);
     label.textContent = live ? t("timetable.live") : t("timetable.notLive");
@@ -126,7 +137,7 @@
   }
 
   function tickStop(li) {
-    const ms = Date.parse(li.dataset.expectedAt) - Date.now();
+    const ms = Date.parse(li.dataset.expectedAt) - serverNow();
     if (ms < -30000) { li.remove(); return; }
     const seconds = Math.max(0, Math.floor(ms / 1000));
     const minutes = Math.floor(seconds / 60);
@@ -166,17 +177,17 @@
     } finally {
       // Never sooner than a minute when the server does not agree yet (a clock running ahead).
       const at = Date.parse(next);
-      root.dataset.changesAt = new Date(Number.isNaN(at) || at <= Date.now() ? Date.now() + 60000 : at).toISOString();
+      root.dataset.changesAt = new Date(Number.isNaN(at) || at <= serverNow() ? serverNow() + 60000 : at).toISOString();
       dayRefreshing = false;
     }
   }
 
   function tick() {
     const changesAt = Date.parse(root.dataset.changesAt || "");
-    if (!Number.isNaN(changesAt) && Date.now() >= changesAt) refreshDay();
+    if (!Number.isNaN(changesAt) && serverNow() >= changesAt) refreshDay();
     if (stopList) for (const li of stopList.querySelectorAll("li.stop")) tickStop(li);
     if (parkingList) for (const li of parkingList.querySelectorAll("li.parking")) markLiveness(li);
-    const now = Date.now();
+    const now = serverNow();
     for (const card of document.querySelectorAll(".class-card")) {
       const going = Date.parse(card.dataset.startAt) <= now && now < Date.parse(card.dataset.endAt);
       card.classList.toggle("in-progress", going);
@@ -199,6 +210,7 @@
     const response = await fetch(url, {
       headers: { Accept: "application/json" }, credentials: "same-origin", cache: "no-store",
     });
+    learnClock(response);
     if (!response.ok) throw Object.assign(new Error("HTTP " + response.status), { status: response.status });
     return response.json();
   }
@@ -291,5 +303,10 @@
   tick();
   setInterval(tick, 1000);
   connect();
-  timer = setTimeout(refresh, refreshMs);
+  // A page drawn more than two minutes away from this device's clock (a clock set wrong, or a page kept from
+  // earlier) refreshes at once, which also learns the server's clock.
+  let drawnAt = NaN;
+  try { drawnAt = Date.parse(JSON.parse(dataNode.textContent).generatedAt); } catch (_) { /* none */ }
+  const farOff = !Number.isNaN(drawnAt) && Math.abs(drawnAt - Date.now()) > 120000;
+  timer = setTimeout(refresh, farOff ? 0 : refreshMs);
 })();
