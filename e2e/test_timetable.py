@@ -8,6 +8,7 @@ import datetime as dt
 import json
 import re
 import time
+import urllib.parse
 from zoneinfo import ZoneInfo
 
 import pytest
@@ -94,6 +95,53 @@ def test_the_calendar_expands_to_the_right_dates(server):
     assert server.request(path).status == 404
 
 
+def test_a_one_day_holiday_has_no_class_in_the_calendar_or_the_week(server):
+    # An admin adds a one-day holiday on next week's Wednesday (teaching week 9), the workshop's day.
+    today = dt.datetime.now(MELBOURNE).date()
+    this_monday = today - dt.timedelta(days=today.weekday())
+    week1 = this_monday - dt.timedelta(weeks=8)
+    break_monday = this_monday - dt.timedelta(weeks=2)
+    holiday = this_monday + dt.timedelta(weeks=1, days=2)
+    token = "e2e-csrf-token-0123456789abcdefghijklmnop"
+    fields = {
+        "csrf": token, "name": "Clayton", "timeZone": "Australia/Melbourne", "semesterStart": week1.isoformat(),
+        "teachingWeeks": "12",
+        "breaks": f"Mid-semester break; {break_monday}; {break_monday + dt.timedelta(days=6)}\n"
+                  f"Show day; {holiday}; {holiday}",
+    }
+    response = server.request(
+        "/admin/timetable/campus", "POST",
+        {"Content-Type": "application/x-www-form-urlencoded", "Cookie": f"quad_csrf={token}"},
+        urllib.parse.urlencode(fields).encode(), admin=True)
+    assert response.status in (200, 303), response.text
+
+    headers = bearer(server, "kier")
+    # The week of the holiday: still teaching week 9, every class but the workshop.
+    week = server.request(f"/api/schedules?date={holiday}", headers=headers).json()
+    assert week["week"] == 9
+    assert [s["class"] for s in week["schedules"]] == ["Lecture 01", "Lab 01", "Lecture 01"]
+    assert not any(s["start_time"].startswith(holiday.isoformat()) for s in week["schedules"])
+    assert week["daysOff"] == [{"date": holiday.isoformat(), "name": "Show day"}]
+
+    # The calendar, read by a real parser: the workshop skips the holiday, the other classes keep that week.
+    link = server.request("/api/me/calendar", headers=headers).json()
+    calendar = icalendar.Calendar.from_ical(server.request(link["url"][link["url"].index("/api/"):]).text)
+    events = {str(event["SUMMARY"]): event for event in calendar.walk("VEVENT")}
+
+    def dates(summary):
+        event = events[summary]
+        rule = rrulestr(event["RRULE"].to_ical().decode(), dtstart=event["DTSTART"].dt)
+        excluded = {d.dt.date() for exdate in _list(event.get("EXDATE")) for d in exdate.dts}
+        return [d.date() for d in rule if d.date() not in excluded]
+
+    workshop = dates("FIT1031 Workshop 01")
+    assert holiday not in workshop
+    assert len(workshop) == 11, "twelve teaching weeks less the holiday"
+    assert holiday - dt.timedelta(weeks=1) in workshop and holiday + dt.timedelta(weeks=1) in workshop
+    assert holiday - dt.timedelta(days=2) in dates("FIT1031 Lecture 01")
+    assert len(dates("FIT1031 Lecture 01")) == 12
+
+
 def _list(value):
     if value is None:
         return []
@@ -166,6 +214,81 @@ def test_a_server_error_is_shown_with_retry_and_the_page_is_kept(server, browser
                                 {"offline": False, "latency": 0, "downloadThroughput": -1, "uploadThroughput": -1})
 
 
+def test_an_open_page_moves_on_after_the_last_class(server, browser):
+    sign_in(browser, server, "kier", "/timetable")
+    root = browser.find_element(By.ID, "timetable")
+    changes_at = dt.datetime.fromisoformat(root.get_attribute("data-changes-at").replace("Z", "+00:00"))
+    now = dt.datetime.now(dt.timezone.utc)
+    assert now < changes_at <= now + dt.timedelta(days=1), "the end of today's last class, or midnight"
+    heading = browser.find_element(By.ID, "classes-heading").text
+    # Pretend the page was drawn before the last class ended: the heading it showed then, and the moment
+    # it changes just passed. The page fetches itself again and shows what the server says now, without a reload.
+    browser.execute_script("""
+        window.__sameDocument = true;
+        document.getElementById('classes-heading').textContent = 'Earlier';
+        document.getElementById('class-list').replaceChildren();
+        document.getElementById('timetable').dataset.changesAt = new Date(Date.now() - 1000).toISOString();
+    """)
+    WebDriverWait(browser, 10).until(lambda d: d.find_element(By.ID, "classes-heading").text == heading)
+    assert browser.find_elements(By.CSS_SELECTOR, "#class-list .class-card")
+    assert browser.execute_script("return window.__sameDocument === true")
+    later = dt.datetime.fromisoformat(
+        browser.find_element(By.ID, "timetable").get_attribute("data-changes-at").replace("Z", "+00:00"))
+    assert later == changes_at
+
+
+def test_a_device_clock_set_wrong_still_shows_live_car_parks_and_true_countdowns(quad_server_factory, new_browser):
+    server = quad_server_factory(demo=True, env={"QUAD_REFRESH_SECONDS": "600"})
+    driver = new_browser()
+    # This device's clock runs 20 minutes fast.
+    driver.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": """
+        (() => { const shift = 20 * 60 * 1000, RealDate = Date;
+          Date.now = () => RealDate.prototype.getTime.call(new RealDate()) + shift; })();
+    """})
+    driver.get(server.url + "/timetable")
+    assert driver.execute_script("return Date.now() - new Date().getTime()") > 19 * 60 * 1000
+    # The page learns the server's clock: readings a few seconds old are live, and the first bus is not
+    # shown as already gone or 20 minutes nearer.
+    WebDriverWait(driver, 15).until(
+        lambda d: all(e.text == "Live" for e in d.find_elements(By.CSS_SELECTOR, "#parking-list .parking-live")))
+    first = driver.find_element(By.CSS_SELECTOR, "#stop-list li.stop")
+    expected = dt.datetime.fromisoformat(first.get_attribute("data-expected-at").replace("Z", "+00:00"))
+    minutes = int((expected - dt.datetime.now(dt.timezone.utc)).total_seconds() // 60)
+    shown = first.find_element(By.CSS_SELECTOR, ".stop-minutes").text
+    assert shown in {f"in {m} minutes" for m in (minutes - 1, minutes, minutes + 1)} | (
+        {"now", "in 1 minute"} if minutes <= 2 else set()), shown
+
+
+DEMO_CLASSES = {  # id: the admin form's fields, as the demo data has them
+    "fit1031-lecture-01": ("FIT1031", "Lecture 01", "Arun", "S4", 1, "10:00", "12:00", "1-12"),
+    "fit1031-lab-01": ("FIT1031", "Lab 01", "Arun", "S4", 2, "12:30", "13:30", "2-12"),
+    "fit1031-workshop-01": ("FIT1031", "Workshop 01", "Arun", "S4", 3, "15:00", "16:30", "1-12"),
+    "fit1032-lecture-01": ("FIT1032", "Lecture 01", "David", "S2", 4, "17:00", "18:00", "1-12"),
+}
+
+
+def test_an_admin_moves_a_class_and_the_open_page_follows(quad_server_factory, browser):
+    server = quad_server_factory(demo=True, env={"QUAD_REFRESH_SECONDS": "5"})
+    sign_in(browser, server, "kier", "/timetable")
+    browser.execute_script("window.__sameDocument = true")
+    card = browser.find_element(By.CSS_SELECTOR, "#class-list .class-card")
+    class_id = card.get_attribute("data-class-id")
+    assert "S4" in card.text or "S2" in card.text
+    course, name, lecturer, _, weekday, start, end, weeks = DEMO_CLASSES[class_id]
+    token = "e2e-csrf-token-0123456789abcdefghijklmnop"
+    fields = {"csrf": token, "id": class_id, "course": course, "name": name, "lecturer": lecturer, "room": "G81",
+              "campus": "13 College Walk, Clayton", "weekday": weekday, "start": start, "end": end, "weeks": weeks}
+    response = server.request(
+        "/admin/timetable/classes", "POST",
+        {"Content-Type": "application/x-www-form-urlencoded", "Cookie": f"quad_csrf={token}"},
+        urllib.parse.urlencode(fields).encode(), admin=True)
+    assert response.status in (200, 303), response.text
+    moved = f'#class-list .class-card[data-class-id="{class_id}"]'
+    WebDriverWait(browser, 20).until(
+        lambda d: "G81, 13 College Walk, Clayton" in d.find_element(By.CSS_SELECTOR, moved).text)
+    assert browser.execute_script("return window.__sameDocument === true")
+
+
 def test_french_and_a_phone(server, new_browser, axe):
     driver = new_browser(width=390, lang="fr")
     sign_in(driver, server, "kier", "/timetable")
@@ -175,9 +298,49 @@ def test_french_and_a_phone(server, new_browser, axe):
     axe.assert_clean(driver, "timetable fr phone")
 
 
-def test_a_visitor_and_the_api_privacy(server, browser):
+def test_a_visitor_sees_live_car_parks_and_shuttles_and_the_api_privacy(server, browser, axe):
     browser.get(server.url + "/timetable")
-    assert browser.find_element(By.CSS_SELECTOR, "#timetable a[href^='/signin']")
+    # A sign-in prompt for the personal timetable, and nothing personal.
+    assert browser.find_element(By.CSS_SELECTOR, "#timetable-signin a[href='/signin?next=/timetable']").text == (
+        "Sign in to see your timetable.")
+    assert not browser.find_elements(By.CSS_SELECTOR, ".class-card, #add-to-calendar, #timetable-greeting")
+    # The car parks and the shuttle are public: shown with their states, and live.
+    browser.execute_script("window.__sameDocument = true")
+    counts = lambda d: [e.text for e in d.find_elements(By.CSS_SELECTOR, "#parking-list .parking-count")]  # noqa: E731
+    before = counts(browser)
+    assert len(before) == 2
+    states = {e.text for e in browser.find_elements(By.CSS_SELECTOR, "#parking-list .parking-state")}
+    assert states and states <= {"Plenty", "Filling", "Almost full", "Full"}
+    clock = browser.find_element(By.CSS_SELECTOR, "#stop-list li.stop .stop-clock")
+    WebDriverWait(browser, 5).until(lambda d: clock.text != "")
+    first = clock.text
+    WebDriverWait(browser, 5).until(lambda d: clock.text != first)
+    assert "→" in browser.find_element(By.CSS_SELECTOR, "#stop-list li.stop .stop-route").text
+    # The simulator's readings reach the visitor's page without a reload.
+    WebDriverWait(browser, 30).until(lambda d: counts(d) != before)
+    WebDriverWait(browser, 30).until(
+        lambda d: any(e.text == "Live" for e in d.find_elements(By.CSS_SELECTOR, "#stop-list .stop-mode")))
+    assert browser.execute_script("return window.__sameDocument === true")
+    axe.assert_clean(browser, "timetable visitor")
+
+    # A refresh that fails keeps what is shown and says so, with Retry; the page's own refresh uses the
+    # public API (no 401 for a visitor).
+    browser.execute_script("""
+        window.__realFetch = window.fetch;
+        window.__asked = [];
+        window.fetch = (url, options) => { window.__asked.push(String(url));
+          return Promise.resolve(new Response('{"status":500}', {status: 500})); };
+        document.getElementById('timetable-retry').click();
+    """)
+    error = WebDriverWait(browser, 10).until(EC.visibility_of_element_located((By.ID, "timetable-error")))
+    assert "could not be refreshed" in error.text
+    assert len(counts(browser)) == 2
+    asked = browser.execute_script("return window.__asked")
+    assert "/api/parkings" in asked and "/api/schedules" not in asked
+    browser.execute_script("window.fetch = window.__realFetch;")
+    browser.find_element(By.ID, "timetable-retry").click()
+    WebDriverWait(browser, 10).until(EC.invisibility_of_element_located((By.ID, "timetable-error")))
+
     assert server.request("/api/schedules").status == 401
     other = bearer(server, "ada")
     assert server.request("/api/schedules?student=305491", headers=other).status == 403

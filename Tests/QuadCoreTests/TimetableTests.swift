@@ -153,6 +153,8 @@ import Testing
         #expect(original.schedules[0].scheduleClass == "Lecture 01")
         #expect(original.parkings.map(\.slot) == [645])
         #expect(original.stops.map(\.predictedArrivalDate) == ["2020-03-13T06:04:05"])
+        // New fields only: the original model ignores them; a week without a day off lists none.
+        #expect(response.daysOff == [])
         // And the reference payload decodes with Quad's own model.
         let reference = Data(Self.referencePayload.utf8)
         #expect(try JSONDecoder().decode(OriginalTimetable.self, from: reference).week == 8)
@@ -222,6 +224,66 @@ import Testing
         #expect(holiday.date?.description == "2025-04-28")
         #expect(holiday.resumesOn?.description == "2025-04-28")
         #expect(holiday.meetings.map(\.class.course) == ["FIT1032"])
+        // The week's payload names the day off (and the original model still decodes it).
+        let week = ScheduleResponse(
+            settings: s, date: LocalDate("2025-04-16")!, now: Self.at2025("2025-04-16T09:00:00"),
+            student: .init(id: "305491", name: "Kier"), classes: classes, carParks: [], departures: [])
+        #expect(week.week == 7 && week.weekStatus == "teaching")
+        #expect(week.daysOff == [.init(date: "2025-04-18", name: "Good Friday")])
+        #expect(week.schedules.map(\.startTime) == ["2025-04-14T17:00:00"])
+        #expect(throws: Never.self) {
+            try JSONDecoder().decode(OriginalTimetable.self, from: JSONEncoder().encode(week))
+        }
+    }
+
+    /// Labour Day (Monday 10 March 2025, in week 2) and Easter Monday (21 April, the first day of a Tuesday-to-
+    /// Friday mid-semester break): a Monday holiday alone leaves its week teaching, with its number and its
+    /// other days' classes; a holiday and a break that together take every weekday make a break week.
+    @Test func aMondayHolidayKeepsTheRestOfItsWeek() {
+        let s = CampusSettings(
+            name: "Clayton", timeZone: Self.melbourne, semesterStart: LocalDate("2025-03-03")!, teachingWeeks: 12,
+            breaks: [
+                TeachingBreak(name: "Labour Day", start: LocalDate("2025-03-10")!, end: LocalDate("2025-03-10")!),
+                TeachingBreak(name: "Easter Monday", start: LocalDate("2025-04-21")!, end: LocalDate("2025-04-21")!),
+                TeachingBreak(
+                    name: "Mid-semester break", start: LocalDate("2025-04-22")!, end: LocalDate("2025-04-25")!),
+            ])
+        let tuesday = TimetableClass(
+            id: "fit1031-lab-01", course: "FIT1031", courseTitle: "Computers and networks", name: "Lab 01",
+            lecturer: "Arun", room: "S4", campus: "Clayton", weekday: 2, start: LocalTime("12:30")!,
+            end: LocalTime("13:30")!, weeks: Array(1...12))
+        let classes = [Self.monday, tuesday, Self.lecture]
+        #expect(s.week(of: LocalDate("2025-03-10")!) == 2)
+        #expect(s.week(of: LocalDate("2025-03-11")!) == 2)
+        #expect(s.week(of: LocalDate("2025-03-17")!) == 3)
+        #expect(s.meetings(on: LocalDate("2025-03-10")!, of: classes).isEmpty)
+        #expect(s.meetings(on: LocalDate("2025-03-11")!, of: classes).map(\.class.name) == ["Lab 01"])
+        #expect(
+            s.meetings(inWeekOf: LocalDate("2025-03-10")!, of: classes).map(\.date.description) == [
+                "2025-03-11", "2025-03-14",
+            ])
+        // On Labour Day: named, and the next classes are Tuesday's.
+        let holiday = s.plan(now: s.clock.parseWallClock("2025-03-10T09:00:00")!, classes: classes)
+        #expect(holiday.kind == .afterBreak && holiday.breakName == "Labour Day")
+        #expect(holiday.date?.description == "2025-03-11")
+        // Easter Monday and the break after it take the whole week: not counted, named after the longer break.
+        #expect(s.week(of: LocalDate("2025-04-17")!) == 7)
+        #expect(s.week(of: LocalDate("2025-04-23")!) == nil)
+        #expect(s.week(of: LocalDate("2025-04-28")!) == 8)
+        guard case .inBreak(let interruption, let resumes) = s.status(of: LocalDate("2025-04-23")!) else {
+            Issue.record("expected a break week")
+            return
+        }
+        #expect(interruption.name == "Mid-semester break")
+        #expect(resumes?.description == "2025-04-28")
+        #expect(s.teachingMondays.count == 12)
+        // The calendar skips Labour Day only: the Monday lecture's first exclusion is 10 March.
+        let text = ICalendar.write(
+            settings: s, classes: [Self.monday, tuesday], calendarName: "Kier",
+            stamp: Self.at2025("2025-03-01T09:00:00"))
+        let unfolded = text.replacingOccurrences(of: "\r\n ", with: "")
+        #expect(unfolded.contains("EXDATE;TZID=Australia/Melbourne:20250310T170000,20250421T170000\r\n"))
+        #expect(unfolded.contains("EXDATE;TZID=Australia/Melbourne:20250422T123000\r\n"))
     }
 
     @Test func iCalendarExcludesDaysOffInsideATeachingWeek() {

@@ -17,6 +17,19 @@ public struct ScheduleResponse: Codable, Sendable, Equatable {
     public var weekStatus: String
     public var resumesOn: String?
     public var generatedAt: String
+    /// The days of the week asked (Monday to Sunday) inside a break, named: a public holiday in a teaching
+    /// week has no classes, and says why. (Absent from payloads made before it existed.)
+    public var daysOff: [DayOff]? = nil
+
+    public struct DayOff: Codable, Sendable, Equatable {
+        public var date: String
+        public var name: String
+
+        public init(date: String, name: String) {
+            self.date = date
+            self.name = name
+        }
+    }
 
     public struct Student: Codable, Sendable, Equatable {
         public var id: String
@@ -147,5 +160,10 @@ extension ScheduleResponse {
             },
             date: date.description, campus: settings.name, timeZone: settings.timeZone.identifier,
             weekStatus: weekStatus, resumesOn: resumesOn?.description, generatedAt: now.formatted(.iso8601))
+        let monday = date.monday
+        daysOff = (0..<7).compactMap { offset in
+            let day = monday.adding(days: offset)
+            return settings.breakOn(day).map { DayOff(date: day.description, name: $0.name) }
+        }
     }
 }

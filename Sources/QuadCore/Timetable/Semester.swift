@@ -1,9 +1,10 @@
 import Foundation
 
 /// A break in teaching (mid-semester break, study week, a public holiday), both days included. No class
-/// meets on any day inside a break. Weeks whose Monday falls inside a break are not teaching weeks and
-/// are not counted; a break that leaves the Monday out (Good Friday, Wednesday to Friday) only cancels
-/// its own days: the week keeps its number and its other days keep their classes.
+/// meets on any day inside a break. Weeks whose every weekday (Monday to Friday) falls inside breaks are
+/// not teaching weeks and are not counted; a break that leaves a weekday out (Labour Day or Easter Monday,
+/// Good Friday, Wednesday to Friday) only cancels its own days: the week keeps its number and its other
+/// days keep their classes.
 public struct TeachingBreak: Hashable, Sendable, Codable {
     public var name: String
     public var start: LocalDate
@@ -48,8 +49,11 @@ public struct CampusSettings: Sendable, Equatable {
         case afterSemester
     }
 
-    /// True when the calendar week starting on `monday` is a break week.
-    func isBreakWeek(_ monday: LocalDate) -> Bool { breaks.contains { $0.contains(monday) } }
+    /// True when the calendar week starting on `monday` is a break week: no weekday of it is left to teach.
+    /// (A Monday holiday alone leaves Tuesday to Friday: still a teaching week.)
+    func isBreakWeek(_ monday: LocalDate) -> Bool {
+        (0..<5).allSatisfy { offset in breaks.contains { $0.contains(monday.adding(days: offset)) } }
+    }
 
     /// The break `date` falls in, if any (a day off inside a teaching week included).
     public func breakOn(_ date: LocalDate) -> TeachingBreak? { breaks.first { $0.contains(date) } }
@@ -76,8 +80,11 @@ public struct CampusSettings: Sendable, Equatable {
         if let index = mondays.firstIndex(of: monday) { return .teaching(week: index + 1) }
         guard let last = mondays.last, monday < last else { return .afterSemester }
         let resumes = mondays.first { $0 > monday }
+        // The break taking most of the week's weekdays names it (a week-long break over a holiday in it).
+        let weekdays = (0..<5).map { monday.adding(days: $0) }
+        let covered = { (interruption: TeachingBreak) in weekdays.filter(interruption.contains).count }
         let interruption =
-            breaks.first { $0.contains(monday) }
+            breaks.filter { covered($0) > 0 }.max { covered($0) < covered($1) }
             ?? TeachingBreak(name: "", start: monday, end: monday.adding(days: 6))
         return .inBreak(interruption, resumesOn: resumes)
     }

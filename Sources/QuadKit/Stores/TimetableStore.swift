@@ -100,6 +100,11 @@ public final class TimetableStore {
                 continue
             }
             teaching += 1
+            // A day off inside a teaching week (a public holiday) is a one-day break, named.
+            for dayOff in week.daysOff ?? [] {
+                guard let day = LocalDate(dayOff.date) else { continue }
+                breaks.append(TeachingBreak(name: dayOff.name, start: day, end: day))
+            }
             for meeting in week.schedules {
                 guard let start = clock.parseWallClock(meeting.startTime),
                     let end = clock.parseWallClock(meeting.endTime)

@@ -20,7 +20,19 @@ struct TimetableAdminRoutes {
         let actions: [(String, @Sendable (TimetableAdminRoutes, [String: String]) async throws -> Void)] = [
             ("campus", { try await $0.saveCampus($1) }),
             ("courses", { try await $0.saveCourse($1) }),
-            ("courses/delete", { _ = try await $0.timetable.store.deleteCourse($1["code"] ?? "") }),
+            (
+                "courses/delete",
+                { admin, fields in
+                    let code = fields["code"] ?? ""
+                    do {
+                        _ = try await admin.timetable.store.deleteCourse(code)
+                    } catch let problem as Problem where problem.status == .conflict {
+                        // Shown on the page, beside the others, rather than as an error page.
+                        throw ValidationFailure(
+                            field: "code", message: "\(code) still has classes: delete or move them first.")
+                    }
+                }
+            ),
             ("classes", { try await $0.saveClass($1) }),
             ("classes/delete", { _ = try await $0.timetable.store.deleteClass($1["id"] ?? "") }),
             ("students", { try await $0.saveStudent($1) }),
@@ -187,7 +199,14 @@ struct TimetableAdminRoutes {
             _ in
             var values: [String: Any] = [
                 "courses": courseRows, "classes": classRows, "students": studentRows,
-                "enrolments": enrolments.map { ["student": $0.student, "classId": $0.classId] },
+                "enrolments": enrolments.map { enrolment in
+                    [
+                        "student": enrolment.student, "classId": enrolment.classId,
+                        "studentName": students.first { $0.id == enrolment.student }?.name ?? "",
+                        "className": classes.first { $0.id == enrolment.classId }.map { "\($0.course) \($0.name)" }
+                            ?? enrolment.classId,
+                    ]
+                },
                 "carParks": parkRows, "routes": routeRows,
             ]
             for (key, form) in forms { values[key] = form }

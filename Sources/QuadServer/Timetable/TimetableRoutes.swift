@@ -37,13 +37,26 @@ struct TimetableRoutes {
         var link: TimetableAPI.CalendarLink
     }
 
+    /// What everyone may see (car parks and the next shuttles are not personal): the page shows them to
+    /// visitors and to accounts without a student, and `timetable.js` keeps them live from the public API.
+    struct PublicLive: Codable {
+        var parkings: [ScheduleResponse.Parking]
+        var stops: [ScheduleResponse.Stop]
+        var timeZone: String
+        /// When the page was drawn, as the student's payload says it too.
+        var generatedAt: String
+    }
+
+    /// As many departures as a student's page shows.
+    static let stopLimit = 6
+
     func page(_ request: Request) async throws -> Response {
         var view: StudentView?
         var notStudent = false
+        let now = timetable.now()
+        let settings = try await timetable.settings()
         if let person = RequestInfo.current.person {
             if let student = try await timetable.student(for: person) {
-                let now = timetable.now()
-                let settings = try await timetable.settings()
                 let today = settings.clock.date(of: now)
                 view = StudentView(
                     student: student, payload: try await timetable.schedule(for: student, date: today),
@@ -56,6 +69,14 @@ struct TimetableRoutes {
                 notStudent = true
             }
         }
+        var live: PublicLive?
+        if view == nil {
+            let api = TimetableAPI(timetable: timetable)
+            live = PublicLive(
+                parkings: try await api.parkingList().parkings,
+                stops: try await api.departureList(limit: Self.stopLimit).departures,
+                timeZone: settings.timeZone.identifier, generatedAt: now.formatted(.iso8601))
+        }
         let language = web.language(for: request)
         let rotated = request.uri.queryParameters.get("rotated") != nil
         let refreshSeconds = timetable.platform.configuration.refreshSeconds
@@ -66,14 +87,56 @@ struct TimetableRoutes {
             ]
             if let view {
                 values.merge(Self.values(view, t: t, language: language)) { $1 }
+                values["source"] = "schedules"
                 if rotated { values["rotated"] = true }
-            } else if notStudent {
-                values["notStudent"] = true
-            } else {
-                values["signedOut"] = true
+            } else if let live {
+                values.merge(
+                    Self.liveValues(parkings: live.parkings, stops: live.stops, now: now, clock: settings.clock, t: t)
+                ) { $1 }
+                values["source"] = "public"
+                values["payloadJSON"] = Self.scriptJSON(live)
+                values[notStudent ? "notStudent" : "signedOut"] = true
             }
             return values
         }
+    }
+
+    /// JSON for a `<script type="application/json">` block (no `</` to close it early).
+    static func scriptJSON(_ value: some Encodable) -> String {
+        // Sorted keys, as the API sends them: the page compares what it drew with what a refresh brings.
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        let text = (try? encoder.encode(value)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
+        return text.replacingOccurrences(of: "</", with: "<\\/")
+    }
+
+    /// The car parks and shuttles as the page's lists show them.
+    static func liveValues(
+        parkings: [ScheduleResponse.Parking], stops: [ScheduleResponse.Stop], now: Date, clock: CampusClock,
+        t: Localizer
+    ) -> [String: Any] {
+        let parkings: [[String: Any]] = parkings.map { park in
+            var item: [String: Any] = [
+                "id": park.id, "name": park.name, "free": park.slot, "capacity": park.capacity,
+                "freeText": t("timetable.freePlaces", count: park.slot),
+                "ofText": t("timetable.of", ["capacity": String(park.capacity)]),
+                "state": park.state.rawValue, "stateLabel": t("timetable.state.\(park.state.rawValue)"),
+                "live": park.live, "liveLabel": park.live ? t("timetable.live") : t("timetable.notLive"),
+            ]
+            if let updated = park.updatedAt { item["updatedAt"] = updated }
+            return item
+        }
+        let stops: [[String: Any]] = stops.map { stop in
+            let expected = Timestamp.date(stop.expectedAt) ?? now
+            let minutes = max(0, Int(expected.timeIntervalSince(now)) / 60)
+            return [
+                "id": stop.id, "from": stop.departure, "to": stop.arrival,
+                "time": clock.time(of: expected).description, "expectedAt": stop.expectedAt,
+                "countdown": t("timetable.minutes", count: minutes), "live": stop.live,
+                "modeLabel": stop.live ? t("timetable.live") : t("timetable.scheduled"),
+            ]
+        }
+        return ["parkings": parkings, "stops": stops]
     }
 
     static func values(_ view: StudentView, t: Localizer, language: Language) -> [String: Any] {
@@ -104,9 +167,16 @@ struct TimetableRoutes {
             heading = t("timetable.nextDayHeading", ["date": longDate(date, zone: zone, language: language)])
             // The week's classes (from the payload) say whether today had any.
             let hadClassesToday = view.payload.schedules.contains { $0.startTime.hasPrefix(view.today.description) }
-            note =
-                plan.kind == .afterBreak
-                ? weekText : t(hadClassesToday ? "timetable.nextDayNote" : "timetable.noClassesTodayNote")
+            if plan.kind == .afterBreak, case .teaching = settings.status(of: view.today) {
+                // A day off inside a teaching week (a public holiday): the week keeps its number, the
+                // note names the day off; the heading gives the next day with classes.
+                let name = plan.breakName.flatMap { $0.isEmpty ? nil : $0 } ?? t("timetable.breakFallback")
+                note = t("timetable.dayOff", ["name": name])
+            } else if plan.kind == .afterBreak {
+                note = weekText
+            } else {
+                note = t(hadClassesToday ? "timetable.nextDayNote" : "timetable.noClassesTodayNote")
+            }
         }
         if plan.kind == .none { note = t("timetable.noClasses") }
         let cards: [[String: Any]] = plan.meetings.map { meeting in
@@ -120,29 +190,14 @@ struct TimetableRoutes {
                 "inProgress": meeting.isInProgress(at: view.now),
             ]
         }
-        let parkings: [[String: Any]] = view.payload.parkings.map { park in
-            var item: [String: Any] = [
-                "id": park.id, "name": park.name, "free": park.slot, "capacity": park.capacity,
-                "freeText": t("timetable.freePlaces", count: park.slot),
-                "ofText": t("timetable.of", ["capacity": String(park.capacity)]),
-                "state": park.state.rawValue, "stateLabel": t("timetable.state.\(park.state.rawValue)"),
-                "live": park.live, "liveLabel": park.live ? t("timetable.live") : t("timetable.notLive"),
-            ]
-            if let updated = park.updatedAt { item["updatedAt"] = updated }
-            return item
+        // When what the page shows next changes: the end of today's last class (then the next teaching day is
+        // shown), else the campus midnight. An open page fetches itself again then.
+        var changesAt = clock.instant(view.today.adding(days: 1), LocalTime(hour: 0))
+        if plan.kind == .today, let lastEnd = plan.meetings.map(\.end).max(), lastEnd < changesAt {
+            changesAt = lastEnd
         }
-        let stops: [[String: Any]] = view.payload.stops.map { stop in
-            let expected = Timestamp.date(stop.expectedAt) ?? view.now
-            let minutes = max(0, Int(expected.timeIntervalSince(view.now)) / 60)
-            return [
-                "id": stop.id, "from": stop.departure, "to": stop.arrival,
-                "time": clock.time(of: expected).description, "expectedAt": stop.expectedAt,
-                "countdown": t("timetable.minutes", count: minutes), "live": stop.live,
-                "modeLabel": stop.live ? t("timetable.live") : t("timetable.scheduled"),
-            ]
-        }
-        let payload = (try? JSONEncoder().encode(view.payload)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
         var values: [String: Any] = [
+            "changesAt": changesAt.formatted(.iso8601),
             "student": ["name": view.student.name, "id": view.student.id],
             "greeting": t("timetable.greeting", ["name": view.student.name]),
             "dateText": longDate(view.today, zone: zone, language: language),
@@ -150,12 +205,14 @@ struct TimetableRoutes {
             "heading": heading,
             "cards": cards,
             "hasCards": !cards.isEmpty,
-            "parkings": parkings,
-            "stops": stops,
             "calendarURL": view.link.url,
             "webcalURL": view.link.webcal,
-            "payloadJSON": payload.replacingOccurrences(of: "</", with: "<\\/"),
+            "payloadJSON": scriptJSON(view.payload),
         ]
+        values.merge(
+            liveValues(
+                parkings: view.payload.parkings, stops: view.payload.stops, now: view.now, clock: clock, t: t)
+        ) { $1 }
         if let note { values["note"] = note }
         return values
     }

@@ -124,6 +124,10 @@ import Testing
                 uri: "/api/parkings/caulfield", method: .put, headers: kier, body: ByteBuffer(string: #"{"free": 5}"#)
             ) { #expect($0.status == .forbidden) }
             try await client.execute(
+                uri: "/api/parkings/caulfield", method: .put, headers: [.contentType: "application/json"],
+                body: ByteBuffer(string: #"{"free": 5}"#)
+            ) { #expect($0.status == .unauthorized) }
+            try await client.execute(
                 uri: "/api/parkings/nowhere", method: .put, headers: feed, body: ByteBuffer(string: #"{"free": 5}"#)
             ) { #expect($0.status == .notFound) }
             try await client.execute(uri: "/api/parkings", method: .get) { response in

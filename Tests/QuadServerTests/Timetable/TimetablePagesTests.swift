@@ -32,12 +32,29 @@ import Testing
                 #expect(html.contains("class=\"class-card"))
                 #expect(html.contains("/assets/timetable."))
             }
+            // A visitor: a sign-in prompt for the personal timetable, and the public car parks and shuttles,
+            // which the page keeps live from the public API.
             try await client.execute(uri: "/timetable", method: .get) { response in
-                #expect(response.text.contains("Sign in to see your timetable."))
-                #expect(!response.text.contains("Hey,"))
+                let html = response.text
+                #expect(response.status == .ok)
+                #expect(html.contains(#"href="/signin?next=/timetable">Sign in to see your timetable.</a>"#))
+                #expect(!html.contains("Hey,"))
+                #expect(html.contains(#"data-source="public""#))
+                #expect(html.contains(#"data-parking-id="clayton""#))
+                #expect(html.contains(#"data-parking-id="caulfield""#))
+                #expect(html.contains("645 free places"))
+                #expect(html.contains(#"class="stop" data-stop-id="clayton-"#))
+                #expect(html.contains("Intercampus shuttle"))
+                // Nothing personal.
+                #expect(!html.contains("class-card"))
+                #expect(!html.contains("timetable.ics"))
+                #expect(!html.contains("305491"))
+                #expect(!html.contains("FIT1031"))
             }
             try await client.execute(uri: "/timetable", method: .get, headers: try await app.signedIn("ada")) {
                 #expect($0.text.contains("not linked to a student"))
+                #expect($0.text.contains(#"data-parking-id="clayton""#))
+                #expect(!$0.text.contains("class-card"))
             }
             // The navigation offers the timetable.
             try await client.execute(uri: "/", method: .get) { #expect($0.text.contains("href=\"/timetable\"")) }
@@ -120,6 +137,36 @@ import Testing
                 }
                 #expect(classes.contains("Tutorial 02"))
             }
+            // The admin page lists the enrolment by name, with a form to remove it.
+            try await client.execute(uri: "/admin/timetable", method: .get, headers: admin) { response in
+                #expect(response.text.contains("Kier (305491) → FIT1031 Tutorial 02"))
+                #expect(
+                    response.text.contains(
+                        #"<input type="hidden" name="student" value="305491"><input type="hidden" name="class" value="fit1031-tutorial-02">"#
+                    ))
+            }
+            // Removing it: not without the form's token; with it, the class leaves Kier's week and nothing else does.
+            let (_, forged) = Self.form(admin, "student=305491&class=fit1031-tutorial-02", token: nil)
+            try await client.execute(
+                uri: "/admin/timetable/enrolments/delete", method: .post, headers: noToken, body: forged
+            ) { #expect($0.status == .forbidden) }
+            try await client.execute(
+                uri: "/admin/timetable/enrolments/delete", method: .post, headers: headers, body: enrol
+            ) { response in
+                #expect(response.status == .seeOther)
+                #expect(response.headers[.location] == "/admin/timetable?saved=1#enrolments")
+            }
+            try await client.execute(uri: "/api/schedules", method: .get, headers: kier) { response in
+                let classes = (response.json["schedules"] as? [[String: Any]] ?? []).compactMap {
+                    "\($0["course"] as? String ?? "") \($0["class"] as? String ?? "")"
+                }
+                #expect(
+                    classes == ["FIT1031 Lecture 01", "FIT1031 Lab 01", "FIT1031 Workshop 01", "FIT1032 Lecture 01"])
+            }
+            try await client.execute(uri: "/admin/timetable", method: .get, headers: admin) {
+                #expect(!$0.text.contains("→ FIT1031 Tutorial 02"))
+                #expect($0.text.contains("Kier (305491) → FIT1031 Lecture 01"))
+            }
         }
     }
 
@@ -164,6 +211,17 @@ import Testing
                 #expect(response.text.contains(#"<option value="400001" selected>"#))
                 #expect(!response.text.contains(#"<option value="305491" selected>"#))
                 #expect(response.text.contains(#"id="en-class-error""#))
+            }
+            // A course that still has classes cannot go: the page says why, and the course stays.
+            let (_, deleteCourse) = Self.form(admin, "code=FIT1031")
+            try await client.execute(
+                uri: "/admin/timetable/courses/delete", method: .post, headers: headers, body: deleteCourse
+            ) { response in
+                #expect(response.status == .unprocessableContent)
+                #expect(response.text.contains(#"<li data-field="code">code: FIT1031 still has classes"#))
+            }
+            try await client.execute(uri: "/api/schedules?student=305491", method: .get, headers: admin) {
+                #expect(($0.json["schedules"] as? [Any])?.count == 4)
             }
             // Nothing was written: the campus is as it was.
             try await client.execute(uri: "/admin/timetable", method: .get, headers: admin) {
@@ -323,7 +381,8 @@ import Testing
             name: "Clayton", timeZone: zone, semesterStart: LocalDate("2020-03-02")!, teachingWeeks: 12,
             breaks: [
                 TeachingBreak(
-                    name: "Mid-semester break", start: LocalDate("2020-04-13")!, end: LocalDate("2020-04-19")!)
+                    name: "Mid-semester break", start: LocalDate("2020-04-13")!, end: LocalDate("2020-04-19")!),
+                TeachingBreak(name: "Good Friday", start: LocalDate("2020-04-10")!, end: LocalDate("2020-04-10")!),
             ])
         let lecture = TimetableClass(
             id: "fit1031-lecture-01", course: "FIT1031", courseTitle: "Computers and networks", name: "Lecture 01",
@@ -347,7 +406,10 @@ import Testing
         #expect(during["heading"] as? String == "Today's classes")
         #expect((during["cards"] as? [[String: Any]])?.first?["inProgress"] as? Bool == true)
 
+        // An open page fetches itself again when today's last class ends, then at the campus midnight.
+        #expect(during["changesAt"] as? String == "2020-03-13T01:00:00Z")  // 12:00 AEDT
         let after = words(at: "2020-03-13T12:30:00")
+        #expect(after["changesAt"] as? String == "2020-03-13T13:00:00Z")  // midnight AEDT
         #expect(after["heading"] as? String == "Next classes: Friday 20 March 2020")
         #expect(after["note"] as? String == "No more classes today: here is the next teaching day.")
 
@@ -355,6 +417,19 @@ import Testing
         #expect(inBreak["weekText"] as? String == "Mid-semester break: teaching resumes on Monday 20 April 2020.")
         #expect(inBreak["heading"] as? String == "Next classes: Friday 24 April 2020")
         #expect(inBreak["note"] as? String == inBreak["weekText"] as? String)
+
+        // Good Friday, a day off inside teaching week 6: the week keeps its number, the day is named, and the
+        // next classes are after the break (the Friday lecture has no meeting on Good Friday).
+        let goodFriday = words(at: "2020-04-10T09:00:00")
+        #expect(goodFriday["weekText"] as? String == "Week 6")
+        #expect(goodFriday["heading"] as? String == "Next classes: Friday 24 April 2020")
+        #expect(goodFriday["note"] as? String == "Good Friday: no classes today.")
+        #expect((goodFriday["cards"] as? [[String: Any]])?.count == 1)
+        #expect((goodFriday["cards"] as? [[String: Any]])?.first?["inProgress"] as? Bool == false)
+        // The day before, after class: the next class skips Good Friday and the break.
+        let thursday = words(at: "2020-04-09T19:00:00")
+        #expect(thursday["heading"] as? String == "Next classes: Friday 24 April 2020")
+        #expect(thursday["note"] as? String == "No classes today: here is the next teaching day.")
 
         let french = words(at: "2020-04-15T09:00:00", language: .french)
         #expect(french["weekText"] as? String == "Mid-semester break : les cours reprennent le lundi 20 avril 2020.")

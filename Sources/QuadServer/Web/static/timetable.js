@@ -1,19 +1,36 @@
 // Timetable: keeps the page live. Shuttle countdowns tick every second; car parks and predictions
-// arrive as server events (`parking`, `departure`) and a periodic refresh of /api/schedules. A failed
-// refresh keeps what is shown: a 500 says so with Retry, no connection shows the last timetable with a note.
+// arrive as server events (`parking`, `departure`) and a periodic refresh of /api/schedules (a student's
+// page) or of the public /api/parkings and /api/departures (a visitor's page). A failed refresh keeps
+// what is shown: a 500 says so with Retry, no connection shows the last timetable with a note.
 (() => {
   "use strict";
   const root = document.getElementById("timetable");
   const dataNode = document.getElementById("timetable-data");
   if (!root || !dataNode) return;
   const config = JSON.parse(document.getElementById("timetable-strings").textContent);
-  const storageKey = "quad.timetable.last";
+  // A visitor's page only has what is public: it keeps its own copy, and drops a student's copy left
+  // in this browser (someone signed out on a shared computer).
+  const isPublic = root.dataset.source === "public";
+  const studentKey = "quad.timetable.last";
+  const storageKey = isPublic ? "quad.timetable.public" : studentKey;
+  const publicStops = 6;
   const refreshMs = Math.max(5, Number(root.dataset.refreshSeconds) || 30) * 1000;
   const parkingList = document.getElementById("parking-list");
   const stopList = document.getElementById("stop-list");
   const errorBanner = document.getElementById("timetable-error");
   const offlineBanner = document.getElementById("timetable-offline");
   const STALE_READING_MS = 10 * 60 * 1000;
+
+  // The server's clock, as its last answer's Date header gave it: a device clock set wrong must not make
+  // every reading look stale or every bus late. (The header has whole seconds: smaller gaps are noise.)
+  let clockOffset = 0;
+  function serverNow() { return Date.now() + clockOffset; }
+  function learnClock(response) {
+    const date = Date.parse(response.headers.get("Date") || "");
+    if (Number.isNaN(date)) return;
+    const offset = date - Date.now();
+    clockOffset = Math.abs(offset) > 2000 ? offset : 0;
+  }
 
   function t(key, args) {
     let text = config.strings[key] || key;
@@ -61,7 +78,7 @@
 
   function markLiveness(li) {
     const updated = Date.parse(li.dataset.updatedAt || "");
-    const live = !Number.isNaN(updated) && Date.now() - updated <= STALE_READING_MS;
+    const live = !Number.isNaN(updated) && serverNow() - updated <= STALE_READING_MS;
     const label = li.querySelector(".parking-live");
     label.classList.toggle("stale", !live);
     label.textContent = live ? t("timetable.live") : t("timetable.notLive");
@@ -120,7 +137,7 @@
   }
 
   function tickStop(li) {
-    const ms = Date.parse(li.dataset.expectedAt) - Date.now();
+    const ms = Date.parse(li.dataset.expectedAt) - serverNow();
     if (ms < -30000) { li.remove(); return; }
     const seconds = Math.max(0, Math.floor(ms / 1000));
     const minutes = Math.floor(seconds / 60);
@@ -131,10 +148,46 @@
       minutes < 60 ? minutes + ":" + String(seconds % 60).padStart(2, "0") : "";
   }
 
+  // --- The day ------------------------------------------------------------------------------------
+
+  // After today's last class (or at the campus midnight) the page fetches itself again and swaps in the
+  // heading, the date and week, and the classes: the next teaching day's, and why.
+  let dayRefreshing = false;
+  async function refreshDay() {
+    if (dayRefreshing) return;
+    dayRefreshing = true;
+    let next = "";
+    try {
+      const response = await fetch(location.pathname, {
+        headers: { Accept: "text/html" }, credentials: "same-origin", cache: "no-store",
+      });
+      if (!response.ok) throw new Error("HTTP " + response.status);
+      const fresh = new DOMParser().parseFromString(await response.text(), "text/html");
+      const freshRoot = fresh.getElementById("timetable");
+      // Signed out in another tab meanwhile: leave the page as it is.
+      if (!freshRoot || freshRoot.dataset.source !== root.dataset.source) throw new Error("another page");
+      for (const id of ["timetable-head", "timetable-classes"]) {
+        const node = fresh.getElementById(id);
+        const old = document.getElementById(id);
+        if (node && old) old.replaceWith(document.adoptNode(node));
+      }
+      next = freshRoot.dataset.changesAt || "";
+    } catch (_) {
+      // Offline or refused: try again in a minute.
+    } finally {
+      // Never sooner than a minute when the server does not agree yet (a clock running ahead).
+      const at = Date.parse(next);
+      root.dataset.changesAt = new Date(Number.isNaN(at) || at <= serverNow() ? serverNow() + 60000 : at).toISOString();
+      dayRefreshing = false;
+    }
+  }
+
   function tick() {
+    const changesAt = Date.parse(root.dataset.changesAt || "");
+    if (!Number.isNaN(changesAt) && serverNow() >= changesAt) refreshDay();
     if (stopList) for (const li of stopList.querySelectorAll("li.stop")) tickStop(li);
     if (parkingList) for (const li of parkingList.querySelectorAll("li.parking")) markLiveness(li);
-    const now = Date.now();
+    const now = serverNow();
     for (const card of document.querySelectorAll(".class-card")) {
       const going = Date.parse(card.dataset.startAt) <= now && now < Date.parse(card.dataset.endAt);
       card.classList.toggle("in-progress", going);
@@ -153,19 +206,40 @@
     }
   }
 
+  async function load(url) {
+    const response = await fetch(url, {
+      headers: { Accept: "application/json" }, credentials: "same-origin", cache: "no-store",
+    });
+    learnClock(response);
+    if (!response.ok) throw Object.assign(new Error("HTTP " + response.status), { status: response.status });
+    return response.json();
+  }
+
+  // The same shape as the page's data: car parks, the next departures and the campus time zone.
+  async function loadPublic() {
+    const [parkings, departures] = await Promise.all([load("/api/parkings"), load("/api/departures")]);
+    let timeZone;
+    try { timeZone = JSON.parse(dataNode.textContent).timeZone; } catch (_) { timeZone = undefined; }
+    return { parkings: parkings.parkings, stops: departures.departures.slice(0, publicStops), timeZone };
+  }
+
   let refreshing = false;
+  let shownSchedules = null;
+  try { shownSchedules = JSON.stringify(JSON.parse(dataNode.textContent).schedules || null); } catch (_) { /* none */ }
   let timer = null;
   async function refresh() {
     if (refreshing) return;
     refreshing = true;
     clearTimeout(timer);
     try {
-      const response = await fetch("/api/schedules", {
-        headers: { Accept: "application/json" }, credentials: "same-origin", cache: "no-store",
-      });
-      if (!response.ok) throw Object.assign(new Error("HTTP " + response.status), { status: response.status });
-      const data = await response.json();
+      const data = isPublic ? await loadPublic() : await load("/api/schedules");
       render(data);
+      // The week's classes changed (an admin moved a room, added an enrolment): redraw the day's cards.
+      if (!isPublic && Array.isArray(data.schedules)) {
+        const schedules = JSON.stringify(data.schedules);
+        if (shownSchedules !== null && schedules !== shownSchedules) refreshDay();
+        shownSchedules = schedules;
+      }
       try { localStorage.setItem(storageKey, JSON.stringify(data)); } catch (_) { /* private mode */ }
       errorBanner.hidden = true;
       offlineBanner.hidden = true;
@@ -223,10 +297,16 @@
     } else {
       localStorage.setItem(storageKey, dataNode.textContent);
     }
+    if (isPublic) localStorage.removeItem(studentKey);
   } catch (_) { /* unreadable: keep the page as drawn */ }
 
   tick();
   setInterval(tick, 1000);
   connect();
-  timer = setTimeout(refresh, refreshMs);
+  // A page drawn more than two minutes away from this device's clock (a clock set wrong, or a page kept from
+  // earlier) refreshes at once, which also learns the server's clock.
+  let drawnAt = NaN;
+  try { drawnAt = Date.parse(JSON.parse(dataNode.textContent).generatedAt); } catch (_) { /* none */ }
+  const farOff = !Number.isNaN(drawnAt) && Math.abs(drawnAt - Date.now()) > 120000;
+  timer = setTimeout(refresh, farOff ? 0 : refreshMs);
 })();
