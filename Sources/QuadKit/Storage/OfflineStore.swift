@@ -36,6 +36,9 @@ public struct OfflineStore: Sendable {
         return base.appendingPathComponent(safeName(server.absoluteString))
     }
 
+    /// The folder for the client's ETag cache (`QuadClient.Options.cacheDirectory`), inside this store's.
+    public var httpCacheDirectory: URL { directory.appendingPathComponent("http", isDirectory: true) }
+
     static func safeName(_ key: String) -> String {
         String(key.map { $0.isLetter || $0.isNumber || $0 == "-" || $0 == "." ? $0 : "_" })
     }

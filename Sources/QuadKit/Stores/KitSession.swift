@@ -25,10 +25,14 @@ public final class KitSession: Sendable {
             serverURL: client.serverURL, tokens: client.tokens, clock: client.clock, backoff: eventBackoff)
     }
 
-    /// A session for `serverURL` with the default cache folder.
+    /// A session for `serverURL` with the default cache folder: the offline store and, beside it, the ETag
+    /// cache, so a relaunch revalidates what it shows (a 304) rather than downloading it again.
     public convenience init(serverURL: URL, token: String? = nil, refresh: Refresher.Settings = .init()) {
+        let offline = OfflineStore(directory: OfflineStore.defaultDirectory(server: serverURL))
+        var options = QuadClient.Options()
+        options.cacheDirectory = offline.httpCacheDirectory
         self.init(
-            client: QuadClient(serverURL: serverURL, token: token),
-            offline: OfflineStore(directory: OfflineStore.defaultDirectory(server: serverURL)), refresh: refresh)
+            client: QuadClient(serverURL: serverURL, token: token, options: options), offline: offline, refresh: refresh
+        )
     }
 }

@@ -30,6 +30,9 @@ public final class TimetableStore {
     public let session: KitSession
     @ObservationIgnored private var refresher: Refresher?
     @ObservationIgnored private var listeners: [Task<Void, Never>] = []
+    /// Whether the app asked for live updates, and whether this store holds the connection now.
+    @ObservationIgnored private var wantsLive = false
+    @ObservationIgnored private var holdsLive = false
 
     /// Weeks looked ahead for the next teaching day (a break, the weekend after the last class).
     static let lookAhead = 6
@@ -159,7 +162,12 @@ public final class TimetableStore {
     /// Starts refreshing and listening to `parking` and `departure` events.
     public func start(live: Bool = true) async {
         await refresher?.start()
-        guard live, listeners.isEmpty else { return }
+        guard live else { return }
+        wantsLive = true
+        guard listeners.isEmpty else {
+            await holdLive()
+            return
+        }
         let events = session.events
         let stream = await events.events()
         let statuses = await events.statusUpdates()
@@ -171,19 +179,42 @@ public final class TimetableStore {
             Task { [weak self] in
                 for await status in statuses { await self?.setLive(status == .connected) }
             })
-        await events.start()
+        await holdLive()
+    }
+
+    /// Holds the session's live connection (shared with the other stores) once.
+    private func holdLive() async {
+        guard !holdsLive else { return }
+        holdsLive = true
+        await session.events.hold()
+    }
+
+    private func releaseLive() async {
+        guard holdsLive else { return }
+        holdsLive = false
+        await session.events.release()
     }
 
     public func stop() async {
         await refresher?.stop()
         for listener in listeners { listener.cancel() }
         listeners = []
-        await session.events.stop()
+        wantsLive = false
+        await releaseLive()
         isLive = false
     }
 
-    public func pause() async { await refresher?.pause() }
-    public func resume() async { await refresher?.resume() }
+    /// The app went to the background: stop polling, and let go of the live connection.
+    public func pause() async {
+        await refresher?.pause()
+        await releaseLive()
+    }
+
+    /// The app is active again: refresh at once, resume polling and live updates.
+    public func resume() async {
+        await refresher?.resume()
+        if wantsLive { await holdLive() }
+    }
 
     @discardableResult
     public func refresh() async -> Bool { await refresher?.refreshNow() ?? false }
