@@ -137,6 +137,8 @@ struct CLI {
     let server: URL
     let config = temporaryDirectory()
     let cache = temporaryDirectory()
+    /// Environment variables to set (a value) or remove (nil) for the commands.
+    var environment: [String: String?] = [:]
 
     struct Result {
         var out: String
@@ -182,6 +184,7 @@ struct CLI {
         environment["NO_COLOR"] = nil
         // The server shares this test process with every other suite running at once.
         environment["QUAD_TIMEOUT"] = "60"
+        for (name, value) in self.environment { environment[name] = value }
         process.environment = environment
         return process
     }
@@ -198,7 +201,11 @@ struct CLI {
     }
 
     func run(_ arguments: [String], stdin: String? = nil) async throws -> Result {
-        let process = process(arguments)
+        try await execute(process(arguments), stdin: stdin)
+    }
+
+    /// Runs `process` to its end, feeding it `stdin`, and collects what it printed.
+    func execute(_ process: Process, stdin: String? = nil) async throws -> Result {
         let (out, err, input) = (Pipe(), Pipe(), Pipe())
         process.standardOutput = out
         process.standardError = err

@@ -126,8 +126,10 @@ struct ClientContext {
         kitOptions.retry = RetryMiddleware(maxAttempts: 3, backoff: Backoff(base: .milliseconds(200), cap: .seconds(2)))
         // `QUAD_TIMEOUT` (seconds) for slow links, or a test server sharing a busy machine.
         kitOptions.timeout = ProcessInfo.processInfo.environment["QUAD_TIMEOUT"].flatMap { TimeInterval($0) } ?? 10
-        client = QuadClient(serverURL: serverURL, token: Credentials.token(for: serverURL), options: kitOptions)
         offline = OfflineStore(directory: OfflineStore.defaultDirectory(server: serverURL))
+        // Responses kept between runs: the next run revalidates them (a 304 when nothing changed).
+        kitOptions.cacheDirectory = offline.httpCacheDirectory
+        client = QuadClient(serverURL: serverURL, token: Credentials.token(for: serverURL), options: kitOptions)
         json = options.json
         style = TerminalStyle.detect(
             isTTY: isatty(STDOUT_FILENO) == 1, environment: ProcessInfo.processInfo.environment)
