@@ -156,6 +156,9 @@ public final class LibraryStore {
             let fetched = try await session.client.books(sort: .newest)
             let now = session.clock.now
             books = fetched.value
+            // A book out on loan settles any checkout whose answer was lost: the next checkout (after a
+            // return) is a new intent, not a replay of that one.
+            for book in books where book.status != .available && !busy.contains(book.id) { intents[book.id] = nil }
             lastUpdated = now
             isOffline = false
             lastError = nil
@@ -201,7 +204,9 @@ public final class LibraryStore {
         guard !busy.contains(id) else { return nil }
         busy.insert(id)
         defer { busy.remove(id) }
-        return await write("returning") { try await self.session.client.returnBook(id: id) }
+        let result = await write("returning") { try await self.session.client.returnBook(id: id) }
+        if result != nil { intents[id] = nil }
+        return result
     }
 
     /// Deletes all of `ids` or none; the ids deleted, nil when refused.

@@ -195,7 +195,11 @@ public final class RoomsStore {
         for (roomId, bookingId) in booked {
             switch state(of: roomId) {
             case .booking, .cancelling: continue
-            default: bookingStates[roomId] = .booked(bookingId: bookingId)
+            default:
+                bookingStates[roomId] = .booked(bookingId: bookingId)
+                // A booking whose answer was lost did happen: that intent is done, and the next booking in this
+                // room (after a cancel) is a new one, not a replay of it.
+                intents[roomId] = nil
             }
         }
     }
