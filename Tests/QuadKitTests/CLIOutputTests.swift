@@ -107,6 +107,32 @@ struct CLIOutputTests {
         #expect(help.status == 0 && help.err.isEmpty && help.out.contains("--min-spots"))
     }
 
+    @Test("Without --server the commands use http://127.0.0.1:8080; the token goes to $XDG_CONFIG_HOME/quad, mode 0600")
+    func defaultsAndConfigFolder() async throws {
+        try await LiveServer.with { server in
+            var cli = CLI(server: server.url)
+            let xdg = temporaryDirectory()
+            cli.environment["QUAD_CONFIG_DIR"] = .some(nil)
+            cli.environment["QUAD_SERVER"] = .some(nil)
+            cli.environment["XDG_CONFIG_HOME"] = xdg.path
+            let login = try await cli.run(["login", "--username", "ada"], stdin: server.passwords["ada"]! + "\n")
+            #expect(login.status == 0)
+            let file = xdg.appendingPathComponent("quad/credentials.json")
+            let attributes = try FileManager.default.attributesOfItem(atPath: file.path)
+            #expect((attributes[.posixPermissions] as? NSNumber)?.intValue == 0o600)
+            let saved = try JSONSerialization.jsonObject(with: Data(contentsOf: file)) as? [String: Any]
+            #expect((saved?["servers"] as? [String: Any])?.keys.sorted() == [server.url.absoluteString])
+
+            // `quad logout` names the server it would sign out of before any request: the default one.
+            let process = cli.process(["logout"])
+            process.arguments = ["logout"]
+            let logout = try await cli.execute(process)
+            #expect(logout.status == 1 && logout.err == "quad: not signed in to http://127.0.0.1:8080\n")
+            let signedOut = try await cli.run(["logout"])
+            #expect(signedOut.status == 0 && signedOut.out == "Signed out.\n")
+        }
+    }
+
     @Test("Offline, quad library show prints the book as last seen (or as the list had it), with its age")
     func libraryShowOffline() async throws {
         try await LiveServer.with { server in
