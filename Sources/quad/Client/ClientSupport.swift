@@ -166,15 +166,21 @@ func runClient(_ body: () async throws -> Void) async throws {
     do {
         try await body()
     } catch let error as CLIError {
-        FileHandle.standardError.write(Data("quad: \(error.message)\n".utf8))
+        FileHandle.standardError.write(Data("quad: \(oneLine(error.message))\n".utf8))
         throw ExitCode(error.exitCode)
     } catch let error as ExitCode {
         throw error
     } catch {
         let kit = KitError.from(error)
-        FileHandle.standardError.write(Data("quad: \(kit.description)\n".utf8))
+        FileHandle.standardError.write(Data("quad: \(oneLine(kit.description))\n".utf8))
         throw ExitCode(kit.isOffline ? 3 : 1)
     }
+}
+
+/// A message on one line, whatever it quotes (a server's detail, a decoding error).
+func oneLine(_ text: String) -> String {
+    text.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        .joined(separator: " ")
 }
 
 /// Finds a room by id or by name (without case) in the server's list.
