@@ -78,11 +78,13 @@ struct IntentKitTests {
             #expect(await store.giveBack(book.id)?.status == .available)
             let again = try #require(await store.checkOut(book.id))
             #expect(again.status == .onLoan)
-            // Read with a new client: GET /api/books/{id}'s ETag covers the book, not its loans, so a cached
-            // copy would revalidate (304) across a return and checkout made within the same second.
-            let fresh = try await QuadClient(serverURL: server.url).book(id: book.id)
+            // GET /api/books/{id}'s ETag versions the book's fields, not its loans: read afresh, never revalidated
+            // (a 304 would keep the one-loan list across a return and checkout made within the same second).
+            let fresh = try await client.book(id: book.id)
             #expect(fresh.loans?.count == loans + 2)
             #expect(fresh.loans?.map { $0.returnedAt == nil } == [true, false])
+            let reads = recorder.exchanges.filter { $0.operationID == "getBook" }
+            #expect(reads.count == 3 && reads.allSatisfy { $0.status == 200 && $0.ifNoneMatch == nil })
         }
     }
 }

@@ -211,6 +211,8 @@ public actor ETagCache {
 /// URLSession's cache on Linux ignores `Cache-Control: no-cache`, and the kit's sessions run without one.
 public struct ETagMiddleware: ClientMiddleware {
     let cache: ETagCache
+    /// Operations whose ETag does not identify the body sent.
+    static let uncached: Set<String> = ["getImage", "getBook"]
 
     public init(cache: ETagCache) {
         self.cache = cache
@@ -220,8 +222,12 @@ public struct ETagMiddleware: ClientMiddleware {
         _ request: HTTPRequest, body: HTTPBody?, baseURL: URL, operationID: String,
         next: @Sendable (HTTPRequest, HTTPBody?, URL) async throws -> (HTTPResponse, HTTPBody?)
     ) async throws -> (HTTPResponse, HTTPBody?) {
-        // Images live at content-hash URLs and have their own cache (`ImageCache`).
-        guard request.method == .get, operationID != "getImage" else { return try await next(request, body, baseURL) }
+        // Images live at content-hash URLs and have their own cache (`ImageCache`). A book's ETag versions its
+        // fields for `If-Match`, not the body (its loans, and its status as time passes), so it is never
+        // revalidated: a 304 could keep a stale loan list or miss that the book became overdue.
+        guard request.method == .get, !Self.uncached.contains(operationID) else {
+            return try await next(request, body, baseURL)
+        }
         let key = baseURL.absoluteString + (request.path ?? "")
         let cached = await cache.entry(for: key)
         var request = request
