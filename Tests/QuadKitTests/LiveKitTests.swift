@@ -354,6 +354,30 @@ extension LiveKitTests {
         }
     }
 
+    @Test("The app sets the polling interval (never under 5 s); time is the injected clock's")
+    @MainActor
+    func interval() async throws {
+        try await LiveServer.with { server in
+            let clock = ManualClock()
+            let store = try await makeStore(server, as: nil, clock: clock)
+            await store.start(live: false)
+            try await clock.waitForSleepers()
+            #expect(await store.refreshCount == 1)
+            // 30 s ± 10 %, as the session says.
+            #expect(clock.sleeps.last.map { $0 >= .seconds(27) && $0 <= .seconds(33) } == true)
+            await store.setInterval(.seconds(2))
+            try await eventually("the new wait") { clock.sleeps.last.map { $0 <= .seconds(5.5) } == true }
+            // 2 s is under the floor: 5 s ± 10 %.
+            #expect(clock.sleeps.last.map { $0 >= .seconds(4.5) } == true)
+            let grace = try await server.client(as: "grace")
+            _ = try await grace.book(roomId: "mina", idempotencyKey: UUID().uuidString)
+            clock.advance(by: .seconds(5.5))
+            try await eventually("the poll sees the change") { store.rooms.first { $0.id == "mina" }?.spots == 38 }
+            #expect(await store.refreshCount == 2)
+            await store.stop()
+        }
+    }
+
     @Test("SSE: reconnects with exponential backoff while the server is away, and from the start once back")
     func sseBackoff() async throws {
         var server = try await LiveServer.start()

@@ -140,6 +140,9 @@ public final class LibraryStore {
     @discardableResult
     public func refresh() async -> Bool { await refresher?.refreshNow() ?? false }
 
+    /// Sets how often to poll (at least 5 s).
+    public func setInterval(_ interval: Duration) async { await refresher?.setInterval(interval) }
+
     private func setLive(_ live: Bool) async {
         isLive = live
         await refresher?.setLive(live)

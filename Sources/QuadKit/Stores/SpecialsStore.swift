@@ -139,6 +139,9 @@ public final class SpecialsStore {
     @discardableResult
     public func refresh() async -> Bool { await refresher?.refreshNow() ?? false }
 
+    /// Sets how often to poll (at least 5 s).
+    public func setInterval(_ interval: Duration) async { await refresher?.setInterval(interval) }
+
     private func setLive(_ live: Bool) async {
         isLive = live
         await refresher?.setLive(live)
