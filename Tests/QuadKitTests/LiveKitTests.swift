@@ -378,6 +378,32 @@ extension LiveKitTests {
         }
     }
 
+    @Test("A 429 from the server's rate limiter is retried after the Retry-After it sends, then served")
+    func retryAfterFromServer() async throws {
+        let server = try await LiveServer.start { configuration in
+            configuration.rateLimit = 2
+            configuration.rateBurst = 1
+        }
+        do {
+            let recorder = Recorder()
+            let clock = SleepingClock()
+            var options = QuadClient.Options()
+            // No jitter draw: a backoff alone would wait 0 s, so any wait is the server's Retry-After.
+            options.retry = RetryMiddleware(maxAttempts: 3, clock: clock, random: { 0 })
+            options.extraMiddlewares = [recorder]
+            let client = QuadClient(serverURL: server.url, options: options)
+            let first = try await client.rooms()
+            let second = try await client.rooms()
+            #expect(second.value == first.value && second.revalidated)
+            #expect(recorder.exchanges.map(\.status) == [200, 429, 304])
+            #expect(clock.sleeps == [.seconds(1)])
+        } catch {
+            await server.stop()
+            throw error
+        }
+        await server.stop()
+    }
+
     @Test("SSE: reconnects with exponential backoff while the server is away, and from the start once back")
     func sseBackoff() async throws {
         var server = try await LiveServer.start()
@@ -411,6 +437,18 @@ extension LiveKitTests {
             throw error
         }
         await server.stop()
+    }
+}
+
+/// The real clock, recording the sleeps asked of it.
+final class SleepingClock: KitClock, @unchecked Sendable {
+    private let lock = NSLock()
+    private var recorded: [Duration] = []
+    var now: Date { Date() }
+    var sleeps: [Duration] { lock.withLock { recorded } }
+    func sleep(for duration: Duration) async throws {
+        lock.withLock { recorded.append(duration) }
+        try await Task.sleep(for: duration)
     }
 }
 
