@@ -86,6 +86,19 @@ struct CLIOutputTests {
             cli.environment["NO_COLOR"] = nil
             cli.environment["TERM"] = "linux"
             #expect(try await cli.runOnTerminal(["specials"], columns: 80).out == SpecialsKitTests.golden80)
+
+            // Offline: the note about the data's age is yellow on the terminal, plain when stderr is a file.
+            await server.stop()
+            cli.environment["TERM"] = "xterm-256color"
+            let offline = try await cli.runOnTerminal(["rooms"], columns: 80)
+            #expect(offline.status == 0)
+            #expect(offline.out.hasPrefix("\u{1B}[33mOffline: showing rooms saved just now.\u{1B}[0m\n\u{1B}[1mID"))
+            let folder = temporaryDirectory()
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            let file = folder.appendingPathComponent("stderr.txt")
+            let redirected = try await cli.runOnTerminal(["rooms"], columns: 80, stderrTo: file)
+            #expect(redirected.status == 0 && redirected.out.hasPrefix("\u{1B}[1mID\u{1B}[0m"))
+            #expect(try String(contentsOf: file, encoding: .utf8) == "Offline: showing rooms saved just now.\n")
         }
     }
 
@@ -192,12 +205,13 @@ struct CLIOutputTests {
 extension CLI {
     /// Runs the command on a pseudo-terminal `columns` wide (through util-linux `script`), as a person at a
     /// terminal would: stdout is a TTY, so colour and the terminal's width apply. The output's CR LF are LF.
-    func runOnTerminal(_ arguments: [String], columns: Int) async throws -> Result {
+    func runOnTerminal(_ arguments: [String], columns: Int, stderrTo file: URL? = nil) async throws -> Result {
         let inner = process(arguments)
         func quoted(_ text: String) -> String { "'" + text.replacingOccurrences(of: "'", with: #"'\''"#) + "'" }
         let command =
             "stty cols \(columns) rows 50; exec "
             + ([CLI.binary!.path] + (inner.arguments ?? [])).map(quoted).joined(separator: " ")
+            + (file.map { " 2>" + quoted($0.path) } ?? "")
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/script")
         process.arguments = ["-qec", command, "/dev/null"]

@@ -128,9 +128,7 @@ struct RoomsCommand: AsyncParsableCommand {
             }
             if offline, let updatedAt {
                 context.note(
-                    context.style.paint(
-                        "Offline: showing rooms saved \(TerminalText.age(Date().timeIntervalSince(updatedAt))).",
-                        .yellow))
+                    "Offline: showing rooms saved \(TerminalText.age(Date().timeIntervalSince(updatedAt))).", .yellow)
             }
             context.print(TerminalText.roomsTable(rooms, booked: booked, style: context.style))
         }
@@ -251,9 +249,8 @@ struct Watch: AsyncParsableCommand {
                 startedOffline = true
                 if !context.json {
                     context.note(
-                        context.style.paint(
-                            "Offline: showing rooms saved \(TerminalText.age(Date().timeIntervalSince(cached.savedAt))).",
-                            .yellow))
+                        "Offline: showing rooms saved \(TerminalText.age(Date().timeIntervalSince(cached.savedAt))).",
+                        .yellow)
                 }
             }
             if !context.json {

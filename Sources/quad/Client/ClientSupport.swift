@@ -117,7 +117,9 @@ struct ClientContext {
     let client: QuadClient
     let offline: OfflineStore
     let json: Bool
+    /// How stdout, and stderr, may be decorated: each by whether it is a terminal (and `NO_COLOR`).
     let style: TerminalStyle
+    let errorStyle: TerminalStyle
 
     init(_ options: ClientOptions) throws {
         serverURL = try options.serverURL()
@@ -133,14 +135,17 @@ struct ClientContext {
         json = options.json
         style = TerminalStyle.detect(
             isTTY: isatty(STDOUT_FILENO) == 1, environment: ProcessInfo.processInfo.environment)
+        errorStyle = TerminalStyle.detect(
+            isTTY: isatty(STDERR_FILENO) == 1, environment: ProcessInfo.processInfo.environment)
     }
 
     func print(_ text: String) {
         FileHandle.standardOutput.write(Data(text.utf8))
     }
 
-    func note(_ text: String) {
-        FileHandle.standardError.write(Data((text + "\n").utf8))
+    /// A line on stderr, coloured only when stderr itself is a terminal.
+    func note(_ text: String, _ colour: TerminalStyle.Colour? = nil) {
+        FileHandle.standardError.write(Data((errorStyle.paint(text, colour) + "\n").utf8))
     }
 
     func printJSON(_ value: some Encodable) throws {

@@ -89,9 +89,7 @@ struct LibraryList: AsyncParsableCommand {
             }
             if offline, let updatedAt {
                 context.note(
-                    context.style.paint(
-                        "Offline: showing books saved \(TerminalText.age(Date().timeIntervalSince(updatedAt))).",
-                        .yellow))
+                    "Offline: showing books saved \(TerminalText.age(Date().timeIntervalSince(updatedAt))).", .yellow)
             }
             context.print(TerminalText.booksTable(books, style: context.style))
         }
@@ -126,11 +124,14 @@ struct LibraryShow: AsyncParsableCommand {
                 }
                 book = saved
                 context.note(
-                    context.style.paint(
-                        "Offline: showing book \(id) as saved \(TerminalText.age(Date().timeIntervalSince(savedAt))).",
-                        .yellow))
+                    "Offline: showing book \(id) as saved \(TerminalText.age(Date().timeIntervalSince(savedAt))).",
+                    .yellow)
             }
-            if context.json { try context.printJSON(book) } else { context.print(TerminalText.bookDetail(book)) }
+            if context.json {
+                try context.printJSON(book)
+            } else {
+                context.print(TerminalText.bookDetail(book, style: context.style))
+            }
         }
     }
 }
