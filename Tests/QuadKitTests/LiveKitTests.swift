@@ -378,6 +378,38 @@ extension LiveKitTests {
         }
     }
 
+    @Test("After an outage the store comes back online by itself (live stream reconnects, data refreshed)")
+    @MainActor
+    func recoversByItself() async throws {
+        var server = try await LiveServer.start()
+        do {
+            let clock = ManualClock()
+            let store = try await makeStore(server, as: "ada", clock: clock)
+            await store.start()
+            try await eventually("live") { store.isLive && store.lastUpdated != nil }
+            await server.stop()
+            try await eventually("the stream dropped") { !store.isLive }
+            #expect(await store.refresh() == false)
+            #expect(store.isOffline && !store.canBook("ljerka"))
+
+            server = try await server.restart()
+            let grace = try await server.client(as: "grace")
+            _ = try await grace.book(roomId: "ljerka", idempotencyKey: UUID().uuidString)
+            // No pull to refresh: the waits run on the injected clock, moved along until the store is back.
+            try await eventually("online again", timeout: .seconds(30)) {
+                clock.advance(by: .seconds(60))
+                return !store.isOffline && store.isLive
+            }
+            #expect(store.rooms.first { $0.id == "ljerka" }?.spots == 42)
+            #expect(store.canBook("ljerka"))
+            await store.stop()
+        } catch {
+            await server.stop()
+            throw error
+        }
+        await server.stop()
+    }
+
     @Test("A 429 from the server's rate limiter is retried after the Retry-After it sends, then served")
     func retryAfterFromServer() async throws {
         let server = try await LiveServer.start { configuration in
