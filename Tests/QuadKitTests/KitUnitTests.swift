@@ -63,6 +63,36 @@ struct RetryTests {
         #expect(keyed.calls == 2)
     }
 
+    @Test("Every booking and checkout carries an Idempotency-Key: the caller's intent, else a new one; reads none")
+    func idempotencyKeys() async throws {
+        let middleware = IdempotencyMiddleware()
+        func key(
+            _ operationID: String, method: HTTPRequest.Method = .post, given: String? = nil
+        ) async throws
+            -> String?
+        {
+            var request = HTTPRequest(method: method, scheme: nil, authority: nil, path: "/x")
+            if let given { request.headerFields[HTTPField.Name("Idempotency-Key")!] = given }
+            let (response, _) = try await middleware.intercept(
+                request, body: nil, baseURL: URL(string: "http://x")!, operationID: operationID
+            ) { request, _, _ in
+                var fields = HTTPFields()
+                if let key = request.headerFields[HTTPField.Name("Idempotency-Key")!] {
+                    fields[HTTPField.Name("X-Key")!] = key
+                }
+                return (HTTPResponse(status: .ok, headerFields: fields), nil)
+            }
+            return response.headerFields[HTTPField.Name("X-Key")!]
+        }
+        let booking = try await key("bookRoom")
+        let checkout = try await key("checkOutBook")
+        #expect(booking != nil && checkout != nil && booking != checkout)
+        #expect(try await key("bookRoom", given: "intent-7") == "intent-7")
+        #expect(try await key("checkOutBook", given: "intent-8") == "intent-8")
+        #expect(try await key("listRooms", method: .get) == nil)
+        #expect(try await key("returnBook") == nil)
+    }
+
     @Test("Gives up after the last attempt and returns the server's answer")
     func givesUp() async throws {
         let retry = RetryMiddleware(maxAttempts: 3, clock: InstantClock())
