@@ -215,6 +215,47 @@ struct RefresherTests {
     }
 }
 
+extension RefresherTests {
+    @Test("A change announced while a refresh runs makes it run once more (many changes, one more run)")
+    func changeDuringRefresh() async throws {
+        let counter = Counter()
+        let gate = AsyncStream<Void>.makeStream()
+        let refresher = Refresher(clock: ManualClock()) {
+            try counter.hit()
+            if counter.count == 1 { for await _ in gate.stream { break } }
+        }
+        async let first = refresher.refreshNow()
+        try await eventually("the first refresh started") { counter.count == 1 }
+        // It read before these changes: joining it is not enough.
+        async let changed = refresher.refreshAfterChange()
+        async let changedAgain = refresher.refreshAfterChange()
+        try await Task.sleep(for: .milliseconds(50))
+        #expect(counter.count == 1)
+        gate.continuation.yield()
+        #expect(await [first, changed, changedAgain] == [true, true, true])
+        #expect(counter.count == 2)
+        #expect(await refresher.runs == 2)
+
+        // A change applied in place while a refresh runs: it runs again; with none running, nothing happens.
+        await refresher.noteChange()
+        #expect(counter.count == 2)
+        let slow = AsyncStream<Void>.makeStream()
+        let second = Refresher(clock: ManualClock()) {
+            try counter.hit()
+            if counter.count == 3 { for await _ in slow.stream { break } }
+        }
+        async let running = second.refreshNow()
+        try await eventually("the refresh started") { counter.count == 3 }
+        await second.noteChange()
+        slow.continuation.yield()
+        #expect(await running)
+        #expect(counter.count == 4)
+        // Once it is over, a refresh is a run of its own.
+        #expect(await second.refreshNow())
+        #expect(counter.count == 5)
+    }
+}
+
 @Suite("Server-Sent Events parser")
 struct ParserTests {
     @Test("Events split across chunks at any byte, with comments, CRLF and multi-line data")

@@ -146,12 +146,12 @@ public final class LibraryStore {
     private func setLive(_ live: Bool) async {
         isLive = live
         await refresher?.setLive(live)
-        if live, isOffline { await refresh() }
+        if live, isOffline { await refresher?.refreshAfterChange() }
     }
 
     /// A `book` or `reset` event refreshes the shelf.
     public func apply(_ event: ServerEvent) async {
-        if event.type == "book" || event.type == "reset" { await refresh() }
+        if event.type == "book" || event.type == "reset" { await refresher?.refreshAfterChange() }
     }
 
     private func fetch() async throws {

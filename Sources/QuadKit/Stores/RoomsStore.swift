@@ -158,7 +158,7 @@ public final class RoomsStore {
         await refresher?.setLive(live)
         // The live stream is back while the rooms are stale: the server is reachable again, refresh now
         // rather than wait out the offline backoff.
-        if live, isOffline { await refresh() }
+        if live, isOffline { await refresher?.refreshAfterChange() }
     }
 
     // MARK: Fetching
@@ -230,11 +230,13 @@ public final class RoomsStore {
                 rooms.contains(where: { $0.id == change.id })
             {
                 setSpots(change.id, spots)
+                // A refresh running now may have read the old spots: it reads again.
+                await refresher?.noteChange()
             } else {
-                await refresh()
+                await refresher?.refreshAfterChange()
             }
         case "reset":
-            await refresh()
+            await refresher?.refreshAfterChange()
         default:
             break
         }

@@ -145,12 +145,12 @@ public final class SpecialsStore {
     private func setLive(_ live: Bool) async {
         isLive = live
         await refresher?.setLive(live)
-        if live, isOffline { await refresh() }
+        if live, isOffline { await refresher?.refreshAfterChange() }
     }
 
     /// A `special` (added, changed, moved, deleted, or a validity boundary passed) or `reset` refreshes.
     public func apply(_ event: ServerEvent) async {
-        if event.type == "special" || event.type == "reset" { await refresh() }
+        if event.type == "special" || event.type == "reset" { await refresher?.refreshAfterChange() }
     }
 
     private func fetch() async throws {

@@ -225,7 +225,7 @@ public final class TimetableStore {
     private func setLive(_ live: Bool) async {
         isLive = live
         await refresher?.setLive(live)
-        if live, isOffline { await refresh() }
+        if live, isOffline { await refresher?.refreshAfterChange() }
     }
 
     /// What a `parking` event says.
@@ -249,6 +249,8 @@ public final class TimetableStore {
     public func apply(_ event: ServerEvent) async {
         switch event.type {
         case "parking":
+            // A refresh running now may have read before this change: it reads again.
+            await refresher?.noteChange()
             guard let change = event.decode(ParkingChange.self),
                 let index = snapshot?.parkings.firstIndex(where: { $0.id == change.id })
             else { return }
@@ -259,6 +261,7 @@ public final class TimetableStore {
             snapshot?.parkings[index].live = change.live
             save(at: session.clock.now)
         case "departure":
+            await refresher?.noteChange()
             guard let change = event.decode(DepartureChange.self),
                 let index = snapshot?.stops.firstIndex(where: { $0.id == change.id })
             else { return }
@@ -269,7 +272,7 @@ public final class TimetableStore {
             }
             save(at: session.clock.now)
         case "reset":
-            await refresh()
+            await refresher?.refreshAfterChange()
         default:
             break
         }
