@@ -152,6 +152,28 @@ struct CLIOutputTests {
         }
     }
 
+    @Test("quad logout forgets the person's cached timetable and kept responses; public data stays for offline use")
+    func logoutForgetsPersonalData() async throws {
+        try await LiveServer.with { server in
+            let cli = CLI(server: server.url)
+            _ = try await cli.run(["login", "--username", "kier"], stdin: server.passwords["kier"]! + "\n")
+            #expect(try await cli.run(["timetable"]).status == 0)
+            #expect(try await cli.run(["rooms"]).status == 0)
+            let http = cli.cache.appendingPathComponent(OfflineStore.safeName(server.url.absoluteString))
+                .appendingPathComponent("http")
+            #expect(try FileManager.default.contentsOfDirectory(atPath: http.path).isEmpty == false)
+
+            #expect(try await cli.run(["logout"]).status == 0)
+            #expect(!FileManager.default.fileExists(atPath: http.path))
+            await server.stop()
+            let timetable = try await cli.run(["timetable"])
+            #expect(timetable.status == 3 && timetable.out.isEmpty)
+            #expect(timetable.err.hasSuffix("no timetable is cached yet\n"))
+            let rooms = try await cli.run(["rooms"])
+            #expect(rooms.status == 0 && rooms.out == CLITests.allRooms)
+        }
+    }
+
     @Test("Offline, quad library show prints the book as last seen (or as the list had it), with its age")
     func libraryShowOffline() async throws {
         try await LiveServer.with { server in

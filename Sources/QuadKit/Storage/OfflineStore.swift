@@ -68,4 +68,13 @@ public struct OfflineStore: Sendable {
     public func remove(_ key: String) {
         try? FileManager.default.removeItem(at: file(key))
     }
+
+    /// Removes every resource whose key starts with `prefix` (`timetable` takes every day's timetable).
+    public func remove(prefix: String) {
+        let start = Self.safeName(prefix)
+        let files = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
+        for name in files where name.hasPrefix(start) && name.hasSuffix(".json") {
+            try? FileManager.default.removeItem(at: directory.appendingPathComponent(name))
+        }
+    }
 }

@@ -37,6 +37,7 @@ public final class TimetableStore {
     /// Weeks looked ahead for the next teaching day (a break, the weekend after the last class).
     static let lookAhead = 6
 
+    /// Under `KitSession.personalKeys`' "timetable" prefix, so signing out forgets it.
     var cacheKey: String { "timetable" + (date.map { "-\($0.description)" } ?? "") }
 
     public init(session: KitSession, date: LocalDate? = nil) {

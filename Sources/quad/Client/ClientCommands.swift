@@ -66,6 +66,8 @@ struct Logout: AsyncParsableCommand {
             try? await context.client.signOut()
             credentials.servers[key] = nil
             try credentials.save()
+            // What was theirs (bookings, timetable, kept responses) goes too; public data stays for offline use.
+            await KitSession.forgetPersonalData(client: context.client, offline: context.offline)
             if !context.json { context.print("Signed out.\n") }
         }
     }
