@@ -63,6 +63,36 @@ struct RetryTests {
         #expect(keyed.calls == 2)
     }
 
+    @Test("Every booking and checkout carries an Idempotency-Key: the caller's intent, else a new one; reads none")
+    func idempotencyKeys() async throws {
+        let middleware = IdempotencyMiddleware()
+        func key(
+            _ operationID: String, method: HTTPRequest.Method = .post, given: String? = nil
+        ) async throws
+            -> String?
+        {
+            var request = HTTPRequest(method: method, scheme: nil, authority: nil, path: "/x")
+            if let given { request.headerFields[HTTPField.Name("Idempotency-Key")!] = given }
+            let (response, _) = try await middleware.intercept(
+                request, body: nil, baseURL: URL(string: "http://x")!, operationID: operationID
+            ) { request, _, _ in
+                var fields = HTTPFields()
+                if let key = request.headerFields[HTTPField.Name("Idempotency-Key")!] {
+                    fields[HTTPField.Name("X-Key")!] = key
+                }
+                return (HTTPResponse(status: .ok, headerFields: fields), nil)
+            }
+            return response.headerFields[HTTPField.Name("X-Key")!]
+        }
+        let booking = try await key("bookRoom")
+        let checkout = try await key("checkOutBook")
+        #expect(booking != nil && checkout != nil && booking != checkout)
+        #expect(try await key("bookRoom", given: "intent-7") == "intent-7")
+        #expect(try await key("checkOutBook", given: "intent-8") == "intent-8")
+        #expect(try await key("listRooms", method: .get) == nil)
+        #expect(try await key("returnBook") == nil)
+    }
+
     @Test("Gives up after the last attempt and returns the server's answer")
     func givesUp() async throws {
         let retry = RetryMiddleware(maxAttempts: 3, clock: InstantClock())
@@ -182,6 +212,47 @@ struct RefresherTests {
         #expect(results == [true, true, true])
         #expect(counter.count == 1)
         #expect(await refresher.runs == 1)
+    }
+}
+
+extension RefresherTests {
+    @Test("A change announced while a refresh runs makes it run once more (many changes, one more run)")
+    func changeDuringRefresh() async throws {
+        let counter = Counter()
+        let gate = AsyncStream<Void>.makeStream()
+        let refresher = Refresher(clock: ManualClock()) {
+            try counter.hit()
+            if counter.count == 1 { for await _ in gate.stream { break } }
+        }
+        async let first = refresher.refreshNow()
+        try await eventually("the first refresh started") { counter.count == 1 }
+        // It read before these changes: joining it is not enough.
+        async let changed = refresher.refreshAfterChange()
+        async let changedAgain = refresher.refreshAfterChange()
+        try await Task.sleep(for: .milliseconds(50))
+        #expect(counter.count == 1)
+        gate.continuation.yield()
+        #expect(await [first, changed, changedAgain] == [true, true, true])
+        #expect(counter.count == 2)
+        #expect(await refresher.runs == 2)
+
+        // A change applied in place while a refresh runs: it runs again; with none running, nothing happens.
+        await refresher.noteChange()
+        #expect(counter.count == 2)
+        let slow = AsyncStream<Void>.makeStream()
+        let second = Refresher(clock: ManualClock()) {
+            try counter.hit()
+            if counter.count == 3 { for await _ in slow.stream { break } }
+        }
+        async let running = second.refreshNow()
+        try await eventually("the refresh started") { counter.count == 3 }
+        await second.noteChange()
+        slow.continuation.yield()
+        #expect(await running)
+        #expect(counter.count == 4)
+        // Once it is over, a refresh is a run of its own.
+        #expect(await second.refreshNow())
+        #expect(counter.count == 5)
     }
 }
 

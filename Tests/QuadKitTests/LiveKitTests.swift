@@ -1,4 +1,5 @@
 import Foundation
+import Observation
 import QuadCore
 import Testing
 
@@ -29,7 +30,15 @@ struct LiveKitTests {
         try await LiveServer.with { server in
             let store = try await makeStore(server, as: "ada")
             #expect(store.rooms.isEmpty && store.lastUpdated == nil)
+            // The store is observable: a view reading `rooms` hears that they changed.
+            let observed = Flag()
+            withObservationTracking {
+                _ = store.rooms
+            } onChange: {
+                observed.set()
+            }
             #expect(await store.refresh())
+            #expect(observed.isSet)
             #expect(store.rooms.count == 8)
             #expect(store.rooms == Room.sortedForBooking(store.rooms))
             #expect(store.rooms.first?.id == "helmold")
@@ -94,6 +103,11 @@ struct LiveKitTests {
             let store = try await makeStore(server, as: "ada")
             await store.start()
             try await eventually("live updates connect") { store.isLive && store.lastUpdated != nil }
+            // Connected, the refresher only polls as a safety net: 300 s ± 10 %, not the 30 s interval.
+            let clock = try #require(store.session.clock as? ManualClock)
+            try await eventually("the refresher waits on the safety net") {
+                (clock.sleeps.last.map { $0 >= .seconds(270) && $0 <= .seconds(330) }) == true
+            }
             let before = await store.refreshCount
             let grace = try await server.client(as: "grace")
             _ = try await grace.book(roomId: "ljerka", idempotencyKey: UUID().uuidString)
@@ -207,6 +221,25 @@ struct LiveKitTests {
             let third = try await client.rooms()
             #expect(!third.revalidated)
             #expect(third.value.first { $0.id == "yana" }?.spots == 33)
+
+            // With a cache folder the ETags outlive the process: a relaunched app revalidates what it had
+            // (one 304, nothing downloaded again); without one it starts cold.
+            var persistent = QuadClient.Options()
+            persistent.cacheDirectory = temporaryDirectory()
+            let before = try await server.client(options: persistent).rooms()
+            #expect(!before.revalidated)
+            let relaunchRecorder = Recorder()
+            var relaunched = persistent
+            relaunched.extraMiddlewares = [relaunchRecorder]
+            let after = try await server.client(options: relaunched).rooms()
+            #expect(after.revalidated && after.value == before.value && after.etag == before.etag)
+            #expect(relaunchRecorder.exchanges.map(\.status) == [304])
+            #expect(relaunchRecorder.exchanges.first?.ifNoneMatch == before.etag)
+            let coldRecorder = Recorder()
+            var cold = QuadClient.Options()
+            cold.extraMiddlewares = [coldRecorder]
+            #expect(try await !server.client(options: cold).rooms().revalidated)
+            #expect(coldRecorder.exchanges.map(\.status) == [200] && coldRecorder.exchanges[0].ifNoneMatch == nil)
         }
     }
 
@@ -277,6 +310,185 @@ struct LiveKitTests {
             await #expect(throws: KitError.self) { _ = try await reopened.image(urls[1]) }
         }
     }
+}
+
+extension LiveKitTests {
+    @Test("Pause lets go of the live connection and stops polling; resume refreshes at once and reconnects")
+    @MainActor
+    func pauseAndResume() async throws {
+        try await LiveServer.with { server in
+            let store = try await makeStore(server, as: "ada")
+            let specials = SpecialsStore(session: store.session)
+            await store.start()
+            await specials.start()
+            try await eventually("live") { store.isLive && specials.isLive }
+            #expect(await store.session.events.holders == 2)
+
+            // One screen stopping leaves the other's live updates alone.
+            await specials.stop()
+            #expect(await store.session.events.holders == 1)
+            #expect(await store.session.events.status == .connected)
+            let grace = try await server.client(as: "grace")
+            _ = try await grace.book(roomId: "mina", idempotencyKey: UUID().uuidString)
+            try await eventually("the event still arrives") { store.rooms.first { $0.id == "mina" }?.spots == 38 }
+
+            // In the background: no connection, no polling, so a change is not seen...
+            await store.pause()
+            try await eventually("disconnected") {
+                await store.session.events.status == .disconnected && !store.isLive
+            }
+            let refreshes = await store.refreshCount
+            _ = try await grace.book(roomId: "yana", idempotencyKey: UUID().uuidString)
+            try await Task.sleep(for: .milliseconds(300))
+            #expect(store.rooms.first { $0.id == "yana" }?.spots == 34)
+            #expect(await store.refreshCount == refreshes)
+
+            // ...until the app is active again: an immediate refresh, and live updates back.
+            await store.resume()
+            try await eventually("the refresh on resume") { store.rooms.first { $0.id == "yana" }?.spots == 33 }
+            try await eventually("live again") { store.isLive }
+            _ = try await grace.book(roomId: "painter", idempotencyKey: UUID().uuidString)
+            try await eventually("events flow again") { store.rooms.first { $0.id == "painter" }?.spots == 15 }
+            await store.stop()
+            #expect(await store.session.events.holders == 0)
+        }
+    }
+
+    @Test("The app sets the polling interval (never under 5 s); time is the injected clock's")
+    @MainActor
+    func interval() async throws {
+        try await LiveServer.with { server in
+            let clock = ManualClock()
+            let store = try await makeStore(server, as: nil, clock: clock)
+            await store.start(live: false)
+            try await clock.waitForSleepers()
+            #expect(await store.refreshCount == 1)
+            // 30 s ± 10 %, as the session says.
+            #expect(clock.sleeps.last.map { $0 >= .seconds(27) && $0 <= .seconds(33) } == true)
+            await store.setInterval(.seconds(2))
+            try await eventually("the new wait") { clock.sleeps.last.map { $0 <= .seconds(5.5) } == true }
+            // 2 s is under the floor: 5 s ± 10 %.
+            #expect(clock.sleeps.last.map { $0 >= .seconds(4.5) } == true)
+            let grace = try await server.client(as: "grace")
+            _ = try await grace.book(roomId: "mina", idempotencyKey: UUID().uuidString)
+            clock.advance(by: .seconds(5.5))
+            try await eventually("the poll sees the change") { store.rooms.first { $0.id == "mina" }?.spots == 38 }
+            #expect(await store.refreshCount == 2)
+            await store.stop()
+        }
+    }
+
+    @Test("After an outage the store comes back online by itself (live stream reconnects, data refreshed)")
+    @MainActor
+    func recoversByItself() async throws {
+        var server = try await LiveServer.start()
+        do {
+            let clock = ManualClock()
+            let store = try await makeStore(server, as: "ada", clock: clock)
+            await store.start()
+            try await eventually("live") { store.isLive && store.lastUpdated != nil }
+            await server.stop()
+            try await eventually("the stream dropped") { !store.isLive }
+            #expect(await store.refresh() == false)
+            #expect(store.isOffline && !store.canBook("ljerka"))
+
+            server = try await server.restart()
+            let grace = try await server.client(as: "grace")
+            _ = try await grace.book(roomId: "ljerka", idempotencyKey: UUID().uuidString)
+            // No pull to refresh: the waits run on the injected clock, moved along until the store is back.
+            try await eventually("online again", timeout: .seconds(30)) {
+                clock.advance(by: .seconds(60))
+                return !store.isOffline && store.isLive
+            }
+            #expect(store.rooms.first { $0.id == "ljerka" }?.spots == 42)
+            #expect(store.canBook("ljerka"))
+            await store.stop()
+        } catch {
+            await server.stop()
+            throw error
+        }
+        await server.stop()
+    }
+
+    @Test("A 429 from the server's rate limiter is retried after the Retry-After it sends, then served")
+    func retryAfterFromServer() async throws {
+        let server = try await LiveServer.start { configuration in
+            configuration.rateLimit = 2
+            configuration.rateBurst = 1
+        }
+        do {
+            let recorder = Recorder()
+            let clock = SleepingClock()
+            var options = QuadClient.Options()
+            // No jitter draw: a backoff alone would wait 0 s, so any wait is the server's Retry-After.
+            options.retry = RetryMiddleware(maxAttempts: 3, clock: clock, random: { 0 })
+            options.extraMiddlewares = [recorder]
+            let client = QuadClient(serverURL: server.url, options: options)
+            let first = try await client.rooms()
+            let second = try await client.rooms()
+            #expect(second.value == first.value && second.revalidated)
+            #expect(recorder.exchanges.map(\.status) == [200, 429, 304])
+            #expect(clock.sleeps == [.seconds(1)])
+        } catch {
+            await server.stop()
+            throw error
+        }
+        await server.stop()
+    }
+
+    @Test("SSE: reconnects with exponential backoff while the server is away, and from the start once back")
+    func sseBackoff() async throws {
+        var server = try await LiveServer.start()
+        do {
+            let clock = ManualClock()
+            let events = EventStreamClient(
+                serverURL: server.url, types: ["room"], clock: clock,
+                backoff: Backoff(base: .seconds(1), cap: .seconds(8)), random: { 1 })
+            await events.start()
+            try await eventually("connected") { await events.status == .connected }
+            await server.stop()
+            // The first wait is the server's `retry:` advice (2 s, more than the backoff's first 1 s); then each
+            // failed attempt doubles the wait (the jitter draw is fixed at its top), up to the cap.
+            for expected in [2, 2, 4, 8, 8] {
+                try await clock.waitForSleepers()
+                #expect(clock.sleeps.last == .seconds(expected))
+                clock.advance(by: .seconds(expected))
+            }
+            try await clock.waitForSleepers()
+            server = try await server.restart()
+            clock.advance(by: .seconds(8))
+            try await eventually("connected again") { await events.status == .connected }
+            // A working stream resets the backoff: the next drop waits the first step (the advice) again.
+            let sleeps = clock.sleeps.count
+            await events.dropConnection()
+            try await clock.waitForSleepers()
+            #expect(clock.sleeps.count == sleeps + 1 && clock.sleeps.last == .seconds(2))
+            await events.stop()
+        } catch {
+            await server.stop()
+            throw error
+        }
+        await server.stop()
+    }
+}
+
+/// The real clock, recording the sleeps asked of it.
+final class SleepingClock: KitClock, @unchecked Sendable {
+    private let lock = NSLock()
+    private var recorded: [Duration] = []
+    var now: Date { Date() }
+    var sleeps: [Duration] { lock.withLock { recorded } }
+    func sleep(for duration: Duration) async throws {
+        lock.withLock { recorded.append(duration) }
+        try await Task.sleep(for: duration)
+    }
+}
+
+final class Flag: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value = false
+    func set() { lock.withLock { value = true } }
+    var isSet: Bool { lock.withLock { value } }
 }
 
 final class Received: @unchecked Sendable {

@@ -38,6 +38,8 @@ public actor Refresher {
     private let random: @Sendable () -> Double
     private let action: @Sendable () async throws -> Void
     private var inFlight: Task<Bool, Never>?
+    /// A change arrived while a refresh ran: it runs once more.
+    private var rerun = false
     private var loop: Task<Void, Never>?
 
     /// `action` does one refresh and throws when it failed.
@@ -106,21 +108,59 @@ public actor Refresher {
     @discardableResult
     public func refreshNow() async -> Bool {
         if let inFlight { return await inFlight.value }
+        return await run()
+    }
+
+    /// Refreshes because the server announced a change. A refresh already running may have read the data
+    /// before that change, so it runs once more when it ends (however many changes arrive meanwhile: they
+    /// share that one more run). True when the last run succeeded.
+    @discardableResult
+    public func refreshAfterChange() async -> Bool {
+        if let inFlight {
+            rerun = true
+            return await inFlight.value
+        }
+        return await run()
+    }
+
+    /// A change was applied in place (from a live event): a refresh running now may have read before it and
+    /// would put the old data back, so it runs once more when it ends. Nothing happens when none is running.
+    public func noteChange() {
+        if inFlight != nil { rerun = true }
+    }
+
+    private func run() async -> Bool {
         let action = action
+        // The task runs on this actor between awaits, so `inFlight` is set before its first step, and the
+        // decision to run again or to finish is taken in one step (no change can slip between them).
         let task = Task { () -> Bool in
-            do {
-                try await action()
-                return true
-            } catch {
-                return false
+            while true {
+                self.beginRun()
+                let ok: Bool
+                do {
+                    try await action()
+                    ok = true
+                } catch {
+                    ok = false
+                }
+                if self.finish(ok) { return ok }
             }
         }
         inFlight = task
+        return await task.value
+    }
+
+    private func beginRun() {
         runs += 1
-        let ok = await task.value
+        rerun = false
+    }
+
+    /// After a run: true when done (and no longer in flight), false when a change asks for one more run.
+    private func finish(_ ok: Bool) -> Bool {
+        if rerun { return false }
         inFlight = nil
         consecutiveFailures = ok ? 0 : consecutiveFailures + 1
-        return ok
+        return true
     }
 
     private func restartLoop() {

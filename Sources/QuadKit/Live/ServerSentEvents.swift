@@ -158,6 +158,7 @@ public actor EventStreamClient {
     let tokens: TokenBox?
     let clock: any KitClock
     let backoff: Backoff
+    let random: @Sendable () -> Double
     public private(set) var lastEventId: String?
     public private(set) var status: Status = .disconnected
     /// Connections opened so far (the first, then each reconnect).
@@ -169,8 +170,10 @@ public actor EventStreamClient {
 
     public init(
         serverURL: URL, types: [String] = [], tokens: TokenBox? = nil, lastEventId: String? = nil,
-        clock: any KitClock = SystemClock(), backoff: Backoff = Backoff(base: .milliseconds(500), cap: .seconds(30))
+        clock: any KitClock = SystemClock(), backoff: Backoff = Backoff(base: .milliseconds(500), cap: .seconds(30)),
+        random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) }
     ) {
+        self.random = random
         self.serverURL = serverURL
         self.types = types
         self.tokens = tokens
@@ -201,12 +204,31 @@ public actor EventStreamClient {
     private func unsubscribe(_ id: UUID) { subscribers[id] = nil }
     private func unobserve(_ id: UUID) { statusObservers[id] = nil }
 
+    /// Stores that hold the connection: it opens with the first and closes when the last lets go, so one
+    /// screen stopping (or the app pausing it) never cuts another's live updates.
+    public private(set) var holders = 0
+
+    /// Needs the connection: opens it if nobody held it yet.
+    public func hold() {
+        holders += 1
+        start()
+    }
+
+    /// No longer needs it: closes it when nobody else holds it.
+    public func release() {
+        guard holders > 0 else { return }
+        holders -= 1
+        if holders == 0 { stop() }
+    }
+
     public func start() {
         guard loop == nil else { return }
         loop = Task { await self.run() }
     }
 
+    /// Closes the connection whoever holds it.
     public func stop() {
+        holders = 0
         loop?.cancel()
         loop = nil
         current?.cancel()
@@ -267,7 +289,9 @@ public actor EventStreamClient {
             if Task.isCancelled { break }
             setStatus(.disconnected)
             // The first reconnect after a working stream waits only the server's advice (or a moment).
-            let delay = wait ?? max(backoff.delay(attempt: failures), failures == 0 ? (serverRetry ?? .zero) : .zero)
+            let delay =
+                wait
+                ?? max(backoff.delay(attempt: failures, random: random), failures == 0 ? (serverRetry ?? .zero) : .zero)
             failures += 1
             do { try await clock.sleep(for: delay) } catch { break }
         }

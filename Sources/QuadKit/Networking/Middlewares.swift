@@ -108,7 +108,10 @@ public struct RetryMiddleware: ClientMiddleware {
     }
 }
 
-/// A cache of the last 200 response (body and ETag) per URL, for revalidation.
+/// A cache of the last 200 response (body and ETag) per URL, for revalidation. With a `directory` the
+/// entries are also kept on disk (each written atomically), so an app that relaunches revalidates what it
+/// already has (a 304, nothing downloaded again) instead of starting cold, as URLCache does on Apple
+/// platforms. At most `limit` entries are kept, the least recently used going first.
 public actor ETagCache {
     public struct Entry: Sendable, Codable {
         public var etag: String
@@ -116,21 +119,91 @@ public actor ETagCache {
         public var contentType: String?
     }
 
-    private var entries: [String: Entry] = [:]
-    private let limit: Int
-
-    public init(limit: Int = 256) {
-        self.limit = limit
+    /// What one file holds: the key too, so a file-name collision is never mistaken for a hit.
+    private struct Stored: Codable {
+        var key: String
+        var entry: Entry
     }
 
-    public func entry(for key: String) -> Entry? { entries[key] }
+    private var entries: [String: (entry: Entry, used: UInt64)] = [:]
+    private var useCounter: UInt64 = 0
+    private let limit: Int
+    /// Where entries outlive the process (nil: memory only).
+    public let directory: URL?
+
+    public init(limit: Int = 256, directory: URL? = nil) {
+        self.limit = max(limit, 1)
+        self.directory = directory
+    }
+
+    public func entry(for key: String) -> Entry? {
+        if let found = entries[key] {
+            remember(found.entry, for: key)
+            return found.entry
+        }
+        guard let file = file(key), let data = try? Data(contentsOf: file),
+            let stored = try? JSONDecoder().decode(Stored.self, from: data), stored.key == key
+        else { return nil }
+        remember(stored.entry, for: key)
+        return stored.entry
+    }
 
     public func store(_ entry: Entry, for key: String) {
-        if entries.count >= limit, entries[key] == nil, let first = entries.keys.first { entries[first] = nil }
-        entries[key] = entry
+        remember(entry, for: key)
+        guard let directory, let file = file(key), let data = try? JSONEncoder().encode(Stored(key: key, entry: entry))
+        else { return }
+        do {
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            try data.write(to: file, options: .atomic)
+        } catch {
+            return
+        }
+        pruneDisk(directory)
     }
 
-    public func removeAll() { entries = [:] }
+    public func removeAll() {
+        entries = [:]
+        if let directory { try? FileManager.default.removeItem(at: directory) }
+    }
+
+    private func remember(_ entry: Entry, for key: String) {
+        useCounter += 1
+        entries[key] = (entry, useCounter)
+        if entries.count > limit, let oldest = entries.min(by: { $0.value.used < $1.value.used }) {
+            entries[oldest.key] = nil
+        }
+    }
+
+    private func file(_ key: String) -> URL? {
+        guard let directory else { return nil }
+        // A stable name from the key (FNV-1a, 64 bits).
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in key.utf8 {
+            hash ^= UInt64(byte)
+            hash = hash &* 0x100_0000_01b3
+        }
+        return directory.appendingPathComponent(String(hash, radix: 16) + ".json")
+    }
+
+    /// Keeps at most `limit` files, removing the least recently written.
+    private func pruneDisk(_ directory: URL) {
+        let manager = FileManager.default
+        guard
+            let files = try? manager.contentsOfDirectory(
+                at: directory, includingPropertiesForKeys: [.contentModificationDateKey]),
+            files.count > limit
+        else { return }
+        let dated = files.filter { $0.pathExtension == "json" }.map { file in
+            (
+                file,
+                (try? file.resourceValues(forKeys: [.contentModificationDateKey]).contentModificationDate)
+                    ?? .distantPast
+            )
+        }
+        for (file, _) in dated.sorted(by: { $0.1 < $1.1 }).prefix(max(0, dated.count - limit)) {
+            try? manager.removeItem(at: file)
+        }
+    }
 }
 
 /// ETag revalidation: a GET for a URL the cache holds sends `If-None-Match`; a 304 is answered with the
@@ -138,6 +211,8 @@ public actor ETagCache {
 /// URLSession's cache on Linux ignores `Cache-Control: no-cache`, and the kit's sessions run without one.
 public struct ETagMiddleware: ClientMiddleware {
     let cache: ETagCache
+    /// Operations whose ETag does not identify the body sent.
+    static let uncached: Set<String> = ["getImage", "getBook"]
 
     public init(cache: ETagCache) {
         self.cache = cache
@@ -147,8 +222,12 @@ public struct ETagMiddleware: ClientMiddleware {
         _ request: HTTPRequest, body: HTTPBody?, baseURL: URL, operationID: String,
         next: @Sendable (HTTPRequest, HTTPBody?, URL) async throws -> (HTTPResponse, HTTPBody?)
     ) async throws -> (HTTPResponse, HTTPBody?) {
-        // Images live at content-hash URLs and have their own cache (`ImageCache`).
-        guard request.method == .get, operationID != "getImage" else { return try await next(request, body, baseURL) }
+        // Images live at content-hash URLs and have their own cache (`ImageCache`). A book's ETag versions its
+        // fields for `If-Match`, not the body (its loans, and its status as time passes), so it is never
+        // revalidated: a 304 could keep a stale loan list or miss that the book became overdue.
+        guard request.method == .get, !Self.uncached.contains(operationID) else {
+            return try await next(request, body, baseURL)
+        }
         let key = baseURL.absoluteString + (request.path ?? "")
         let cached = await cache.entry(for: key)
         var request = request

@@ -57,13 +57,16 @@ public final class QuadClient: Sendable {
         /// Middleware run innermost (after auth and ETag), e.g. to observe or disturb requests in tests.
         public var extraMiddlewares: [any ClientMiddleware] = []
         public var timeout: TimeInterval = 20
+        /// Where the ETag cache keeps responses between launches (nil: memory only). `KitSession(serverURL:)`
+        /// and the `quad` command line put it beside the offline store.
+        public var cacheDirectory: URL?
 
         public init() {}
     }
 
     public let serverURL: URL
     public let tokens: TokenBox
-    public let etags = ETagCache()
+    public let etags: ETagCache
     /// The generated client, for operations the kit has no helper for yet.
     public let api: Client
     let transport: any ClientTransport
@@ -74,6 +77,7 @@ public final class QuadClient: Sendable {
         self.serverURL = serverURL
         self.tokens = TokenBox(token)
         self.clock = options.clock
+        self.etags = ETagCache(directory: options.cacheDirectory)
         let configuration = URLSessionConfiguration.ephemeral
         // The kit revalidates with its own cache; URLSession's (which on Linux ignores no-cache) stays out.
         configuration.urlCache = nil

@@ -36,6 +36,9 @@ public struct OfflineStore: Sendable {
         return base.appendingPathComponent(safeName(server.absoluteString))
     }
 
+    /// The folder for the client's ETag cache (`QuadClient.Options.cacheDirectory`), inside this store's.
+    public var httpCacheDirectory: URL { directory.appendingPathComponent("http", isDirectory: true) }
+
     static func safeName(_ key: String) -> String {
         String(key.map { $0.isLetter || $0.isNumber || $0 == "-" || $0 == "." ? $0 : "_" })
     }
@@ -64,5 +67,14 @@ public struct OfflineStore: Sendable {
 
     public func remove(_ key: String) {
         try? FileManager.default.removeItem(at: file(key))
+    }
+
+    /// Removes every resource whose key starts with `prefix` (`timetable` takes every day's timetable).
+    public func remove(prefix: String) {
+        let start = Self.safeName(prefix)
+        let files = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
+        for name in files where name.hasPrefix(start) && name.hasSuffix(".json") {
+            try? FileManager.default.removeItem(at: directory.appendingPathComponent(name))
+        }
     }
 }

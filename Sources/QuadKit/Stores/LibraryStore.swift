@@ -28,6 +28,9 @@ public final class LibraryStore {
     public let session: KitSession
     @ObservationIgnored private var refresher: Refresher?
     @ObservationIgnored private var listeners: [Task<Void, Never>] = []
+    /// Whether the app asked for live updates, and whether this store holds the connection now.
+    @ObservationIgnored private var wantsLive = false
+    @ObservationIgnored private var holdsLive = false
     /// One Idempotency-Key per intent to check a book out, kept until the server gives a definite answer.
     @ObservationIgnored private var intents: [Int: String] = [:]
     @ObservationIgnored private var lastFailure: KitError?
@@ -82,7 +85,12 @@ public final class LibraryStore {
     /// Starts refreshing and listening to `book` events.
     public func start(live: Bool = true) async {
         await refresher?.start()
-        guard live, listeners.isEmpty else { return }
+        guard live else { return }
+        wantsLive = true
+        guard listeners.isEmpty else {
+            await holdLive()
+            return
+        }
         let events = session.events
         let stream = await events.events()
         let statuses = await events.statusUpdates()
@@ -94,33 +102,59 @@ public final class LibraryStore {
             Task { [weak self] in
                 for await status in statuses { await self?.setLive(status == .connected) }
             })
-        await events.start()
+        await holdLive()
+    }
+
+    /// Holds the session's live connection (shared with the other stores) once.
+    private func holdLive() async {
+        guard !holdsLive else { return }
+        holdsLive = true
+        await session.events.hold()
+    }
+
+    private func releaseLive() async {
+        guard holdsLive else { return }
+        holdsLive = false
+        await session.events.release()
     }
 
     public func stop() async {
         await refresher?.stop()
         for listener in listeners { listener.cancel() }
         listeners = []
-        await session.events.stop()
+        wantsLive = false
+        await releaseLive()
         isLive = false
     }
 
-    public func pause() async { await refresher?.pause() }
-    public func resume() async { await refresher?.resume() }
+    /// The app went to the background: stop polling, and let go of the live connection.
+    public func pause() async {
+        await refresher?.pause()
+        await releaseLive()
+    }
+
+    /// The app is active again: refresh at once, resume polling and live updates.
+    public func resume() async {
+        await refresher?.resume()
+        if wantsLive { await holdLive() }
+    }
 
     /// Refreshes now; joins a refresh already running. True when it reached the server.
     @discardableResult
     public func refresh() async -> Bool { await refresher?.refreshNow() ?? false }
 
+    /// Sets how often to poll (at least 5 s).
+    public func setInterval(_ interval: Duration) async { await refresher?.setInterval(interval) }
+
     private func setLive(_ live: Bool) async {
         isLive = live
         await refresher?.setLive(live)
-        if live, isOffline { await refresh() }
+        if live, isOffline { await refresher?.refreshAfterChange() }
     }
 
     /// A `book` or `reset` event refreshes the shelf.
     public func apply(_ event: ServerEvent) async {
-        if event.type == "book" || event.type == "reset" { await refresh() }
+        if event.type == "book" || event.type == "reset" { await refresher?.refreshAfterChange() }
     }
 
     private func fetch() async throws {
@@ -128,6 +162,9 @@ public final class LibraryStore {
             let fetched = try await session.client.books(sort: .newest)
             let now = session.clock.now
             books = fetched.value
+            // A book out on loan settles any checkout whose answer was lost: the next checkout (after a
+            // return) is a new intent, not a replay of that one.
+            for book in books where book.status != .available && !busy.contains(book.id) { intents[book.id] = nil }
             lastUpdated = now
             isOffline = false
             lastError = nil
@@ -186,7 +223,9 @@ public final class LibraryStore {
         guard !busy.contains(id) else { return nil }
         busy.insert(id)
         defer { busy.remove(id) }
-        return await write("returning") { try await self.session.client.returnBook(id: id) }
+        let result = await write("returning") { try await self.session.client.returnBook(id: id) }
+        if result != nil { intents[id] = nil }
+        return result
     }
 
     /// Deletes all of `ids` or none; the ids deleted, nil when refused.

@@ -31,6 +31,9 @@ public final class RoomsStore {
     public let session: KitSession
     @ObservationIgnored private var refresher: Refresher?
     @ObservationIgnored private var listeners: [Task<Void, Never>] = []
+    /// Whether the app asked for live updates, and whether this store holds the connection now.
+    @ObservationIgnored private var wantsLive = false
+    @ObservationIgnored private var holdsLive = false
     /// One Idempotency-Key per intent to book a room, kept until the server gives a definite answer, so a
     /// retry after a network failure cannot book twice.
     @ObservationIgnored private var intents: [String: String] = [:]
@@ -80,7 +83,12 @@ public final class RoomsStore {
     /// Starts refreshing (at once, then on the interval) and listening to live updates.
     public func start(live: Bool = true) async {
         await refresher?.start()
-        guard live, listeners.isEmpty else { return }
+        guard live else { return }
+        wantsLive = true
+        guard listeners.isEmpty else {
+            await holdLive()
+            return
+        }
         let events = session.events
         let stream = await events.events()
         let statuses = await events.statusUpdates()
@@ -92,25 +100,41 @@ public final class RoomsStore {
             Task { [weak self] in
                 for await status in statuses { await self?.setLive(status == .connected) }
             })
-        await events.start()
+        await holdLive()
+    }
+
+    /// Holds the session's live connection (shared with the other stores) once.
+    private func holdLive() async {
+        guard !holdsLive else { return }
+        holdsLive = true
+        await session.events.hold()
+    }
+
+    private func releaseLive() async {
+        guard holdsLive else { return }
+        holdsLive = false
+        await session.events.release()
     }
 
     public func stop() async {
         await refresher?.stop()
         for listener in listeners { listener.cancel() }
         listeners = []
-        await session.events.stop()
+        wantsLive = false
+        await releaseLive()
         isLive = false
     }
 
-    /// The app went to the background: stop polling (live updates stop too).
+    /// The app went to the background: stop polling, and let go of the live connection.
     public func pause() async {
         await refresher?.pause()
+        await releaseLive()
     }
 
-    /// The app is active again: refresh at once and resume polling.
+    /// The app is active again: refresh at once, resume polling and live updates.
     public func resume() async {
         await refresher?.resume()
+        if wantsLive { await holdLive() }
     }
 
     /// Sets how often to poll (at least 5 s).
@@ -134,7 +158,7 @@ public final class RoomsStore {
         await refresher?.setLive(live)
         // The live stream is back while the rooms are stale: the server is reachable again, refresh now
         // rather than wait out the offline backoff.
-        if live, isOffline { await refresh() }
+        if live, isOffline { await refresher?.refreshAfterChange() }
     }
 
     // MARK: Fetching
@@ -171,7 +195,11 @@ public final class RoomsStore {
         for (roomId, bookingId) in booked {
             switch state(of: roomId) {
             case .booking, .cancelling: continue
-            default: bookingStates[roomId] = .booked(bookingId: bookingId)
+            default:
+                bookingStates[roomId] = .booked(bookingId: bookingId)
+                // A booking whose answer was lost did happen: that intent is done, and the next booking in this
+                // room (after a cancel) is a new one, not a replay of it.
+                intents[roomId] = nil
             }
         }
     }
@@ -202,11 +230,13 @@ public final class RoomsStore {
                 rooms.contains(where: { $0.id == change.id })
             {
                 setSpots(change.id, spots)
+                // A refresh running now may have read the old spots: it reads again.
+                await refresher?.noteChange()
             } else {
-                await refresh()
+                await refresher?.refreshAfterChange()
             }
         case "reset":
-            await refresh()
+            await refresher?.refreshAfterChange()
         default:
             break
         }

@@ -17,6 +17,9 @@ public final class SpecialsStore {
     public let session: KitSession
     @ObservationIgnored private var refresher: Refresher?
     @ObservationIgnored private var listeners: [Task<Void, Never>] = []
+    /// Whether the app asked for live updates, and whether this store holds the connection now.
+    @ObservationIgnored private var wantsLive = false
+    @ObservationIgnored private var holdsLive = false
 
     static let specialsKey = "specials"
 
@@ -79,7 +82,12 @@ public final class SpecialsStore {
     /// Starts refreshing and listening to `special` events.
     public func start(live: Bool = true) async {
         await refresher?.start()
-        guard live, listeners.isEmpty else { return }
+        guard live else { return }
+        wantsLive = true
+        guard listeners.isEmpty else {
+            await holdLive()
+            return
+        }
         let events = session.events
         let stream = await events.events()
         let statuses = await events.statusUpdates()
@@ -91,32 +99,58 @@ public final class SpecialsStore {
             Task { [weak self] in
                 for await status in statuses { await self?.setLive(status == .connected) }
             })
-        await events.start()
+        await holdLive()
+    }
+
+    /// Holds the session's live connection (shared with the other stores) once.
+    private func holdLive() async {
+        guard !holdsLive else { return }
+        holdsLive = true
+        await session.events.hold()
+    }
+
+    private func releaseLive() async {
+        guard holdsLive else { return }
+        holdsLive = false
+        await session.events.release()
     }
 
     public func stop() async {
         await refresher?.stop()
         for listener in listeners { listener.cancel() }
         listeners = []
-        await session.events.stop()
+        wantsLive = false
+        await releaseLive()
         isLive = false
     }
 
-    public func pause() async { await refresher?.pause() }
-    public func resume() async { await refresher?.resume() }
+    /// The app went to the background: stop polling, and let go of the live connection.
+    public func pause() async {
+        await refresher?.pause()
+        await releaseLive()
+    }
+
+    /// The app is active again: refresh at once, resume polling and live updates.
+    public func resume() async {
+        await refresher?.resume()
+        if wantsLive { await holdLive() }
+    }
 
     @discardableResult
     public func refresh() async -> Bool { await refresher?.refreshNow() ?? false }
 
+    /// Sets how often to poll (at least 5 s).
+    public func setInterval(_ interval: Duration) async { await refresher?.setInterval(interval) }
+
     private func setLive(_ live: Bool) async {
         isLive = live
         await refresher?.setLive(live)
-        if live, isOffline { await refresh() }
+        if live, isOffline { await refresher?.refreshAfterChange() }
     }
 
     /// A `special` (added, changed, moved, deleted, or a validity boundary passed) or `reset` refreshes.
     public func apply(_ event: ServerEvent) async {
-        if event.type == "special" || event.type == "reset" { await refresh() }
+        if event.type == "special" || event.type == "reset" { await refresher?.refreshAfterChange() }
     }
 
     private func fetch() async throws {

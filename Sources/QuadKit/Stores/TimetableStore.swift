@@ -30,10 +30,14 @@ public final class TimetableStore {
     public let session: KitSession
     @ObservationIgnored private var refresher: Refresher?
     @ObservationIgnored private var listeners: [Task<Void, Never>] = []
+    /// Whether the app asked for live updates, and whether this store holds the connection now.
+    @ObservationIgnored private var wantsLive = false
+    @ObservationIgnored private var holdsLive = false
 
     /// Weeks looked ahead for the next teaching day (a break, the weekend after the last class).
     static let lookAhead = 6
 
+    /// Under `KitSession.personalKeys`' "timetable" prefix, so signing out forgets it.
     var cacheKey: String { "timetable" + (date.map { "-\($0.description)" } ?? "") }
 
     public init(session: KitSession, date: LocalDate? = nil) {
@@ -164,7 +168,12 @@ public final class TimetableStore {
     /// Starts refreshing and listening to `parking` and `departure` events.
     public func start(live: Bool = true) async {
         await refresher?.start()
-        guard live, listeners.isEmpty else { return }
+        guard live else { return }
+        wantsLive = true
+        guard listeners.isEmpty else {
+            await holdLive()
+            return
+        }
         let events = session.events
         let stream = await events.events()
         let statuses = await events.statusUpdates()
@@ -176,27 +185,53 @@ public final class TimetableStore {
             Task { [weak self] in
                 for await status in statuses { await self?.setLive(status == .connected) }
             })
-        await events.start()
+        await holdLive()
+    }
+
+    /// Holds the session's live connection (shared with the other stores) once.
+    private func holdLive() async {
+        guard !holdsLive else { return }
+        holdsLive = true
+        await session.events.hold()
+    }
+
+    private func releaseLive() async {
+        guard holdsLive else { return }
+        holdsLive = false
+        await session.events.release()
     }
 
     public func stop() async {
         await refresher?.stop()
         for listener in listeners { listener.cancel() }
         listeners = []
-        await session.events.stop()
+        wantsLive = false
+        await releaseLive()
         isLive = false
     }
 
-    public func pause() async { await refresher?.pause() }
-    public func resume() async { await refresher?.resume() }
+    /// The app went to the background: stop polling, and let go of the live connection.
+    public func pause() async {
+        await refresher?.pause()
+        await releaseLive()
+    }
+
+    /// The app is active again: refresh at once, resume polling and live updates.
+    public func resume() async {
+        await refresher?.resume()
+        if wantsLive { await holdLive() }
+    }
 
     @discardableResult
     public func refresh() async -> Bool { await refresher?.refreshNow() ?? false }
 
+    /// Sets how often to poll (at least 5 s).
+    public func setInterval(_ interval: Duration) async { await refresher?.setInterval(interval) }
+
     private func setLive(_ live: Bool) async {
         isLive = live
         await refresher?.setLive(live)
-        if live, isOffline { await refresh() }
+        if live, isOffline { await refresher?.refreshAfterChange() }
     }
 
     /// What a `parking` event says.
@@ -220,6 +255,8 @@ public final class TimetableStore {
     public func apply(_ event: ServerEvent) async {
         switch event.type {
         case "parking":
+            // A refresh running now may have read before this change: it reads again.
+            await refresher?.noteChange()
             guard let change = event.decode(ParkingChange.self),
                 let index = snapshot?.parkings.firstIndex(where: { $0.id == change.id })
             else { return }
@@ -230,6 +267,7 @@ public final class TimetableStore {
             snapshot?.parkings[index].live = change.live
             save(at: session.clock.now)
         case "departure":
+            await refresher?.noteChange()
             guard let change = event.decode(DepartureChange.self),
                 let index = snapshot?.stops.firstIndex(where: { $0.id == change.id })
             else { return }
@@ -240,7 +278,7 @@ public final class TimetableStore {
             }
             save(at: session.clock.now)
         case "reset":
-            await refresh()
+            await refresher?.refreshAfterChange()
         default:
             break
         }

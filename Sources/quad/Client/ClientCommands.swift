@@ -66,6 +66,8 @@ struct Logout: AsyncParsableCommand {
             try? await context.client.signOut()
             credentials.servers[key] = nil
             try credentials.save()
+            // What was theirs (bookings, timetable, kept responses) goes too; public data stays for offline use.
+            await KitSession.forgetPersonalData(client: context.client, offline: context.offline)
             if !context.json { context.print("Signed out.\n") }
         }
     }
@@ -128,9 +130,7 @@ struct RoomsCommand: AsyncParsableCommand {
             }
             if offline, let updatedAt {
                 context.note(
-                    context.style.paint(
-                        "Offline: showing rooms saved \(TerminalText.age(Date().timeIntervalSince(updatedAt))).",
-                        .yellow))
+                    "Offline: showing rooms saved \(TerminalText.age(Date().timeIntervalSince(updatedAt))).", .yellow)
             }
             context.print(TerminalText.roomsTable(rooms, booked: booked, style: context.style))
         }
@@ -232,28 +232,50 @@ struct Watch: AsyncParsableCommand {
     func run() async throws {
         try await runClient {
             let context = try ClientContext(options)
-            var rooms = Dictionary(
-                (try await context.client.rooms().value).map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
-            if !context.json {
-                context.print(TerminalText.roomsTable(Room.sortedForBooking(Array(rooms.values)), style: context.style))
-                context.note("Watching for changes (Ctrl-C to stop)…")
-            }
-            let events = EventStreamClient(serverURL: context.serverURL, types: ["room", "reset"])
-            let stream = await events.events()
-            let statuses = await events.statusUpdates()
-            // Say when the live connection drops and comes back (it reconnects by itself, with backoff).
-            let reporter = Task {
-                var wasConnected = false
-                for await status in statuses {
-                    if status == .connected, !wasConnected {
-                        wasConnected = true
-                    } else if status == .disconnected, wasConnected {
-                        wasConnected = false
-                        context.note("Connection lost; reconnecting…")
-                    }
+            // Offline, the last rooms seen with their age; the stream reconnects by itself (with backoff) and
+            // the table is drawn afresh once the server is back.
+            var startedOffline = false
+            var rooms: [String: Room]
+            do {
+                let fresh = try await context.client.rooms().value
+                try? context.offline.save(fresh, for: "rooms", at: Date())
+                rooms = Self.byId(fresh)
+            } catch {
+                let kit = KitError.from(error)
+                guard kit.isOffline else { throw kit }
+                guard let cached = context.offline.load([Room].self, for: "rooms") else {
+                    throw CLIError.offline(
+                        "offline: \(context.serverURL.absoluteString) is unreachable and no rooms are cached yet")
+                }
+                rooms = Self.byId(cached.value)
+                startedOffline = true
+                if !context.json {
+                    context.note(
+                        "Offline: showing rooms saved \(TerminalText.age(Date().timeIntervalSince(cached.savedAt))).",
+                        .yellow)
                 }
             }
-            defer { reporter.cancel() }
+            if !context.json {
+                context.print(TerminalText.roomsTable(Room.sortedForBooking(Array(rooms.values)), style: context.style))
+                context.note(
+                    startedOffline
+                        ? "Waiting for the server, then watching for changes (Ctrl-C to stop)…"
+                        : "Watching for changes (Ctrl-C to stop)…")
+            }
+            let events = EventStreamClient(serverURL: context.serverURL, types: ["room", "reset"])
+            // Events and the connection's status, in one sequence, so one loop owns the table.
+            enum Update {
+                case event(ServerEvent)
+                case status(EventStreamClient.Status)
+            }
+            let (updates, sink) = AsyncStream<Update>.makeStream()
+            let stream = await events.events()
+            let statuses = await events.statusUpdates()
+            let forwarders = [
+                Task { for await event in stream { sink.yield(.event(event)) } },
+                Task { for await status in statuses { sink.yield(.status(status)) } },
+            ]
+            defer { for forwarder in forwarders { forwarder.cancel() } }
             await events.start()
             struct Change: Decodable {
                 var id: String
@@ -261,7 +283,31 @@ struct Watch: AsyncParsableCommand {
                 var change: String
             }
             let time = Date.FormatStyle().hour(.twoDigits(amPM: .omitted)).minute(.twoDigits).second(.twoDigits)
-            for await event in stream {
+            var wasConnected = false
+            var needsReload = startedOffline
+            for await update in updates {
+                let event: ServerEvent
+                switch update {
+                case .status(.connected):
+                    wasConnected = true
+                    guard needsReload, let fresh = try? await context.client.rooms().value else { continue }
+                    needsReload = false
+                    try? context.offline.save(fresh, for: "rooms", at: Date())
+                    rooms = Self.byId(fresh)
+                    if !context.json {
+                        context.note("Back online.")
+                        context.print(TerminalText.roomsTable(Room.sortedForBooking(fresh), style: context.style))
+                    }
+                    continue
+                case .status(.disconnected):
+                    if wasConnected, !context.json { context.note("Connection lost; reconnecting…") }
+                    wasConnected = false
+                    continue
+                case .status:
+                    continue
+                case .event(let received):
+                    event = received
+                }
                 if context.json {
                     struct Line: Encodable {
                         var id: String?
@@ -276,7 +322,7 @@ struct Watch: AsyncParsableCommand {
                 }
                 guard event.type == "room", let change = event.decode(Change.self) else {
                     if event.type == "reset", let fresh = try? await context.client.rooms().value {
-                        rooms = Dictionary(fresh.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
+                        rooms = Self.byId(fresh)
                         context.print(TerminalText.roomsTable(Room.sortedForBooking(fresh), style: context.style))
                     }
                     continue
@@ -296,11 +342,13 @@ struct Watch: AsyncParsableCommand {
                     context.print("\(stamp)  \(updated.name): \(spots) of \(updated.capacity) free, \(status)\n")
                 } else {
                     context.print("\(stamp)  \(change.id): \(change.change)\n")
-                    if let fresh = try? await context.client.rooms().value {
-                        rooms = Dictionary(fresh.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
-                    }
+                    if let fresh = try? await context.client.rooms().value { rooms = Self.byId(fresh) }
                 }
             }
         }
+    }
+
+    static func byId(_ rooms: [Room]) -> [String: Room] {
+        Dictionary(rooms.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
     }
 }

@@ -117,7 +117,9 @@ struct ClientContext {
     let client: QuadClient
     let offline: OfflineStore
     let json: Bool
+    /// How stdout, and stderr, may be decorated: each by whether it is a terminal (and `NO_COLOR`).
     let style: TerminalStyle
+    let errorStyle: TerminalStyle
 
     init(_ options: ClientOptions) throws {
         serverURL = try options.serverURL()
@@ -126,19 +128,24 @@ struct ClientContext {
         kitOptions.retry = RetryMiddleware(maxAttempts: 3, backoff: Backoff(base: .milliseconds(200), cap: .seconds(2)))
         // `QUAD_TIMEOUT` (seconds) for slow links, or a test server sharing a busy machine.
         kitOptions.timeout = ProcessInfo.processInfo.environment["QUAD_TIMEOUT"].flatMap { TimeInterval($0) } ?? 10
-        client = QuadClient(serverURL: serverURL, token: Credentials.token(for: serverURL), options: kitOptions)
         offline = OfflineStore(directory: OfflineStore.defaultDirectory(server: serverURL))
+        // Responses kept between runs: the next run revalidates them (a 304 when nothing changed).
+        kitOptions.cacheDirectory = offline.httpCacheDirectory
+        client = QuadClient(serverURL: serverURL, token: Credentials.token(for: serverURL), options: kitOptions)
         json = options.json
         style = TerminalStyle.detect(
             isTTY: isatty(STDOUT_FILENO) == 1, environment: ProcessInfo.processInfo.environment)
+        errorStyle = TerminalStyle.detect(
+            isTTY: isatty(STDERR_FILENO) == 1, environment: ProcessInfo.processInfo.environment)
     }
 
     func print(_ text: String) {
         FileHandle.standardOutput.write(Data(text.utf8))
     }
 
-    func note(_ text: String) {
-        FileHandle.standardError.write(Data((text + "\n").utf8))
+    /// A line on stderr, coloured only when stderr itself is a terminal.
+    func note(_ text: String, _ colour: TerminalStyle.Colour? = nil) {
+        FileHandle.standardError.write(Data((errorStyle.paint(text, colour) + "\n").utf8))
     }
 
     func printJSON(_ value: some Encodable) throws {
@@ -164,15 +171,21 @@ func runClient(_ body: () async throws -> Void) async throws {
     do {
         try await body()
     } catch let error as CLIError {
-        FileHandle.standardError.write(Data("quad: \(error.message)\n".utf8))
+        FileHandle.standardError.write(Data("quad: \(oneLine(error.message))\n".utf8))
         throw ExitCode(error.exitCode)
     } catch let error as ExitCode {
         throw error
     } catch {
         let kit = KitError.from(error)
-        FileHandle.standardError.write(Data("quad: \(kit.description)\n".utf8))
+        FileHandle.standardError.write(Data("quad: \(oneLine(kit.description))\n".utf8))
         throw ExitCode(kit.isOffline ? 3 : 1)
     }
+}
+
+/// A message on one line, whatever it quotes (a server's detail, a decoding error).
+func oneLine(_ text: String) -> String {
+    text.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        .joined(separator: " ")
 }
 
 /// Finds a room by id or by name (without case) in the server's list.

@@ -104,9 +104,7 @@ struct LibraryList: AsyncParsableCommand {
             }
             if offline, let updatedAt {
                 context.note(
-                    context.style.paint(
-                        "Offline: showing books saved \(TerminalText.age(Date().timeIntervalSince(updatedAt))).",
-                        .yellow))
+                    "Offline: showing books saved \(TerminalText.age(Date().timeIntervalSince(updatedAt))).", .yellow)
             }
             context.print(TerminalText.booksTable(books, style: context.style))
         }
@@ -122,9 +120,34 @@ struct LibraryShow: AsyncParsableCommand {
     func run() async throws {
         try await runClient {
             let context = try ClientContext(options)
-            let book = try await context.client.book(id: id)
-            context.remember([book])
-            if context.json { try context.printJSON(book) } else { context.print(TerminalText.bookDetail(book)) }
+            let book: BookRecord
+            do {
+                book = try await context.client.book(id: id)
+                context.remember([book])
+                try? context.offline.save(book, for: "book-\(id)", at: Date())
+            } catch {
+                // Offline: the book as last shown (with its loans), else as the last list had it.
+                let kit = KitError.from(error)
+                guard kit.isOffline else { throw kit }
+                let cached =
+                    context.offline.load(BookRecord.self, for: "book-\(id)").map { ($0.value, $0.savedAt) }
+                    ?? context.offline.load([BookRecord].self, for: "books").flatMap { entry in
+                        entry.value.first { $0.id == id }.map { ($0, entry.savedAt) }
+                    }
+                guard let (saved, savedAt) = cached else {
+                    throw CLIError.offline(
+                        "offline: \(context.serverURL.absoluteString) is unreachable and book \(id) is not cached")
+                }
+                book = saved
+                context.note(
+                    "Offline: showing book \(id) as saved \(TerminalText.age(Date().timeIntervalSince(savedAt))).",
+                    .yellow)
+            }
+            if context.json {
+                try context.printJSON(book)
+            } else {
+                context.print(TerminalText.bookDetail(book, style: context.style))
+            }
         }
     }
 }

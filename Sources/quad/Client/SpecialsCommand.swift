@@ -54,9 +54,8 @@ struct SpecialsCommand: AsyncParsableCommand {
             }
             if offline, let updatedAt {
                 context.note(
-                    context.style.paint(
-                        "Offline: showing specials saved \(TerminalText.age(Date().timeIntervalSince(updatedAt))).",
-                        .yellow))
+                    "Offline: showing specials saved \(TerminalText.age(Date().timeIntervalSince(updatedAt))).", .yellow
+                )
             }
             context.print(SpecialsMosaic.render(list, width: width ?? Self.terminalWidth(), style: context.style))
         }

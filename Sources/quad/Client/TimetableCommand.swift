@@ -67,8 +67,7 @@ struct TimetableCommand: AsyncParsableCommand {
             return
         }
         if store.isOffline, let age = store.age {
-            context.note(
-                context.style.paint("Offline: showing the timetable saved \(TerminalText.age(age)).", .yellow))
+            context.note("Offline: showing the timetable saved \(TerminalText.age(age)).", .yellow)
         }
         context.print(
             TimetableText.render(

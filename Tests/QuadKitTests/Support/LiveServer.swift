@@ -34,7 +34,8 @@ final class LiveServer: @unchecked Sendable {
 
     /// Starts a server: on `port` (0: any free one) and `databasePath` (nil: a new file).
     static func start(
-        port: Int = 0, databasePath: String? = nil, passwords: [String: String] = [:]
+        port: Int = 0, databasePath: String? = nil, passwords: [String: String] = [:],
+        configure: (inout QuadServer.Configuration) -> Void = { _ in }
     ) async throws
         -> LiveServer
     {
@@ -49,6 +50,7 @@ final class LiveServer: @unchecked Sendable {
         configuration.rateLimit = 0
         configuration.passwordCost = 4
         configuration.logLevel = .error
+        configure(&configuration)
         let (lines, continuation) = AsyncStream<String>.makeStream()
         let app = try await buildApplication(configuration) { line in continuation.yield(line) }
         let group = ServiceGroup(
