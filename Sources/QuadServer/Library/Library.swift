@@ -48,7 +48,7 @@ final class Library: Sendable {
     /// The book's record, with its ETag; with its loans for the answer about one book.
     static func record(_ book: Book, loans: [Loan]? = nil, now: Date = Date()) -> BookRecord {
         var record = BookRecord(book, now: now, loans: loans)
-        record.etag = etag(book)
+        record.etag = etag(book, now: now)
         return record
     }
 
@@ -56,16 +56,18 @@ final class Library: Sendable {
         (try? BookRecord.encoder.encode(record(book, loans: loans, now: now))) ?? Data()
     }
 
-    /// The book's ETag: the hash of its stored record (without loans: a loan changes the record too). Hashed as of
-    /// a fixed moment, so falling due (a status worked out from the clock) is not mistaken for someone's edit.
-    static func etag(_ book: Book) -> String {
-        HTTPCache.etag(for: (try? BookRecord.encoder.encode(BookRecord(book, now: .distantPast))) ?? Data())
+    /// The book's ETag as of `now`: the hash of its record, status included, so a client revalidating sees the
+    /// book fall due (loans aside: every loan change shows in the record too).
+    static func etag(_ book: Book, now: Date = Date()) -> String {
+        HTTPCache.etag(for: (try? BookRecord.encoder.encode(BookRecord(book, now: now))) ?? Data())
     }
 
-    /// 412 unless `ifMatch` (an `If-Match` header) names the book's current ETag or is `*`.
-    static func check(ifMatch: String?, _ book: Book) throws {
+    /// 412 unless `ifMatch` (an `If-Match` header) names the book's current ETag or is `*`. The book as shown
+    /// before it fell due also matches: a due date passing is nobody's edit.
+    static func check(ifMatch: String?, _ book: Book, now: Date = Date()) throws {
         guard let ifMatch else { return }
-        guard HTTPCache.matches(ifNoneMatch: ifMatch, etag: etag(book)) else {
+        let current = [etag(book, now: now), etag(book, now: .distantPast)]
+        guard current.contains(where: { HTTPCache.matches(ifNoneMatch: ifMatch, etag: $0) }) else {
             throw Problem(
                 .preconditionFailed, type: "stale-book", title: "Changed meanwhile",
                 detail: "Someone changed this book since you loaded it. Load it again and redo your change.")

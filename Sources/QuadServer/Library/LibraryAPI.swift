@@ -74,7 +74,7 @@ struct LibraryAPI {
         let now = Date()
         let loans = try await library.store.loans(book.id)
         var response = Self.json(Library.encode(book, loans: loans, now: now), status: status)
-        response.headers[.eTag] = Library.etag(book)
+        response.headers[.eTag] = Library.etag(book, now: now)
         response.headers[.location] = status == .created ? "/api/books/\(book.id)" : nil
         return response
     }

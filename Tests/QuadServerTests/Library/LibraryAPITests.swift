@@ -255,6 +255,26 @@ import Testing
         }
     }
 
+    /// A client revalidating a book on loan sees it fall due (a new ETag), yet an edit made from the book as
+    /// shown before it fell due is not refused: a due date passing is nobody's edit.
+    @Test func fallingDueChangesTheETagButIsNobodysEdit() throws {
+        let day: TimeInterval = 86_400
+        let out = Date(timeIntervalSince1970: 1_800_000_000)
+        let book = Book(
+            id: 1, title: "Emma", author: "Jane Austen", addedAt: out,
+            loan: Loan(person: "Ada", checkedOutAt: out, dueAt: out + 14 * day), lastCheckedOut: out,
+            lastCheckedOutBy: "Ada")
+        let shownOnLoan = Library.etag(book, now: out + day)
+        let shownOverdue = Library.etag(book, now: out + 15 * day)
+        #expect(shownOnLoan != shownOverdue)
+        #expect(Library.record(book, now: out + 15 * day).etag == shownOverdue)
+        try Library.check(ifMatch: shownOnLoan, book, now: out + 15 * day)
+        try Library.check(ifMatch: shownOverdue, book, now: out + 15 * day)
+        var edited = book
+        edited.title = "Persuasion"
+        #expect(throws: Problem.self) { try Library.check(ifMatch: shownOnLoan, edited, now: out + 15 * day) }
+    }
+
     @Test func theLoanPeriodIsASetting() async throws {
         #expect(throws: (any Error).self) { try Configuration(environment: ["QUAD_LOAN_DAYS": "0"]) }
         #expect(try Configuration(environment: ["QUAD_LOAN_DAYS": "7"]).loanDays == 7)
