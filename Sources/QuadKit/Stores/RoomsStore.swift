@@ -25,15 +25,13 @@ public final class RoomsStore {
     /// The last error, in words, for a banner; nil after a success.
     public private(set) var lastError: String?
     /// Whether live updates are connected (the refresher is then only a safety net).
-    public private(set) var isLive = false
+    public var isLive: Bool { link?.isLive ?? false }
     public private(set) var bookingStates: [String: BookingState] = [:]
 
     public let session: KitSession
-    @ObservationIgnored private var refresher: Refresher?
-    @ObservationIgnored private var listeners: [Task<Void, Never>] = []
-    /// Whether the app asked for live updates, and whether this store holds the connection now.
-    @ObservationIgnored private var wantsLive = false
-    @ObservationIgnored private var holdsLive = false
+    /// Polling and live updates: the lifecycle every store shares.
+    @ObservationIgnored private var link: LiveLink?
+    private var refresher: Refresher? { link?.refresher }
     /// One Idempotency-Key per intent to book a room, kept until the server gives a definite answer, so a
     /// retry after a network failure cannot book twice.
     @ObservationIgnored private var intents: [String: String] = [:]
@@ -43,9 +41,7 @@ public final class RoomsStore {
 
     public init(session: KitSession) {
         self.session = session
-        refresher = Refresher(settings: session.refresh, clock: session.clock) { [weak self] in
-            try await self?.fetch()
-        }
+        link = LiveLink(session: session) { [weak self] in try await self?.fetch() }
         loadCached()
     }
 
@@ -82,59 +78,21 @@ public final class RoomsStore {
 
     /// Starts refreshing (at once, then on the interval) and listening to live updates.
     public func start(live: Bool = true) async {
-        await refresher?.start()
-        guard live else { return }
-        wantsLive = true
-        guard listeners.isEmpty else {
-            await holdLive()
-            return
-        }
-        let events = session.events
-        let stream = await events.events()
-        let statuses = await events.statusUpdates()
-        listeners.append(
-            Task { [weak self] in
-                for await event in stream { await self?.apply(event) }
-            })
-        listeners.append(
-            Task { [weak self] in
-                for await status in statuses { await self?.setLive(status == .connected) }
-            })
-        await holdLive()
-    }
-
-    /// Holds the session's live connection (shared with the other stores) once.
-    private func holdLive() async {
-        guard !holdsLive else { return }
-        holdsLive = true
-        await session.events.hold()
-    }
-
-    private func releaseLive() async {
-        guard holdsLive else { return }
-        holdsLive = false
-        await session.events.release()
+        await link?.start(live: live, for: self)
     }
 
     public func stop() async {
-        await refresher?.stop()
-        for listener in listeners { listener.cancel() }
-        listeners = []
-        wantsLive = false
-        await releaseLive()
-        isLive = false
+        await link?.stop()
     }
 
     /// The app went to the background: stop polling, and let go of the live connection.
     public func pause() async {
-        await refresher?.pause()
-        await releaseLive()
+        await link?.pause()
     }
 
     /// The app is active again: refresh at once, resume polling and live updates.
     public func resume() async {
-        await refresher?.resume()
-        if wantsLive { await holdLive() }
+        await link?.resume()
     }
 
     /// Sets how often to poll (at least 5 s).
@@ -151,14 +109,6 @@ public final class RoomsStore {
     /// How many refreshes reached the network layer (coalesced ones count once).
     public var refreshCount: Int {
         get async { await refresher?.runs ?? 0 }
-    }
-
-    private func setLive(_ live: Bool) async {
-        isLive = live
-        await refresher?.setLive(live)
-        // The live stream is back while the rooms are stale: the server is reachable again, refresh now
-        // rather than wait out the offline backoff.
-        if live, isOffline { await refresher?.refreshAfterChange() }
     }
 
     // MARK: Fetching
@@ -300,3 +250,5 @@ public final class RoomsStore {
         }
     }
 }
+
+extension RoomsStore: LiveLinked {}

@@ -12,22 +12,18 @@ public final class SpecialsStore {
     public private(set) var isOffline = false
     public private(set) var lastUpdated: Date?
     public private(set) var lastError: String?
-    public private(set) var isLive = false
+    public var isLive: Bool { link?.isLive ?? false }
 
     public let session: KitSession
-    @ObservationIgnored private var refresher: Refresher?
-    @ObservationIgnored private var listeners: [Task<Void, Never>] = []
-    /// Whether the app asked for live updates, and whether this store holds the connection now.
-    @ObservationIgnored private var wantsLive = false
-    @ObservationIgnored private var holdsLive = false
+    /// Polling and live updates: the lifecycle every store shares.
+    @ObservationIgnored private var link: LiveLink?
+    private var refresher: Refresher? { link?.refresher }
 
     static let specialsKey = "specials"
 
     public init(session: KitSession) {
         self.session = session
-        refresher = Refresher(settings: session.refresh, clock: session.clock) { [weak self] in
-            try await self?.fetch()
-        }
+        link = LiveLink(session: session) { [weak self] in try await self?.fetch() }
         loadCached()
     }
 
@@ -81,59 +77,21 @@ public final class SpecialsStore {
 
     /// Starts refreshing and listening to `special` events.
     public func start(live: Bool = true) async {
-        await refresher?.start()
-        guard live else { return }
-        wantsLive = true
-        guard listeners.isEmpty else {
-            await holdLive()
-            return
-        }
-        let events = session.events
-        let stream = await events.events()
-        let statuses = await events.statusUpdates()
-        listeners.append(
-            Task { [weak self] in
-                for await event in stream { await self?.apply(event) }
-            })
-        listeners.append(
-            Task { [weak self] in
-                for await status in statuses { await self?.setLive(status == .connected) }
-            })
-        await holdLive()
-    }
-
-    /// Holds the session's live connection (shared with the other stores) once.
-    private func holdLive() async {
-        guard !holdsLive else { return }
-        holdsLive = true
-        await session.events.hold()
-    }
-
-    private func releaseLive() async {
-        guard holdsLive else { return }
-        holdsLive = false
-        await session.events.release()
+        await link?.start(live: live, for: self)
     }
 
     public func stop() async {
-        await refresher?.stop()
-        for listener in listeners { listener.cancel() }
-        listeners = []
-        wantsLive = false
-        await releaseLive()
-        isLive = false
+        await link?.stop()
     }
 
     /// The app went to the background: stop polling, and let go of the live connection.
     public func pause() async {
-        await refresher?.pause()
-        await releaseLive()
+        await link?.pause()
     }
 
     /// The app is active again: refresh at once, resume polling and live updates.
     public func resume() async {
-        await refresher?.resume()
-        if wantsLive { await holdLive() }
+        await link?.resume()
     }
 
     @discardableResult
@@ -141,12 +99,6 @@ public final class SpecialsStore {
 
     /// Sets how often to poll (at least 5 s).
     public func setInterval(_ interval: Duration) async { await refresher?.setInterval(interval) }
-
-    private func setLive(_ live: Bool) async {
-        isLive = live
-        await refresher?.setLive(live)
-        if live, isOffline { await refresher?.refreshAfterChange() }
-    }
 
     /// A `special` (added, changed, moved, deleted, or a validity boundary passed) or `reset` refreshes.
     public func apply(_ event: ServerEvent) async {
@@ -170,3 +122,5 @@ public final class SpecialsStore {
         }
     }
 }
+
+extension SpecialsStore: LiveLinked {}

@@ -23,16 +23,14 @@ public final class TimetableStore {
     public private(set) var lastError: String?
     /// The last failure as an error (nil after a success): `.unauthorized` means signing in is needed.
     public private(set) var lastFailure: KitError?
-    public private(set) var isLive = false
+    public var isLive: Bool { link?.isLive ?? false }
 
     /// The day asked for (nil: today on the campus, by the session's clock).
     public let date: LocalDate?
     public let session: KitSession
-    @ObservationIgnored private var refresher: Refresher?
-    @ObservationIgnored private var listeners: [Task<Void, Never>] = []
-    /// Whether the app asked for live updates, and whether this store holds the connection now.
-    @ObservationIgnored private var wantsLive = false
-    @ObservationIgnored private var holdsLive = false
+    /// Polling and live updates: the lifecycle every store shares.
+    @ObservationIgnored private var link: LiveLink?
+    private var refresher: Refresher? { link?.refresher }
 
     /// Weeks looked ahead for the next teaching day (a break, the weekend after the last class).
     static let lookAhead = 6
@@ -43,9 +41,7 @@ public final class TimetableStore {
     public init(session: KitSession, date: LocalDate? = nil) {
         self.session = session
         self.date = date
-        refresher = Refresher(settings: session.refresh, clock: session.clock) { [weak self] in
-            try await self?.fetch()
-        }
+        link = LiveLink(session: session) { [weak self] in try await self?.fetch() }
         loadCached()
     }
 
@@ -167,59 +163,21 @@ public final class TimetableStore {
 
     /// Starts refreshing and listening to `parking` and `departure` events.
     public func start(live: Bool = true) async {
-        await refresher?.start()
-        guard live else { return }
-        wantsLive = true
-        guard listeners.isEmpty else {
-            await holdLive()
-            return
-        }
-        let events = session.events
-        let stream = await events.events()
-        let statuses = await events.statusUpdates()
-        listeners.append(
-            Task { [weak self] in
-                for await event in stream { await self?.apply(event) }
-            })
-        listeners.append(
-            Task { [weak self] in
-                for await status in statuses { await self?.setLive(status == .connected) }
-            })
-        await holdLive()
-    }
-
-    /// Holds the session's live connection (shared with the other stores) once.
-    private func holdLive() async {
-        guard !holdsLive else { return }
-        holdsLive = true
-        await session.events.hold()
-    }
-
-    private func releaseLive() async {
-        guard holdsLive else { return }
-        holdsLive = false
-        await session.events.release()
+        await link?.start(live: live, for: self)
     }
 
     public func stop() async {
-        await refresher?.stop()
-        for listener in listeners { listener.cancel() }
-        listeners = []
-        wantsLive = false
-        await releaseLive()
-        isLive = false
+        await link?.stop()
     }
 
     /// The app went to the background: stop polling, and let go of the live connection.
     public func pause() async {
-        await refresher?.pause()
-        await releaseLive()
+        await link?.pause()
     }
 
     /// The app is active again: refresh at once, resume polling and live updates.
     public func resume() async {
-        await refresher?.resume()
-        if wantsLive { await holdLive() }
+        await link?.resume()
     }
 
     @discardableResult
@@ -227,12 +185,6 @@ public final class TimetableStore {
 
     /// Sets how often to poll (at least 5 s).
     public func setInterval(_ interval: Duration) async { await refresher?.setInterval(interval) }
-
-    private func setLive(_ live: Bool) async {
-        isLive = live
-        await refresher?.setLive(live)
-        if live, isOffline { await refresher?.refreshAfterChange() }
-    }
 
     /// What a `parking` event says.
     struct ParkingChange: Decodable {
@@ -328,3 +280,5 @@ public final class TimetableStore {
         return session.clock.now
     }
 }
+
+extension TimetableStore: LiveLinked {}

@@ -100,24 +100,11 @@ struct RoomsCommand: AsyncParsableCommand {
     func run() async throws {
         try await runClient {
             let context = try ClientContext(options)
-            var rooms: [Room]
-            var offline = false
-            var updatedAt: Date? = Date()
-            do {
-                rooms = try await context.client.rooms().value
-                try? context.offline.save(rooms, for: "rooms", at: Date())
-            } catch {
-                let kit = KitError.from(error)
-                guard kit.isOffline else { throw kit }
-                guard let cached = context.offline.load([Room].self, for: "rooms") else {
-                    throw CLIError.offline(
-                        "offline: \(context.serverURL.absoluteString) is unreachable and no rooms are cached yet")
-                }
-                rooms = cached.value
-                offline = true
-                updatedAt = cached.savedAt
+            let fetched = try await context.fetchOrCached("rooms", noun: "rooms") {
+                try await context.client.rooms().value
             }
-            rooms = Room.sortedForBooking(Room.filtered(rooms, minSpots: minSpots, building: building))
+            let offline = fetched.offline
+            let rooms = Room.sortedForBooking(Room.filtered(fetched.value, minSpots: minSpots, building: building))
             var booked: Set<String> = []
             if !offline, context.client.tokens.token != nil,
                 let mine = try? await context.client.myBookings()
@@ -125,13 +112,10 @@ struct RoomsCommand: AsyncParsableCommand {
                 booked = Set(mine.map(\.roomId))
             }
             if context.json {
-                try context.printJSON(RoomsOutput(rooms: rooms, offline: offline, updatedAt: updatedAt))
+                try context.printJSON(RoomsOutput(rooms: rooms, offline: offline, updatedAt: fetched.updatedAt))
                 return
             }
-            if offline, let updatedAt {
-                context.note(
-                    "Offline: showing rooms saved \(TerminalText.age(Date().timeIntervalSince(updatedAt))).", .yellow)
-            }
+            if offline { context.noteOffline("rooms", savedAt: fetched.updatedAt) }
             context.print(TerminalText.roomsTable(rooms, booked: booked, style: context.style))
         }
     }
@@ -234,27 +218,12 @@ struct Watch: AsyncParsableCommand {
             let context = try ClientContext(options)
             // Offline, the last rooms seen with their age; the stream reconnects by itself (with backoff) and
             // the table is drawn afresh once the server is back.
-            var startedOffline = false
-            var rooms: [String: Room]
-            do {
-                let fresh = try await context.client.rooms().value
-                try? context.offline.save(fresh, for: "rooms", at: Date())
-                rooms = Self.byId(fresh)
-            } catch {
-                let kit = KitError.from(error)
-                guard kit.isOffline else { throw kit }
-                guard let cached = context.offline.load([Room].self, for: "rooms") else {
-                    throw CLIError.offline(
-                        "offline: \(context.serverURL.absoluteString) is unreachable and no rooms are cached yet")
-                }
-                rooms = Self.byId(cached.value)
-                startedOffline = true
-                if !context.json {
-                    context.note(
-                        "Offline: showing rooms saved \(TerminalText.age(Date().timeIntervalSince(cached.savedAt))).",
-                        .yellow)
-                }
+            let fetched = try await context.fetchOrCached("rooms", noun: "rooms") {
+                try await context.client.rooms().value
             }
+            let startedOffline = fetched.offline
+            var rooms = Self.byId(fetched.value)
+            if startedOffline, !context.json { context.noteOffline("rooms", savedAt: fetched.updatedAt) }
             if !context.json {
                 context.print(TerminalText.roomsTable(Room.sortedForBooking(Array(rooms.values)), style: context.style))
                 context.note(

@@ -155,6 +155,40 @@ struct ClientContext {
         print(String(decoding: try encoder.encode(value), as: UTF8.self) + "\n")
     }
 
+    /// A resource as a listing command shows it: fresh from the server, or (offline) the copy kept last time.
+    struct Fetched<Value> {
+        var value: Value
+        var offline: Bool
+        /// Now, or when the offline copy was saved.
+        var updatedAt: Date
+    }
+
+    /// Fetches a resource and keeps it under `key` for the next offline run. When the server is unreachable,
+    /// the copy kept last time, or an offline error saying no `noun` are cached yet; other failures throw.
+    func fetchOrCached<Value: Codable & Sendable>(
+        _ key: String, noun: String, _ fetch: () async throws -> Value
+    ) async throws -> Fetched<Value> {
+        do {
+            let value = try await fetch()
+            let now = Date()
+            try? offline.save(value, for: key, at: now)
+            return Fetched(value: value, offline: false, updatedAt: now)
+        } catch {
+            let kit = KitError.from(error)
+            guard kit.isOffline else { throw kit }
+            guard let cached = offline.load(Value.self, for: key) else {
+                throw CLIError.offline(
+                    "offline: \(serverURL.absoluteString) is unreachable and no \(noun) are cached yet")
+            }
+            return Fetched(value: cached.value, offline: true, updatedAt: cached.savedAt)
+        }
+    }
+
+    /// Says on stderr how old the `noun` shown offline are.
+    func noteOffline(_ noun: String, savedAt: Date) {
+        note("Offline: showing \(noun) saved \(TerminalText.age(Date().timeIntervalSince(savedAt))).", .yellow)
+    }
+
     /// The error for a failed write: offline ones say nothing was done.
     func writeError(_ error: any Error, doing: String) -> CLIError {
         let kit = KitError.from(error)

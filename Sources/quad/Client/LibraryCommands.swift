@@ -74,38 +74,22 @@ struct LibraryList: AsyncParsableCommand {
     func run() async throws {
         try await runClient {
             let context = try ClientContext(options)
-            var books: [BookRecord]
-            var offline = false
-            var updatedAt: Date? = Date()
-            do {
-                books = try await context.client.books().value
-                try? context.offline.save(books, for: "books", at: Date())
-                context.remember(books)
-            } catch {
-                let kit = KitError.from(error)
-                guard kit.isOffline else { throw kit }
-                guard let cached = context.offline.load([BookRecord].self, for: "books") else {
-                    throw CLIError.offline(
-                        "offline: \(context.serverURL.absoluteString) is unreachable and no books are cached yet")
-                }
-                books = cached.value
-                offline = true
-                updatedAt = cached.savedAt
+            let fetched = try await context.fetchOrCached("books", noun: "books") {
+                try await context.client.books().value
             }
-            books = LibraryStore.listed(books, search: search ?? "", sort: BookSort(rawValue: sort) ?? .newest)
+            if !fetched.offline { context.remember(fetched.value) }
+            let books = LibraryStore.listed(
+                fetched.value, search: search ?? "", sort: BookSort(rawValue: sort) ?? .newest)
             if context.json {
                 struct Output: Encodable {
                     var books: [BookRecord]
                     var offline: Bool
                     var updatedAt: Date?
                 }
-                try context.printJSON(Output(books: books, offline: offline, updatedAt: updatedAt))
+                try context.printJSON(Output(books: books, offline: fetched.offline, updatedAt: fetched.updatedAt))
                 return
             }
-            if offline, let updatedAt {
-                context.note(
-                    "Offline: showing books saved \(TerminalText.age(Date().timeIntervalSince(updatedAt))).", .yellow)
-            }
+            if fetched.offline { context.noteOffline("books", savedAt: fetched.updatedAt) }
             context.print(TerminalText.booksTable(books, style: context.style))
         }
     }

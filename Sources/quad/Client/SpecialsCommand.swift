@@ -26,37 +26,20 @@ struct SpecialsCommand: AsyncParsableCommand {
     func run() async throws {
         try await runClient {
             let context = try ClientContext(options)
-            var list: SpecialsList
-            var offline = false
-            var updatedAt: Date? = Date()
-            do {
-                list = try await context.client.specials().value
-                try? context.offline.save(list, for: "specials", at: Date())
-            } catch {
-                let kit = KitError.from(error)
-                guard kit.isOffline else { throw kit }
-                guard let cached = context.offline.load(SpecialsList.self, for: "specials") else {
-                    throw CLIError.offline(
-                        "offline: \(context.serverURL.absoluteString) is unreachable and no specials are cached yet")
-                }
-                list = cached.value
-                offline = true
-                updatedAt = cached.savedAt
+            let fetched = try await context.fetchOrCached("specials", noun: "specials") {
+                try await context.client.specials().value
             }
+            let list = fetched.value
             if context.json {
                 struct Output: Encodable {
                     var specials: SpecialsList
                     var offline: Bool
                     var updatedAt: Date?
                 }
-                try context.printJSON(Output(specials: list, offline: offline, updatedAt: updatedAt))
+                try context.printJSON(Output(specials: list, offline: fetched.offline, updatedAt: fetched.updatedAt))
                 return
             }
-            if offline, let updatedAt {
-                context.note(
-                    "Offline: showing specials saved \(TerminalText.age(Date().timeIntervalSince(updatedAt))).", .yellow
-                )
-            }
+            if fetched.offline { context.noteOffline("specials", savedAt: fetched.updatedAt) }
             context.print(SpecialsMosaic.render(list, width: width ?? Self.terminalWidth(), style: context.style))
         }
     }
