@@ -45,6 +45,25 @@ import Testing
         }
     }
 
+    /// Without a rate limit the answers are written as ready bytes: still the router's answer, and a 304.
+    @Test func withoutARateLimitPollsGetTheSameAnswer() async throws {
+        try await TestApp.run(configure: { $0.loadDemoData = true }, live: true) { _, client in
+            let first = try await client.execute(uri: "/api/rooms", method: .get)
+            let second = try await client.execute(uri: "/api/rooms", method: .get)
+            #expect(first.status == .ok && second.status == .ok)
+            #expect(second.body == first.body)
+            let fields: [HTTPField.Name] = [.eTag, .cacheControl, .contentType, .contentLength]
+            for field in fields { #expect(second.headers[field] == first.headers[field], "\(field)") }
+            #expect(second.headers[.date] != nil)
+            let etag = try #require(first.headers[.eTag])
+            let revalidated = try await client.execute(uri: "/api/rooms", method: .get, headers: [.ifNoneMatch: etag])
+            #expect(revalidated.status == .notModified && revalidated.body.readableBytes == 0)
+            #expect(revalidated.headers[.eTag] == etag && revalidated.headers[.cacheControl] == "no-cache")
+            // The connection stays usable after both kinds of answer.
+            #expect(try await client.execute(uri: "/api/rooms", method: .get).body == first.body)
+        }
+    }
+
     @Test func aBookingShowsInTheNextPoll() async throws {
         try await TestApp.run(configure: { $0.loadDemoData = true }, live: true) { app, client in
             _ = try await client.execute(uri: "/api/rooms", method: .get)
