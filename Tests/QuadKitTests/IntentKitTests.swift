@@ -88,30 +88,3 @@ struct IntentKitTests {
         }
     }
 }
-
-/// Lets the first `count` requests of an operation reach the server, then loses their answers (as dropped
-/// connections would).
-final class LoseAnswers: ClientMiddleware, @unchecked Sendable {
-    let operationID: String
-    private let lock = NSLock()
-    private var left: Int
-
-    init(_ operationID: String, count: Int) {
-        self.operationID = operationID
-        self.left = count
-    }
-
-    func intercept(
-        _ request: HTTPRequest, body: HTTPBody?, baseURL: URL, operationID: String,
-        next: @Sendable (HTTPRequest, HTTPBody?, URL) async throws -> (HTTPResponse, HTTPBody?)
-    ) async throws -> (HTTPResponse, HTTPBody?) {
-        let result = try await next(request, body, baseURL)
-        guard operationID == self.operationID else { return result }
-        let loseIt = lock.withLock { () -> Bool in
-            defer { left -= 1 }
-            return left > 0
-        }
-        if loseIt { throw URLError(.networkConnectionLost) }
-        return result
-    }
-}

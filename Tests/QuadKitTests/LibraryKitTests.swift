@@ -150,7 +150,7 @@ struct LibraryKitTests {
             let recorder = Recorder()
             var options = QuadClient.Options()
             options.retry = RetryMiddleware(maxAttempts: 3, clock: InstantClock())
-            options.extraMiddlewares = [recorder, LoseFirstAnswer("updateBook")]
+            options.extraMiddlewares = [recorder, LoseAnswers("updateBook")]
             let store = LibraryStore(
                 session: KitSession(
                     client: try await server.client(as: "grace", options: options),
@@ -175,7 +175,7 @@ struct LibraryKitTests {
             let recorder = Recorder()
             var options = QuadClient.Options()
             options.retry = RetryMiddleware(maxAttempts: 3, clock: InstantClock())
-            options.extraMiddlewares = [recorder, LoseFirstAnswer("checkOutBook")]
+            options.extraMiddlewares = [recorder, LoseAnswers("checkOutBook")]
             let client = try await server.client(as: "grace", options: options)
             let store = LibraryStore(
                 session: KitSession(client: client, offline: OfflineStore(directory: temporaryDirectory())))

@@ -248,7 +248,7 @@ struct LiveKitTests {
         try await LiveServer.with { server in
             let recorder = Recorder()
             var options = QuadClient.Options()
-            options.extraMiddlewares = [LoseFirstAnswer("bookRoom"), recorder]
+            options.extraMiddlewares = [LoseAnswers("bookRoom"), recorder]
             let client = try await server.client(as: "ada", options: options)
             let (booking, spots) = try await client.book(roomId: "septima", idempotencyKey: "intent-42")
             #expect(spots == 83)

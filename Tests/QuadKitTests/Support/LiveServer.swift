@@ -179,15 +179,16 @@ final class Recorder: ClientMiddleware, @unchecked Sendable {
     }
 }
 
-/// Lets the first request of an operation reach the server, then loses its answer (as a dropped
-/// connection would), so the client must retry.
-final class LoseFirstAnswer: ClientMiddleware, @unchecked Sendable {
+/// Lets the first `count` requests of an operation reach the server, then loses their answers (as dropped
+/// connections would), so the client must retry.
+final class LoseAnswers: ClientMiddleware, @unchecked Sendable {
     let operationID: String
     private let lock = NSLock()
-    private var lost = false
+    private var left: Int
 
-    init(_ operationID: String) {
+    init(_ operationID: String, count: Int = 1) {
         self.operationID = operationID
+        self.left = count
     }
 
     func intercept(
@@ -197,8 +198,8 @@ final class LoseFirstAnswer: ClientMiddleware, @unchecked Sendable {
         let result = try await next(request, body, baseURL)
         guard operationID == self.operationID else { return result }
         let loseIt = lock.withLock { () -> Bool in
-            defer { lost = true }
-            return !lost
+            defer { left -= 1 }
+            return left > 0
         }
         if loseIt { throw URLError(.networkConnectionLost) }
         return result
