@@ -11,6 +11,9 @@ final class RateLimiter: Sendable {
         var remaining: Int
         /// Seconds until one request is allowed again (when refused) or the bucket is full (when allowed).
         var seconds: Int
+
+        /// Where the client stands, as the `RateLimit` header says it.
+        var header: String { "\"default\";r=\(remaining);t=\(seconds)" }
     }
 
     private struct Bucket {
@@ -72,7 +75,7 @@ struct RateLimitMiddleware: RouterMiddleware {
     {
         guard request.uri.path != "/health" else { return try await next(request, context) }
         let decision = limiter.take(context.clientKey)
-        let state = "\"default\";r=\(decision.remaining);t=\(decision.seconds)"
+        let state = decision.header
         guard decision.allowed else {
             throw Problem(
                 .tooManyRequests, type: "rate-limited", title: "Too many requests",

@@ -119,7 +119,7 @@ final class SnapshotFastPath: ChannelDuplexHandler, RemovableChannelHandler {
             let decision = limiter.take(remote?.ipAddress ?? "local")
             // The router gives the 429 (and the bucket, being empty, stays empty).
             guard decision.allowed else { return nil }
-            rateLimit = "\"default\";r=\(decision.remaining);t=\(decision.seconds)"
+            rateLimit = decision.header
         }
         return Answer(
             path: head.uri, ifNoneMatch: headers.first(name: "if-none-match"), body: snapshot.body,
