@@ -74,12 +74,14 @@ let package = Package(
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
             ]
         ),
+        // What the test targets share: the clock they start at (`QUAD_TEST_NOW`) and waiting for a condition.
+        .target(name: "QuadTestSupport", dependencies: ["QuadCore"], path: "Tests/QuadTestSupport"),
         .testTarget(name: "QuadCoreTests", dependencies: ["QuadCore"]),
         // The kit against a real Quad listening on a free port (so URLSession is exercised).
         .testTarget(
             name: "QuadKitTests",
             dependencies: [
-                "QuadKit", "QuadServer",
+                "QuadKit", "QuadServer", "QuadTestSupport",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -88,7 +90,7 @@ let package = Package(
         .testTarget(
             name: "QuadServerTests",
             dependencies: [
-                "QuadServer",
+                "QuadServer", "QuadTestSupport",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
             ]
         ),

@@ -117,7 +117,7 @@ struct Features: Sendable {
         return SnapshotFastPath.Routes(
             snapshots: ["/api/rooms": { snapshot.cached(baseURL: $0).map { ($0.body, $0.etag) } }],
             trustProxy: rooms.platform.configuration.trustProxy, rateLimiter: rooms.platform.rateLimiter,
-            logger: rooms.platform.logger)
+            logger: rooms.platform.logger, clock: rooms.platform.clock)
     }
 
     static let links = [Rooms.link, Specials.link, Library.link, Timetable.link]
@@ -127,11 +127,12 @@ struct Features: Sendable {
         + TimetableStore.migrations).sorted { $0.id < $1.id }
 
     static func loadDemoData(_ platform: Platform, announce: @Sendable (String) -> Void) async throws {
-        try await RoomsDemo.load(RoomStore(database: platform.database), images: platform.images)
+        try await RoomsDemo.load(RoomStore(database: platform.database, clock: platform.clock), images: platform.images)
         try await Accounts(platform: platform).loadDemoPeople(announce: announce)
-        try await SpecialsDemo.load(SpecialStore(database: platform.database), images: platform.images)
+        try await SpecialsDemo.load(
+            SpecialStore(database: platform.database, clock: platform.clock), images: platform.images)
         try await LibraryDemo.load(Library(platform: platform))
-        try await TimetableDemo.load(TimetableStore(database: platform.database), now: Date())
+        try await TimetableDemo.load(TimetableStore(database: platform.database), now: platform.clock.now)
     }
 }
 

@@ -33,6 +33,12 @@ struct Serve: AsyncParsableCommand {
     @Flag(help: "Do not load demo data into a new database [QUAD_DEMO=off].")
     var noDemo = false
 
+    @Option(
+        help: ArgumentHelp(
+            "Testing only: start the clock at this ISO 8601 instant [QUAD_NOW]; refused unless QUAD_TESTING=on.",
+            visibility: .hidden))
+    var now: String?
+
     func run() async throws {
         var flags: [Configuration.Setting: String] = [:]
         flags[.hostname] = hostname
@@ -40,6 +46,7 @@ struct Serve: AsyncParsableCommand {
         flags[.database] = database
         flags[.logLevel] = logLevel
         if noDemo { flags[.demo] = "off" }
+        flags[.now] = now
 
         let configuration: Configuration
         do {

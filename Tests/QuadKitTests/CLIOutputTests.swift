@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import OpenAPIRuntime
 import QuadCore
+import QuadTestSupport
 import Testing
 
 @testable import QuadKit
@@ -44,7 +45,7 @@ struct CLIOutputTests {
     func mosaicGoldens() async throws {
         try await LiveServer.with { server in
             try await Self.showOnlyFixedSpecials(on: server)
-            var cli = CLI(server: server.url)
+            var cli = CLI(server: server.url, clock: server.clock)
             let forty = try await cli.run(["specials", "--width", "40"])
             #expect(forty.status == 0 && forty.err.isEmpty)
             #expect(forty.out == SpecialsKitTests.golden40)
@@ -62,7 +63,7 @@ struct CLIOutputTests {
     func onATerminal() async throws {
         try await LiveServer.with { server in
             try await Self.showOnlyFixedSpecials(on: server)
-            var cli = CLI(server: server.url)
+            var cli = CLI(server: server.url, clock: server.clock)
             cli.environment["COLUMNS"] = nil
             cli.environment["TERM"] = "xterm-256color"
 
@@ -129,7 +130,7 @@ struct CLIOutputTests {
     @Test("Without --server the commands use http://127.0.0.1:8080; the token goes to $XDG_CONFIG_HOME/quad, mode 0600")
     func defaultsAndConfigFolder() async throws {
         try await LiveServer.with { server in
-            var cli = CLI(server: server.url)
+            var cli = CLI(server: server.url, clock: server.clock)
             let xdg = temporaryDirectory()
             cli.environment["QUAD_CONFIG_DIR"] = .some(nil)
             cli.environment["QUAD_SERVER"] = .some(nil)
@@ -155,7 +156,7 @@ struct CLIOutputTests {
     @Test("quad logout forgets the person's cached timetable and kept responses; public data stays for offline use")
     func logoutForgetsPersonalData() async throws {
         try await LiveServer.with { server in
-            let cli = CLI(server: server.url)
+            let cli = CLI(server: server.url, clock: server.clock)
             _ = try await cli.run(["login", "--username", "kier"], stdin: server.passwords["kier"]! + "\n")
             #expect(try await cli.run(["timetable"]).status == 0)
             #expect(try await cli.run(["rooms"]).status == 0)
@@ -177,7 +178,7 @@ struct CLIOutputTests {
     @Test("Offline, quad library show prints the book as last seen (or as the list had it), with its age")
     func libraryShowOffline() async throws {
         try await LiveServer.with { server in
-            let cli = CLI(server: server.url)
+            let cli = CLI(server: server.url, clock: server.clock)
             struct Listed: Decodable { var books: [BookRecord] }
             let list = try JSONDecoder().decode(
                 Listed.self, from: Data(try await cli.run(["library", "list", "--json"]).out.utf8))
@@ -205,7 +206,7 @@ struct CLIOutputTests {
     @Test("Offline, quad watch rooms shows the cached rooms with their age, then goes live when the server is back")
     func watchOffline() async throws {
         var server = try await LiveServer.start()
-        let cli = CLI(server: server.url)
+        let cli = CLI(server: server.url, clock: server.clock)
         var watcher: CLI.Running?
         do {
             #expect(try await cli.run(["rooms"]).status == 0)

@@ -1,5 +1,6 @@
 import Foundation
 import QuadCore
+import QuadTestSupport
 import Testing
 
 @testable import QuadKit
@@ -23,7 +24,7 @@ struct CLITests {
     @Test("login keeps a private token; rooms, book, cancel print tables and lines; errors are one line")
     func session() async throws {
         try await LiveServer.with { server in
-            let cli = CLI(server: server.url)
+            let cli = CLI(server: server.url, clock: server.clock)
             let login = try await cli.run(["login", "--username", "ada"], stdin: server.passwords["ada"]! + "\n")
             #expect(login.status == 0)
             #expect(login.out == "Signed in to \(server.url.absoluteString) as Ada Lovelace.\n")
@@ -101,7 +102,7 @@ struct CLITests {
             let result = try await cli.run(["rooms"])
             #expect(result.status == 3)
             #expect(result.err == "quad: offline: http://127.0.0.1:1 is unreachable and no rooms are cached yet\n")
-            let wrong = try await CLI(server: server.url).run(
+            let wrong = try await CLI(server: server.url, clock: server.clock).run(
                 ["login", "--username", "ada"], stdin: "wrong-password\n")
             #expect(wrong.status == 1)
             #expect(wrong.err.hasPrefix("quad: Not signed in: ") && wrong.err.filter { $0 == "\n" }.count == 1)
@@ -111,7 +112,7 @@ struct CLITests {
     @Test("watch rooms prints each change as it happens")
     func watch() async throws {
         try await LiveServer.with { server in
-            let cli = CLI(server: server.url)
+            let cli = CLI(server: server.url, clock: server.clock)
             let watcher = try cli.start(["watch", "rooms"])
             try await eventually("the watcher is listening") { watcher.err.contains("Watching") }
             try await Task.sleep(for: .milliseconds(300))
@@ -139,6 +140,8 @@ struct CLI {
     let cache = temporaryDirectory()
     /// Environment variables to set (a value) or remove (nil) for the commands.
     var environment: [String: String?] = [:]
+    /// The test server's clock: commands run at its time (`QUAD_NOW`, testing mode), as a device set right would.
+    var clock: (any QuadClock)? = nil
 
     struct Result {
         var out: String
@@ -184,6 +187,10 @@ struct CLI {
         environment["NO_COLOR"] = nil
         // The server shares this test process with every other suite running at once.
         environment["QUAD_TIMEOUT"] = "60"
+        if let clock {
+            environment["QUAD_TESTING"] = "on"
+            environment["QUAD_NOW"] = clock.now.formatted(.iso8601)
+        }
         for (name, value) in self.environment { environment[name] = value }
         process.environment = environment
         return process

@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import OpenAPIRuntime
 import QuadCore
+import QuadTestSupport
 import Testing
 
 @testable import QuadKit

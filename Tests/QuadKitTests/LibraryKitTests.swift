@@ -1,5 +1,6 @@
 import Foundation
 import QuadCore
+import QuadTestSupport
 import Testing
 
 @testable import QuadKit
@@ -228,7 +229,7 @@ struct LibraryKitTests {
     func commandLineEditConflict() async throws {
         guard CLI.binary != nil else { return }
         try await LiveServer.with { server in
-            let cli = CLI(server: server.url)
+            let cli = CLI(server: server.url, clock: server.clock)
             _ = try await cli.run(["login", "--username", "ada"], stdin: server.passwords["ada"]! + "\n")
             let add = try await cli.run(["library", "add", "--title", "Emma", "--author", "Jane Austen", "--json"])
             let book = try JSONDecoder().decode(BookRecord.self, from: Data(add.out.utf8))
@@ -263,7 +264,7 @@ struct LibraryKitTests {
     func commandLine() async throws {
         guard CLI.binary != nil else { return }
         try await LiveServer.with { server in
-            let cli = CLI(server: server.url)
+            let cli = CLI(server: server.url, clock: server.clock)
             _ = try await cli.run(["login", "--username", "ada"], stdin: server.passwords["ada"]! + "\n")
 
             let search = try await cli.run(["library", "list", "--search", "clean code"])

@@ -1,6 +1,7 @@
 import Foundation
 import Observation
 import QuadCore
+import QuadTestSupport
 import Testing
 
 @testable import QuadKit
@@ -472,15 +473,16 @@ extension LiveKitTests {
     }
 }
 
-/// The real clock, recording the sleeps asked of it.
+/// A clock running at the real rate from the tests' instant, recording the sleeps asked of it.
 final class SleepingClock: KitClock, @unchecked Sendable {
     private let lock = NSLock()
     private var recorded: [Duration] = []
-    var now: Date { Date() }
+    private let base = TestTime.clock()
+    var now: Date { base.now }
     var sleeps: [Duration] { lock.withLock { recorded } }
     func sleep(for duration: Duration) async throws {
         lock.withLock { recorded.append(duration) }
-        try await Task.sleep(for: duration)
+        try await base.sleep(for: duration)
     }
 }
 

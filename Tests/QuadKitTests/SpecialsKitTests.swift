@@ -1,5 +1,6 @@
 import Foundation
 import QuadCore
+import QuadTestSupport
 import Testing
 
 @testable import QuadKit
@@ -165,7 +166,7 @@ struct SpecialsKitTests {
     func commandLine() async throws {
         guard CLI.binary != nil else { return }
         try await LiveServer.with { server in
-            let cli = CLI(server: server.url)
+            let cli = CLI(server: server.url, clock: server.clock)
             let result = try await cli.run(["specials", "--width", "40"])
             #expect(result.status == 0 && result.err.isEmpty)
             let lines = result.out.split(separator: "\n")

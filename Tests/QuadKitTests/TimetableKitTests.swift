@@ -1,5 +1,6 @@
 import Foundation
 import QuadCore
+import QuadTestSupport
 import Testing
 
 @testable import QuadKit
@@ -10,8 +11,8 @@ import Testing
 struct TimetableKitTests {
     static let campus = CampusClock(timeZone: TimeZone(identifier: "Australia/Melbourne")!)
 
-    /// This week's Monday on the demo campus (the demo places week 8 on it).
-    static var thisMonday: LocalDate { campus.date(of: Date()).monday }
+    /// This week's Monday on the demo campus, by the server's clock (the demo places week 8 on it).
+    static func thisMonday(_ server: LiveServer) -> LocalDate { campus.date(of: server.clock.now).monday }
 
     @MainActor
     func makeStore(
@@ -31,7 +32,7 @@ struct TimetableKitTests {
     @MainActor
     func dayPlan() async throws {
         try await LiveServer.with { server in
-            let monday = Self.thisMonday
+            let monday = Self.thisMonday(server)
             let store = try await makeStore(server, date: monday)
             #expect(await store.refresh())
             #expect(store.studentName == "Kier" && store.week == 8)
@@ -59,7 +60,7 @@ struct TimetableKitTests {
             #expect(after.resumesOn == monday.adding(days: -7))
 
             // Today (by the clock), whatever day this runs: the classes are the server's for the day shown.
-            let clock = ManualClock(now: Date())
+            let clock = ManualClock(now: server.clock.now)
             let today = try await makeStore(server, clock: clock)
             #expect(await today.refresh())
             let shown = try #require(today.plan)
@@ -76,8 +77,9 @@ struct TimetableKitTests {
     @Test("Countdowns to the next shuttles follow the injected clock; a departed shuttle drops off")
     @MainActor
     func countdowns() async throws {
-        try await LiveServer.with { server in
-            let clock = ManualClock(now: Date())
+        // Five minutes before the 13:00 shuttle to Caulfield (every 20 minutes from 06:00), on the tests' day.
+        try await LiveServer.with(at: TestTime.next(LocalTime(hour: 12, minute: 55))) { server in
+            let clock = ManualClock(now: server.clock.now)
             let store = try await makeStore(server, clock: clock)
             #expect(await store.refresh())
             let first = try #require(store.countdowns.first)
@@ -181,7 +183,7 @@ struct TimetableKitTests {
     @MainActor
     func serverError() async throws {
         try await LiveServer.with { server in
-            let store = try await makeStore(server, date: Self.thisMonday)
+            let store = try await makeStore(server, date: Self.thisMonday(server))
             #expect(await store.refresh())
             let plan = try #require(store.plan)
             #expect(!plan.meetings.isEmpty)
@@ -198,7 +200,7 @@ struct TimetableKitTests {
             #expect(store.plan == plan && store.studentName == "Kier")
 
             guard CLI.binary != nil else { return }
-            let cli = CLI(server: server.url)
+            let cli = CLI(server: server.url, clock: server.clock)
             _ = try await cli.run(["login", "--username", "kier"], stdin: server.passwords["kier"]! + "\n")
             let shown = try await cli.run(["timetable"])
             #expect(shown.status == 1 && shown.out.isEmpty)
@@ -212,7 +214,7 @@ struct TimetableKitTests {
         let folder = temporaryDirectory()
         var server = try await LiveServer.start()
         do {
-            let monday = Self.thisMonday
+            let monday = Self.thisMonday(server)
             let store = try await makeStore(server, date: monday, offline: folder)
             #expect(await store.refresh())
             let plan = store.plan
@@ -242,13 +244,13 @@ struct TimetableKitTests {
     func commandLine() async throws {
         guard CLI.binary != nil else { return }
         try await LiveServer.with { server in
-            let cli = CLI(server: server.url)
+            let cli = CLI(server: server.url, clock: server.clock)
             let anonymous = try await cli.run(["timetable"])
             #expect(anonymous.status == 1 && anonymous.out.isEmpty)
             #expect(anonymous.err == "quad: Sign in first: quad login\n")
 
             _ = try await cli.run(["login", "--username", "kier"], stdin: server.passwords["kier"]! + "\n")
-            let monday = Self.thisMonday
+            let monday = Self.thisMonday(server)
             let tuesday = monday.adding(days: 1)
             let shown = try await cli.run(["timetable", "--date", tuesday.description])
             #expect(shown.status == 0 && shown.err.isEmpty)

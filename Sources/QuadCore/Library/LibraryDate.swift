@@ -25,7 +25,7 @@ public enum LibraryDate {
 
     /// A day as the web page shows it, in `language` and in `zone` (the campus's, not UTC): "3 May" /
     /// "3 mai" ("1er mai" on the first), with the year when it is not the year of `now` there.
-    public static func day(_ date: Date, language: Language, zone: TimeZone, now: Date = Date()) -> String {
+    public static func day(_ date: Date, language: Language, zone: TimeZone, now: Date) -> String {
         var calendar = Calendar(identifier: .gregorian)
         calendar.timeZone = zone
         let parts = calendar.dateComponents([.year, .month, .day], from: date)

@@ -1,4 +1,5 @@
 import Foundation
+import QuadCore
 
 /// Keeps one resource fresh: it refreshes every `interval` (set by the app, never under 5 s), with jitter so
 /// many clients do not call in step, backs off after errors, pauses and resumes with the app's activity,

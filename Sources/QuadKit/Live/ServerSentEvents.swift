@@ -1,4 +1,5 @@
 import Foundation
+import QuadCore
 
 #if canImport(FoundationNetworking)
     import FoundationNetworking

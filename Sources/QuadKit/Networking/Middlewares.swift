@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import OpenAPIRuntime
+import QuadCore
 
 /// Adds `Authorization: Bearer <token>` when a token is known.
 public struct AuthMiddleware: ClientMiddleware {

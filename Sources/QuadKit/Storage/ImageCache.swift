@@ -1,4 +1,5 @@
 import Foundation
+import QuadCore
 
 /// Images by URL: in memory (bounded by total bytes) and on disk (bounded by total size, least recently
 /// used out first). Concurrent requests for one image share one download.

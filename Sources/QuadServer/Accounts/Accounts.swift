@@ -13,9 +13,10 @@ final class Accounts: Sendable {
 
     init(platform: Platform) {
         self.platform = platform
-        self.people = PeopleStore(database: platform.database, passwordCost: platform.configuration.passwordCost)
-        self.sessions = SessionStore(database: platform.database)
-        self.throttle = LoginThrottle(database: platform.database)
+        self.people = PeopleStore(
+            database: platform.database, passwordCost: platform.configuration.passwordCost, clock: platform.clock)
+        self.sessions = SessionStore(database: platform.database, clock: platform.clock)
+        self.throttle = LoginThrottle(database: platform.database, clock: platform.clock)
     }
 
     /// When no admin exists, creates `admin` with a random password and announces it once.

@@ -33,7 +33,7 @@ extension APIHandler {
                         bookings: bookings.map {
                             .init(
                                 id: $0.booking.id, roomId: $0.booking.roomId, roomName: $0.roomName,
-                                createdAt: Timestamp.date($0.booking.createdAt) ?? Date())
+                                createdAt: Timestamp.date($0.booking.createdAt) ?? Date(timeIntervalSince1970: 0))
                         }))))
     }
 

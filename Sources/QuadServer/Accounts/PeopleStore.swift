@@ -10,11 +10,13 @@ final class PeopleStore: Sendable {
     let database: Database
     /// bcrypt's cost: 12 in production; tests lower it so they run fast.
     let passwordCost: UInt8
+    let clock: any QuadClock
 
     /// A hash of a password no one has, checked against when the username is unknown.
     private let decoyHash: String
 
-    init(database: Database, passwordCost: UInt8) {
+    init(database: Database, passwordCost: UInt8, clock: any QuadClock) {
+        self.clock = clock
         self.database = database
         self.passwordCost = passwordCost
         self.decoyHash = Bcrypt.hash(SecureRandom.base64url(byteCount: 16), cost: passwordCost)
@@ -89,7 +91,7 @@ final class PeopleStore: Sendable {
                 """
                 INSERT INTO people (username_key, username, display_name, password_hash, role, student_id, created_at)
                 VALUES (\(bind: person.username.lowercased()), \(bind: person.username), \(bind: person.displayName),
-                        \(bind: hash), \(bind: person.role.rawValue), \(bind: person.studentId), \(bind: Timestamp.now()))
+                        \(bind: hash), \(bind: person.role.rawValue), \(bind: person.studentId), \(bind: Timestamp.string(self.clock.now)))
                 """
             ).run()
             return person

@@ -13,11 +13,11 @@ final class SessionStore: Sendable {
     static let touchInterval: Int64 = 3600
 
     let database: Database
-    private let now: @Sendable () -> Date
+    private let clock: any QuadClock
 
-    init(database: Database, now: @escaping @Sendable () -> Date = Date.init) {
+    init(database: Database, clock: any QuadClock) {
         self.database = database
-        self.now = now
+        self.clock = clock
     }
 
     static func hash(_ token: String) -> String {
@@ -27,7 +27,7 @@ final class SessionStore: Sendable {
     /// Starts a session for `username`; returns the token and when it expires if unused.
     func start(for username: String, kind: Kind) async throws -> (token: String, expiresAt: Date) {
         let token = SecureRandom.base64url(byteCount: 32)
-        let now = Int64(now().timeIntervalSince1970)
+        let now = Int64(clock.now.timeIntervalSince1970)
         try await database.withConnection { sql in
             try await sql.raw(
                 """
@@ -41,7 +41,7 @@ final class SessionStore: Sendable {
 
     /// The person whose live session this token opens, if any.
     func person(for token: String) async throws -> Person? {
-        let now = Int64(now().timeIntervalSince1970)
+        let now = Int64(clock.now.timeIntervalSince1970)
         let hash = Self.hash(token)
         let found = try await database.read { sql -> (Person, Int64)? in
             guard
@@ -76,7 +76,7 @@ final class SessionStore: Sendable {
     }
 
     func deleteExpired() async throws {
-        let cutoff = Int64(now().timeIntervalSince1970) - Self.idleLifetime
+        let cutoff = Int64(clock.now.timeIntervalSince1970) - Self.idleLifetime
         try await database.withConnection { sql in
             try await sql.raw("DELETE FROM sessions WHERE last_seen <= \(bind: cutoff)").run()
         }
@@ -91,11 +91,11 @@ final class LoginThrottle: Sendable {
     static let window: Int64 = 15 * 60
 
     let database: Database
-    private let now: @Sendable () -> Date
+    private let clock: any QuadClock
 
-    init(database: Database, now: @escaping @Sendable () -> Date = Date.init) {
+    init(database: Database, clock: any QuadClock) {
         self.database = database
-        self.now = now
+        self.clock = clock
     }
 
     private static func keys(username: String, address: String) -> [String] {
@@ -104,7 +104,7 @@ final class LoginThrottle: Sendable {
 
     /// Seconds to wait before trying again, or nil when a try is allowed.
     func retryAfter(username: String, address: String) async throws -> Int? {
-        let now = Int64(now().timeIntervalSince1970)
+        let now = Int64(clock.now.timeIntervalSince1970)
         return try await database.withConnection { sql in
             var wait: Int64 = 0
             for key in Self.keys(username: username, address: address) {
@@ -120,7 +120,7 @@ final class LoginThrottle: Sendable {
     }
 
     func recordFailure(username: String, address: String) async throws {
-        let now = Int64(now().timeIntervalSince1970)
+        let now = Int64(clock.now.timeIntervalSince1970)
         try await database.withConnection { sql in
             for key in Self.keys(username: username, address: address) {
                 try await sql.raw("INSERT INTO login_failures (key, at) VALUES (\(bind: key), \(bind: now))").run()

@@ -28,7 +28,9 @@ final class Library: Sendable {
     func changed(_ book: Book?, id: Int? = nil, _ kind: Change.Kind) async {
         await platform.events.publish(
             "book",
-            Change(id: book?.id ?? id, change: kind, status: book?.status(at: Date()), borrower: book?.loan?.person))
+            Change(
+                id: book?.id ?? id, change: kind, status: book?.status(at: platform.clock.now),
+                borrower: book?.loan?.person))
     }
 
     func find(_ id: Int) async throws -> Book {
@@ -46,25 +48,25 @@ final class Library: Sendable {
     // MARK: Wire
 
     /// The book's record, with its ETag; with its loans for the answer about one book.
-    static func record(_ book: Book, loans: [Loan]? = nil, now: Date = Date()) -> BookRecord {
+    static func record(_ book: Book, loans: [Loan]? = nil, now: Date) -> BookRecord {
         var record = BookRecord(book, now: now, loans: loans)
         record.etag = etag(book, now: now)
         return record
     }
 
-    static func encode(_ book: Book, loans: [Loan]? = nil, now: Date = Date()) -> Data {
+    static func encode(_ book: Book, loans: [Loan]? = nil, now: Date) -> Data {
         (try? BookRecord.encoder.encode(record(book, loans: loans, now: now))) ?? Data()
     }
 
     /// The book's ETag as of `now`: the hash of its record, status included, so a client revalidating sees the
     /// book fall due (loans aside: every loan change shows in the record too).
-    static func etag(_ book: Book, now: Date = Date()) -> String {
+    static func etag(_ book: Book, now: Date) -> String {
         HTTPCache.etag(for: (try? BookRecord.encoder.encode(BookRecord(book, now: now))) ?? Data())
     }
 
     /// 412 unless `ifMatch` (an `If-Match` header) names the book's current ETag or is `*`. The book as shown
     /// before it fell due also matches: a due date passing is nobody's edit.
-    static func check(ifMatch: String?, _ book: Book, now: Date = Date()) throws {
+    static func check(ifMatch: String?, _ book: Book, now: Date) throws {
         guard let ifMatch else { return }
         let current = [etag(book, now: now), etag(book, now: .distantPast)]
         guard current.contains(where: { HTTPCache.matches(ifNoneMatch: ifMatch, etag: $0) }) else {
@@ -78,7 +80,8 @@ final class Library: Sendable {
 
     /// Adds a book. A `lastCheckedOutBy` checks it out at once, from `lastCheckedOut` when sent (importing a
     /// loan from the original server), else from now.
-    func create(_ input: BookInput, now: Date = Date()) async throws -> Book {
+    func create(_ input: BookInput) async throws -> Book {
+        let now = platform.clock.now
         var errors: [FieldError] = []
         var fields: BookValidation.Fields?
         do { fields = try input.newBook() } catch { errors += error.errors }
@@ -97,7 +100,8 @@ final class Library: Sendable {
 
     /// Applies a partial change: fields left out keep their value. `lastCheckedOutBy` with a name checks
     /// the book out to that name now (as the original did); `null` returns it.
-    func update(_ id: Int, _ input: BookInput, ifMatch: String?, now: Date = Date()) async throws -> Book {
+    func update(_ id: Int, _ input: BookInput, ifMatch: String?) async throws -> Book {
+        let now = platform.clock.now
         var loan = LoanAction.none
         switch input.lastCheckedOutBy {
         case .absent: break
@@ -109,7 +113,7 @@ final class Library: Sendable {
             !(input.title.isAbsent && input.author.isAbsent && input.publisher.isAbsent
             && input.categories.isAbsent && input.isbn.isAbsent)
         let book = try await store.update(id) { current in
-            try Self.check(ifMatch: ifMatch, current)
+            try Self.check(ifMatch: ifMatch, current, now: now)
             // Naming the person who has it already changes nothing.
             if case .checkOut(let person, _, _) = action, current.loan?.person == person {
                 return (editsFields ? try input.applied(to: current) : nil, .none)
@@ -127,7 +131,8 @@ final class Library: Sendable {
     }
 
     /// Checks the book out to the signed-in person, or to a name an admin gives; 409 naming who has it.
-    func checkOut(_ id: Int, by person: Person, name: String?, now: Date = Date()) async throws -> Book {
+    func checkOut(_ id: Int, by person: Person, name: String?) async throws -> Book {
+        let now = platform.clock.now
         var borrower = person.displayName
         var username: String? = person.username.lowercased()
         if let name, !name.trimmingCharacters(in: .whitespaces).isEmpty {
@@ -147,7 +152,8 @@ final class Library: Sendable {
     }
 
     /// Puts the book back on the shelf; 409 when it is there already.
-    func giveBack(_ id: Int, now: Date = Date()) async throws -> Book {
+    func giveBack(_ id: Int) async throws -> Book {
+        let now = platform.clock.now
         let book = try await store.update(id) { current in
             guard current.loan != nil else { throw LoanRefusal.notOnLoan }
             return (nil, .giveBack(at: now))
@@ -158,7 +164,8 @@ final class Library: Sendable {
 
     func delete(_ id: Int, ifMatch: String? = nil) async throws {
         var check: (@Sendable (Book) throws -> Void)?
-        if let ifMatch { check = { book in try Self.check(ifMatch: ifMatch, book) } }
+        let now = platform.clock.now
+        if let ifMatch { check = { book in try Self.check(ifMatch: ifMatch, book, now: now) } }
         guard try await store.delete(id, check: check) else { throw LoanRefusal.notFound(id) }
         await changed(nil, id: id, .deleted)
     }

@@ -57,7 +57,7 @@ struct LibraryAPI {
             }
             status = value
         }
-        let now = Date()
+        let now = library.platform.clock.now
         let books = Book.listed(
             try await library.store.all(), query: query.get("q"), status: status, sort: sort, now: now)
         let data = (try? BookRecord.encoder.encode(books.map { Library.record($0, now: now) })) ?? Data("[]".utf8)
@@ -71,7 +71,7 @@ struct LibraryAPI {
 
     /// The book with its loans, and its ETag.
     func answer(_ book: Book, status: HTTPResponse.Status) async throws -> Response {
-        let now = Date()
+        let now = library.platform.clock.now
         let loans = try await library.store.loans(book.id)
         var response = Self.json(Library.encode(book, loans: loans, now: now), status: status)
         response.headers[.eTag] = Library.etag(book, now: now)

@@ -48,7 +48,8 @@ enum LibraryDemo {
         ("The Mythical Man-Month", "Kier", "kier", 20),
     ]
 
-    static func load(_ library: Library, now: Date = Date()) async throws {
+    static func load(_ library: Library) async throws {
+        let now = library.platform.clock.now
         let store = library.store
         for (index, book) in books.enumerated() {
             let fields = try BookValidation.book(

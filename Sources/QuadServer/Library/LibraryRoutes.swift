@@ -58,7 +58,7 @@ struct LibraryRoutes {
         let query = request.uri.queryParameters
         let person = RequestInfo.current.person
         let (sort, remember) = try await sortOrder(request, person: person)
-        let now = Date()
+        let now = library.platform.clock.now
         let zone = await library.timeZone()
         let all = try await library.store.all()
         let search = query.get("q")?.trimmingCharacters(in: .whitespaces) ?? ""
@@ -152,7 +152,7 @@ struct LibraryRoutes {
     }
 
     /// "3 May" / "3 mai", in the campus's time zone, with the year when it is not this year's.
-    static func day(_ date: Date, _ language: Language, zone: TimeZone, now: Date = Date()) -> String {
+    static func day(_ date: Date, _ language: Language, zone: TimeZone, now: Date) -> String {
         LibraryDate.day(date, language: language, zone: zone, now: now)
     }
 
@@ -274,17 +274,17 @@ struct LibraryRoutes {
     func edit(_ request: Request, id: Int) async throws -> Response {
         guard RequestInfo.current.person != nil else { return Self.signIn("/library/books/\(id)/edit") }
         let book = try await library.find(id)
-        return try await page(request, detail: id, editor: Self.editor(for: book))
+        return try await page(request, detail: id, editor: Self.editor(for: book, now: library.platform.clock.now))
     }
 
-    static func editor(for book: Book) -> Editor {
+    static func editor(for book: Book, now: Date) -> Editor {
         Editor(
             bookId: book.id,
             form: [
                 "title": book.title, "author": book.author, "publisher": book.publisher ?? "",
                 "categories": book.categories.joined(separator: ", "), "isbn": book.isbn ?? "",
                 "originalTitle": book.title,
-            ], etag: Library.etag(book))
+            ], etag: Library.etag(book, now: now))
     }
 
     static func signIn(_ next: String) -> Response { .redirect(to: "/signin?next=\(next)", type: .normal) }
@@ -346,7 +346,7 @@ struct LibraryRoutes {
             return try await page(request, detail: id, editor: editor, status: .unprocessableContent)
         } catch let problem as Problem where problem.status == .preconditionFailed {
             // Show the book as it is now, keeping nothing stale; the person redoes their change.
-            var editor = Self.editor(for: try await library.find(id))
+            var editor = Self.editor(for: try await library.find(id), now: library.platform.clock.now)
             editor.message = t("library.errors.stale")
             return try await page(request, detail: id, editor: editor, status: .preconditionFailed)
         }

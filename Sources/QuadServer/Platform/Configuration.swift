@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import QuadCore
 
 /// Everything an operator can set, from flags, then the environment, then defaults.
 public struct Configuration: Sendable {
@@ -32,6 +33,12 @@ public struct Configuration: Sendable {
     public var passwordCost: UInt8 = 12
     /// For working on the web app: read templates and static files from this folder instead of the build.
     public var webDirectory: String?
+    /// The one clock every feature, store and background service reads. `SystemClock` in production; tests
+    /// inject theirs, and `quad serve` in testing mode starts one at `QUAD_NOW`.
+    public var clock: any QuadClock = SystemClock()
+    /// `QUAD_TESTING=on`: allows the settings that only tests may use (`QUAD_NOW`), so that none of them can be
+    /// switched on by accident in production.
+    public var testing = false
 
     public init() {}
 
@@ -113,6 +120,25 @@ public struct Configuration: Sendable {
         if let value = try parse(.rateBurst, "a whole number ≥ 1", { Int($0).flatMap { $0 >= 1 ? $0 : nil } }) {
             rateBurst = value
         }
+        if let value = try parse(.testing, "on or off", Self.parseSwitch) { testing = value }
+        if let start = try parse(
+            .now, "an ISO 8601 instant such as 2026-11-24T16:30:00Z", { try? Date($0, strategy: .iso8601) })
+        {
+            guard testing else {
+                throw ConfigurationError(
+                    setting: raw(.now)?.name ?? Setting.now.variable,
+                    message: "it is a testing setting, refused unless QUAD_TESTING=on")
+            }
+            clock = OffsetClock(start: start)
+        }
+    }
+
+    /// The clock `QUAD_NOW` asks for (with `QUAD_TESTING=on`), or nil when it is unset: for the client commands,
+    /// which follow a test server's time the same way.
+    public static func testingClock(environment: [String: String]) throws -> (any QuadClock)? {
+        guard environment[Setting.now.variable]?.isEmpty == false else { return nil }
+        let names = [Setting.now.variable, Setting.testing.variable]
+        return try Configuration(environment: environment.filter { names.contains($0.key) }).clock
     }
 
     static func parseSwitch(_ value: String) -> Bool? {
@@ -127,6 +153,8 @@ public struct Configuration: Sendable {
     public enum Setting: String, Sendable, CaseIterable {
         case hostname, port, database, logLevel, adminToken, demo, rateLimit, rateBurst, eventHeartbeat
         case refreshSeconds, legacyAPI, trustProxy, webDirectory, signup, loanDays
+        /// Testing only: `QUAD_TESTING` allows `QUAD_NOW` (the instant the server's clock starts at).
+        case testing, now
 
         public var flag: String? {
             switch self {
@@ -135,8 +163,9 @@ public struct Configuration: Sendable {
             case .database: "--database"
             case .logLevel: "--log-level"
             case .demo: "--no-demo"
+            case .now: "--now"
             case .adminToken, .rateLimit, .rateBurst, .eventHeartbeat, .refreshSeconds, .legacyAPI, .trustProxy,
-                .webDirectory, .signup, .loanDays:
+                .webDirectory, .signup, .loanDays, .testing:
                 nil
             }
         }
@@ -158,6 +187,8 @@ public struct Configuration: Sendable {
             case .webDirectory: "QUAD_WEB_DIR"
             case .signup: "QUAD_SIGNUP"
             case .loanDays: "QUAD_LOAN_DAYS"
+            case .testing: "QUAD_TESTING"
+            case .now: "QUAD_NOW"
             }
         }
     }

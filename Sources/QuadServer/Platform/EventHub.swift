@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import NIOConcurrencyHelpers
 import PostgresKit
+import QuadCore
 import SQLKit
 import ServiceLifecycle
 
@@ -36,6 +37,8 @@ public final class EventHub: Service, Sendable {
         var floor: Int64?
         var subscribers: [UUID: Subscriber] = [:]
         var closed = false
+        /// PostgreSQL: whether this instance's LISTEN is up (it hears the other instances).
+        var listening = false
     }
 
     private struct Subscriber {
@@ -50,9 +53,9 @@ public final class EventHub: Service, Sendable {
     /// One channel per schema, so that separate Quads sharing a server do not hear each other.
     private var channel: String { "quad_events_" + database.schema }
 
-    init(database: Database, capacity: Int, logger: Logger) {
+    init(database: Database, capacity: Int, clock: any QuadClock, logger: Logger) {
         // Local ids start from the clock in microseconds, so they keep growing across restarts of a single instance.
-        let start = Int64(Date().timeIntervalSince1970 * 1_000_000)
+        let start = Int64(clock.now.timeIntervalSince1970 * 1_000_000)
         self.state = NIOLockedValueBox(
             State(nextLocalId: start, floor: database.engine == .sqlite ? start - 1 : nil))
         self.capacity = capacity
@@ -142,6 +145,12 @@ public final class EventHub: Service, Sendable {
         for subscriber in subscribers { subscriber.continuation.finish() }
     }
 
+    /// Whether this hub hears every instance's events: always on SQLite (one instance); on PostgreSQL once its
+    /// LISTEN is up. Tests wait for it rather than for a while.
+    public var isListening: Bool {
+        database.engine == .sqlite || state.withLockedValue { $0.listening }
+    }
+
     public func run() async throws {
         if database.engine == .postgres, let configuration = database.postgresConfiguration {
             await cancelWhenGracefulShutdown {
@@ -163,6 +172,8 @@ public final class EventHub: Service, Sendable {
                 delay = .milliseconds(200)
                 defer { Task { try? await connection.close() } }
                 try await connection.listen(on: channel) { notifications in
+                    state.withLockedValue { $0.listening = true }
+                    defer { state.withLockedValue { $0.listening = false } }
                     for try await notification in notifications {
                         if let event = Self.parse(notification.payload) { deliver(event) }
                     }

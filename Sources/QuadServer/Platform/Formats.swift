@@ -16,8 +16,8 @@ extension Sequence<UInt8> {
 /// Timestamps as stored and sent: ISO 8601 in UTC, e.g. `2026-11-22T01:54:02Z`. A format style is a
 /// cheap value; a new `ISO8601DateFormatter` costs about 100 µs.
 enum Timestamp {
-    static func now() -> String {
-        Date().formatted(.iso8601)
+    static func string(_ date: Date) -> String {
+        date.formatted(.iso8601)
     }
 
     static func date(_ text: String) -> Date? {

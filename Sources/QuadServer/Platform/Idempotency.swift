@@ -3,6 +3,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import Logging
+import QuadCore
 import SQLKit
 import ServiceLifecycle
 
@@ -101,11 +102,11 @@ final class IdempotencyStore: Service, Sendable {
 
     static let lifetime: TimeInterval = 24 * 60 * 60
     let database: Database
-    private let now: @Sendable () -> Date
+    private let clock: any QuadClock
 
-    init(database: Database, now: @escaping @Sendable () -> Date = Date.init) {
+    init(database: Database, clock: any QuadClock) {
         self.database = database
-        self.now = now
+        self.clock = clock
     }
 
     static let migration = Migration(
@@ -120,7 +121,7 @@ final class IdempotencyStore: Service, Sendable {
         ])
 
     func claim(scope: String, key: String, fingerprint: String) async throws -> Claim {
-        let now = Int64(now().timeIntervalSince1970)
+        let now = Int64(clock.now.timeIntervalSince1970)
         let expired = now - Int64(Self.lifetime)
         // A first request still unfinished after a minute died with its process: let the repeat run.
         let abandoned = now - 60
@@ -180,7 +181,7 @@ final class IdempotencyStore: Service, Sendable {
     }
 
     func deleteExpired() async throws {
-        let expired = Int64(now().timeIntervalSince1970 - Self.lifetime)
+        let expired = Int64(clock.now.timeIntervalSince1970 - Self.lifetime)
         try await database.withConnection { sql in
             try await sql.raw("DELETE FROM idempotency_keys WHERE created_at < \(bind: expired)").run()
         }

@@ -20,11 +20,13 @@ public struct StoredImage: Sendable, Equatable {
 public final class ImageStore: Sendable {
     public static let maxSize = BodyLimit.upload
     let database: Database
+    let clock: any QuadClock
     private let cache = NIOLockedValueBox<[String: (ImageFormat, ByteBuffer)]>([:])
     private let cacheLimit = 256
 
-    init(database: Database) {
+    init(database: Database, clock: any QuadClock) {
         self.database = database
+        self.clock = clock
     }
 
     static let migration = Migration(id: 4, name: "images") { sql, engine in
@@ -47,7 +49,7 @@ public final class ImageStore: Sendable {
                 detail: "Only JPEG, PNG and WebP images are accepted; these bytes are none of them.")
         }
         let sha = SHA256.hash(data: bytes).hex
-        let now = Timestamp.now()
+        let now = Timestamp.string(clock.now)
         try await database.withConnection { sql in
             try await sql.raw(
                 """

@@ -39,7 +39,9 @@ enum Migrator {
 
     /// Returns true when the database was empty before (so demo data may be loaded).
     @discardableResult
-    static func migrate(_ database: Database, _ migrations: [Migration], logger: Logger) async throws -> Bool {
+    static func migrate(
+        _ database: Database, _ migrations: [Migration], now: Date, logger: Logger
+    ) async throws -> Bool {
         let ids = migrations.map(\.id)
         precondition(ids == ids.sorted() && Set(ids).count == ids.count, "migration ids must be unique and ascending")
 
@@ -78,7 +80,7 @@ enum Migrator {
                     .columns("id", "name", "applied_at")
                     .values(
                         SQLBind(migration.id), SQLBind(migration.name),
-                        SQLBind(Timestamp.now())
+                        SQLBind(Timestamp.string(now))
                     )
                     .run()
             }

@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import NIOConcurrencyHelpers
+import QuadCore
 
 /// A token bucket per client: `rate` requests a second on average, up to `burst` at once.
 /// This is what keeps a fleet of clients with a bad refresh setting from taking the service down.
@@ -23,29 +24,25 @@ final class RateLimiter: Sendable {
 
     let rate: Double
     let burst: Double
-    private let now: @Sendable () -> Double
+    private let clock: any QuadClock
     private let buckets = NIOLockedValueBox<[String: Bucket]>([:])
     /// Above this many clients, full (idle) buckets are dropped: they hold nothing worth keeping.
     private let pruneAbove = 10_000
 
-    init(rate: Double, burst: Int, now: @escaping @Sendable () -> Double = RateLimiter.monotonicSeconds) {
+    init(rate: Double, burst: Int, clock: any QuadClock) {
         self.rate = rate
         self.burst = Double(burst)
-        self.now = now
-    }
-
-    static func monotonicSeconds() -> Double {
-        Double(DispatchTime.now().uptimeNanoseconds) / 1e9
+        self.clock = clock
     }
 
     func take(_ key: String) -> Decision {
-        let now = now()
+        let now = clock.now.timeIntervalSince1970
         return buckets.withLockedValue { buckets in
             if buckets.count > pruneAbove {
-                buckets = buckets.filter { min(burst, $0.value.tokens + (now - $0.value.updated) * rate) < burst }
+                buckets = buckets.filter { min(burst, $0.value.tokens + max(0, now - $0.value.updated) * rate) < burst }
             }
             var bucket = buckets[key] ?? Bucket(tokens: burst, updated: now)
-            bucket.tokens = min(burst, bucket.tokens + (now - bucket.updated) * rate)
+            bucket.tokens = min(burst, bucket.tokens + max(0, now - bucket.updated) * rate)
             bucket.updated = now
             let allowed = bucket.tokens >= 1
             if allowed { bucket.tokens -= 1 }

@@ -5,6 +5,7 @@ import NIOConcurrencyHelpers
 import NIOCore
 import NIOHTTP1
 import NIOHTTPTypesHTTP1
+import QuadCore
 
 /// Answers the hottest anonymous GETs (`GET /api/rooms`, polled by every open page and app) from their
 /// encoded snapshot in the channel pipeline, on the event loop, before Hummingbird's router.
@@ -29,6 +30,7 @@ final class SnapshotFastPath: ChannelDuplexHandler, RemovableChannelHandler {
         var trustProxy: Bool
         var rateLimiter: RateLimiter?
         var logger: Logger
+        var clock: any QuadClock
     }
 
     private struct Answer {
@@ -128,7 +130,7 @@ final class SnapshotFastPath: ChannelDuplexHandler, RemovableChannelHandler {
 
     private func write(_ answer: Answer, context: ChannelHandlerContext) {
         let notModified = HTTPCache.matches(ifNoneMatch: answer.ifNoneMatch, etag: answer.etag)
-        let date = HTTPDate.now()
+        let date = HTTPDate.text(routes.clock.now)
         if heads?.etag != answer.etag || heads?.date != date {
             let validators = [("ETag", answer.etag), ("Cache-Control", CachePolicy.revalidate.rawValue)]
             let ok =
@@ -183,6 +185,10 @@ struct QuadHTTP1Channel: ServerChildChannel {
             let codec = try channel.pipeline.syncOperations.context(handlerType: HTTP1ToHTTPServerCodec.self)
             try channel.pipeline.syncOperations.addHandler(
                 SnapshotFastPath(routes: routes), position: .before(codec.handler))
+            if !(routes.clock is SystemClock) {
+                try channel.pipeline.syncOperations.addHandler(
+                    ClockDateHeader(clock: routes.clock), position: .before(codec.handler))
+            }
             return value
         }
     }
@@ -192,12 +198,34 @@ struct QuadHTTP1Channel: ServerChildChannel {
     }
 }
 
+/// With a clock other than the system's (tests, `QUAD_NOW`), every answer's `Date` header tells that clock's time
+/// (Hummingbird writes the system's): pages follow the server's `Date` for their own clock.
+final class ClockDateHeader: ChannelOutboundHandler, RemovableChannelHandler {
+    typealias OutboundIn = HTTPServerResponsePart
+    typealias OutboundOut = HTTPServerResponsePart
+
+    let clock: any QuadClock
+
+    init(clock: any QuadClock) {
+        self.clock = clock
+    }
+
+    func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+        guard case .head(var head) = unwrapOutboundIn(data) else {
+            context.write(data, promise: promise)
+            return
+        }
+        head.headers.replaceOrAdd(name: "Date", value: HTTPDate.text(clock.now))
+        context.write(wrapOutboundOut(.head(head)), promise: promise)
+    }
+}
+
 /// The `Date` header's text, formatted once a second rather than once a response.
 enum HTTPDate {
     private static let cache = NIOLockedValueBox((second: 0, text: ""))
 
-    static func now() -> String {
-        let second = Int(Date().timeIntervalSince1970)
+    static func text(_ now: Date) -> String {
+        let second = Int(now.timeIntervalSince1970)
         return cache.withLockedValue { cache in
             if cache.second != second {
                 cache = (second, format(Date(timeIntervalSince1970: TimeInterval(second))))

@@ -32,11 +32,13 @@ enum BookingRefusal {
 /// concurrency there are never more bookings than spots and spots never go below zero.
 final class RoomStore: Sendable {
     let database: Database
+    let clock: any QuadClock
     /// SQLite only: PostgreSQL runs concurrent bookings in concurrent transactions.
     private let batcher: BookingBatcher?
 
-    init(database: Database) {
+    init(database: Database, clock: any QuadClock) {
         self.database = database
+        self.clock = clock
         batcher = database.engine == .sqlite ? BookingBatcher(database: database) : nil
     }
 
@@ -96,7 +98,7 @@ final class RoomStore: Sendable {
                 """
                 INSERT INTO rooms (id, name, name_key, building, capacity, spots, photo, created_at)
                 VALUES (\(bind: room.id), \(bind: room.name), \(bind: room.name.lowercased()), \(bind: room.building),
-                        \(bind: room.capacity), \(bind: room.spots), \(bind: room.photo), \(bind: Timestamp.now()))
+                        \(bind: room.capacity), \(bind: room.spots), \(bind: room.photo), \(bind: Timestamp.string(self.clock.now)))
                 """
             ).run()
             return room
@@ -174,7 +176,7 @@ final class RoomStore: Sendable {
         let intent = BookingIntent(
             booking: Booking(
                 id: Self.newBookingId(), roomId: roomId, person: owner?.displayName ?? "Anonymous",
-                createdAt: Timestamp.now()),
+                createdAt: Timestamp.string(clock.now)),
             personKey: owner?.username.lowercased())
         if let batcher { return try await batcher.book(intent) }
         return try await Self.bookAlone(intent, database)

@@ -12,7 +12,7 @@ final class Rooms: Sendable {
 
     init(platform: Platform) {
         self.platform = platform
-        self.store = RoomStore(database: platform.database)
+        self.store = RoomStore(database: platform.database, clock: platform.clock)
         self.snapshot = RoomsSnapshot(store: store)
     }
 

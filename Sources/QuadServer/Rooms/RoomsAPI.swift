@@ -109,6 +109,6 @@ extension Components.Schemas.Booking {
     init(_ booking: Booking) {
         self.init(
             id: booking.id, roomId: booking.roomId, person: booking.person,
-            createdAt: Timestamp.date(booking.createdAt) ?? Date())
+            createdAt: Timestamp.date(booking.createdAt) ?? Date(timeIntervalSince1970: 0))
     }
 }

@@ -77,7 +77,7 @@ struct RoomsRoutes {
                 "hasRooms": !records.isEmpty,
                 "myBookings": mine.map { ["id": $0.booking.id, "roomId": $0.booking.roomId, "roomName": $0.roomName] },
                 "refreshSeconds": configuration.refreshSeconds,
-                "generatedAt": Int(Date().timeIntervalSince1970 * 1000),
+                "generatedAt": Int(rooms.platform.clock.now.timeIntervalSince1970 * 1000),
                 "roomsScript": web.asset("rooms"),
                 "stringsJSON": Self.scriptStrings(t),
             ]

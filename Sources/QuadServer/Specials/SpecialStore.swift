@@ -36,9 +36,11 @@ struct SpecialRecord: Sendable, Equatable {
 /// Specials and their settings, in tables `specials` and `specials_settings` (one row).
 final class SpecialStore: Sendable {
     let database: Database
+    let clock: any QuadClock
 
-    init(database: Database) {
+    init(database: Database, clock: any QuadClock) {
         self.database = database
+        self.clock = clock
     }
 
     static let migrations = [migration, timeZoneMigration, boundariesMigration]
@@ -75,8 +77,9 @@ final class SpecialStore: Sendable {
 
     /// True for the first caller (of every instance sharing the database) to claim `boundary`: only that one
     /// announces it. Claims older than a day are forgotten.
-    func claimBoundary(_ boundary: Date, now: Date = Date()) async throws -> Bool {
-        try await database.transaction { sql in
+    func claimBoundary(_ boundary: Date) async throws -> Bool {
+        let now = clock.now
+        return try await database.transaction { sql in
             let dayAgo = now.addingTimeInterval(-86_400).formatted(.iso8601)
             try await sql.raw("DELETE FROM specials_boundaries WHERE claimed_at < \(bind: dayAgo)").run()
             return try await sql.raw(
@@ -195,7 +198,7 @@ final class SpecialStore: Sendable {
                     \(bind: record.originalCents), \(bind: record.priceCents), \(bind: record.promotion),
                     \(bind: record.validFrom.map { $0.formatted(.iso8601) }),
                     \(bind: record.validUntil.map { $0.formatted(.iso8601) }), \(bind: record.image),
-                    \(bind: record.position), \(bind: Timestamp.now()))
+                    \(bind: record.position), \(bind: Timestamp.string(self.clock.now)))
                 """
             ).run()
             return record

@@ -16,7 +16,7 @@ final class Specials: Sendable {
 
     init(platform: Platform) {
         self.platform = platform
-        self.store = SpecialStore(database: platform.database)
+        self.store = SpecialStore(database: platform.database, clock: platform.clock)
         self.snapshot = SpecialsSnapshot(store: store)
     }
 
@@ -31,7 +31,7 @@ final class Specials: Sendable {
     /// A special as the caller may see it: one outside its validity is the manager's secret until it starts.
     func visible(_ id: String) async throws -> SpecialRecord {
         guard let record = try await store.find(id),
-            record.special(baseURL: "").isValid(at: Date()) || RequestInfo.current.person?.isAdmin == true
+            record.special(baseURL: "").isValid(at: platform.clock.now) || RequestInfo.current.person?.isAdmin == true
         else { throw Problem.notFound("There is no special \(id).") }
         return record
     }
@@ -99,14 +99,15 @@ struct SpecialsSchedule: Service {
     var tick: Duration = .seconds(1)
 
     func run() async throws {
+        let clock = specials.platform.clock
         await cancelWhenGracefulShutdown {
-            var last = Date()
+            var last = clock.now
             while !Task.isCancelled {
                 let records = (try? await specials.snapshot.records()) ?? []
                 let next = records.compactMap { $0.special(baseURL: "").nextBoundary(after: last) }.min()
-                let wait = min(next.map { $0.timeIntervalSince(Date()) } ?? 1, Double(tick.components.seconds))
-                if wait > 0 { try? await Task.sleep(for: .milliseconds(Int(wait * 1000) + 1)) }
-                let now = Date()
+                let wait = min(next.map { $0.timeIntervalSince(clock.now) } ?? 1, Double(tick.components.seconds))
+                if wait > 0 { try? await clock.sleep(for: .milliseconds(Int(wait * 1000) + 1)) }
+                let now = clock.now
                 if let next, next <= now {
                     // If the database cannot be reached, publish anyway: a duplicate beats a missed change.
                     if (try? await specials.store.claimBoundary(next)) ?? true {

@@ -79,8 +79,8 @@ struct SpecialsRoutes {
     }
 
     /// The mosaic's rows, by the shared layout rule.
-    func mosaicValues(_ t: Localizer, now: Date = Date()) async throws -> [String: Any] {
-        let (records, settings, _) = try await specials.snapshot.current(at: now)
+    func mosaicValues(_ t: Localizer) async throws -> [String: Any] {
+        let (records, settings, _) = try await specials.snapshot.current(at: specials.platform.clock.now)
         let currency = Currency(code: settings.currency)
         let rows = SpecialsLayout.rows(widths: records.map(\.width), canvas: settings.canvasUnit).map { row in
             ["tiles": row.tiles.map { Self.tile(records[$0], currency: currency, t: t) }, "width": row.width]
@@ -123,7 +123,7 @@ struct SpecialsRoutes {
             if let until = record.validUntil {
                 values["validUntil"] = t("specials.validUntil", ["date": Self.dateTime(until, settings, t.language)])
             }
-            values["isValidNow"] = record.special(baseURL: "").isValid(at: Date())
+            values["isValidNow"] = record.special(baseURL: "").isValid(at: specials.platform.clock.now)
             return values
         }
     }
@@ -161,7 +161,7 @@ struct SpecialsRoutes {
         let done = request.uri.queryParameters.get("done").flatMap {
             ["added", "saved", "deleted", "moved", "settings"].contains($0) ? $0 : nil
         }
-        let now = Date()
+        let now = specials.platform.clock.now
         let status: HTTPResponse.Status = errors.isEmpty ? .ok : .unprocessableContent
         return try web.page(
             request, template: "specials-manager", status: status, title: { $0("specials.manager.title") }

@@ -67,7 +67,8 @@ final class SpecialsSnapshot: Sendable {
     }
 
     /// The encoded list valid now, for clients that reach Quad at `baseURL`.
-    func encoded(baseURL: String, now: Date = Date()) async throws -> Encoded {
+    func encoded(baseURL: String) async throws -> Encoded {
+        let now = store.clock.now
         if let hit = state.withLockedValue({ $0.encoded[baseURL] }), hit.expires.map({ now < $0 }) ?? true {
             return hit
         }

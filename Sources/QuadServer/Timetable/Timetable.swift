@@ -3,25 +3,26 @@ import Hummingbird
 import QuadCore
 import ServiceLifecycle
 
-/// The Timetable service: a student's week, live car parks and the next shuttles. Time comes from
-/// `now`, so tests can move the clock.
+/// The Timetable service: a student's week, live car parks and the next shuttles. Time comes from the
+/// platform's clock, so tests choose it.
 final class Timetable: Sendable {
     let store: TimetableStore
     let platform: Platform
-    let now: @Sendable () -> Date
     static let link = ServiceLink(key: "timetable", path: "/timetable")
 
-    init(platform: Platform, now: @escaping @Sendable () -> Date = { Date() }) {
+    init(platform: Platform) {
         self.platform = platform
         self.store = TimetableStore(database: platform.database)
-        self.now = now
     }
+
+    /// The platform's clock's time.
+    var now: Date { platform.clock.now }
 
     /// The campus as set by an admin; a UTC placeholder until then.
     func settings() async throws -> CampusSettings {
         try await store.campus()
             ?? CampusSettings(
-                name: "Campus", timeZone: .gmt, semesterStart: CampusClock(timeZone: .gmt).date(of: now()),
+                name: "Campus", timeZone: .gmt, semesterStart: CampusClock(timeZone: .gmt).date(of: now),
                 teachingWeeks: 12, breaks: [])
     }
 
@@ -72,7 +73,7 @@ final class Timetable: Sendable {
 
     /// The payload of `GET /api/schedules` for `student` on `date`.
     func schedule(for student: StudentRecord, date: LocalDate?) async throws -> ScheduleResponse {
-        let now = now()
+        let now = self.now
         let settings = try await settings()
         return ScheduleResponse(
             settings: settings, date: date ?? settings.clock.date(of: now), now: now,
@@ -112,7 +113,7 @@ final class Timetable: Sendable {
 
     /// An admin saved or deleted a car park: the same `parking` event a feed publishes, marked `refresh`.
     func carParkChanged(_ id: String) async throws {
-        let now = now()
+        let now = self.now
         let park = try await store.carParks().first(where: { $0.id == id })
         await platform.events.publish(
             "parking",
@@ -126,7 +127,7 @@ final class Timetable: Sendable {
     /// An admin saved or deleted a route: a `departure` event for each of its coming departures (or, when it is
     /// gone, one naming the route), marked `refresh`.
     func routeChanged(_ routeId: String) async throws {
-        let now = now()
+        let now = self.now
         let settings = try await settings()
         let coming = try await departures(settings: settings, at: now).filter {
             $0.routeId == routeId && $0.expected(now: now).time > now
@@ -148,7 +149,7 @@ final class Timetable: Sendable {
     }
 
     func recordReading(_ id: String, free: Int?) async throws -> CarPark {
-        let now = now()
+        let now = self.now
         let park = try await store.setFree(id, free: free, at: now)
         await platform.events.publish(
             "parking",
@@ -159,7 +160,7 @@ final class Timetable: Sendable {
     }
 
     func recordPrediction(_ id: String, predicted: Date?) async throws -> Departure {
-        let now = now()
+        let now = self.now
         let settings = try await settings()
         guard let parsed = Self.parseDepartureId(id),
             let route = try await store.routes().first(where: { $0.id == parsed.route }),
@@ -198,7 +199,7 @@ struct TimetableSimulator: Service {
         await cancelWhenGracefulShutdown {
             var generator = SystemRandomNumberGenerator()
             while !Task.isCancelled {
-                try? await Task.sleep(for: interval)
+                try? await timetable.platform.clock.sleep(for: interval)
                 try? await step(using: &generator)
             }
         }
@@ -211,7 +212,7 @@ struct TimetableSimulator: Service {
             let change = Int.random(in: -12...12, using: &generator)
             _ = try await timetable.recordReading(park.id, free: min(park.capacity, max(0, park.free + change)))
         }
-        let now = timetable.now()
+        let now = timetable.now
         let settings = try await timetable.settings()
         let soon = try await timetable.departures(settings: settings, at: now).filter {
             $0.scheduled > now.addingTimeInterval(-600) && $0.scheduled < now.addingTimeInterval(3 * 3600)

@@ -80,7 +80,7 @@ struct TimetableAPI {
     }
 
     func parkingList() async throws -> ParkingList {
-        let now = timetable.now()
+        let now = timetable.now
         return ParkingList(
             parkings: try await timetable.store.carParks().map { Self.parking($0, now: now) })
     }
@@ -94,7 +94,7 @@ struct TimetableAPI {
     func parkings() async throws -> Response { try Self.json(try await parkingList()) }
 
     func departureList(limit: Int = 20) async throws -> DepartureList {
-        let now = timetable.now()
+        let now = timetable.now
         let settings = try await timetable.settings()
         let all = try await timetable.departures(settings: settings, at: now)
         return DepartureList(
@@ -127,7 +127,7 @@ struct TimetableAPI {
         } catch let failure as ValidationFailure {
             throw Problem.validation(failure.errors)
         }
-        return try Self.json(Self.parking(park, now: timetable.now()))
+        return try Self.json(Self.parking(park, now: timetable.now))
     }
 
     struct Prediction: Decodable {
@@ -140,7 +140,7 @@ struct TimetableAPI {
         let body = try await request.decodeJSON(Prediction.self, context: context)
         let departure = try await timetable.recordPrediction(id, predicted: body.predicted.flatMap(Timestamp.date))
         let settings = try await timetable.settings()
-        return try Self.json(Self.stop(departure, now: timetable.now(), clock: settings.clock))
+        return try Self.json(Self.stop(departure, now: timetable.now, clock: settings.clock))
     }
 
     /// The subscription: 404 alike for an unknown student and a wrong key, so ids cannot be probed.
@@ -152,7 +152,7 @@ struct TimetableAPI {
         let settings = try await timetable.settings()
         let text = ICalendar.write(
             settings: settings, classes: try await timetable.store.classes(student: student.id),
-            calendarName: "\(student.name) — \(settings.name)", stamp: timetable.now(),
+            calendarName: "\(student.name) — \(settings.name)", stamp: timetable.now,
             domain: "timetable.quad")
         return Response(
             status: .ok,

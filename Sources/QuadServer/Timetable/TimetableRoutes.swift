@@ -53,7 +53,7 @@ struct TimetableRoutes {
     func page(_ request: Request) async throws -> Response {
         var view: StudentView?
         var notStudent = false
-        let now = timetable.now()
+        let now = timetable.now
         let settings = try await timetable.settings()
         if let person = RequestInfo.current.person {
             if let student = try await timetable.student(for: person) {

@@ -261,7 +261,7 @@ struct Watch: AsyncParsableCommand {
                     wasConnected = true
                     guard needsReload, let fresh = try? await context.client.rooms().value else { continue }
                     needsReload = false
-                    try? context.offline.save(fresh, for: "rooms", at: Date())
+                    try? context.offline.save(fresh, for: "rooms", at: context.clock.now)
                     rooms = Self.byId(fresh)
                     if !context.json {
                         context.note("Back online.")
@@ -296,7 +296,7 @@ struct Watch: AsyncParsableCommand {
                     }
                     continue
                 }
-                let stamp = Date().formatted(time)
+                let stamp = context.clock.now.formatted(time)
                 if let spots = change.spots, let room = rooms[change.id] {
                     let updated = Room(
                         id: room.id, name: room.name, building: room.building, capacity: room.capacity, spots: spots,

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import QuadCore
 import QuadKit
+import QuadServer
 
 #if canImport(Glibc)
     import Glibc
@@ -120,6 +121,8 @@ struct ClientContext {
     /// How stdout, and stderr, may be decorated: each by whether it is a terminal (and `NO_COLOR`).
     let style: TerminalStyle
     let errorStyle: TerminalStyle
+    /// The real clock, or a test's (`QUAD_NOW` with `QUAD_TESTING=on`, as `quad serve` reads them).
+    let clock: any KitClock
 
     init(_ options: ClientOptions) throws {
         serverURL = try options.serverURL()
@@ -128,6 +131,12 @@ struct ClientContext {
         kitOptions.retry = RetryMiddleware(maxAttempts: 3, backoff: Backoff(base: .milliseconds(200), cap: .seconds(2)))
         // `QUAD_TIMEOUT` (seconds) for slow links, or a test server sharing a busy machine.
         kitOptions.timeout = ProcessInfo.processInfo.environment["QUAD_TIMEOUT"].flatMap { TimeInterval($0) } ?? 10
+        do {
+            clock = try Configuration.testingClock(environment: ProcessInfo.processInfo.environment) ?? SystemClock()
+        } catch let error as ConfigurationError {
+            throw CLIError.usage(error.description)
+        }
+        kitOptions.clock = clock
         offline = OfflineStore(directory: OfflineStore.defaultDirectory(server: serverURL))
         // Responses kept between runs: the next run revalidates them (a 304 when nothing changed).
         kitOptions.cacheDirectory = offline.httpCacheDirectory
@@ -170,7 +179,7 @@ struct ClientContext {
     ) async throws -> Fetched<Value> {
         do {
             let value = try await fetch()
-            let now = Date()
+            let now = clock.now
             try? offline.save(value, for: key, at: now)
             return Fetched(value: value, offline: false, updatedAt: now)
         } catch {
@@ -186,7 +195,7 @@ struct ClientContext {
 
     /// Says on stderr how old the `noun` shown offline are.
     func noteOffline(_ noun: String, savedAt: Date) {
-        note("Offline: showing \(noun) saved \(TerminalText.age(Date().timeIntervalSince(savedAt))).", .yellow)
+        note("Offline: showing \(noun) saved \(TerminalText.age(clock.now.timeIntervalSince(savedAt))).", .yellow)
     }
 
     /// The error for a failed write: offline ones say nothing was done.

@@ -54,7 +54,7 @@ extension ClientContext {
     func remember(_ books: [BookRecord]) {
         var etags = seenETags()
         for book in books { etags[book.id] = book.etag }
-        try? offline.save(etags, for: Self.etagsKey, at: Date())
+        try? offline.save(etags, for: Self.etagsKey, at: clock.now)
     }
 }
 
@@ -108,7 +108,7 @@ struct LibraryShow: AsyncParsableCommand {
             do {
                 book = try await context.client.book(id: id)
                 context.remember([book])
-                try? context.offline.save(book, for: "book-\(id)", at: Date())
+                try? context.offline.save(book, for: "book-\(id)", at: context.clock.now)
             } catch {
                 // Offline: the book as last shown (with its loans), else as the last list had it.
                 let kit = KitError.from(error)
@@ -124,7 +124,7 @@ struct LibraryShow: AsyncParsableCommand {
                 }
                 book = saved
                 context.note(
-                    "Offline: showing book \(id) as saved \(TerminalText.age(Date().timeIntervalSince(savedAt))).",
+                    "Offline: showing book \(id) as saved \(TerminalText.age(context.clock.now.timeIntervalSince(savedAt))).",
                     .yellow)
             }
             if context.json {

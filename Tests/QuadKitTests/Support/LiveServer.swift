@@ -3,18 +3,22 @@ import HTTPTypes
 import Hummingbird
 import Logging
 import OpenAPIRuntime
+import QuadCore
 import QuadKit
+import QuadTestSupport
 import ServiceLifecycle
 
 @testable import QuadServer
 
 /// A real Quad listening on a free port of 127.0.0.1, with the demo data, on a SQLite file that outlives a
-/// stop so the same server can start again (for offline and recovery tests).
+/// stop so the same server can start again (for offline and recovery tests). Its clock starts at the tests'
+/// instant (`QUAD_TEST_NOW`) or the one a test chooses, and runs on across a restart.
 final class LiveServer: @unchecked Sendable {
     static let adminToken = "kit-test-admin-token-0123456789"
 
     let port: Int
     let databasePath: String
+    let clock: OffsetClock
     /// The demo people's passwords, read from what the server announced on its first start.
     let passwords: [String: String]
     private var task: Task<Void, any Error>?
@@ -23,19 +27,22 @@ final class LiveServer: @unchecked Sendable {
     var url: URL { URL(string: "http://127.0.0.1:\(port)")! }
 
     private init(
-        port: Int, databasePath: String, passwords: [String: String], task: Task<Void, any Error>, group: ServiceGroup
+        port: Int, databasePath: String, clock: OffsetClock, passwords: [String: String],
+        task: Task<Void, any Error>, group: ServiceGroup
     ) {
         self.group = group
+        self.clock = clock
         self.port = port
         self.databasePath = databasePath
         self.passwords = passwords
         self.task = task
     }
 
-    /// Starts a server: on `port` (0: any free one) and `databasePath` (nil: a new file).
+    /// Starts a server: on `port` (0: any free one) and `databasePath` (nil: a new file), its clock at `at` (nil:
+    /// the tests' instant) or running on from `clock`.
     static func start(
-        port: Int = 0, databasePath: String? = nil, passwords: [String: String] = [:],
-        configure: (inout QuadServer.Configuration) -> Void = { _ in }
+        port: Int = 0, databasePath: String? = nil, passwords: [String: String] = [:], at instant: Date? = nil,
+        clock: OffsetClock? = nil, configure: (inout QuadServer.Configuration) -> Void = { _ in }
     ) async throws
         -> LiveServer
     {
@@ -50,6 +57,8 @@ final class LiveServer: @unchecked Sendable {
         configuration.rateLimit = 0
         configuration.passwordCost = 4
         configuration.logLevel = .error
+        let clock = clock ?? TestTime.clock(at: instant)
+        configuration.clock = clock
         configure(&configuration)
         let (lines, continuation) = AsyncStream<String>.makeStream()
         let app = try await buildApplication(configuration) { line in continuation.yield(line) }
@@ -80,7 +89,8 @@ final class LiveServer: @unchecked Sendable {
             await group.triggerGracefulShutdown()
             throw KitError.timedOut("starting the server")
         }
-        return LiveServer(port: listening, databasePath: path, passwords: found, task: task, group: group)
+        return LiveServer(
+            port: listening, databasePath: path, clock: clock, passwords: found, task: task, group: group)
     }
 
     /// Stops listening (open connections are closed); the database file stays.
@@ -97,7 +107,8 @@ final class LiveServer: @unchecked Sendable {
         var lastError: (any Error)?
         for _ in 0..<50 {
             do {
-                return try await LiveServer.start(port: port, databasePath: databasePath, passwords: passwords)
+                return try await LiveServer.start(
+                    port: port, databasePath: databasePath, passwords: passwords, clock: clock)
             } catch {
                 lastError = error
                 try await Task.sleep(for: .milliseconds(100))
@@ -106,11 +117,12 @@ final class LiveServer: @unchecked Sendable {
         throw lastError!
     }
 
-    /// Runs `body` with a started server, stopped afterwards.
+    /// Runs `body` with a started server (its clock at `at`, or the tests' instant), stopped afterwards.
     static func with(
-        isolation: isolated (any Actor)? = #isolation, _ body: (LiveServer) async throws -> Void
+        isolation: isolated (any Actor)? = #isolation, at instant: Date? = nil,
+        _ body: (LiveServer) async throws -> Void
     ) async throws {
-        let server = try await start()
+        let server = try await start(at: instant)
         do {
             try await body(server)
         } catch {
@@ -123,18 +135,22 @@ final class LiveServer: @unchecked Sendable {
     /// A client signed in as a demo person.
     func client(as username: String? = nil, options: QuadClient.Options = .init()) async throws -> QuadClient {
         var options = options
-        if options.retry == nil { options.retry = RetryMiddleware(clock: InstantClock()) }
+        if options.retry == nil { options.retry = RetryMiddleware(clock: InstantClock(base: clock)) }
+        // The kit counts down and ages its data on the server's clock, as it would on a device set right.
+        if options.clock is SystemClock { options.clock = clock }
         let client = QuadClient(serverURL: url, options: options)
         if let username { _ = try await client.signIn(username: username, password: passwords[username] ?? "") }
         return client
     }
 }
 
-/// A clock whose sleeps return at once (recording what was asked), for retries in tests.
+/// A clock whose sleeps return at once (recording what was asked), for retries in tests; it reads `base`.
 final class InstantClock: KitClock, @unchecked Sendable {
     private let lock = NSLock()
     private var recorded: [Duration] = []
-    var now: Date { Date() }
+    private let base: any QuadClock
+    init(base: any QuadClock = TestTime.clock()) { self.base = base }
+    var now: Date { base.now }
     var sleeps: [Duration] { lock.withLock { recorded } }
     func sleep(for duration: Duration) async throws {
         lock.withLock { recorded.append(duration) }
@@ -203,18 +219,6 @@ final class LoseAnswers: ClientMiddleware, @unchecked Sendable {
         }
         if loseIt { throw URLError(.networkConnectionLost) }
         return result
-    }
-}
-
-/// Waits (in real time) until `condition` holds, or fails after `timeout`.
-func eventually(
-    isolation: isolated (any Actor)? = #isolation, _ what: String, timeout: Duration = .seconds(10),
-    _ condition: () async throws -> Bool
-) async throws {
-    let start = ContinuousClock.now
-    while try await !condition() {
-        if ContinuousClock.now - start > timeout { throw KitError.timedOut("waiting until \(what)") }
-        try await Task.sleep(for: .milliseconds(20))
     }
 }
 

@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import HummingbirdTesting
 import QuadCore
+import QuadTestSupport
 import Testing
 
 @testable import QuadServer
@@ -79,15 +80,16 @@ import Testing
 
     @Test func theThrottleCountsAddressesAndForgetsAfterFifteenMinutes() async throws {
         try await TestDatabase.withDatabase(.sqlite) { database in
-            try await Migrator.migrate(database, Platform.migrations + Features.migrations, logger: TestDatabase.logger)
-            let clock = TestClock(Date(timeIntervalSince1970: 2_000_000))
-            let throttle = LoginThrottle(database: database) { clock.value }
+            let clock = ManualClock(now: TestTime.start)
+            try await Migrator.migrate(
+                database, Platform.migrations + Features.migrations, now: clock.now, logger: TestDatabase.logger)
+            let throttle = LoginThrottle(database: database, clock: clock)
             for name in ["a1", "a2", "a3", "a4", "a5"] {
                 try await throttle.recordFailure(username: name, address: "10.0.0.9")
             }
             #expect(try await throttle.retryAfter(username: "someone-else", address: "10.0.0.9") != nil)
             #expect(try await throttle.retryAfter(username: "someone-else", address: "10.0.0.10") == nil)
-            clock.value = clock.value.addingTimeInterval(15 * 60 + 1)
+            clock.advance(by: .seconds(15 * 60 + 1))
             #expect(try await throttle.retryAfter(username: "someone-else", address: "10.0.0.9") == nil)
         }
     }
@@ -189,16 +191,5 @@ import Testing
                 #expect($0.json["username"] as? String == "ada")
             }
         }
-    }
-}
-
-/// A date a test moves by hand.
-final class TestClock: @unchecked Sendable {
-    private let lock = NSLock()
-    private var stored: Date
-    init(_ date: Date) { stored = date }
-    var value: Date {
-        get { lock.withLock { stored } }
-        set { lock.withLock { stored = newValue } }
     }
 }

@@ -1,4 +1,6 @@
 import Foundation
+import QuadCore
+import QuadTestSupport
 import Testing
 
 @testable import QuadServer
@@ -48,14 +50,14 @@ import Testing
                 }(), database: database,
                 logger: TestDatabase.logger
             ) { _ in }
-            let clock = TestClock(Date())
-            let sessions = SessionStore(database: platform.database) { clock.value }
+            let clock = ManualClock(now: TestTime.start)
+            let sessions = SessionStore(database: platform.database, clock: clock)
             let (token, _) = try await sessions.start(for: "ada", kind: .api)
-            clock.value = clock.value.addingTimeInterval(29 * 24 * 3600)
+            clock.advance(by: .seconds(29 * 24 * 3600))
             #expect(try await sessions.person(for: token) != nil)  // used: the 30 days start again
-            clock.value = clock.value.addingTimeInterval(29 * 24 * 3600)
+            clock.advance(by: .seconds(29 * 24 * 3600))
             #expect(try await sessions.person(for: token) != nil)
-            clock.value = clock.value.addingTimeInterval(31 * 24 * 3600)
+            clock.advance(by: .seconds(31 * 24 * 3600))
             #expect(try await sessions.person(for: token) == nil)
         }
     }

@@ -1,4 +1,5 @@
 import Foundation
+import QuadTestSupport
 import ServiceLifecycle
 import Testing
 
@@ -12,7 +13,7 @@ import Testing
 
     @Test func subscribersGetEventsInOrderWithGrowingIds() async throws {
         try await TestDatabase.withDatabase(.sqlite) { database in
-            let hub = EventHub(database: database, capacity: 16, logger: TestDatabase.logger)
+            let hub = EventHub(database: database, capacity: 16, clock: TestTime.clock(), logger: TestDatabase.logger)
             let subscription = hub.subscribe(after: nil)
             await hub.publish("room", Spots(id: "ljerka", spots: 42))
             await hub.publish("room", Spots(id: "ljerka", spots: 41))
@@ -28,7 +29,7 @@ import Testing
 
     @Test func aReconnectingClientGetsWhatItMissedOrIsToldToReload() async throws {
         try await TestDatabase.withDatabase(.sqlite) { database in
-            let hub = EventHub(database: database, capacity: 3, logger: TestDatabase.logger)
+            let hub = EventHub(database: database, capacity: 3, clock: TestTime.clock(), logger: TestDatabase.logger)
             let watcher = hub.subscribe(after: nil)
             var iterator = watcher.events.makeAsyncIterator()
             var seen: [Event] = []
@@ -52,7 +53,7 @@ import Testing
 
     @Test func aSubscriberTooFarBehindIsCutOffNotSkipped() async throws {
         try await TestDatabase.withDatabase(.sqlite) { database in
-            let hub = EventHub(database: database, capacity: 2, logger: TestDatabase.logger)
+            let hub = EventHub(database: database, capacity: 2, clock: TestTime.clock(), logger: TestDatabase.logger)
             let slow = hub.subscribe(after: nil)
             for spots in 0..<3 { await hub.publish("room", Spots(id: "alexis", spots: spots)) }
             var received: [Event] = []
@@ -64,7 +65,7 @@ import Testing
 
     @Test func closingEndsEveryStream() async throws {
         try await TestDatabase.withDatabase(.sqlite) { database in
-            let hub = EventHub(database: database, capacity: 4, logger: TestDatabase.logger)
+            let hub = EventHub(database: database, capacity: 4, clock: TestTime.clock(), logger: TestDatabase.logger)
             let subscription = hub.subscribe(after: nil)
             hub.closeAll()
             var iterator = subscription.events.makeAsyncIterator()
@@ -78,9 +79,9 @@ import Testing
         try await TestDatabase.withLocation(.postgres) { location in
             let first = try await Database.open(location, logger: TestDatabase.logger)
             let second = try await Database.open(location, logger: TestDatabase.logger)
-            try await Migrator.migrate(first, Platform.migrations, logger: TestDatabase.logger)
-            let hubA = EventHub(database: first, capacity: 16, logger: TestDatabase.logger)
-            let hubB = EventHub(database: second, capacity: 16, logger: TestDatabase.logger)
+            try await Migrator.migrate(first, Platform.migrations, now: TestTime.start, logger: TestDatabase.logger)
+            let hubA = EventHub(database: first, capacity: 16, clock: TestTime.clock(), logger: TestDatabase.logger)
+            let hubB = EventHub(database: second, capacity: 16, clock: TestTime.clock(), logger: TestDatabase.logger)
             let group = ServiceGroup(
                 configuration: .init(services: [hubA, hubB], gracefulShutdownSignals: [], logger: TestDatabase.logger))
             try await withThrowingTaskGroup(of: Void.self) { tasks in
@@ -89,15 +90,10 @@ import Testing
                 let onA = hubA.subscribe(after: nil)
                 var fromB = onB.events.makeAsyncIterator()
                 var fromA = onA.events.makeAsyncIterator()
-                // LISTEN starts in the background: publish until the other instance hears it.
-                let publisher = Task {
-                    for attempt in 0..<100 where !Task.isCancelled {
-                        await hubA.publish("room", Spots(id: "yana", spots: attempt))
-                        try? await Task.sleep(for: .milliseconds(100))
-                    }
-                }
+                // LISTEN starts in the background: wait until both instances hear, then publish once.
+                try await eventually("both instances listen") { hubA.isListening && hubB.isListening }
+                await hubA.publish("room", Spots(id: "yana", spots: 1))
                 let heard = await fromB.next()
-                publisher.cancel()
                 let event = try #require(heard)
                 #expect(event.type == "room")
                 await hubB.publish("special", Spots(id: "noodles", spots: 1))

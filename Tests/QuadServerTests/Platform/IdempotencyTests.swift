@@ -2,6 +2,8 @@ import Foundation
 import Hummingbird
 import HummingbirdTesting
 import NIOConcurrencyHelpers
+import QuadCore
+import QuadTestSupport
 import Testing
 
 @testable import QuadServer
@@ -82,9 +84,9 @@ import Testing
 
     @Test func keysExpireAfterADay() async throws {
         try await TestDatabase.withDatabase(.sqlite) { database in
-            try await Migrator.migrate(database, Platform.migrations, logger: TestDatabase.logger)
-            let clock = NIOLockedValueBox(Date(timeIntervalSince1970: 1_000_000))
-            let store = IdempotencyStore(database: database) { clock.withLockedValue { $0 } }
+            let clock = ManualClock(now: TestTime.start)
+            try await Migrator.migrate(database, Platform.migrations, now: clock.now, logger: TestDatabase.logger)
+            let store = IdempotencyStore(database: database, clock: clock)
             guard case .claimed = try await store.claim(scope: "s", key: "k", fingerprint: "a") else {
                 Issue.record("first claim should win")
                 return
@@ -94,7 +96,7 @@ import Testing
                 Issue.record("a repeat within a day replays")
                 return
             }
-            clock.withLockedValue { $0 += 24 * 3600 + 1 }
+            clock.advance(by: .seconds(24 * 3600 + 1))
             guard case .claimed = try await store.claim(scope: "s", key: "k", fingerprint: "b") else {
                 Issue.record("after a day the key is free again")
                 return

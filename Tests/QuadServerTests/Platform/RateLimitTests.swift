@@ -2,20 +2,22 @@ import Foundation
 import Hummingbird
 import HummingbirdTesting
 import NIOConcurrencyHelpers
+import QuadCore
+import QuadTestSupport
 import Testing
 
 @testable import QuadServer
 
 @Suite struct RateLimitTests {
     @Test func aBucketRefillsAtItsRate() {
-        let clock = NIOLockedValueBox(0.0)
-        let limiter = RateLimiter(rate: 2, burst: 3) { clock.withLockedValue { $0 } }
+        let clock = ManualClock(now: TestTime.start)
+        let limiter = RateLimiter(rate: 2, burst: 3, clock: clock)
         #expect((0..<3).allSatisfy { _ in limiter.take("a").allowed })
         let refused = limiter.take("a")
         #expect(!refused.allowed)
         #expect(refused.seconds == 1)
         #expect(limiter.take("b").allowed)  // buckets are per client
-        clock.withLockedValue { $0 = 0.5 }  // half a second at 2/s: one token back
+        clock.advance(by: .milliseconds(500))  // half a second at 2/s: one token back
         #expect(limiter.take("a").allowed)
         #expect(!limiter.take("a").allowed)
     }

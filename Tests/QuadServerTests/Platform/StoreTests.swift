@@ -1,4 +1,5 @@
 import Foundation
+import QuadTestSupport
 import SQLKit
 import Testing
 
@@ -8,8 +9,10 @@ import Testing
     @Test(arguments: TestDatabase.engines)
     func migrationsRunOnceAndAreRecorded(engine: Database.Engine) async throws {
         try await TestDatabase.withDatabase(engine) { database in
-            let fresh = try await Migrator.migrate(database, Platform.migrations, logger: TestDatabase.logger)
-            let again = try await Migrator.migrate(database, Platform.migrations, logger: TestDatabase.logger)
+            let fresh = try await Migrator.migrate(
+                database, Platform.migrations, now: TestTime.start, logger: TestDatabase.logger)
+            let again = try await Migrator.migrate(
+                database, Platform.migrations, now: TestTime.start, logger: TestDatabase.logger)
             #expect(fresh)
             #expect(!again)
             let ids = try await database.withConnection { sql in
@@ -25,9 +28,11 @@ import Testing
     func aDatabaseNewerThanTheBinaryIsRefused(engine: Database.Engine) async throws {
         try await TestDatabase.withDatabase(engine) { database in
             let future = Migration(id: 9999, name: "from the future", statements: ["CREATE TABLE later (id INTEGER)"])
-            try await Migrator.migrate(database, Platform.migrations + [future], logger: TestDatabase.logger)
+            try await Migrator.migrate(
+                database, Platform.migrations + [future], now: TestTime.start, logger: TestDatabase.logger)
             let error = await #expect(throws: MigrationError.self) {
-                try await Migrator.migrate(database, Platform.migrations, logger: TestDatabase.logger)
+                try await Migrator.migrate(
+                    database, Platform.migrations, now: TestTime.start, logger: TestDatabase.logger)
             }
             #expect(error?.description.contains("newer") == true)
         }
@@ -39,7 +44,8 @@ import Testing
             let broken = Migration(
                 id: 50, name: "broken", statements: ["CREATE TABLE half (id INTEGER)", "THIS IS NOT SQL"])
             await #expect(throws: (any Error).self) {
-                try await Migrator.migrate(database, Platform.migrations + [broken], logger: TestDatabase.logger)
+                try await Migrator.migrate(
+                    database, Platform.migrations + [broken], now: TestTime.start, logger: TestDatabase.logger)
             }
             let recorded = try await database.withConnection { sql in
                 try await sql.raw("SELECT id FROM quad_migrations WHERE id = 50").first()
@@ -88,11 +94,13 @@ import Testing
         }
         #expect(journal == "wal")
         #expect(synchronous == 2)  // FULL
-        try await Migrator.migrate(database, Platform.migrations, logger: TestDatabase.logger)
+        try await Migrator.migrate(database, Platform.migrations, now: TestTime.start, logger: TestDatabase.logger)
         await database.close()
 
         let reopened = try await Database.open(.sqlite(path: path), logger: TestDatabase.logger)
-        #expect(try await !Migrator.migrate(reopened, Platform.migrations, logger: TestDatabase.logger))
+        #expect(
+            try await !Migrator.migrate(reopened, Platform.migrations, now: TestTime.start, logger: TestDatabase.logger)
+        )
         await reopened.close()
     }
 

@@ -184,7 +184,9 @@ import Testing
             }
             try await client.execute(uri: "/api/rooms/ada-room", method: .get) { #expect($0.status == .notFound) }
             // Its bookings went with it.
-            #expect(try await RoomStore(database: app.platform.database).bookings(roomId: "ada-room").isEmpty)
+            #expect(
+                try await RoomStore(database: app.platform.database, clock: app.clock).bookings(roomId: "ada-room")
+                    .isEmpty)
         }
     }
 

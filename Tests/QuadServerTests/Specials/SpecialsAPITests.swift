@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import HummingbirdTesting
 import QuadCore
+import QuadTestSupport
 import Testing
 
 @testable import QuadServer
@@ -59,26 +60,14 @@ import Testing
         let subscription = app.platform.events.subscribe(after: nil, types: ["special"])
         defer { subscription.cancel() }
         try await body()
-        let event = try await withThrowingTaskGroup(of: Event?.self) { group in
-            group.addTask {
-                for await event in subscription.events { return event }
-                return nil
-            }
-            group.addTask {
-                try await Task.sleep(for: .seconds(10))  // an upper bound: the event usually comes at once
-                return nil
-            }
-            let first = try await group.next() ?? nil
-            group.cancelAll()
-            return first
-        }
+        let event = await first(subscription.events)
         return event.flatMap { try? JSONSerialization.jsonObject(with: Data($0.data.utf8)) as? [String: Any] }
     }
 
     /// Runs the event hub (PostgreSQL delivers through its LISTEN loop) around `body`.
     static func withEvents(_ app: TestApp, _ body: () async throws -> Void) async throws {
         try await ServiceRunner(app.platform.events).run {
-            try await Task.sleep(for: .milliseconds(100))  // LISTEN is up
+            try await eventually("LISTEN is up") { app.platform.events.isListening }
             try await body()
         }
     }
@@ -310,8 +299,8 @@ import Testing
 
     @Test func aValidityBoundaryChangesTheListAndPublishesAnEvent() async throws {
         try await TestApp.run { app, client in
-            // Whole seconds, as stored; far enough ahead that a busy machine lists it before it starts.
-            let start = Date(timeIntervalSince1970: (Date().timeIntervalSince1970 + 5).rounded(.down))
+            // A minute ahead, in whole seconds as stored; the clock is moved there once the schedule waits.
+            let start = Date(timeIntervalSince1970: (app.clock.now.timeIntervalSince1970 + 60).rounded(.down))
             var json = Self.noodles
             json["validFrom"] = start.formatted(.iso8601)
             try await client.execute(uri: "/api/specials", method: .post, headers: Self.admin, body: Self.body(json)) {
@@ -321,10 +310,13 @@ import Testing
             let specials = QuadServer.Specials(platform: app.platform)
             var event: [String: Any]?
             try await ServiceRunner(app.platform.events, SpecialsSchedule(specials: specials)).run {
-                event = try await Self.firstEvent(app) {}
+                event = try await Self.firstEvent(app) {
+                    try await eventually("the schedule waits") { app.clock.sleeperCount >= 1 }
+                    app.clock.advance(by: .seconds(61))
+                }
             }
             #expect(event?["change"] as? String == "schedule")
-            #expect(Date() >= start)
+            #expect(app.clock.now >= start)
             #expect(try await Self.list(client).managerSpecials.map(\.displayName) == ["Fresh Noodles"])
         }
     }
@@ -332,8 +324,8 @@ import Testing
     @Test(arguments: TestDatabase.engines)
     func withSeveralInstancesABoundaryIsAnnouncedOnce(engine: Database.Engine) async throws {
         try await TestApp.run(engine) { app, client in
-            // Far enough ahead that a busy machine starts the schedules before it.
-            let start = Date(timeIntervalSince1970: (Date().timeIntervalSince1970 + 6).rounded(.down))
+            // A minute ahead; the clock is moved there once every schedule waits.
+            let start = Date(timeIntervalSince1970: (app.clock.now.timeIntervalSince1970 + 60).rounded(.down))
             var json = Self.noodles
             json["validUntil"] = start.formatted(.iso8601)
             try await client.execute(uri: "/api/specials", method: .post, headers: Self.admin, body: Self.body(json)) {
@@ -343,27 +335,29 @@ import Testing
             let instances = (0..<3).map { _ in SpecialsSchedule(specials: QuadServer.Specials(platform: app.platform)) }
             let subscription = app.platform.events.subscribe(after: nil, types: ["special"])
             defer { subscription.cancel() }
-            let counting = Task {
-                var seen: [String] = []
-                for await event in subscription.events { seen.append(event.data) }
-                return seen
-            }
+            var events: [Event] = []
             try await ServiceRunner(app.platform.events, instances[0], instances[1], instances[2]).run {
-                // The boundary, and time for any duplicate to arrive.
-                try await Task.sleep(for: .seconds(start.timeIntervalSinceNow + 3))
+                try await eventually("LISTEN is up") { app.platform.events.isListening }
+                try await eventually("every schedule waits") { app.clock.sleeperCount >= 3 }
+                app.clock.advance(by: .seconds(61))
+                // Each schedule wakes for the boundary, deals with it and waits again...
+                try await eventually("every schedule dealt with the boundary") { app.clock.sleeperCount >= 3 }
+                // ...and anything it published arrives before a last event sent after it (one channel, in order).
+                await app.platform.events.publish("special", ["change": "marker"])
+                events = await collect(subscription.events) { $0.last?.data.contains("marker") == true }
             }
-            subscription.cancel()
-            let events = await counting.value
-            #expect(events.count == 1)
-            #expect(events.first?.contains("schedule") == true)
+            #expect(events.last?.data.contains("marker") == true)
+            let announced = events.dropLast()
+            #expect(announced.count == 1)
+            #expect(announced.first?.data.contains("schedule") == true)
             #expect(try await Self.list(client).managerSpecials.isEmpty)
         }
     }
 
     @Test func aSpecialNotYetValidIsTheManagersUntilItStarts() async throws {
-        try await TestApp.run { _, client in
+        try await TestApp.run { app, client in
             var json = Self.noodles
-            json["validFrom"] = Date(timeIntervalSinceNow: 7 * 86400).formatted(.iso8601)
+            json["validFrom"] = app.clock.now.addingTimeInterval(7 * 86400).formatted(.iso8601)
             var id = ""
             try await client.execute(uri: "/api/specials", method: .post, headers: Self.admin, body: Self.body(json)) {
                 #expect($0.status == .created)

@@ -4,31 +4,37 @@ import HummingbirdTesting
 import Logging
 import NIOConcurrencyHelpers
 import QuadCore
+import QuadTestSupport
 
 @testable import QuadServer
 
-/// A Quad router on a fresh database, for `app.test(.router)`.
+/// A Quad router on a fresh database, for `app.test(.router)`, on a clock that starts at the tests' instant
+/// (`QUAD_TEST_NOW`) or the one a test chooses, and that the test moves on with `clock.advance(by:)`.
 struct TestApp: Sendable {
     static let adminToken = "test-admin-token-0123456789"
 
     var configuration: Configuration
     let platform: Platform
+    let clock: OffsetClock
 
-    static func configuration(_ location: DatabaseLocation = .sqliteMemory) -> Configuration {
+    static func configuration(
+        _ location: DatabaseLocation = .sqliteMemory, clock: any QuadClock = TestTime.clock()
+    ) -> Configuration {
         var configuration = Configuration()
         configuration.database = location
         configuration.adminToken = adminToken
         configuration.rateLimit = 0
         configuration.loadDemoData = false
         configuration.passwordCost = 4
+        configuration.clock = clock
         return configuration
     }
 
-    /// Runs `body` with an application on a new database of `engine`; `configure` adjusts settings and
-    /// `routes` adds test-only routes behind the same middleware. `live` serves it on a local port, through
-    /// the whole HTTP pipeline, rather than calling the router directly.
+    /// Runs `body` with an application on a new database of `engine`, its clock at `at` (the tests' instant by
+    /// default); `configure` adjusts settings and `routes` adds test-only routes behind the same middleware. `live`
+    /// serves it on a local port, through the whole HTTP pipeline, rather than calling the router directly.
     static func run(
-        _ engine: Database.Engine = .sqlite,
+        _ engine: Database.Engine = .sqlite, at instant: Date? = nil,
         configure: (inout Configuration) -> Void = { _ in },
         routes: (Router<AppRequestContext>) -> Void = { _ in },
         live: Bool = false,
@@ -36,6 +42,8 @@ struct TestApp: Sendable {
     ) async throws {
         try await TestDatabase.withDatabase(engine) { database in
             var configuration = configuration()
+            let clock = TestTime.clock(at: instant)
+            configuration.clock = clock
             configure(&configuration)
             let platform = try await Platform.start(configuration, database: database, logger: TestDatabase.logger) {
                 _ in
@@ -43,7 +51,7 @@ struct TestApp: Sendable {
             let features = Features(platform: platform)
             let router = try await buildRouter(platform, features)
             routes(router)
-            let testApp = TestApp(configuration: configuration, platform: platform)
+            let testApp = TestApp(configuration: configuration, platform: platform, clock: clock)
             let app = Application(router: router, server: .quad(features), logger: TestDatabase.logger)
             try await app.test(live ? .live : .router) { client in try await body(testApp, client) }
         }

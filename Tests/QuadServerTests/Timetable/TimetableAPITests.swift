@@ -3,6 +3,7 @@ import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
 import QuadCore
+import QuadTestSupport
 import Testing
 
 @testable import QuadServer
@@ -10,7 +11,7 @@ import Testing
 @Suite struct TimetableAPITests {
     /// Loads the demo timetable and signs in `kier` (student 305491), a second student and a feed.
     static func setUp(_ app: TestApp) async throws -> (kier: HTTPFields, other: HTTPFields, feed: HTTPFields) {
-        try await TimetableDemo.load(TimetableStore(database: app.platform.database), now: Date())
+        try await TimetableDemo.load(TimetableStore(database: app.platform.database), now: app.clock.now)
         let accounts = Accounts(platform: app.platform)
         _ = try await accounts.people.create(
             Person(username: "kier", displayName: "Kier", role: .member, studentId: "305491"), password: "password-kier"
@@ -49,7 +50,7 @@ import Testing
             }
             // In the break two weeks ago: week 0, teaching resumes the Monday after.
             let zone = TimeZone(identifier: "Australia/Melbourne")!
-            let breakDay = CampusClock(timeZone: zone).date(of: Date()).monday.adding(days: -12)
+            let breakDay = CampusClock(timeZone: zone).date(of: app.clock.now).monday.adding(days: -12)
             try await client.execute(uri: "/api/schedules?date=\(breakDay)", method: .get, headers: kier) { response in
                 #expect(response.json["week"] as? Int == 0)
                 #expect(response.json["weekStatus"] as? String == "break")
@@ -166,23 +167,7 @@ import Testing
             // The hub delivered a `parking` and a `departure` event. (On PostgreSQL events travel by NOTIFY
             // through the hub's listener, a service the router-only test app does not run.)
             guard engine == .sqlite else { return }
-            let events = await withTaskGroup(of: [Event].self) { group in
-                group.addTask {
-                    var events: [Event] = []
-                    for await event in subscription.events {
-                        events.append(event)
-                        if Set(events.map(\.type)).count == 2 { break }
-                    }
-                    return events
-                }
-                group.addTask {
-                    try? await Task.sleep(for: .seconds(5))
-                    return []
-                }
-                let first = await group.next() ?? []
-                group.cancelAll()
-                return first
-            }
+            let events = await collect(subscription.events) { Set($0.map(\.type)).count == 2 }
             #expect(Set(events.map(\.type)) == ["parking", "departure"])
             // The departure event carries the predicted time on the campus clock, for the page to show.
             let change = events.first { $0.type == "departure" }.flatMap {
@@ -198,45 +183,47 @@ import Testing
 
     @Test(arguments: TestDatabase.engines)
     func staleReadingsAndPredictionsWithAControlledClock(engine: Database.Engine) async throws {
-        try await TestDatabase.withDatabase(engine) { database in
-            let platform = try await Platform.start(
-                TestApp.configuration(), database: database, logger: TestDatabase.logger
-            ) { _ in }
-            // Readings and predictions are stored to the second.
-            let start = Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded(.down))
-            let clock = TestClock(start)
-            let timetable = Timetable(platform: platform, now: { clock.value })
-            try await TimetableDemo.load(timetable.store, now: start)
-            _ = try await timetable.recordReading("clayton", free: 500)
-            let api = TimetableAPI(timetable: timetable)
-            // A departure well after the clock's moves, so it is still to come when they are done.
-            let next = try await api.departureList().departures.first {
-                Timestamp.date($0.expectedAt)! > start.addingTimeInterval(900)
-            }!
-            _ = try await timetable.recordPrediction(
-                next.id, predicted: Timestamp.date(next.expectedAt)!.addingTimeInterval(60))
-            clock.value = start.addingTimeInterval(90)
-            #expect(try await api.departureList().departures.first { $0.id == next.id }?.live == true)
-            #expect(try await api.parkingList().parkings.allSatisfy(\.live))
-            clock.value = start.addingTimeInterval(91)
-            let fallen = try await api.departureList().departures.first { $0.id == next.id }
-            #expect(fallen?.live == false)
-            #expect(fallen?.predictedArrivalDate == fallen?.scheduledDate)
-            clock.value = start.addingTimeInterval(601)
-            #expect(try await api.parkingList().parkings.allSatisfy { !$0.live })
-        }
+        try await TestDatabase.withDatabase(engine, Self.staleReadings)
+    }
+
+    /// (Its own function: the compiler's region checker crashes on it as a closure.)
+    static func staleReadings(_ database: Database) async throws {
+        // Readings and predictions are stored to the second.
+        let start = Date(timeIntervalSince1970: TestTime.start.timeIntervalSince1970.rounded(.down))
+        let clock = ManualClock(now: start)
+        let platform = try await Platform.start(
+            TestApp.configuration(clock: clock), database: database, logger: TestDatabase.logger
+        ) { _ in }
+        let timetable = Timetable(platform: platform)
+        try await TimetableDemo.load(timetable.store, now: start)
+        _ = try await timetable.recordReading("clayton", free: 500)
+        let api = TimetableAPI(timetable: timetable)
+        // A departure well after the clock's moves, so it is still to come when they are done.
+        let next = try await api.departureList().departures.first {
+            Timestamp.date($0.expectedAt)! > start.addingTimeInterval(900)
+        }!
+        _ = try await timetable.recordPrediction(
+            next.id, predicted: Timestamp.date(next.expectedAt)!.addingTimeInterval(60))
+        clock.advance(by: .seconds(90))
+        #expect(try await api.departureList().departures.first { $0.id == next.id }?.live == true)
+        #expect(try await api.parkingList().parkings.allSatisfy(\.live))
+        clock.advance(by: .seconds(1))
+        let fallen = try await api.departureList().departures.first { $0.id == next.id }
+        #expect(fallen?.live == false)
+        #expect(fallen?.predictedArrivalDate == fallen?.scheduledDate)
+        clock.advance(by: .seconds(510))
+        #expect(try await api.parkingList().parkings.allSatisfy { !$0.live })
     }
 
     @Test func theSimulatorMovesOnlyTheDemoCampus() async throws {
         try await TestDatabase.withDatabase(.sqlite) { database in
-            let platform = try await Platform.start(
-                TestApp.configuration(), database: database, logger: TestDatabase.logger
-            ) { _ in }
             // Midday in Melbourne, when shuttles run.
-            let zone = TimeZone(identifier: "Australia/Melbourne")!
-            let noon = CampusClock(timeZone: zone).instant(
-                CampusClock(timeZone: zone).date(of: Date()), LocalTime(hour: 12))
-            let timetable = Timetable(platform: platform, now: { noon })
+            let zone = TestTime.melbourne
+            let noon = TestTime.next(LocalTime(hour: 12, minute: 0))
+            let platform = try await Platform.start(
+                TestApp.configuration(clock: ManualClock(now: noon)), database: database, logger: TestDatabase.logger
+            ) { _ in }
+            let timetable = Timetable(platform: platform)
             try await TimetableDemo.load(timetable.store, now: noon)
             let simulator = TimetableSimulator(timetable: timetable)
             let api = TimetableAPI(timetable: timetable)

@@ -3,6 +3,7 @@ import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
 import QuadCore
+import QuadTestSupport
 import Testing
 
 @testable import QuadServer
@@ -278,19 +279,7 @@ import Testing
             }
             // On PostgreSQL events travel by NOTIFY through a listener the router-only test app does not run.
             guard engine == .sqlite else { return }
-            let event = await withTaskGroup(of: Event?.self) { group in
-                group.addTask {
-                    for await event in subscription.events where event.type == "parking" { return event }
-                    return nil
-                }
-                group.addTask {
-                    try? await Task.sleep(for: .seconds(5))
-                    return nil
-                }
-                let first = await group.next() ?? nil
-                group.cancelAll()
-                return first
-            }
+            let event = await first(subscription.events) { $0.type == "parking" }
             let change = try JSONSerialization.jsonObject(with: Data((event?.data ?? "{}").utf8)) as? [String: Any]
             #expect(change?["id"] as? String == "clayton")
             #expect(change?["capacity"] as? Int == 900)
@@ -301,19 +290,7 @@ import Testing
             try await client.execute(
                 uri: "/admin/timetable/carparks/delete", method: .post, headers: headers, body: delete
             ) { #expect($0.status == .seeOther) }
-            let deleted = await withTaskGroup(of: Event?.self) { group in
-                group.addTask {
-                    for await event in subscription.events where event.data.contains("caulfield") { return event }
-                    return nil
-                }
-                group.addTask {
-                    try? await Task.sleep(for: .seconds(5))
-                    return nil
-                }
-                let first = await group.next() ?? nil
-                group.cancelAll()
-                return first
-            }
+            let deleted = await first(subscription.events) { $0.data.contains("caulfield") }
             #expect(deleted?.type == "parking")
             #expect(deleted?.data.contains(#""refresh":true"#) == true)
         }
@@ -331,19 +308,7 @@ import Testing
             try await client.execute(uri: "/admin/timetable/routes", method: .post, headers: headers, body: body) {
                 #expect($0.status == .seeOther)
             }
-            let event = await withTaskGroup(of: Event?.self) { group in
-                group.addTask {
-                    for await event in subscription.events { return event }
-                    return nil
-                }
-                group.addTask {
-                    try? await Task.sleep(for: .seconds(5))
-                    return nil
-                }
-                let first = await group.next() ?? nil
-                group.cancelAll()
-                return first
-            }
+            let event = await first(subscription.events)
             #expect(event?.type == "departure")
             #expect(event?.data.contains(routeId) == true)
             #expect(event?.data.contains(#""refresh":true"#) == true)
