@@ -183,8 +183,8 @@ struct RefresherTests {
         try await clock.waitForSleepers()
         await refresher.pause()
         try await eventually("the sleeper is gone") { clock.sleeperCount == 0 }
+        // Nothing sleeps on the clock, so moving it a minute on can wake no refresh.
         clock.advance(by: .seconds(60))
-        try await Task.sleep(for: .milliseconds(50))
         #expect(counter.count == 1)
         await refresher.resume()
         try await eventually("the immediate refresh on resume") { counter.count == 2 }
@@ -207,7 +207,7 @@ struct RefresherTests {
         async let second = refresher.refreshNow()
         async let third = refresher.refreshNow()
         try await eventually("the refresh started") { counter.count == 1 }
-        try await Task.sleep(for: .milliseconds(50))
+        try await eventually("the others joined it") { await refresher.joined == 2 }
         gate.continuation.yield()
         let results = await [first, second, third]
         #expect(results == [true, true, true])
@@ -230,7 +230,7 @@ extension RefresherTests {
         // It read before these changes: joining it is not enough.
         async let changed = refresher.refreshAfterChange()
         async let changedAgain = refresher.refreshAfterChange()
-        try await Task.sleep(for: .milliseconds(50))
+        try await eventually("both changes joined it") { await refresher.joined == 2 }
         #expect(counter.count == 1)
         gate.continuation.yield()
         #expect(await [first, changed, changedAgain] == [true, true, true])

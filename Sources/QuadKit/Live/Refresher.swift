@@ -108,7 +108,7 @@ public actor Refresher {
     /// Refreshes now; if a refresh is already running, waits for that one instead. True when it succeeded.
     @discardableResult
     public func refreshNow() async -> Bool {
-        if let inFlight { return await inFlight.value }
+        if let inFlight { return await join(inFlight) }
         return await run()
     }
 
@@ -119,9 +119,18 @@ public actor Refresher {
     public func refreshAfterChange() async -> Bool {
         if let inFlight {
             rerun = true
-            return await inFlight.value
+            return await join(inFlight)
         }
         return await run()
+    }
+
+    /// How many callers are waiting for the refresh in flight rather than starting their own.
+    public private(set) var joined = 0
+
+    private func join(_ refresh: Task<Bool, Never>) async -> Bool {
+        joined += 1
+        defer { joined -= 1 }
+        return await refresh.value
     }
 
     /// A change was applied in place (from a live event): a refresh running now may have read before it and
