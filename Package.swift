@@ -74,8 +74,18 @@ let package = Package(
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
             ]
         ),
-        // What the test targets share: the clock they start at (`QUAD_TEST_NOW`) and waiting for a condition.
-        .target(name: "QuadTestSupport", dependencies: ["QuadCore"], path: "Tests/QuadTestSupport"),
+        // What the test targets share: the clock they start at (`QUAD_TEST_NOW`), waiting for a condition, and a
+        // real Quad on a free port (`LiveServer`) with the kit's test middleware.
+        .target(
+            name: "QuadTestSupport",
+            dependencies: [
+                "QuadCore", "QuadKit", "QuadServer",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "SQLKit", package: "sql-kit"),
+            ],
+            path: "Tests/QuadTestSupport"),
         .testTarget(name: "QuadCoreTests", dependencies: ["QuadCore"]),
         // The kit against a real Quad listening on a free port (so URLSession is exercised).
         .testTarget(

@@ -5,26 +5,24 @@ import Logging
 import OpenAPIRuntime
 import QuadCore
 import QuadKit
-import QuadTestSupport
+import QuadServer
 import ServiceLifecycle
-
-@testable import QuadServer
 
 /// A real Quad listening on a free port of 127.0.0.1, with the demo data, on a SQLite file that outlives a
 /// stop so the same server can start again (for offline and recovery tests). Its clock starts at the tests'
 /// instant (`QUAD_TEST_NOW`) or the one a test chooses, and runs on across a restart.
-final class LiveServer: @unchecked Sendable {
-    static let adminToken = "kit-test-admin-token-0123456789"
+public final class LiveServer: @unchecked Sendable {
+    public static let adminToken = "kit-test-admin-token-0123456789"
 
-    let port: Int
-    let databasePath: String
-    let clock: OffsetClock
+    public let port: Int
+    public let databasePath: String
+    public let clock: OffsetClock
     /// The demo people's passwords, read from what the server announced on its first start.
-    let passwords: [String: String]
+    public let passwords: [String: String]
     private var task: Task<Void, any Error>?
     private let group: ServiceGroup
 
-    var url: URL { URL(string: "http://127.0.0.1:\(port)")! }
+    public var url: URL { URL(string: "http://127.0.0.1:\(port)")! }
 
     private init(
         port: Int, databasePath: String, clock: OffsetClock, passwords: [String: String],
@@ -40,7 +38,7 @@ final class LiveServer: @unchecked Sendable {
 
     /// Starts a server: on `port` (0: any free one) and `databasePath` (nil: a new file), its clock at `at` (nil:
     /// the tests' instant) or running on from `clock`.
-    static func start(
+    public static func start(
         port: Int = 0, databasePath: String? = nil, passwords: [String: String] = [:], at instant: Date? = nil,
         clock: OffsetClock? = nil, configure: (inout QuadServer.Configuration) -> Void = { _ in }
     ) async throws
@@ -94,7 +92,7 @@ final class LiveServer: @unchecked Sendable {
     }
 
     /// Stops listening (open connections are closed); the database file stays.
-    func stop() async {
+    public func stop() async {
         guard task != nil else { return }
         await group.triggerGracefulShutdown()
         _ = try? await task?.value
@@ -102,7 +100,7 @@ final class LiveServer: @unchecked Sendable {
     }
 
     /// The same server again, on the same port and database.
-    func restart() async throws -> LiveServer {
+    public func restart() async throws -> LiveServer {
         await stop()
         var lastError: (any Error)?
         for _ in 0..<50 {
@@ -118,7 +116,7 @@ final class LiveServer: @unchecked Sendable {
     }
 
     /// Runs `body` with a started server (its clock at `at`, or the tests' instant), stopped afterwards.
-    static func with(
+    public static func with(
         isolation: isolated (any Actor)? = #isolation, at instant: Date? = nil,
         _ body: (LiveServer) async throws -> Void
     ) async throws {
@@ -133,7 +131,7 @@ final class LiveServer: @unchecked Sendable {
     }
 
     /// A client signed in as a demo person.
-    func client(as username: String? = nil, options: QuadClient.Options = .init()) async throws -> QuadClient {
+    public func client(as username: String? = nil, options: QuadClient.Options = .init()) async throws -> QuadClient {
         var options = options
         if options.retry == nil { options.retry = RetryMiddleware(clock: InstantClock(base: clock)) }
         // The kit counts down and ages its data on the server's clock, as it would on a device set right.
@@ -145,14 +143,14 @@ final class LiveServer: @unchecked Sendable {
 }
 
 /// A clock whose sleeps return at once (recording what was asked), for retries in tests; it reads `base`.
-final class InstantClock: KitClock, @unchecked Sendable {
+public final class InstantClock: KitClock, @unchecked Sendable {
     private let lock = NSLock()
     private var recorded: [Duration] = []
     private let base: any QuadClock
-    init(base: any QuadClock = TestTime.clock()) { self.base = base }
-    var now: Date { base.now }
-    var sleeps: [Duration] { lock.withLock { recorded } }
-    func sleep(for duration: Duration) async throws {
+    public init(base: any QuadClock = TestTime.clock()) { self.base = base }
+    public var now: Date { base.now }
+    public var sleeps: [Duration] { lock.withLock { recorded } }
+    public func sleep(for duration: Duration) async throws {
         lock.withLock { recorded.append(duration) }
         try Task.checkCancellation()
         await Task.yield()
@@ -160,22 +158,24 @@ final class InstantClock: KitClock, @unchecked Sendable {
 }
 
 /// Records every request and response that reaches the network (innermost middleware).
-final class Recorder: ClientMiddleware, @unchecked Sendable {
-    struct Exchange {
-        var operationID: String
-        var method: HTTPRequest.Method
-        var path: String
-        var idempotencyKey: String?
-        var ifNoneMatch: String?
-        var ifMatch: String?
-        var status: Int?
+public final class Recorder: ClientMiddleware, @unchecked Sendable {
+    public struct Exchange: Sendable {
+        public var operationID: String
+        public var method: HTTPRequest.Method
+        public var path: String
+        public var idempotencyKey: String?
+        public var ifNoneMatch: String?
+        public var ifMatch: String?
+        public var status: Int?
     }
 
     private let lock = NSLock()
     private var recorded: [Exchange] = []
-    var exchanges: [Exchange] { lock.withLock { recorded } }
+    public var exchanges: [Exchange] { lock.withLock { recorded } }
 
-    func intercept(
+    public init() {}
+
+    public func intercept(
         _ request: HTTPRequest, body: HTTPBody?, baseURL: URL, operationID: String,
         next: @Sendable (HTTPRequest, HTTPBody?, URL) async throws -> (HTTPResponse, HTTPBody?)
     ) async throws -> (HTTPResponse, HTTPBody?) {
@@ -197,17 +197,17 @@ final class Recorder: ClientMiddleware, @unchecked Sendable {
 
 /// Lets the first `count` requests of an operation reach the server, then loses their answers (as dropped
 /// connections would), so the client must retry.
-final class LoseAnswers: ClientMiddleware, @unchecked Sendable {
+public final class LoseAnswers: ClientMiddleware, @unchecked Sendable {
     let operationID: String
     private let lock = NSLock()
     private var left: Int
 
-    init(_ operationID: String, count: Int = 1) {
+    public init(_ operationID: String, count: Int = 1) {
         self.operationID = operationID
         self.left = count
     }
 
-    func intercept(
+    public func intercept(
         _ request: HTTPRequest, body: HTTPBody?, baseURL: URL, operationID: String,
         next: @Sendable (HTTPRequest, HTTPBody?, URL) async throws -> (HTTPResponse, HTTPBody?)
     ) async throws -> (HTTPResponse, HTTPBody?) {
@@ -222,6 +222,6 @@ final class LoseAnswers: ClientMiddleware, @unchecked Sendable {
     }
 }
 
-func temporaryDirectory() -> URL {
+public func temporaryDirectory() -> URL {
     FileManager.default.temporaryDirectory.appendingPathComponent("quadkit-\(UUID())")
 }
