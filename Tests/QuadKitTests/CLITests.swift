@@ -114,8 +114,8 @@ struct CLITests {
         try await LiveServer.with { server in
             let cli = CLI(server: server.url, clock: server.clock)
             let watcher = try cli.start(["watch", "rooms"])
+            // Said once its event stream is open.
             try await eventually("the watcher is listening") { watcher.err.contains("Watching") }
-            try await Task.sleep(for: .milliseconds(300))
             let grace = try await server.client(as: "grace")
             _ = try await grace.book(roomId: "yana", idempotencyKey: UUID().uuidString)
             try await eventually("the change is printed") { watcher.out.contains("Yana: 33 of 40 free, available\n") }

@@ -226,10 +226,7 @@ struct Watch: AsyncParsableCommand {
             if startedOffline, !context.json { context.noteOffline("rooms", savedAt: fetched.updatedAt) }
             if !context.json {
                 context.print(TerminalText.roomsTable(Room.sortedForBooking(Array(rooms.values)), style: context.style))
-                context.note(
-                    startedOffline
-                        ? "Waiting for the server, then watching for changes (Ctrl-C to stop)…"
-                        : "Watching for changes (Ctrl-C to stop)…")
+                if startedOffline { context.note("Waiting for the server, then watching for changes (Ctrl-C to stop)…") }
             }
             let events = EventStreamClient(serverURL: context.serverURL, types: ["room", "reset"])
             // Events and the connection's status, in one sequence, so one loop owns the table.
@@ -254,11 +251,17 @@ struct Watch: AsyncParsableCommand {
             let time = Date.FormatStyle().hour(.twoDigits(amPM: .omitted)).minute(.twoDigits).second(.twoDigits)
             var wasConnected = false
             var needsReload = startedOffline
+            // Said once the stream is open, so that from then on no change can be missed.
+            var watching = startedOffline || context.json
             for await update in updates {
                 let event: ServerEvent
                 switch update {
                 case .status(.connected):
                     wasConnected = true
+                    if !watching {
+                        watching = true
+                        context.note("Watching for changes (Ctrl-C to stop)…")
+                    }
                     guard needsReload, let fresh = try? await context.client.rooms().value else { continue }
                     needsReload = false
                     try? context.offline.save(fresh, for: "rooms", at: context.clock.now)
