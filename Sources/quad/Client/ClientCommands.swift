@@ -226,7 +226,9 @@ struct Watch: AsyncParsableCommand {
             if startedOffline, !context.json { context.noteOffline("rooms", savedAt: fetched.updatedAt) }
             if !context.json {
                 context.print(TerminalText.roomsTable(Room.sortedForBooking(Array(rooms.values)), style: context.style))
-                if startedOffline { context.note("Waiting for the server, then watching for changes (Ctrl-C to stop)…") }
+                if startedOffline {
+                    context.note("Waiting for the server, then watching for changes (Ctrl-C to stop)…")
+                }
             }
             let events = EventStreamClient(serverURL: context.serverURL, types: ["room", "reset"])
             // Events and the connection's status, in one sequence, so one loop owns the table.
