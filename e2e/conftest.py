@@ -1,11 +1,20 @@
 """Fixtures for Quad's browser (end-to-end) tests.
 
+Time
+    Every server runs on a testing clock (QUAD_TESTING=on, QUAD_NOW=...): it starts at the test's
+    chosen instant, else QUAD_TEST_NOW (an ISO 8601 instant such as 2026-11-24T16:00:00Z), else the
+    real time, and runs on at the real rate. `server.now()` reads it: tests work out "today" from
+    it, never from this machine's clock. `melbourne("12:58:30", day="monday")` is the first instant
+    at or after the test's time that reads so on the demo campus's wall clock, for a test that
+    needs a time of day (the date still follows QUAD_TEST_NOW). helpers.follow_clock sets a
+    browser's clock to a server's.
+
 Servers
     quad_binary          path of the `quad` executable (env QUAD_BIN, else .build/debug/quad,
                          built with `swift build --product quad` if missing)
     quad_server          one server for the whole session: empty SQLite database, no demo data
-    quad_server_factory  start(*extra_args, env=..., demo=..., database=...) for a test that
-                         needs a server of its own (Postgres, demo data, other settings)
+    quad_server_factory  start(*extra_args, env=..., demo=..., database=..., now=...) for a test
+                         that needs a server of its own (Postgres, demo data, other settings, a time)
     postgres_url         QUAD_TEST_POSTGRES_URL (skipped when unset, failure in CI)
 
 Browsers (Debian's /usr/bin/chromium + /usr/bin/chromedriver, headless)
@@ -19,6 +28,7 @@ Missing Chromium or Python packages skip the browser tests locally; with CI=true
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 import os
 import signal
@@ -29,6 +39,8 @@ import urllib.error
 import urllib.request
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Callable
+from zoneinfo import ZoneInfo
 
 import pytest
 
@@ -54,7 +66,90 @@ def missing(message: str) -> None:
     pytest.skip(message)
 
 
-# --- HTTP ---------------------------------------------------------------------------
+# --- Waiting -------------------------------------------------------------------------
+
+
+def wait_until(condition: Callable[[], object], timeout: float = 10.0, interval: float = 0.1, message: str = ""):
+    """Calls `condition` until it returns something truthy (returned) or `timeout` seconds pass (AssertionError).
+    For conditions outside a browser (a process, a socket); in a browser, use helpers.wait_for."""
+    deadline = time.monotonic() + timeout
+    while True:
+        value = condition()
+        if value:
+            return value
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            raise AssertionError(message or f"condition not met within {timeout:g} s")
+        time.sleep(min(interval, remaining))
+
+
+# --- Time ------------------------------------------------------------------------------
+
+TEST_NOW_VARIABLE = "QUAD_TEST_NOW"
+MELBOURNE = ZoneInfo("Australia/Melbourne")  # the demo campus's time zone
+WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+
+
+def parse_instant(text: str, what: str = TEST_NOW_VARIABLE) -> dt.datetime:
+    """An ISO 8601 instant with its offset (2026-11-24T16:30:00Z) as an aware UTC datetime."""
+    try:
+        instant = dt.datetime.fromisoformat(text.strip())
+    except ValueError:
+        instant = None
+    if instant is None or instant.tzinfo is None:
+        raise pytest.UsageError(f"{what}={text!r} is not an ISO 8601 instant with an offset, "
+                                "such as 2026-11-24T16:00:00Z")
+    return instant.astimezone(dt.timezone.utc)
+
+
+def test_now() -> dt.datetime:
+    """The instant the tests run at: QUAD_TEST_NOW when set, else the real time now (aware, UTC)."""
+    text = os.environ.get(TEST_NOW_VARIABLE, "").strip()
+    if text:
+        return parse_instant(text)
+    return dt.datetime.now(dt.timezone.utc)
+
+
+test_now.__test__ = False  # not a test, whatever its name
+
+
+def quad_instant(instant: dt.datetime) -> str:
+    """`instant` as QUAD_NOW takes it: UTC, whole seconds (2026-11-24T16:30:00Z)."""
+    if instant.tzinfo is None:
+        raise ValueError(f"{instant!r} has no time zone: give the instant, e.g. with tzinfo=dt.timezone.utc")
+    return instant.astimezone(dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def melbourne(wall_clock: str, day: str | Callable[[dt.date], bool] | None = None,
+              after: dt.datetime | None = None) -> dt.datetime:
+    """The first instant at or after `after` (the tests' time, test_now()) that reads `wall_clock` ("12:58:30",
+    "09:00") in Melbourne, on a day for which `day` holds: a weekday name ("tuesday"), "weekday" (Monday to
+    Friday), a function of the date, or any day. The date still follows QUAD_TEST_NOW; only the time of day,
+    and the day of the week if asked, are chosen. An instant the clocks skip (daylight saving) is never chosen."""
+    after = after or test_now()
+    hour, minute, *rest = (int(part) for part in wall_clock.split(":"))
+    second = rest[0] if rest else 0
+    if day is None:
+        matches = lambda date: True  # noqa: E731
+    elif callable(day):
+        matches = day
+    elif day == "weekday":
+        matches = lambda date: date.weekday() < 5  # noqa: E731
+    else:
+        weekday = WEEKDAYS.index(day.lower())
+        matches = lambda date: date.weekday() == weekday  # noqa: E731
+    date = after.astimezone(MELBOURNE).date()
+    for _ in range(400):
+        local = dt.datetime.combine(date, dt.time(hour, minute, second), tzinfo=MELBOURNE)
+        instant = local.astimezone(dt.timezone.utc)
+        real = instant.astimezone(MELBOURNE)  # a time in the spring-forward gap reads otherwise
+        if instant >= after and matches(date) and (real.hour, real.minute, real.second) == (hour, minute, second):
+            return instant
+        date += dt.timedelta(days=1)
+    raise ValueError(f"no day after {after} matches {day!r}")
+
+
+# --- HTTP ---------------------------------------------------------------------------------
 
 
 @dataclass
@@ -97,7 +192,9 @@ def free_port() -> int:
 
 @dataclass
 class QuadServer:
-    """A running `quad serve`; `.url` has no trailing slash."""
+    """A running `quad serve`; `.url` has no trailing slash.
+
+    Its clock started at `started_at` (QUAD_NOW) and runs at the real rate: `now()` reads it."""
 
     url: str
     port: int
@@ -106,6 +203,19 @@ class QuadServer:
     args: list[str]
     process: subprocess.Popen = field(repr=False)
     log_path: Path = field(repr=False)
+    env: dict = field(repr=False)  # the process's environment
+    started_at: dt.datetime  # QUAD_NOW: the instant its clock started at
+    # time.monotonic() when the process started; this machine's clock then (for a browser that follows the server's).
+    started_monotonic: float = field(repr=False)
+    started_wall: float = field(repr=False)
+
+    def now(self) -> dt.datetime:
+        """The server's clock: its start instant plus the (monotonic) time since it started."""
+        return self.started_at + dt.timedelta(seconds=time.monotonic() - self.started_monotonic)
+
+    def clock_offset(self) -> float:
+        """Seconds the server's clock is ahead of this machine's."""
+        return self.started_at.timestamp() - self.started_wall
 
     def log(self) -> str:
         """Everything the server printed so far (stdout and stderr)."""
@@ -128,21 +238,67 @@ class QuadServer:
                 self.process.wait()
         RUNNING_SERVERS.discard(self)
 
+    def restart(self, now: dt.datetime | None = None) -> None:
+        """Stops the server and starts it again on the same port and database. Its clock runs on from where it
+        was, or starts at `now` (a server moved in time: the data stays as laid out before)."""
+        self.stop()
+        self.env["QUAD_NOW"] = quad_instant(self.now() if now is None else now)
+        self.started_at = parse_instant(self.env["QUAD_NOW"], "QUAD_NOW")
+        with open(self.log_path, "ab") as log:
+            self.started_monotonic, self.started_wall = time.monotonic(), time.time()
+            self.process = subprocess.Popen(self.args, cwd=self.workdir, env=self.env, stdout=log,
+                                            stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+        RUNNING_SERVERS.add(self)
+        why = _wait_healthy(self)
+        if why:
+            output = self.log()
+            self.stop()
+            pytest.fail(f"quad server {why} after a restart\ncommand: {' '.join(self.args)}\n"
+                        f"--- server output ---\n{output[-8000:]}", pytrace=False)
+
     __hash__ = object.__hash__
 
 
 RUNNING_SERVERS: set[QuadServer] = set()
 
 
+def _wait_healthy(server: QuadServer) -> str | None:
+    """Waits until GET /health answers 200: None, or why not (the process ended, or the deadline passed)."""
+    last_error = ["no answer"]
+
+    def healthy_or_ended():
+        if server.process.poll() is not None:
+            return "ended"
+        try:
+            response = http_request(server.url + "/health", timeout=2)
+            if response.status == 200:
+                return "healthy"
+            last_error[0] = f"HTTP {response.status}"
+        except OSError as error:
+            last_error[0] = str(error)
+        return None
+
+    try:
+        state = wait_until(healthy_or_ended, timeout=STARTUP_TIMEOUT, interval=0.1)
+    except AssertionError:
+        return f"did not answer GET /health with 200 within {STARTUP_TIMEOUT:.0f}s (last: {last_error[0]})"
+    if state == "ended":
+        return f"exited with code {server.process.returncode} before answering GET /health"
+    return None
+
+
 def start_server(binary: Path, workdir: Path, extra_args=(), env: dict | None = None, demo: bool = False,
-                 database: str | None = None) -> QuadServer:
-    """Starts `quad serve` on a free loopback port and waits until GET /health answers 200."""
+                 database: str | None = None, now: dt.datetime | None = None) -> QuadServer:
+    """Starts `quad serve` on a free loopback port and waits until GET /health answers 200.
+
+    Its clock starts at `now` (an aware datetime), else at QUAD_TEST_NOW, else at the real time (whole seconds)."""
     workdir.mkdir(parents=True, exist_ok=True)
     database = database or str(workdir / "quad.sqlite")
+    start_at = quad_instant(test_now() if now is None else now)
     # The per-client rate limit is off unless the environment or `env` sets it: every browser
     # test comes from 127.0.0.1, and a 429 there would be noise, not a finding.
     process_env = {"QUAD_RATE_LIMIT": "0", **os.environ, "QUAD_ADMIN_TOKEN": ADMIN_TOKEN, "QUAD_LOG_LEVEL": "info",
-                   **(env or {})}
+                   **(env or {}), "QUAD_TESTING": "on", "QUAD_NOW": start_at}
 
     for attempt in range(3):  # another process may grab the free port before the server binds it
         port = free_port()
@@ -152,34 +308,23 @@ def start_server(binary: Path, workdir: Path, extra_args=(), env: dict | None = 
         args += [str(a) for a in extra_args]
         log_path = workdir / f"server-{port}.log"
         log_file = open(log_path, "wb")
+        started_monotonic, started_wall = time.monotonic(), time.time()
         process = subprocess.Popen(args, cwd=workdir, env=process_env, stdout=log_file, stderr=subprocess.STDOUT,
                                    stdin=subprocess.DEVNULL)
         log_file.close()
         server = QuadServer(f"http://127.0.0.1:{port}", port, process_env["QUAD_ADMIN_TOKEN"], workdir, args,
-                            process, log_path)
+                            process, log_path, env=process_env, started_at=parse_instant(start_at, "QUAD_NOW"),
+                            started_monotonic=started_monotonic, started_wall=started_wall)
         RUNNING_SERVERS.add(server)
 
-        deadline = time.monotonic() + STARTUP_TIMEOUT
-        last_error = "no answer"
-        while time.monotonic() < deadline:
-            if process.poll() is not None:
-                break
-            try:
-                response = http_request(server.url + "/health", timeout=2)
-                if response.status == 200:
-                    return server
-                last_error = f"HTTP {response.status}"
-            except OSError as error:
-                last_error = str(error)
-            time.sleep(0.1)
-
+        why = _wait_healthy(server)
+        if why is None:
+            return server
         exited_early = process.poll() is not None
         server.stop()
         output = server.log()
         if exited_early and "in use" in output.lower() and attempt < 2:
             continue
-        why = (f"exited with code {process.returncode} before answering GET /health" if exited_early else
-               f"did not answer GET /health with 200 within {STARTUP_TIMEOUT:.0f}s (last: {last_error})")
         pytest.fail(
             f"quad server {why}\n"
             f"command: {' '.join(args)}\n--- server output ---\n{output[-8000:]}",
@@ -190,7 +335,8 @@ def start_server(binary: Path, workdir: Path, extra_args=(), env: dict | None = 
 
 @pytest.fixture(scope="session")
 def quad_binary() -> Path:
-    binary = Path(os.environ.get("QUAD_BIN") or REPO_ROOT / ".build" / "debug" / "quad")
+    # Absolute: each server runs in a directory of its own (QUAD_BIN=.build/debug/quad is from here).
+    binary = Path(os.environ.get("QUAD_BIN") or REPO_ROOT / ".build" / "debug" / "quad").absolute()
     if not binary.exists():
         if "QUAD_BIN" in os.environ:
             pytest.fail(f"QUAD_BIN={binary} does not exist", pytrace=False)
@@ -211,15 +357,18 @@ def quad_server(quad_binary, tmp_path_factory) -> QuadServer:
 
 @pytest.fixture
 def quad_server_factory(quad_binary, tmp_path_factory):
-    """start(*extra_args, env={...}, demo=False, database=None) -> a server of the test's own.
+    """start(*extra_args, env={...}, demo=False, database=None, now=None) -> a server of the test's own.
 
     demo=True leaves out --no-demo; database= replaces the temporary SQLite file, e.g. with
-    a PostgreSQL URL. Every server started is stopped when the test ends.
+    a PostgreSQL URL; now= (an aware datetime, e.g. from melbourne()) is the instant its clock
+    starts at, else QUAD_TEST_NOW, else the real time. Every server started is stopped when the
+    test ends.
     """
     started: list[QuadServer] = []
 
-    def start(*extra_args, env: dict | None = None, demo: bool = False, database: str | None = None) -> QuadServer:
-        server = start_server(quad_binary, tmp_path_factory.mktemp("quad"), extra_args, env, demo, database)
+    def start(*extra_args, env: dict | None = None, demo: bool = False, database: str | None = None,
+              now: dt.datetime | None = None) -> QuadServer:
+        server = start_server(quad_binary, tmp_path_factory.mktemp("quad"), extra_args, env, demo, database, now)
         started.append(server)
         return server
 
@@ -397,8 +546,18 @@ def axe() -> AxeChecker:
 # --- Reporting -------------------------------------------------------------------------
 
 
+def pytest_configure(config):
+    test_now()  # a QUAD_TEST_NOW that is not an instant stops the run at once, with why
+
+
 def pytest_report_header(config):
     lines = []
+    if os.environ.get(TEST_NOW_VARIABLE, "").strip():
+        instant = test_now()
+        lines.append(f"time: {TEST_NOW_VARIABLE}={quad_instant(instant)} "
+                     f"({instant.astimezone(MELBOURNE):%A %H:%M:%S} in Melbourne)")
+    else:
+        lines.append(f"time: the real time ({TEST_NOW_VARIABLE} is not set)")
     try:
         import selenium
 

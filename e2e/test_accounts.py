@@ -6,23 +6,10 @@ from __future__ import annotations
 import json
 
 import pytest
+from helpers import add_person, sign_in
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support import expected_conditions as EC
 from selenium.webdriver.support.ui import WebDriverWait
-
-
-def add_person(server, username: str, password: str, role: str = "member", display: str | None = None):
-    body = json.dumps({"username": username, "displayName": display or username.title(), "password": password,
-                       "role": role}).encode()
-    response = server.request("/api/people", "POST", {"Content-Type": "application/json"}, body, admin=True)
-    assert response.status == 201, response.text
-
-
-def sign_in(driver, server, username: str, password: str, next_path: str = "/"):
-    driver.get(f"{server.url}/signin?next={next_path}")
-    driver.find_element(By.ID, "username").send_keys(username)
-    driver.find_element(By.ID, "password").send_keys(password)
-    driver.find_element(By.CSS_SELECTOR, "form.stacked-form button[type=submit]").click()
 
 
 @pytest.fixture
@@ -32,7 +19,7 @@ def server(quad_server_factory):
 
 def test_sign_in_and_out_in_the_browser(server, browser):
     add_person(server, "lin", "correct horse battery", display="Lin Wu")
-    sign_in(browser, server, "lin", "wrong password!!")
+    sign_in(browser, server, "lin", "wrong password!!", wait=False)
     error = WebDriverWait(browser, 10).until(EC.visibility_of_element_located((By.ID, "signin-error")))
     assert "not right" in error.text
     assert browser.find_element(By.ID, "username").get_attribute("value") == "lin", "what was typed is kept"
@@ -92,7 +79,7 @@ def test_five_failures_lock_sign_in(server):
 
 def test_the_admin_page_adds_people_with_inline_errors(server, browser):
     add_person(server, "boss", "correct horse battery", role="admin")
-    sign_in(browser, server, "boss", "correct horse battery", "/admin/people")
+    sign_in(browser, server, "boss", "correct horse battery", next_path="/admin/people")
     WebDriverWait(browser, 10).until(EC.presence_of_element_located((By.ID, "f-username")))
     browser.find_element(By.ID, "f-username").send_keys("newbie")
     browser.find_element(By.ID, "f-displayName").send_keys("New Person")
@@ -120,7 +107,7 @@ def test_the_admin_page_adds_people_with_inline_errors(server, browser):
 
 def test_members_cannot_open_the_admin_page(server, browser):
     add_person(server, "pat", "correct horse battery")
-    sign_in(browser, server, "pat", "correct horse battery", "/admin/people")
+    sign_in(browser, server, "pat", "correct horse battery", next_path="/admin/people")
     WebDriverWait(browser, 10).until(EC.presence_of_element_located((By.TAG_NAME, "h1")))
     assert "/admin/people" in browser.current_url
     assert not browser.find_elements(By.ID, "f-username")

@@ -2,13 +2,14 @@
 out and returning, the unsaved-changes guard, live updates, phones and accessibility.
 
 Every test starts a server of its own with the demo shelf (21 books; Clean Code, Sapiens and Running Lean
-on loan, The Mythical Man-Month overdue). `become` (from the Rooms tests) signs the browser in.
+on loan, The Mythical Man-Month overdue), laid out back from the server's clock. `sign_in_as` signs the
+browser in (an account made once per name).
 """
 
 
 import pytest
 from conftest import PHONE
-from test_rooms import account_token, become, by_css, one, text_of, wait_for
+from helpers import account_token, by_css, one, sign_in_as, text_of, wait_for
 
 
 @pytest.fixture
@@ -28,7 +29,7 @@ def api_book(server, book: int) -> dict:
 
 def test_adding_a_book_in_french_shows_the_missing_author_next_to_its_field(library_server, new_browser, axe):
     driver = new_browser(lang="fr")
-    become(driver, library_server, "Ada Lovelace", script=False)
+    sign_in_as(driver, library_server, "Ada Lovelace", next_path="/library")
     driver.get(library_server.url + "/library/new")
     assert text_of(driver, "h1") == "Bibliothèque"
     assert "obligatoire" in text_of(driver, "label[for=book-author]")
@@ -55,7 +56,7 @@ def test_adding_a_book_in_french_shows_the_missing_author_next_to_its_field(libr
 
 
 def test_check_out_and_return(library_server, browser, axe):
-    become(browser, library_server, "Grace Hopper", script=False)
+    sign_in_as(browser, library_server, "Grace Hopper", next_path="/library")
     book = book_id(library_server, "Refactoring")
     browser.get(f"{library_server.url}/library/books/{book}")
     assert text_of(browser, "#book-status") == "Available"
@@ -78,7 +79,7 @@ def test_check_out_and_return(library_server, browser, axe):
 
 
 def test_cancel_with_unsaved_changes_asks_first(library_server, browser):
-    become(browser, library_server, "Ada Lovelace", script=False)
+    sign_in_as(browser, library_server, "Ada Lovelace", next_path="/library")
     book = book_id(library_server, "Sapiens")
     browser.get(f"{library_server.url}/library/books/{book}/edit")
     title = one(browser, "#book-title")
@@ -105,7 +106,7 @@ def test_cancel_with_unsaved_changes_asks_first(library_server, browser):
 
 
 def test_unchanged_editor_cancels_without_asking(library_server, browser):
-    become(browser, library_server, "Ada Lovelace", script=False)
+    sign_in_as(browser, library_server, "Ada Lovelace", next_path="/library")
     book = book_id(library_server, "Refactoring")
     browser.get(f"{library_server.url}/library/books/{book}/edit")
     one(browser, "#book-cancel").click()
@@ -159,7 +160,7 @@ def test_phone_shows_the_list_then_the_book_alone(library_server, new_browser, a
 
 
 def test_sort_is_remembered_and_select_mode_deletes_several(library_server, browser, axe):
-    become(browser, library_server, "Ada Lovelace", script=False)
+    sign_in_as(browser, library_server, "Ada Lovelace", next_path="/library")
     browser.get(library_server.url + "/library?sort=oldest")
     first = by_css(browser, ".book-title")[0].text
     assert first == "Running Lean"
@@ -209,7 +210,7 @@ def test_wide_screen_shows_the_list_beside_the_book_and_shares_its_link(library_
 
 
 def test_delete_asks_first_and_select_all_deletes_every_book(library_server, browser, axe):
-    become(browser, library_server, "Ada Lovelace", script=False)
+    sign_in_as(browser, library_server, "Ada Lovelace", next_path="/library")
     book = book_id(library_server, "Sapiens")
     browser.get(f"{library_server.url}/library/books/{book}")
     one(browser, "#book-delete").click()

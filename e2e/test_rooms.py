@@ -10,10 +10,10 @@ Bookings belong to the signed-in person: `become` signs the browser in (an accou
 
 import json
 import re
-import time
 
 import pytest
-from conftest import DESKTOP, PHONE, http_request
+from conftest import DESKTOP, PHONE
+from helpers import account_token, advance_page_clock, by_css, follow_clock, one, shown, sign_in_as, text_of, wait_for
 
 # id: (spots, capacity)
 DEMO = {
@@ -31,34 +31,6 @@ def rooms_server(quad_server_factory):
     return quad_server_factory(demo=True)
 
 
-def by_css(driver, selector):
-    from selenium.webdriver.common.by import By
-
-    return driver.find_elements(By.CSS_SELECTOR, selector)
-
-
-def one(driver, selector):
-    from selenium.webdriver.common.by import By
-
-    return driver.find_element(By.CSS_SELECTOR, selector)
-
-
-def wait_for(driver, condition, timeout=10, message=""):
-    from selenium.common.exceptions import StaleElementReferenceException
-    from selenium.webdriver.support.ui import WebDriverWait
-
-    # Stale elements are expected: rooms.js redraws the lists from the server's page after some changes.
-    return WebDriverWait(driver, timeout, poll_frequency=0.1, ignored_exceptions=(StaleElementReferenceException,)
-                         ).until(lambda d: condition(d), message)
-
-
-def text_of(driver, selector) -> str:
-    """textContent, trimmed and with runs of white space as one space ('' when absent)."""
-    return driver.execute_script(
-        "const e = document.querySelector(arguments[0]);"
-        "return e ? e.textContent.replace(/\\s+/g, ' ').trim() : '';", selector)
-
-
 def spots_text(driver, room: str) -> str:
     return text_of(driver, f"#room-{room} .spots-text")
 
@@ -71,34 +43,11 @@ def api_rooms(server) -> dict:
 
 # --- Who books ---------------------------------------------------------------------------------
 
-PASSWORD = "correct-horse-battery-staple"
-
-
-def account_token(server, person: str) -> str:
-    """Creates an account for `person` (as the admin) once, and signs it in through the API."""
-    tokens = server.__dict__.setdefault("rooms_tokens", {})
-    if person not in tokens:
-        username = re.sub(r"[^a-z0-9]+", "-", person.lower()).strip("-").ljust(3, "x")[:32]
-        created = server.request("/api/people", method="POST", admin=True, headers={"Content-Type": "application/json"},
-                                 data=json.dumps({"username": username, "displayName": person,
-                                                  "password": PASSWORD}).encode())
-        assert created.status in (201, 409), f"creating {username}: {created.status} {created.text}"
-        session = server.request("/api/sessions", method="POST", headers={"Content-Type": "application/json"},
-                                 data=json.dumps({"username": username, "password": PASSWORD}).encode())
-        assert session.status == 201, f"signing in {username}: {session.status} {session.text}"
-        tokens[person] = (username, session.json()["token"])
-    return tokens[person][1]
-
 
 def become(driver, server, person: str, script=True):
-    """Signs the browser in as `person` (through the sign-in form). Ends on /rooms."""
-    account_token(server, person)
-    username = server.rooms_tokens[person][0]
-    driver.get(server.url + "/signin?next=/rooms")
-    one(driver, "#username").send_keys(username)
-    one(driver, "#password").send_keys(PASSWORD)
-    one(driver, "#password").submit()
-    wait_for(driver, lambda d: d.current_url.split("?")[0].endswith("/rooms"), message="signing in failed")
+    """Signs the browser in as `person` (through the sign-in form, an account made once). Ends on /rooms,
+    with rooms.js running and its event stream open unless `script` is False."""
+    sign_in_as(driver, server, person, next_path="/rooms")
     if script:
         open_rooms(driver, server)
 
@@ -121,7 +70,9 @@ def live_mode(driver) -> str:
 
 
 def open_rooms(driver, server, path="/rooms", stream=True):
-    """Loads the page and waits for rooms.js (it shows the Refresh button), and for its event stream."""
+    """Loads the page and waits for rooms.js (it shows the Refresh button), and for its event stream.
+    The browser's clock reads the server's."""
+    follow_clock(driver, server)
     driver.get(server.url + path)
     wait_for(driver, lambda d: shown(d, "#rooms-refresh"), message="rooms.js did not start")
     if stream:
@@ -143,17 +94,30 @@ def booking_requests(driver, room: str) -> int:
         ".filter(e => new URL(e.name).pathname === arguments[0]).length", f"/api/rooms/{room}/bookings")
 
 
+def count_booking_calls(driver) -> None:
+    """From now on the page counts the booking requests it starts (window.__bookingCalls: URL path -> count)."""
+    driver.execute_script("""
+        window.__bookingCalls = {};
+        const realFetch = window.fetch;
+        window.fetch = (input, ...rest) => {
+          const path = new URL(input instanceof Request ? input.url : String(input), location.href).pathname;
+          if (path.startsWith("/api/rooms/") && path.endsWith("/bookings")) {
+            window.__bookingCalls[path] = (window.__bookingCalls[path] || 0) + 1;
+          }
+          return realFetch.call(window, input, ...rest);
+        };
+    """)
+
+
+def booking_calls(driver, room: str) -> int:
+    """How many booking requests for `room` the page started since count_booking_calls."""
+    return driver.execute_script("return window.__bookingCalls[arguments[0]] || 0", f"/api/rooms/{room}/bookings")
+
+
 def set_offline(driver, offline: bool):
     driver.execute_cdp_cmd("Network.enable", {})
     driver.execute_cdp_cmd("Network.emulateNetworkConditions",
                            {"offline": offline, "latency": 0, "downloadThroughput": -1, "uploadThroughput": -1})
-
-
-def shown(driver, selector) -> bool:
-    """The first element matching `selector` exists and is rendered."""
-    return driver.execute_script(
-        "const e = document.querySelector(arguments[0]);"
-        "return !!e && e.getClientRects().length > 0 && getComputedStyle(e).visibility !== 'hidden';", selector)
 
 
 def book_buttons_state(driver) -> dict:
@@ -373,11 +337,6 @@ def test_rooms_added_and_removed_live(rooms_server, browser):
 
 
 def test_error_banner_while_the_server_is_unreachable(rooms_server, browser):
-    import os
-    import subprocess
-
-    from conftest import ADMIN_TOKEN
-
     open_rooms(browser, rooms_server)
     rooms_server.stop()
     one(browser, "#rooms-refresh").click()
@@ -387,18 +346,8 @@ def test_error_banner_while_the_server_is_unreachable(rooms_server, browser):
     assert all(shown(browser, f"#room-{room}") for room in DEMO), "the last data must stay shown"
     assert not shown(browser, "#rooms-offline"), "online: this is an error, not being offline"
 
-    # The same server again (port, database); the fixture stops it at the end.
-    env = {"QUAD_RATE_LIMIT": "0", **os.environ, "QUAD_ADMIN_TOKEN": ADMIN_TOKEN, "QUAD_LOG_LEVEL": "info"}
-    with open(rooms_server.log_path, "ab") as log:
-        rooms_server.process = subprocess.Popen(rooms_server.args, cwd=rooms_server.workdir, env=env, stdout=log,
-                                                stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        try:
-            if http_request(rooms_server.url + "/health", timeout=2).status == 200:
-                break
-        except OSError:
-            time.sleep(0.2)
+    # The same server again (port, database, its clock running on); the fixture stops it at the end.
+    rooms_server.restart()
     # Retry; the reopened event stream may have cleared the error first, so the click is the script's.
     browser.execute_script("document.getElementById('rooms-retry').click()")
     wait_for(browser, lambda d: not shown(d, "#rooms-error"), timeout=10, message="error banner stayed after Retry")
@@ -454,11 +403,14 @@ def test_repeated_enter_books_once(rooms_server, browser):
     from selenium.webdriver.common.keys import Keys
 
     become(browser, rooms_server, "Enzo")
+    count_booking_calls(browser)
     browser.execute_script("arguments[0].focus()", book_button(browser, "mina"))
     ActionChains(browser).send_keys(Keys.ENTER, Keys.ENTER, Keys.ENTER, Keys.ENTER).perform()
 
     wait_for(browser, lambda d: text_of(d, "#room-mina .booked-state") == "Booked", message="not booked")
-    time.sleep(0.5)  # measuring that nothing more happens: no second request follows
+    # Every Enter has been handled (the key presses were delivered before the page answered): a second
+    # booking would have been asked for by now, even if it had not come back yet.
+    assert booking_calls(browser, "mina") == 1
     assert booking_requests(browser, "mina") == 1
     assert api_rooms(rooms_server)["mina"]["spots"] == 38
     assert spots_text(browser, "mina") == "38 spots remaining"
@@ -688,7 +640,9 @@ def test_keyboard_tab_and_enter_books(rooms_server, browser):
     # Focus moved to the Cancel button that replaced Book, so Enter cancels.
     wait_for(browser, lambda d: d.execute_script("return document.activeElement.matches('.room-card .cancel-form button')"),
              message="focus did not move to Cancel")
-    time.sleep(1)  # a fresh Cancel ignores presses for a moment (see test_repeated_enter_books_once)
+    # A fresh Cancel ignores presses for a moment (see test_repeated_enter_books_once): the page's clock moves
+    # on past that moment, as a person pressing Enter a second later.
+    advance_page_clock(browser, 1)
     ActionChains(browser).send_keys(Keys.ENTER).perform()
     wait_for(browser, lambda d: d.execute_script("return document.activeElement.matches('button.book')"),
              message="focus did not return to Book after cancelling")

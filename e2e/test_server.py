@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+import datetime as dt
+import email.utils
+import os
 import signal
 import socket
 import subprocess
 import time
+from pathlib import Path
 
 import pytest
+from conftest import wait_until
 
 PNG = bytes([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]) + bytes(64)
 
@@ -31,6 +36,24 @@ def read_until(sock: socket.socket, marker: bytes, limit: float = 10) -> bytes:
     return data
 
 
+def server_has_read(server, sock: socket.socket) -> bool:
+    """True once the server has taken in everything sent on `sock`: the server side acknowledged every byte
+    and read them all, so nothing waits in the kernel for it (Linux: the send and receive queues of
+    /proc/net/tcp)."""
+    tcp = Path("/proc/net/tcp")
+    if not tcp.exists():
+        pytest.skip("needs /proc/net/tcp (Linux) to see what the server has read")
+    client_port = sock.getsockname()[1]
+    queues = {}  # (local port, remote port) -> (send queue, receive queue)
+    for line in tcp.read_text().splitlines()[1:]:
+        fields = line.split()
+        local, remote = (int(address.split(":")[1], 16) for address in fields[1:3])
+        queues[local, remote] = tuple(int(n, 16) for n in fields[4].split(":"))
+    sent = queues.get((client_port, server.port))
+    received = queues.get((server.port, client_port))
+    return sent is not None and received is not None and sent[0] == 0 and received[1] == 0
+
+
 def test_an_invalid_setting_stops_start_up_with_one_line(quad_binary, tmp_path):
     result = subprocess.run([str(quad_binary), "serve", "--port", "eighty"], cwd=tmp_path, capture_output=True,
                             text=True, timeout=30)
@@ -38,6 +61,24 @@ def test_an_invalid_setting_stops_start_up_with_one_line(quad_binary, tmp_path):
     lines = result.stderr.strip().splitlines()
     assert lines == ['quad: Invalid --port: "eighty" is not a port number (0–65535).']
     assert not (tmp_path / "quad.sqlite").exists()
+
+
+def test_a_testing_clock_is_refused_outside_testing_mode_and_dates_every_answer_inside(quad_binary, tmp_path,
+                                                                                       quad_server_factory):
+    environment = {k: v for k, v in os.environ.items() if k != "QUAD_TESTING"}
+    environment["QUAD_NOW"] = "2026-11-24T16:30:00Z"
+    result = subprocess.run([str(quad_binary), "serve", "--port", "0", "--no-demo"], cwd=tmp_path, env=environment,
+                            capture_output=True, text=True, timeout=30)
+    assert result.returncode != 0
+    assert result.stderr.strip().splitlines() == [
+        "quad: Invalid QUAD_NOW: it is a testing setting, refused unless QUAD_TESTING=on."]
+    assert not (tmp_path / "quad.sqlite").exists()
+
+    # In testing mode the server's one clock starts at QUAD_NOW and runs on: its answers are dated by it.
+    start = dt.datetime(2031, 2, 3, 4, 5, 6, tzinfo=dt.timezone.utc)
+    server = quad_server_factory(now=start)
+    dated = email.utils.parsedate_to_datetime(server.request("/health").headers["date"])
+    assert start <= dated <= server.now(), (dated, server.now())
 
 
 def test_a_generated_admin_token_is_printed_once_and_never_logged(quad_server_factory, tmp_path):
@@ -110,7 +151,8 @@ def test_a_second_signal_stops_at_once(quad_server_factory):
     sock = socket.create_connection(("127.0.0.1", server.port), timeout=10)
     sock.sendall(b"POST /api/images HTTP/1.1\r\nHost: x\r\nContent-Type: image/png\r\nContent-Length: 1000\r\n\r\n"
                  + PNG[:8])
-    time.sleep(0.5)
+    wait_until(lambda: server_has_read(server, sock), timeout=10,
+               message="the server did not read the request's head")
     server.process.send_signal(signal.SIGTERM)
     with pytest.raises(subprocess.TimeoutExpired):
         server.process.wait(timeout=2)

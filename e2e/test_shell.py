@@ -7,25 +7,14 @@ import re
 
 import pytest
 from conftest import DESKTOP, PHONE, TABLET, http_request
+from helpers import by_css, wait_for
 
 WELCOME = {"en": "Welcome to Quad", "fr": "Bienvenue sur Quad"}
 LANGUAGE_NAV_LABEL = {"en": "Language", "fr": "Langue"}
 
 
-def by_css(driver, selector):
-    from selenium.webdriver.common.by import By
-
-    return driver.find_elements(By.CSS_SELECTOR, selector)
-
-
 def html_lang(driver) -> str:
     return driver.execute_script("return document.documentElement.getAttribute('lang')")
-
-
-def wait_for(driver, condition, timeout=10, message=""):
-    from selenium.webdriver.support.ui import WebDriverWait
-
-    return WebDriverWait(driver, timeout).until(lambda d: condition(d), message)
 
 
 def background_rgb(driver) -> tuple[str, tuple[int, int, int, int]]:

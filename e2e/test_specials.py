@@ -10,6 +10,7 @@ import urllib.parse
 
 import pytest
 from conftest import PHONE
+from helpers import add_person, by_css, sign_in, wait_for
 
 # backup.json's tiles, in order: (width, height) in units.
 DEMO_SIZES = [
@@ -21,18 +22,6 @@ DEMO_SIZES = [
 @pytest.fixture
 def specials_server(quad_server_factory):
     return quad_server_factory(demo=True)
-
-
-def by_css(driver, selector):
-    from selenium.webdriver.common.by import By
-
-    return driver.find_elements(By.CSS_SELECTOR, selector)
-
-
-def wait_for(driver, condition, timeout=10, message=""):
-    from selenium.webdriver.support.ui import WebDriverWait
-
-    WebDriverWait(driver, timeout).until(lambda d: condition(d), message)
 
 
 def tile_boxes(driver):
@@ -180,17 +169,9 @@ def test_the_empty_state(quad_server, new_browser):
 
 
 def sign_in_as_manager(driver, server):
-    from selenium.webdriver.common.by import By
-
-    body = json.dumps({"username": "manon", "displayName": "Manon", "password": "correct horse battery",
-                       "role": "admin"}).encode()
-    assert server.request("/api/people", "POST", {"Content-Type": "application/json"}, body, admin=True).status == 201
-    driver.get(f"{server.url}/signin?next=/admin/specials")
-    driver.find_element(By.ID, "username").send_keys("manon")
-    driver.find_element(By.ID, "password").send_keys("correct horse battery")
-    driver.find_element(By.CSS_SELECTOR, "form.stacked-form button[type=submit]").click()
-    # (The sign-in page's own address, /signin?next=/admin/specials, ends the same way.)
-    wait_for(driver, lambda d: d.current_url.split("?")[0].endswith("/admin/specials"))
+    """Makes Manon, an admin, and signs her in on the manager's page."""
+    add_person(server, "manon", "correct horse battery", role="admin", display="Manon")
+    sign_in(driver, server, "manon", "correct horse battery", next_path="/admin/specials")
 
 
 def test_the_manager_adds_moves_and_deletes(specials_server, new_browser, axe, tmp_path):
@@ -288,16 +269,33 @@ def test_offline_keeps_the_mosaic_and_an_error_offers_retry(specials_server, new
     assert len(by_css(driver, ".special-cell")) == 21
 
 
-# Makes the page poll: no EventSource, as behind a proxy that drops streams; and records the polling
-# timer's delays, running each 50 times sooner so the test does not wait five minutes.
+# Makes the page poll: no EventSource, as behind a proxy that drops streams. The polling timer (minutes
+# long) never runs by itself: the script keeps each one the page schedules (its delay in window.__polls,
+# the pending ones in window.__pending) and the test runs them with window.__runPolls(), as if that much
+# time had passed. window.__fetches lists every fetch the page makes.
 POLLING_ONLY = """
 delete window.EventSource;
 window.__polls = [];
-const realSetTimeout = window.setTimeout.bind(window);
+window.__pending = new Map();
+window.__fetches = [];
+const realSetTimeout = window.setTimeout.bind(window), realClearTimeout = window.clearTimeout.bind(window);
+let nextPoll = 1e9;
 window.setTimeout = (callback, ms, ...rest) => {
-  if (ms >= 60000) { window.__polls.push(ms); ms = ms / 50; }
-  return realSetTimeout(callback, ms, ...rest);
+  if (!(ms >= 60000)) return realSetTimeout(callback, ms, ...rest);
+  window.__polls.push(ms);
+  const id = nextPoll++;
+  window.__pending.set(id, () => callback(...rest));
+  return id;
 };
+window.clearTimeout = (id) => { if (!window.__pending.delete(id)) realClearTimeout(id); };
+window.__runPolls = () => {
+  const due = [...window.__pending.values()];
+  window.__pending.clear();
+  due.forEach((run) => run());
+  return due.length;
+};
+const realFetch = window.fetch.bind(window);
+window.fetch = (url, ...rest) => { window.__fetches.push(String(url)); return realFetch(url, ...rest); };
 window.__setHidden = (hidden) => {
   Object.defineProperty(document, "hidden", {configurable: true, get: () => hidden});
   document.dispatchEvent(new Event("visibilitychange"));
@@ -306,12 +304,12 @@ window.__setHidden = (hidden) => {
 
 
 def test_without_events_the_page_polls_every_five_minutes_and_not_while_hidden(specials_server, new_browser):
-    import time
-
     driver = new_browser(width=PHONE)
     driver.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": POLLING_ONLY})
     driver.get(specials_server.url + "/specials")
     wait_for(driver, lambda d: d.execute_script("return document.getElementById('specials').dataset.live") == "poll")
+    pending = lambda: driver.execute_script("return window.__pending.size")  # noqa: E731
+    fetches = lambda: driver.execute_script("return window.__fetches.length")  # noqa: E731
 
     def add(name):
         body = {"display_name": name, "width": 8, "height": 4, "original_price": "4.00", "price": "3.00"}
@@ -321,21 +319,29 @@ def test_without_events_the_page_polls_every_five_minutes_and_not_while_hidden(s
         )
         assert response.status == 201
 
+    assert pending() == 1, "one poll waits"
     add("Fresh Figs")
-    wait_for(driver, lambda d: len(by_css(d, ".special-cell")) == 22, timeout=15, message="picked up by a poll")
+    assert len(by_css(driver, ".special-cell")) == 21, "no stream: nothing comes before the poll"
+    # The poll's time comes: it picks the new special up, and the next poll is set.
+    assert driver.execute_script("return window.__runPolls()") == 1
+    wait_for(driver, lambda d: len(by_css(d, ".special-cell")) == 22, message="not picked up by the poll")
+    wait_for(driver, lambda d: pending() == 1, message="no next poll after the first")
     polls = driver.execute_script("return window.__polls")
     # Every five minutes, jittered (±20 %) so that many open pages do not poll in step.
-    assert polls and all(240_000 <= ms <= 360_000 for ms in polls), polls
-    # Hidden: no poll is scheduled and nothing is fetched.
+    assert len(polls) == 2 and all(240_000 <= ms <= 360_000 for ms in polls), polls
+    # Hidden: no poll is scheduled and nothing is fetched, however long it stays hidden.
     driver.execute_script("window.__setHidden(true)")
-    scheduled = len(driver.execute_script("return window.__polls"))
+    assert pending() == 0, "a poll is still set while hidden"
+    fetched = fetches()
     add("Green Grapes")
-    time.sleep(9)  # longer than a fast-forwarded poll
+    assert driver.execute_script("return window.__runPolls()") == 0
     assert len(by_css(driver, ".special-cell")) == 22
-    assert len(driver.execute_script("return window.__polls")) == scheduled
-    # Back on the tab: refreshed at once, well before the next (fast-forwarded) poll would be due.
+    assert len(driver.execute_script("return window.__polls")) == 2
+    assert fetches() == fetched, driver.execute_script("return window.__fetches")
+    # Back on the tab: refreshed at once, before the next poll (set again, and never run here) is due.
     driver.execute_script("window.__setHidden(false)")
-    wait_for(driver, lambda d: len(by_css(d, ".special-cell")) == 23, timeout=3, message="refreshed on return")
+    wait_for(driver, lambda d: len(by_css(d, ".special-cell")) == 23, message="not refreshed on return")
+    assert pending() == 1
 
 
 def test_the_preview_writes_prices_like_the_tiles_in_french(specials_server, new_browser):

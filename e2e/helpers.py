@@ -1,0 +1,193 @@
+"""What the browser tests share: finding things in a page and waiting for them, accounts and signing in,
+and a browser's clock.
+
+Pages
+    by_css, one, text_of, shown      the elements a CSS selector finds, the first one, its text, rendered?
+    wait_for(driver, condition)      waits (deadline, never a fixed sleep) until condition(driver) is truthy
+
+Accounts
+    add_person(server, username, password, role=...)   an account made by the admin, through the API
+    password_of(server, username)    a demo person's password (or the admin's), as the server announced it
+    session_token / bearer           an API session for someone, as a token / as an Authorization header
+    account_token(server, person)    an account for `person` ("Ada Lovelace"), made once per server; its token
+    sign_in(driver, server, username, password=None, next_path="/")   the sign-in form, as a person fills it
+    sign_in_as(driver, server, person, next_path)                     account_token, then sign_in
+
+Clock
+    follow_clock(driver, server)     the browser's clock reads the server's clock (a device set right)
+    advance_page_clock(driver, s)    the open page's clock moves on `s` seconds at once
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import re
+import urllib.parse
+
+from conftest import QuadServer
+
+# --- Pages ------------------------------------------------------------------------------------------
+
+
+def by_css(driver, selector):
+    """Every element `selector` finds (in a page, or inside an element)."""
+    from selenium.webdriver.common.by import By
+
+    return driver.find_elements(By.CSS_SELECTOR, selector)
+
+
+def one(driver, selector):
+    """The first element `selector` finds (NoSuchElementException when none)."""
+    from selenium.webdriver.common.by import By
+
+    return driver.find_element(By.CSS_SELECTOR, selector)
+
+
+def text_of(driver, selector) -> str:
+    """textContent, trimmed and with runs of white space as one space ('' when absent)."""
+    return driver.execute_script(
+        "const e = document.querySelector(arguments[0]);"
+        "return e ? e.textContent.replace(/\\s+/g, ' ').trim() : '';", selector)
+
+
+def shown(driver, selector) -> bool:
+    """The first element matching `selector` exists and is rendered."""
+    return driver.execute_script(
+        "const e = document.querySelector(arguments[0]);"
+        "return !!e && e.getClientRects().length > 0 && getComputedStyle(e).visibility !== 'hidden';", selector)
+
+
+def wait_for(driver, condition, timeout: float = 10, message: str = ""):
+    """Waits until condition(driver) is truthy and returns it; fails after `timeout` seconds.
+
+    Stale elements are expected while waiting (pages redraw their lists), so they count as "not yet"."""
+    from selenium.common.exceptions import StaleElementReferenceException
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    return WebDriverWait(driver, timeout, poll_frequency=0.1, ignored_exceptions=(StaleElementReferenceException,)
+                         ).until(lambda d: condition(d), message)
+
+
+# --- Accounts ---------------------------------------------------------------------------------------
+
+PASSWORD = "correct-horse-battery-staple"  # for the accounts account_token makes
+
+
+def add_person(server: QuadServer, username: str, password: str, role: str = "member",
+               display: str | None = None, allow_existing: bool = False) -> None:
+    """Creates an account as the admin, through the API."""
+    body = json.dumps({"username": username, "displayName": display or username.title(), "password": password,
+                       "role": role}).encode()
+    response = server.request("/api/people", "POST", {"Content-Type": "application/json"}, body, admin=True)
+    expected = (201, 409) if allow_existing else (201,)
+    assert response.status in expected, f"creating {username}: {response.status} {response.text}"
+
+
+def password_of(server: QuadServer, username: str) -> str:
+    """The password of a demo person, or of the admin account, from the lines the server printed once."""
+    if username == "admin":
+        match = re.search(r"username admin, password (\S+)", server.log())
+    else:
+        match = re.search(rf"^\s*{re.escape(username)} \(\w+\): (\S+)$", server.log(), re.MULTILINE)
+    assert match, f"the server did not announce {username}'s password (demo people's passwords are shown once)"
+    return match.group(1)
+
+
+def session_token(server: QuadServer, username: str, password: str | None = None) -> str:
+    """Signs `username` in through the API (a demo person's announced password unless one is given)."""
+    body = json.dumps({"username": username, "password": password or password_of(server, username)}).encode()
+    response = server.request("/api/sessions", "POST", {"Content-Type": "application/json"}, body)
+    assert response.status in (200, 201), f"signing in {username}: {response.status} {response.text}"
+    return response.json()["token"]
+
+
+def bearer(server: QuadServer, username: str, password: str | None = None) -> dict:
+    """An Authorization header for an API session of `username`."""
+    return {"Authorization": "Bearer " + session_token(server, username, password)}
+
+
+def account_token(server: QuadServer, person: str) -> str:
+    """Creates an account for `person` ("Ada Lovelace", as the admin) once per server, and signs it in through
+    the API: the session's token."""
+    tokens = server.__dict__.setdefault("person_tokens", {})
+    if person not in tokens:
+        username = person_username(person)
+        add_person(server, username, PASSWORD, display=person, allow_existing=True)
+        tokens[person] = session_token(server, username, PASSWORD)
+    return tokens[person]
+
+
+def person_username(person: str) -> str:
+    """The username account_token gives `person`: "Ada Lovelace" -> "ada-lovelace"."""
+    return re.sub(r"[^a-z0-9]+", "-", person.lower()).strip("-").ljust(3, "x")[:32]
+
+
+def sign_in(driver, server: QuadServer, username: str, password: str | None = None, next_path: str = "/",
+            wait: bool = True) -> None:
+    """Fills in and sends the sign-in form (a demo person's announced password unless one is given). With `wait`,
+    returns once the browser is on `next_path`, loaded; else right after sending (a test that expects a refusal).
+
+    The browser's clock follows the server's (see follow_clock)."""
+    from selenium.webdriver.common.by import By
+
+    follow_clock(driver, server)
+    driver.get(f"{server.url}/signin?next={urllib.parse.quote(next_path, safe='/')}")
+    driver.find_element(By.ID, "username").send_keys(username)
+    driver.find_element(By.ID, "password").send_keys(password or password_of(server, username))
+    driver.find_element(By.CSS_SELECTOR, "form.stacked-form button[type=submit]").click()
+    if not wait:
+        return
+    # (The sign-in page's own address, /signin?next=..., names the next page too: compare paths.)
+    target = urllib.parse.urlsplit(next_path).path
+    wait_for(driver, lambda d: urllib.parse.urlsplit(d.current_url).path == target
+             and d.execute_script("return document.readyState") == "complete",
+             timeout=15, message=f"signing in as {username} did not reach {next_path} (at {driver.current_url})")
+
+
+def sign_in_as(driver, server: QuadServer, person: str, next_path: str = "/") -> None:
+    """Signs the browser in as `person` (an account made once by account_token) through the sign-in form."""
+    account_token(server, person)
+    sign_in(driver, server, person_username(person), PASSWORD, next_path)
+
+
+# --- Clock ------------------------------------------------------------------------------------------
+
+# Runs before the page's own scripts: Date (Date.now(), new Date()) reads this machine's clock shifted by
+# window.__e2eClock.shift milliseconds. Timers (setTimeout) are not touched.
+_CLOCK_SCRIPT = """
+(() => {
+  const RealDate = Date;
+  const realNow = RealDate.now.bind(RealDate);
+  const clock = window.__e2eClock = {shift: %d};
+  const now = () => realNow() + clock.shift;
+  const ShiftedDate = new Proxy(RealDate, {
+    construct: (target, args, newTarget) =>
+      Reflect.construct(target, args.length ? args : [now()], newTarget === ShiftedDate ? target : newTarget),
+    apply: () => new RealDate(now()).toString(),
+    get: (target, key) => key === "now" ? now : Reflect.get(target, key, target),
+  });
+  Object.defineProperty(window, "Date", {value: ShiftedDate, writable: true, configurable: true});
+})();
+"""
+
+
+def follow_clock(driver, server: QuadServer, error: dt.timedelta = dt.timedelta(0)) -> None:
+    """From the next page loaded on, the browser's clock reads the server's clock (as a device set right does),
+    plus `error` for a device set wrong. The server runs on a testing clock, often far from this machine's."""
+    shift = round((server.clock_offset() + error.total_seconds()) * 1000)
+    installed = getattr(driver, "_quad_clock", None)
+    if installed and installed[1] == shift:
+        return
+    if installed:
+        driver.execute_cdp_cmd("Page.removeScriptToEvaluateOnNewDocument", {"identifier": installed[0]})
+    added = driver.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": _CLOCK_SCRIPT % shift})
+    driver._quad_clock = (added["identifier"], shift)
+
+
+def advance_page_clock(driver, seconds: float) -> None:
+    """Moves the open page's clock (Date) on by `seconds` at once: what the page would see that much later,
+    without waiting for it. Needs a page loaded after follow_clock."""
+    assert getattr(driver, "_quad_clock", None), "call follow_clock before loading the page"
+    assert driver.execute_script("return !!window.__e2eClock"), "the page was loaded before follow_clock"
+    driver.execute_script("window.__e2eClock.shift += arguments[0]", round(seconds * 1000))
