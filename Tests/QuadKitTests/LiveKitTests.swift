@@ -318,7 +318,8 @@ extension LiveKitTests {
     @MainActor
     func pauseAndResume() async throws {
         try await LiveServer.with { server in
-            let store = try await makeStore(server, as: "ada")
+            let clock = ManualClock()
+            let store = try await makeStore(server, as: "ada", clock: clock)
             let specials = SpecialsStore(session: store.session)
             await store.start()
             await specials.start()
@@ -339,8 +340,11 @@ extension LiveKitTests {
                 await store.session.events.status == .disconnected && !store.isLive
             }
             let refreshes = await store.refreshCount
+            // Nothing waits on the store's clock: moving it past any refresh interval can wake nothing.
+            try await eventually("no refresh is scheduled") { clock.sleeperCount == 0 }
             _ = try await grace.book(roomId: "yana", idempotencyKey: UUID().uuidString)
-            try await Task.sleep(for: .milliseconds(300))
+            clock.advance(by: .seconds(600))
+            #expect(clock.sleeperCount == 0)
             #expect(store.rooms.first { $0.id == "yana" }?.spots == 34)
             #expect(await store.refreshCount == refreshes)
 
