@@ -51,41 +51,64 @@ extension HTTPServerBuilder {
     }
 }
 
-/// The router with every middleware and route; separate from the application so tests can drive it directly.
-func buildRouter(_ platform: Platform, _ features: Features) async throws -> Router<AppRequestContext> {
+/// The router with every middleware and route behind the front door; separate from the application so tests
+/// can drive it directly. It refuses to start when a route declares no access.
+func buildRouter(
+    _ platform: Platform, _ features: Features, extra: (Routes) -> Void = { _ in }
+) async throws -> QuadRouter {
     let router = Router(context: AppRequestContext.self, options: .autoGenerateHeadEndpoints)
-    let routes = RouteTable()
+    let routes = Routes(router: router, access: try AccessTable())
+    let table = RouteTable()
     let web = try await WebShell(services: Features.links, directory: platform.configuration.webDirectory)
+    let trustProxy = platform.configuration.trustProxy
 
     router.add(middleware: RequestLogMiddleware())
     router.add(
-        middleware: ErrorMiddleware(routes: routes) { problem, request, _ in web.errorPage(problem, request: request) })
-    router.add(middleware: AuthMiddleware(accounts: features.accounts))
+        middleware: ErrorMiddleware(routes: table) { problem, request, _ in web.errorPage(problem, request: request) })
+    router.add(
+        middleware: AccessMiddleware(
+            accounts: features.accounts, table: routes.access, limiter: platform.rateLimiter, trustProxy: trustProxy))
     if let limiter = platform.rateLimiter { router.add(middleware: RateLimitMiddleware(limiter: limiter)) }
     router.add(middleware: BodyLimitMiddleware())
-    router.add(middleware: RequestInfoMiddleware(trustProxy: platform.configuration.trustProxy))
+    router.add(middleware: RequestInfoMiddleware(trustProxy: trustProxy))
     router.add(middleware: HTTPCacheMiddleware())
     router.add(middleware: IdempotencyMiddleware(store: platform.idempotency))
 
-    web.register(on: router)
-    platform.images.register(on: router)
+    web.register(on: routes)
+    platform.images.register(on: routes)
     EventStreamRoute(
         hub: platform.events, heartbeat: platform.configuration.eventHeartbeat,
         maxStreamsPerClient: platform.configuration.maxEventStreamsPerClient
-    ).register(on: router)
-    RoomsRoutes(rooms: features.rooms, web: web).register(on: router)
-    SpecialsRoutes(specials: features.specials, web: web).register(on: router)
-    LibraryAPI(library: features.library).register(on: router)
-    LibraryRoutes(library: features.library, web: web).register(on: router)
-    AccountsRoutes(accounts: features.accounts, rooms: features.rooms, web: web).register(on: router)
-    TimetableAPI(timetable: features.timetable).register(on: router)
-    TimetableRoutes(timetable: features.timetable, web: web).register(on: router)
+    ).register(on: routes)
+    RoomsRoutes(rooms: features.rooms, web: web).register(on: routes)
+    SpecialsRoutes(specials: features.specials, web: web).register(on: routes)
+    LibraryAPI(library: features.library).register(on: routes)
+    LibraryRoutes(library: features.library, web: web).register(on: routes)
+    AccountsRoutes(accounts: features.accounts, rooms: features.rooms, web: web).register(on: routes)
+    TimetableAPI(timetable: features.timetable).register(on: routes)
+    TimetableRoutes(timetable: features.timetable, web: web).register(on: routes)
     try APIHandler(
         platform: platform, rooms: features.rooms, accounts: features.accounts, specials: features.specials
     ).registerHandlers(on: router)
+    extra(routes)
 
-    for route in router.routes { routes.add(path: route.path.description, method: route.method) }
-    return router
+    let served = router.routes.map { (path: $0.path.description, method: $0.method) }
+    let uncovered = routes.access.uncovered(served)
+    guard uncovered.isEmpty else {
+        throw AccessTable.ContractError("These routes declare no access: \(uncovered.joined(separator: ", "))")
+    }
+    for route in served { table.add(path: route.path, method: route.method) }
+    return QuadRouter(router: router, access: routes.access)
+}
+
+/// The router behind the front door (`FrontDoor`), with the access declarations it enforces.
+struct QuadRouter: HTTPResponderBuilder {
+    let router: Router<AppRequestContext>
+    let access: AccessTable
+
+    var routes: [Router<AppRequestContext>.RouteDescription] { router.routes }
+
+    func buildResponder() -> FrontDoor { FrontDoor(router: router.buildResponder()) }
 }
 
 /// The services Quad offers (in the order the navigation shows them), built on the platform.

@@ -20,11 +20,15 @@ public enum AccountValidation {
         return username
     }
 
-    public static func displayName(_ raw: String?) throws(ValidationFailure) -> String {
+    /// 1 to 100 characters, no control characters (a display name, or a label such as an app link's).
+    public static func displayName(_ raw: String?, field: String = "displayName") throws(ValidationFailure) -> String {
         let name = (raw ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
         guard (1...100).contains(name.count),
             !name.unicodeScalars.contains(where: { CharacterSet.controlCharacters.contains($0) })
-        else { throw ValidationFailure(field: "displayName", message: "A display name is 1 to 100 characters.") }
+        else {
+            throw ValidationFailure(
+                field: field, message: "A display name is 1 to 100 characters, no control characters.")
+        }
         return name
     }
 

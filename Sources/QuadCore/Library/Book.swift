@@ -115,3 +115,23 @@ extension Book {
         return sort == .oldest ? ascending : ascending.reversed()
     }
 }
+
+/// Who may change a loan. Every way to lend or return a book (checkout, `PUT` of `lastCheckedOutBy`, a new
+/// book sent out at once, return, the forms) asks here: members lend to themselves and return their own;
+/// admins may do both for anyone.
+public enum LoanPermission {
+    /// A member lends only to themselves (their display name); an admin lends to anyone.
+    public static func mayLend(to borrower: String, by person: Person) -> Bool {
+        person.isAdmin || borrower == person.displayName
+    }
+
+    /// A member returns only a loan that is theirs; an admin returns any.
+    public static func mayReturn(_ loan: Loan, by person: Person) -> Bool {
+        person.isAdmin || loan.username == person.username.lowercased()
+    }
+
+    /// The username a loan to `borrower` belongs to: the person's own when they lend to themselves.
+    public static func owner(of borrower: String, lentBy person: Person) -> String? {
+        borrower == person.displayName ? person.username.lowercased() : nil
+    }
+}

@@ -64,6 +64,16 @@ public struct BookRecord: Codable, Sendable, Equatable {
         self.loans = loans?.map(LoanRecord.init)
     }
 
+    /// The record without anyone's name, for visitors: the status and due date stay, who has or had the book
+    /// goes (the loan history too).
+    public var withoutNames: BookRecord {
+        var record = self
+        record.lastCheckedOutBy = nil
+        record.borrower = nil
+        record.loans = nil
+        return record
+    }
+
     /// Nulls are written out, as the original server did: its clients expect every key.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)

@@ -8,6 +8,7 @@ final class Accounts: Sendable {
     let people: PeopleStore
     let sessions: SessionStore
     let throttle: LoginThrottle
+    let appLinks: AppLinkStore
     let platform: Platform
     static let adminUsername = "admin"
 
@@ -17,6 +18,7 @@ final class Accounts: Sendable {
             database: platform.database, passwordCost: platform.configuration.passwordCost, clock: platform.clock)
         self.sessions = SessionStore(database: platform.database, clock: platform.clock)
         self.throttle = LoginThrottle(database: platform.database, clock: platform.clock)
+        self.appLinks = AppLinkStore(database: platform.database, clock: platform.clock)
     }
 
     /// When no admin exists, creates `admin` with a random password and announces it once.

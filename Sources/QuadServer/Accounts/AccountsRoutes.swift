@@ -8,35 +8,29 @@ struct AccountsRoutes {
     let rooms: Rooms
     let web: WebShell
 
-    func register(on router: Router<AppRequestContext>) {
-        router.get("/signin") { request, _ in try signInPage(request) }
-        router.post("/signin") { request, context in try await signIn(request, context: context) }
-        router.post("/signout") { request, context in try await signOut(request, context: context) }
-        router.get("/signup") { request, _ in
+    func register(on routes: Routes) {
+        routes.on(.get, "/signin", .public) { request, _ in try signInPage(request) }
+        routes.on(.post, "/signin", .public) { request, context in try await signIn(request, context: context) }
+        routes.on(.post, "/signout", .public) { request, context in try await signOut(request, context: context) }
+        routes.on(.get, "/signup", .public) { request, _ in
             guard accounts.platform.configuration.openSignup else { throw HTTPError(.notFound) }
             return try web.page(request, template: "signup", title: { $0("signup.title") })
         }
-        router.post("/signup") { request, context in try await signUp(request, context: context) }
-        router.get("/admin/people") { request, _ in try await peoplePage(request) }
-        router.post("/admin/people") { request, _ in try await addPerson(request) }
-        router.post("/admin/people/:username") { request, context in
+        routes.on(.post, "/signup", .public) { request, context in try await signUp(request, context: context) }
+        routes.on(.get, "/admin/people", .admin) { request, _ in try await peoplePage(request) }
+        routes.on(.post, "/admin/people", .admin) { request, _ in try await addPerson(request) }
+        routes.on(.post, "/admin/people/:username", .admin) { request, context in
             try await changePerson(request, username: context.parameters.require("username"))
         }
-        router.post("/admin/people/:username/password") { request, context in
+        routes.on(.post, "/admin/people/:username/password", .admin) { request, context in
             try await resetPassword(request, username: context.parameters.require("username"))
         }
-        router.post("/admin/people/:username/remove") { request, context in
+        routes.on(.post, "/admin/people/:username/remove", .admin) { request, context in
             try await removePerson(request, username: context.parameters.require("username"))
         }
     }
 
     // MARK: Signing in and out
-
-    /// Only a path on this site: never `//elsewhere` or `https://…`.
-    static func safeNext(_ next: String?) -> String {
-        guard let next, next.hasPrefix("/"), !next.hasPrefix("//"), !next.contains("\\") else { return "/" }
-        return next
-    }
 
     func signInPage(
         _ request: Request, status: HTTPResponse.Status = .ok, username: String = "", error: String? = nil
@@ -45,7 +39,7 @@ struct AccountsRoutes {
     {
         try web.page(request, template: "signin", status: status, title: { $0("signin.title") }) { _ in
             var values: [String: Any] = [
-                "next": Self.safeNext(request.uri.queryParameters.get("next")), "username": username,
+                "next": SitePath.from(request.uri.queryParameters.get("next")).value, "username": username,
                 "openSignup": accounts.platform.configuration.openSignup,
             ]
             if let error { values["error"] = error }
@@ -55,7 +49,7 @@ struct AccountsRoutes {
 
     func signIn(_ request: Request, context: AppRequestContext) async throws -> Response {
         var request = request
-        let fields = try await request.verifiedForm()
+        let fields = try await request.formFields()
         let username = fields["username"] ?? ""
         let t = Localizer(language: web.language(for: request))
         do {
@@ -75,28 +69,27 @@ struct AccountsRoutes {
 
     private func startWebSession(for person: Person, request: Request, next: String?) async throws -> Response {
         let (token, _) = try await accounts.sessions.start(for: person.username, kind: .web)
-        var response = Response.redirect(to: Self.safeNext(next), type: .normal)
+        var response = Response.seeOther(SitePath.from(next))
         let secure = request.baseURL(trustProxy: accounts.platform.configuration.trustProxy).hasPrefix("https:")
         response.setCookie(
             Cookie(
-                name: AuthMiddleware.sessionCookie, value: token, maxAge: Int(SessionStore.idleLifetime), path: "/",
+                name: AccessMiddleware.sessionCookie, value: token, maxAge: Int(SessionStore.idleLifetime), path: "/",
                 secure: secure, httpOnly: true, sameSite: .lax))
         return response
     }
 
     func signOut(_ request: Request, context: AppRequestContext) async throws -> Response {
-        var request = request
-        _ = try await request.verifiedForm()
         if let token = context.sessionToken { try await accounts.sessions.end(token) }
-        var response = Response.redirect(to: "/", type: .normal)
-        response.setCookie(Cookie(name: AuthMiddleware.sessionCookie, value: "", maxAge: 0, path: "/", httpOnly: true))
+        var response = Response.seeOther("/")
+        response.setCookie(
+            Cookie(name: AccessMiddleware.sessionCookie, value: "", maxAge: 0, path: "/", httpOnly: true))
         return response
     }
 
     func signUp(_ request: Request, context: AppRequestContext) async throws -> Response {
         guard accounts.platform.configuration.openSignup else { throw HTTPError(.notFound) }
         var request = request
-        let fields = try await request.verifiedForm()
+        let fields = try await request.formFields()
         do {
             let person = try await accounts.add(
                 username: fields["username"] ?? "", displayName: fields["displayName"] ?? "",
@@ -132,17 +125,7 @@ struct AccountsRoutes {
 
     // MARK: The admin's people page
 
-    /// Admins only: a visitor is sent to sign in, anyone else is refused.
-    private func requireAdminPage(_ request: Request) throws -> Response? {
-        guard RequestInfo.current.person != nil else {
-            return .redirect(to: "/signin?next=/admin/people", type: .normal)
-        }
-        try Access.admin()
-        return nil
-    }
-
     func peoplePage(_ request: Request, notice: String? = nil) async throws -> Response {
-        if let redirect = try requireAdminPage(request) { return redirect }
         let people = try await accounts.people.all()
         return try web.page(request, template: "people", title: { $0("people.title") }) { t in
             self.peopleValues(people, t: t, notice: notice ?? Self.doneNotice(request, people: people, t: t))
@@ -184,9 +167,8 @@ struct AccountsRoutes {
     }
 
     func addPerson(_ request: Request) async throws -> Response {
-        if let redirect = try requireAdminPage(request) { return redirect }
         var request = request
-        let fields = try await request.verifiedForm()
+        let fields = try await request.formFields()
         do {
             let person = try await accounts.add(
                 username: fields["username"] ?? "", displayName: fields["displayName"] ?? "",
@@ -205,9 +187,8 @@ struct AccountsRoutes {
     }
 
     func changePerson(_ request: Request, username: String) async throws -> Response {
-        if let redirect = try requireAdminPage(request) { return redirect }
         var request = request
-        let fields = try await request.verifiedForm()
+        let fields = try await request.formFields()
         do {
             let person = try await accounts.change(
                 username, displayName: fields["displayName"], role: fields["role"],
@@ -219,9 +200,6 @@ struct AccountsRoutes {
     }
 
     func resetPassword(_ request: Request, username: String) async throws -> Response {
-        if let redirect = try requireAdminPage(request) { return redirect }
-        var request = request
-        _ = try await request.verifiedForm()
         let password = SecureRandom.base64url(byteCount: 12)
         let person = try await accounts.change(
             username, displayName: nil, role: nil, studentId: nil, password: password)
@@ -232,15 +210,12 @@ struct AccountsRoutes {
     }
 
     func removePerson(_ request: Request, username: String) async throws -> Response {
-        if let redirect = try requireAdminPage(request) { return redirect }
-        var request = request
-        _ = try await request.verifiedForm()
         try await accounts.remove(username, rooms: rooms)
         return redirectToPeople(done: "removed", who: username)
     }
 
     private func redirectToPeople(done: String, who: String) -> Response {
-        .redirect(to: "/admin/people?done=\(done)&who=\(who)#people-notice", type: .normal)
+        .seeOther("/admin/people?done=\(done)&who=\(who)#people-notice")
     }
 
     private func peoplePageWithError(_ request: Request, _ message: String) async throws -> Response {

@@ -43,6 +43,7 @@ final class PeopleStore: Sendable {
             ]),
         // Bookings belong to someone from now on (the original apps' anonymous bookings belong to no one).
         Migration(id: 501, name: "booking owners", statements: ["ALTER TABLE room_bookings ADD COLUMN owner TEXT"]),
+        AppLinkStore.migration,
     ]
 
     private static func person(_ row: any SQLRow) throws -> Person {
@@ -153,6 +154,7 @@ final class PeopleStore: Sendable {
                 }
             }
             try await sql.raw("DELETE FROM sessions WHERE username_key = \(bind: key)").run()
+            try await sql.raw("DELETE FROM app_links WHERE username_key = \(bind: key)").run()
             try await sql.raw("DELETE FROM people WHERE username_key = \(bind: key)").run()
             return changed
         }

@@ -20,7 +20,6 @@ final class Library: Sendable {
         var id: Int?
         var change: Kind
         var status: BookStatus?
-        var borrower: String?
 
         enum Kind: String, Codable, Sendable { case created, updated, checkedOut, returned, deleted, cleaned }
     }
@@ -28,9 +27,8 @@ final class Library: Sendable {
     func changed(_ book: Book?, id: Int? = nil, _ kind: Change.Kind) async {
         await platform.events.publish(
             "book",
-            Change(
-                id: book?.id ?? id, change: kind, status: book?.status(at: platform.clock.now),
-                borrower: book?.loan?.person))
+            // No name: anyone may listen to the event stream; who has the book is for people signed in.
+            Change(id: book?.id ?? id, change: kind, status: book?.status(at: platform.clock.now)))
     }
 
     func find(_ id: Int) async throws -> Book {
@@ -47,21 +45,24 @@ final class Library: Sendable {
 
     // MARK: Wire
 
-    /// The book's record, with its ETag; with its loans for the answer about one book.
-    static func record(_ book: Book, loans: [Loan]? = nil, now: Date) -> BookRecord {
+    /// The book's record, with its ETag; with its loans for the answer about one book. Names (who has it, who
+    /// had it) are for people signed in: `named: false` leaves them out, the status and due date stay.
+    static func record(_ book: Book, loans: [Loan]? = nil, now: Date, named: Bool = true) -> BookRecord {
         var record = BookRecord(book, now: now, loans: loans)
-        record.etag = etag(book, now: now)
+        if !named { record = record.withoutNames }
+        record.etag = etag(book, now: now, named: named)
         return record
     }
 
-    static func encode(_ book: Book, loans: [Loan]? = nil, now: Date) -> Data {
-        (try? BookRecord.encoder.encode(record(book, loans: loans, now: now))) ?? Data()
+    static func encode(_ book: Book, loans: [Loan]? = nil, now: Date, named: Bool = true) -> Data {
+        (try? BookRecord.encoder.encode(record(book, loans: loans, now: now, named: named))) ?? Data()
     }
 
     /// The book's ETag as of `now`: the hash of its record, status included, so a client revalidating sees the
     /// book fall due (loans aside: every loan change shows in the record too).
-    static func etag(_ book: Book, now: Date) -> String {
-        HTTPCache.etag(for: (try? BookRecord.encoder.encode(BookRecord(book, now: now))) ?? Data())
+    static func etag(_ book: Book, now: Date, named: Bool = true) -> String {
+        let record = BookRecord(book, now: now)
+        return HTTPCache.etag(for: (try? BookRecord.encoder.encode(named ? record : record.withoutNames)) ?? Data())
     }
 
     /// 412 unless `ifMatch` (an `If-Match` header) names the book's current ETag or is `*`. The book as shown
@@ -80,7 +81,7 @@ final class Library: Sendable {
 
     /// Adds a book. A `lastCheckedOutBy` checks it out at once, from `lastCheckedOut` when sent (importing a
     /// loan from the original server), else from now.
-    func create(_ input: BookInput) async throws -> Book {
+    func create(_ input: BookInput, by person: Person) async throws -> Book {
         let now = platform.clock.now
         var errors: [FieldError] = []
         var fields: BookValidation.Fields?
@@ -88,9 +89,12 @@ final class Library: Sendable {
         var loan = LoanAction.none
         if let name = input.lastCheckedOutBy.value {
             do {
+                let borrower = try BookValidation.borrower(name)
+                try Self.mayLend(to: borrower, by: person)
                 loan = .checkOut(
-                    person: try BookValidation.borrower(name), username: nil, at: input.lastCheckedOut.value ?? now)
-            } catch { errors += error.errors }
+                    person: borrower, username: LoanPermission.owner(of: borrower, lentBy: person),
+                    at: input.lastCheckedOut.value ?? now)
+            } catch let failure as ValidationFailure { errors += failure.errors }
         }
         guard let fields, errors.isEmpty else { throw ValidationFailure(errors) }
         let book = try await store.create(fields, loan: loan, now: now)
@@ -100,13 +104,21 @@ final class Library: Sendable {
 
     /// Applies a partial change: fields left out keep their value. `lastCheckedOutBy` with a name checks
     /// the book out to that name now (as the original did); `null` returns it.
-    func update(_ id: Int, _ input: BookInput, ifMatch: String?) async throws -> Book {
+    func update(_ id: Int, _ input: BookInput, ifMatch: String?, by person: Person) async throws -> Book {
         let now = platform.clock.now
         var loan = LoanAction.none
         switch input.lastCheckedOutBy {
         case .absent: break
         case .null: loan = .giveBack(at: now)
-        case .value(let name): loan = .checkOut(person: try BookValidation.borrower(name), username: nil, at: now)
+        case .value(let name):
+            let borrower = try BookValidation.borrower(name)
+            try Self.mayLend(to: borrower, by: person)
+            let owner = LoanPermission.owner(of: borrower, lentBy: person)
+            // Only an admin may hand a book on from someone else; a member gets it when it is free.
+            loan =
+                person.isAdmin
+                ? .checkOut(person: borrower, username: owner, at: now)
+                : .checkOutIfAvailable(person: borrower, username: owner, at: now)
         }
         let action = loan
         let editsFields =
@@ -114,9 +126,15 @@ final class Library: Sendable {
             && input.categories.isAbsent && input.isbn.isAbsent)
         let book = try await store.update(id) { current in
             try Self.check(ifMatch: ifMatch, current, now: now)
-            // Naming the person who has it already changes nothing.
-            if case .checkOut(let person, _, _) = action, current.loan?.person == person {
-                return (editsFields ? try input.applied(to: current) : nil, .none)
+            switch action {
+            case .checkOut(let borrower, _, _), .checkOutIfAvailable(let borrower, _, _):
+                // Naming the person who has it already changes nothing.
+                if current.loan?.person == borrower {
+                    return (editsFields ? try input.applied(to: current) : nil, .none)
+                }
+            case .giveBack:
+                if let running = current.loan { try Self.mayReturn(running, by: person) }
+            case .none: break
             }
             return (editsFields ? try input.applied(to: current) : nil, action)
         }
@@ -134,28 +152,23 @@ final class Library: Sendable {
     func checkOut(_ id: Int, by person: Person, name: String?) async throws -> Book {
         let now = platform.clock.now
         var borrower = person.displayName
-        var username: String? = person.username.lowercased()
         if let name, !name.trimmingCharacters(in: .whitespaces).isEmpty {
-            let typed = try BookValidation.borrower(name, field: "name")
-            if typed != person.displayName {
-                guard person.isAdmin else {
-                    throw Problem(.forbidden, detail: "Only an admin may check a book out to someone else.")
-                }
-                borrower = typed
-                username = nil
-            }
+            borrower = try BookValidation.borrower(name, field: "name")
+            try Self.mayLend(to: borrower, by: person)
         }
-        let action = LoanAction.checkOutIfAvailable(person: borrower, username: username, at: now)
+        let action = LoanAction.checkOutIfAvailable(
+            person: borrower, username: LoanPermission.owner(of: borrower, lentBy: person), at: now)
         let book = try await store.update(id) { _ in (nil, action) }
         await changed(book, .checkedOut)
         return book
     }
 
-    /// Puts the book back on the shelf; 409 when it is there already.
-    func giveBack(_ id: Int) async throws -> Book {
+    /// Puts the book back on the shelf; 409 when it is there already, 403 when the loan is someone else's.
+    func giveBack(_ id: Int, by person: Person) async throws -> Book {
         let now = platform.clock.now
         let book = try await store.update(id) { current in
-            guard current.loan != nil else { throw LoanRefusal.notOnLoan }
+            guard let loan = current.loan else { throw LoanRefusal.notOnLoan }
+            try Self.mayReturn(loan, by: person)
             return (nil, .giveBack(at: now))
         }
         await changed(book, .returned)
@@ -183,10 +196,17 @@ final class Library: Sendable {
         return count
     }
 
-    /// Whether the caller may change books through the original routes: anyone signed in, and the original
-    /// (anonymous) clients while `QUAD_LEGACY_API` is on.
-    func mayChange() throws {
-        if RequestInfo.current.person != nil || platform.configuration.legacyAPI { return }
-        throw Problem.unauthorized("Sign in first.")
+    // MARK: The loan policy (`LoanPermission`), as answers
+
+    static func mayLend(to borrower: String, by person: Person) throws {
+        guard LoanPermission.mayLend(to: borrower, by: person) else {
+            throw Problem(.forbidden, detail: "Only an admin may check a book out to someone else.")
+        }
+    }
+
+    static func mayReturn(_ loan: Loan, by person: Person) throws {
+        guard LoanPermission.mayReturn(loan, by: person) else {
+            throw Problem(.forbidden, detail: "Only an admin may return a book someone else has.")
+        }
     }
 }

@@ -10,26 +10,28 @@ import QuadCore
 struct LibraryAPI {
     let library: Library
 
-    func register(on router: Router<AppRequestContext>) {
-        router.get("/api/books") { request, _ in try await self.list(request) }
-        router.post("/api/books") { request, context in try await self.create(request, context: context) }
-        router.post("/api/books/delete") { request, context in try await self.deleteMany(request, context: context) }
-        router.get("/api/books/:bookId") { request, context in
+    func register(on routes: Routes) {
+        routes.api(.get, "/api/books") { request, _ in try await self.list(request) }
+        routes.api(.post, "/api/books") { request, context in try await self.create(request, context: context) }
+        routes.api(.post, "/api/books/delete") { request, context in
+            try await self.deleteMany(request, context: context)
+        }
+        routes.api(.get, "/api/books/:bookId") { request, context in
             try await self.show(request, id: Self.id(context))
         }
-        router.put("/api/books/:bookId") { request, context in
+        routes.api(.put, "/api/books/:bookId") { request, context in
             try await self.update(request, context: context, id: Self.id(context))
         }
-        router.delete("/api/books/:bookId") { request, context in
+        routes.api(.delete, "/api/books/:bookId") { request, context in
             try await self.delete(request, id: Self.id(context))
         }
-        router.post("/api/books/:bookId/checkout") { request, context in
+        routes.api(.post, "/api/books/:bookId/checkout") { request, context in
             try await self.checkOut(request, context: context, id: Self.id(context))
         }
-        router.post("/api/books/:bookId/return") { request, context in
+        routes.api(.post, "/api/books/:bookId/return") { request, context in
             try await self.giveBack(id: Self.id(context))
         }
-        router.delete("/api/clean") { _, _ in try await self.clean() }
+        routes.api(.delete, "/api/clean") { _, _ in try await self.clean() }
     }
 
     static func id(_ context: AppRequestContext) throws -> Int {
@@ -60,7 +62,10 @@ struct LibraryAPI {
         let now = library.platform.clock.now
         let books = Book.listed(
             try await library.store.all(), query: query.get("q"), status: status, sort: sort, now: now)
-        let data = (try? BookRecord.encoder.encode(books.map { Library.record($0, now: now) })) ?? Data("[]".utf8)
+        let named = RequestInfo.current.person != nil
+        let data =
+            (try? BookRecord.encoder.encode(books.map { Library.record($0, now: now, named: named) }))
+            ?? Data("[]".utf8)
         return Self.json(data, status: .ok)
     }
 
@@ -69,12 +74,13 @@ struct LibraryAPI {
         return try await answer(book, status: .ok)
     }
 
-    /// The book with its loans, and its ETag.
+    /// The book with its loans, and its ETag; without anyone's name for a visitor.
     func answer(_ book: Book, status: HTTPResponse.Status) async throws -> Response {
         let now = library.platform.clock.now
-        let loans = try await library.store.loans(book.id)
-        var response = Self.json(Library.encode(book, loans: loans, now: now), status: status)
-        response.headers[.eTag] = Library.etag(book, now: now)
+        let named = RequestInfo.current.person != nil
+        let loans = named ? try await library.store.loans(book.id) : nil
+        var response = Self.json(Library.encode(book, loans: loans, now: now, named: named), status: status)
+        response.headers[.eTag] = Library.etag(book, now: now, named: named)
         response.headers[.location] = status == .created ? "/api/books/\(book.id)" : nil
         return response
     }
@@ -95,23 +101,22 @@ struct LibraryAPI {
     // MARK: Changing
 
     func create(_ request: Request, context: AppRequestContext) async throws -> Response {
-        try library.mayChange()
+        let person = try Access.person()
         var request = request
         let input = try BookInput(json: Data(buffer: try await request.collectBody(upTo: BodyLimit.json)))
-        let book = try await library.create(input)
+        let book = try await library.create(input, by: person)
         return try await answer(book, status: .created)
     }
 
     func update(_ request: Request, context: AppRequestContext, id: Int) async throws -> Response {
-        try library.mayChange()
+        let person = try Access.person()
         var request = request
         let input = try BookInput(json: Data(buffer: try await request.collectBody(upTo: BodyLimit.json)))
-        let book = try await library.update(id, input, ifMatch: request.headers[.ifMatch])
+        let book = try await library.update(id, input, ifMatch: request.headers[.ifMatch], by: person)
         return try await answer(book, status: .ok)
     }
 
     func delete(_ request: Request, id: Int) async throws -> Response {
-        try library.mayChange()
         try await library.delete(id, ifMatch: request.headers[.ifMatch])
         return Response(status: .noContent)
     }
@@ -131,8 +136,7 @@ struct LibraryAPI {
     }
 
     func giveBack(id: Int) async throws -> Response {
-        _ = try Access.person()
-        let book = try await library.giveBack(id)
+        let book = try await library.giveBack(id, by: try Access.person())
         return try await answer(book, status: .ok)
     }
 
@@ -141,7 +145,6 @@ struct LibraryAPI {
     }
 
     func deleteMany(_ request: Request, context: AppRequestContext) async throws -> Response {
-        _ = try Access.person()
         var request = request
         let body = try await request.decodeJSON(DeleteBody.self, context: context)
         guard !body.ids.isEmpty else {
@@ -153,7 +156,6 @@ struct LibraryAPI {
     }
 
     func clean() async throws -> Response {
-        try Access.admin()
         let count = try await library.clean()
         return Self.json(Data("{\"deleted\":\(count)}".utf8), status: .ok)
     }

@@ -10,29 +10,29 @@ struct LibraryRoutes {
     let web: WebShell
     static let sortCookie = "quad_library_sort"
 
-    func register(on router: Router<AppRequestContext>) {
-        router.get("/library") { request, _ in try await self.page(request, detail: nil) }
-        router.get("/library/new") { request, _ in try await self.newBook(request) }
-        router.get("/library/books/:bookId") { request, context in
+    func register(on routes: Routes) {
+        routes.on(.get, "/library", .public) { request, _ in try await self.page(request, detail: nil) }
+        routes.on(.get, "/library/new", .member) { request, _ in try await self.newBook(request) }
+        routes.on(.get, "/library/books/:bookId", .public) { request, context in
             try await self.page(request, detail: try LibraryAPI.id(context))
         }
-        router.get("/library/books/:bookId/edit") { request, context in
+        routes.on(.get, "/library/books/:bookId/edit", .member) { request, context in
             try await self.edit(request, id: try LibraryAPI.id(context))
         }
-        router.post("/library/books") { request, _ in try await self.create(request) }
-        router.post("/library/books/:bookId") { request, context in
+        routes.on(.post, "/library/books", .member) { request, _ in try await self.create(request) }
+        routes.on(.post, "/library/books/:bookId", .member) { request, context in
             try await self.update(request, id: try LibraryAPI.id(context))
         }
-        router.post("/library/books/:bookId/checkout") { request, context in
+        routes.on(.post, "/library/books/:bookId/checkout", .member) { request, context in
             try await self.checkOut(request, id: try LibraryAPI.id(context))
         }
-        router.post("/library/books/:bookId/return") { request, context in
+        routes.on(.post, "/library/books/:bookId/return", .owner) { request, context in
             try await self.giveBack(request, id: try LibraryAPI.id(context))
         }
-        router.post("/library/books/:bookId/delete") { request, context in
+        routes.on(.post, "/library/books/:bookId/delete", .member) { request, context in
             try await self.delete(request, id: try LibraryAPI.id(context))
         }
-        router.post("/library/delete") { request, _ in try await self.deleteSelected(request) }
+        routes.on(.post, "/library/delete", .member) { request, _ in try await self.deleteSelected(request) }
     }
 
     /// The editor's state: what was typed, and the errors next to their fields.
@@ -79,7 +79,7 @@ struct LibraryRoutes {
         var response = try web.page(request, template: "library", status: status, title: title) { t in
             var values: [String: Any] = [
                 "books": books.map { book -> [String: Any] in
-                    var item = Self.badge(book, now: now, zone: zone, t: t)
+                    var item = Self.badge(book, now: now, zone: zone, named: person != nil, t: t)
                     item["id"] = book.id
                     item["title"] = book.title
                     item["author"] = book.author
@@ -156,19 +156,18 @@ struct LibraryRoutes {
         LibraryDate.day(date, language: language, zone: zone, now: now)
     }
 
-    static func badge(_ book: Book, now: Date, zone: TimeZone, t: Localizer) -> [String: Any] {
+    /// The book's status; who has it only for people signed in (`named`).
+    static func badge(_ book: Book, now: Date, zone: TimeZone, named: Bool, t: Localizer) -> [String: Any] {
         let status = book.status(at: now)
+        let since = book.loan.map { day($0.checkedOutAt, t.language, zone: zone, now: now) } ?? ""
         let text: String =
             switch status {
             case .available: t("library.status.available")
             case .overdue: t("library.status.overdue")
             case .onLoan:
-                t(
-                    "library.status.withSince",
-                    [
-                        "name": book.loan?.person ?? "",
-                        "date": book.loan.map { day($0.checkedOutAt, t.language, zone: zone, now: now) } ?? "",
-                    ])
+                named
+                    ? t("library.status.withSince", ["name": book.loan?.person ?? "", "date": since])
+                    : t("library.status.onLoanSince", ["date": since])
             }
         return ["status": status.rawValue, "statusText": text]
     }
@@ -176,7 +175,8 @@ struct LibraryRoutes {
     static func detail(
         _ book: Book, loans: [Loan], person: Person?, now: Date, zone: TimeZone, t: Localizer
     ) -> [String: Any] {
-        var detail = badge(book, now: now, zone: zone, t: t)
+        let named = person != nil
+        var detail = badge(book, now: now, zone: zone, named: named, t: t)
         detail["id"] = book.id
         detail["title"] = book.title
         detail["author"] = book.author
@@ -188,11 +188,11 @@ struct LibraryRoutes {
         field("categories", book.categories.joined(separator: ", "))
         field("isbn", book.isbn)
         field("added", day(book.addedAt, t.language, zone: zone, now: now))
-        field("borrower", book.loan?.person)
+        if named { field("borrower", book.loan?.person) }
         field("due", book.loan.map { day($0.dueAt, t.language, zone: zone, now: now) })
         field("lastCheckedOut", book.lastCheckedOut.map { day($0, t.language, zone: zone, now: now) })
         detail["fields"] = fields
-        detail["loans"] = loans.map { loan -> String in
+        detail["loans"] = (named ? loans : []).map { loan -> String in
             let from = day(loan.checkedOutAt, t.language, zone: zone, now: now)
             if let returned = loan.returnedAt {
                 return t(
@@ -203,10 +203,12 @@ struct LibraryRoutes {
                 "library.loanOpen",
                 ["name": loan.person, "from": from, "due": day(loan.dueAt, t.language, zone: zone, now: now)])
         }
-        detail["hasLoans"] = !loans.isEmpty
+        detail["hasLoans"] = named && !loans.isEmpty
         detail["canCheckOut"] = person != nil && book.loan == nil
         detail["canName"] = person?.isAdmin == true
-        detail["canReturn"] = person != nil && book.loan != nil
+        detail["canReturn"] =
+            person.map { person in book.loan.map { LoanPermission.mayReturn($0, by: person) } ?? false }
+            ?? false
         detail["canEdit"] = person != nil
         detail["deleteConfirm"] = t("library.deleteConfirm", ["title": book.title])
         return detail
@@ -267,12 +269,10 @@ struct LibraryRoutes {
     // MARK: Editor
 
     func newBook(_ request: Request) async throws -> Response {
-        guard RequestInfo.current.person != nil else { return Self.signIn("/library/new") }
         return try await page(request, detail: nil, editor: Editor())
     }
 
     func edit(_ request: Request, id: Int) async throws -> Response {
-        guard RequestInfo.current.person != nil else { return Self.signIn("/library/books/\(id)/edit") }
         let book = try await library.find(id)
         return try await page(request, detail: id, editor: Self.editor(for: book, now: library.platform.clock.now))
     }
@@ -286,8 +286,6 @@ struct LibraryRoutes {
                 "originalTitle": book.title,
             ], etag: Library.etag(book, now: now))
     }
-
-    static func signIn(_ next: String) -> Response { .redirect(to: "/signin?next=\(next)", type: .normal) }
 
     /// Validation errors in the page's language, by field.
     static func localized(_ failure: ValidationFailure, form: [String: String], t: Localizer) -> [String: String] {
@@ -319,12 +317,11 @@ struct LibraryRoutes {
 
     func create(_ request: Request) async throws -> Response {
         var request = request
-        let form = try await request.verifiedForm()
-        guard RequestInfo.current.person != nil else { return Self.signIn("/library/new") }
+        let form = try await request.formFields()
         let t = Localizer(language: web.language(for: request))
         do {
-            let book = try await library.create(Self.input(form))
-            return .redirect(to: "/library/books/\(book.id)?done=added", type: .normal)
+            let book = try await library.create(Self.input(form), by: try Access.person())
+            return .seeOther("/library/books/\(book.id)?done=added")
         } catch let failure as ValidationFailure {
             let editor = Editor(form: form, errors: Self.localized(failure, form: form, t: t))
             return try await page(request, detail: nil, editor: editor, status: .unprocessableContent)
@@ -333,13 +330,12 @@ struct LibraryRoutes {
 
     func update(_ request: Request, id: Int) async throws -> Response {
         var request = request
-        let form = try await request.verifiedForm()
-        guard RequestInfo.current.person != nil else { return Self.signIn("/library/books/\(id)/edit") }
+        let form = try await request.formFields()
         let t = Localizer(language: web.language(for: request))
         let etag = form["etag"].flatMap { $0.isEmpty ? nil : $0 }
         do {
-            _ = try await library.update(id, Self.input(form), ifMatch: etag)
-            return .redirect(to: "/library/books/\(id)?done=saved", type: .normal)
+            _ = try await library.update(id, Self.input(form), ifMatch: etag, by: try Access.person())
+            return .seeOther("/library/books/\(id)?done=saved")
         } catch let failure as ValidationFailure {
             var editor = Editor(bookId: id, form: form, errors: Self.localized(failure, form: form, t: t), etag: etag)
             editor.form["originalTitle"] = try await library.find(id).title
@@ -356,13 +352,13 @@ struct LibraryRoutes {
 
     func checkOut(_ request: Request, id: Int) async throws -> Response {
         var request = request
-        let form = try await request.verifiedForm()
-        guard let person = RequestInfo.current.person else { return Self.signIn("/library/books/\(id)") }
+        let form = try await request.formFields()
+        let person = try Access.person()
         let t = Localizer(language: web.language(for: request))
         do {
             let book = try await library.checkOut(id, by: person, name: form["name"])
             let name = (book.loan?.person ?? "").addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""
-            return .redirect(to: "/library/books/\(id)?done=checkedOut&name=\(name)", type: .normal)
+            return .seeOther("/library/books/\(id)?done=checkedOut&name=\(name)")
         } catch let problem as Problem where problem.status == .conflict || problem.status == .forbidden {
             let holder = try await library.find(id).loan?.person ?? ""
             let text =
@@ -378,35 +374,27 @@ struct LibraryRoutes {
     }
 
     func giveBack(_ request: Request, id: Int) async throws -> Response {
-        var request = request
-        _ = try await request.verifiedForm()
-        guard RequestInfo.current.person != nil else { return Self.signIn("/library/books/\(id)") }
         do {
-            _ = try await library.giveBack(id)
+            _ = try await library.giveBack(id, by: try Access.person())
         } catch let problem as Problem where problem.status == .conflict {
             // On the shelf already (someone else returned it): nothing to do.
         }
-        return .redirect(to: "/library/books/\(id)?done=returned", type: .normal)
+        return .seeOther("/library/books/\(id)?done=returned")
     }
 
     func delete(_ request: Request, id: Int) async throws -> Response {
-        var request = request
-        _ = try await request.verifiedForm()
-        guard RequestInfo.current.person != nil else { return Self.signIn("/library/books/\(id)") }
         do {
             try await library.delete(id)
         } catch let problem as Problem where problem.status == .notFound {
             // Gone already.
         }
-        return .redirect(to: "/library?done=deleted&count=1", type: .normal)
+        return .seeOther("/library?done=deleted&count=1")
     }
 
     func deleteSelected(_ request: Request) async throws -> Response {
         var request = request
         let body = String(buffer: try await request.collectBody(upTo: BodyLimit.json))
         let pairs = Self.pairs(body)
-        try CSRF.verify(request, submitted: pairs.last { $0.0 == CSRF.field }?.1)
-        guard RequestInfo.current.person != nil else { return Self.signIn("/library") }
         let ids = pairs.filter { $0.0 == "ids" }.compactMap { Int($0.1) }
         let t = Localizer(language: web.language(for: request))
         guard !ids.isEmpty else {
@@ -416,12 +404,12 @@ struct LibraryRoutes {
         }
         do {
             let deleted = try await library.delete(ids)
-            return .redirect(to: "/library?done=deleted&count=\(deleted.count)", type: .normal)
+            return .seeOther("/library?done=deleted&count=\(deleted.count)")
         } catch let problem as Problem where problem.status == .notFound {
             // Someone deleted some meanwhile: delete what is left of the selection.
             let existing = Set(try await library.store.all().map(\.id))
             let deleted = try await library.delete(ids.filter(existing.contains))
-            return .redirect(to: "/library?done=deleted&count=\(deleted.count)", type: .normal)
+            return .seeOther("/library?done=deleted&count=\(deleted.count)")
         }
     }
 

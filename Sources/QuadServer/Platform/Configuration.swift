@@ -21,8 +21,6 @@ public struct Configuration: Sendable {
     public var eventBufferSize = 1024
     /// How often pages and clients poll when live events are unavailable, in seconds (at least 5).
     public var refreshSeconds = 30
-    /// The original apps' endpoints (`POST /api/book`).
-    public var legacyAPI = true
     /// Trust `X-Forwarded-Proto` and `X-Forwarded-Host` from a reverse proxy in front of Quad.
     public var trustProxy = false
     /// Whether people may create their own accounts (`open`) or admins add them (`closed`).
@@ -96,7 +94,14 @@ public struct Configuration: Sendable {
         {
             refreshSeconds = max(5, value)
         }
-        if let value = try parse(.legacyAPI, "on or off", Self.parseSwitch) { legacyAPI = value }
+        if raw(.legacyAPI) != nil {
+            // The switch let anyone change data; an operator who set it must learn what replaced it.
+            throw ConfigurationError(
+                setting: Setting.legacyAPI.variable,
+                message:
+                    "the switch is gone: give each original app a personal app link instead (see \"The original apps\" in the README)"
+            )
+        }
         if let value = try parse(
             .loanDays, "a whole number of days from 1 to 365", { Int($0).flatMap { (1...365).contains($0) ? $0 : nil } }
         ) {
@@ -152,7 +157,9 @@ public struct Configuration: Sendable {
     /// A setting, with its command-line flag where it has one and its environment variable.
     public enum Setting: String, Sendable, CaseIterable {
         case hostname, port, database, logLevel, adminToken, demo, rateLimit, rateBurst, eventHeartbeat
-        case refreshSeconds, legacyAPI, trustProxy, webDirectory, signup, loanDays
+        case refreshSeconds, trustProxy, webDirectory, signup, loanDays
+        /// Gone (replaced by personal app links): setting it is refused with a message saying so.
+        case legacyAPI
         /// Testing only: `QUAD_TESTING` allows `QUAD_NOW` (the instant the server's clock starts at).
         case testing, now
 

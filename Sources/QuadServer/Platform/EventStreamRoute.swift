@@ -28,8 +28,8 @@ struct EventStreamRoute: Sendable {
         case heartbeat
     }
 
-    func register(on router: Router<AppRequestContext>) {
-        router.get("/api/events") { request, context in try self.stream(request, context) }
+    func register(on routes: Routes) {
+        routes.api(.get, "/api/events") { request, context in try self.stream(request, context) }
     }
 
     func stream(_ request: Request, _ context: AppRequestContext) throws -> Response {

@@ -88,8 +88,8 @@ public final class ImageStore: Sendable {
     }
 
     /// `GET /images/{sha256}.{ext}`: immutable, with the hash as its ETag.
-    func register(on router: Router<AppRequestContext>) {
-        router.get("/images/:file") { request, context -> Response in
+    func register(on routes: Routes) {
+        routes.api(.get, "/images/:file") { request, context -> Response in
             let file = context.parameters.get("file") ?? ""
             let parts = file.split(separator: ".")
             guard parts.count == 2, parts[0].count == 64, parts[0].allSatisfy(\.isHexDigit),

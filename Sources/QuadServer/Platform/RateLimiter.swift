@@ -73,18 +73,24 @@ struct RateLimitMiddleware: RouterMiddleware {
         guard request.uri.path != "/health" else { return try await next(request, context) }
         let decision = limiter.take(context.clientKey)
         let state = decision.header
-        guard decision.allowed else {
-            throw Problem(
-                .tooManyRequests, type: "rate-limited", title: "Too many requests",
-                detail: "Slow down: try again in \(decision.seconds) s.",
-                headers: [
-                    .retryAfter: String(decision.seconds), .rateLimitPolicy: limiter.policyHeader, .rateLimit: state,
-                ])
-        }
+        guard decision.allowed else { throw Self.refusal(decision, limiter: limiter) }
         var response = try await next(request, context)
         response.headers[.rateLimitPolicy] = limiter.policyHeader
         response.headers[.rateLimit] = state
         return response
+    }
+}
+
+extension RateLimitMiddleware {
+    /// The 429 for a spent bucket, saying when to come back.
+    static func refusal(_ decision: RateLimiter.Decision, limiter: RateLimiter) -> Problem {
+        Problem(
+            .tooManyRequests, type: "rate-limited", title: "Too many requests",
+            detail: "Slow down: try again in \(decision.seconds) s.",
+            headers: [
+                .retryAfter: String(decision.seconds), .rateLimitPolicy: limiter.policyHeader,
+                .rateLimit: decision.header,
+            ])
     }
 }
 

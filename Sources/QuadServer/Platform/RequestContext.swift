@@ -8,10 +8,12 @@ public struct AppRequestContext: RequestContext {
     public var coreContext: CoreRequestContextStorage
     public let remoteAddress: SocketAddress?
     public let requestId: String
-    /// Who is calling, when they signed in (set by `AuthMiddleware`).
+    /// Who is calling, when they signed in (set by `AccessMiddleware`).
     public var person: Person?
-    /// True when `person` came from the session cookie (so the request must prove it is not cross-site).
-    public var signedInWithCookie = false
+    /// How `person` proved who they are (a cookie-signed change must also prove it is not cross-site).
+    var signedIn = SignedIn.no
+    /// The key of the personal app link the request came through (`FrontDoor` takes it off the path).
+    var appLinkKey: String?
     /// The session token that signed the request in (not the admin token).
     public var sessionToken: String?
 

@@ -68,20 +68,20 @@ final class WebShell: Sendable {
         self.services = services
     }
 
-    func register(on router: Router<AppRequestContext>) {
-        router.get("/") { request, context in
+    func register(on routes: Routes) {
+        routes.on(.get, "/", .public) { request, context in
             try self.page(request, template: "home", title: { $0("home.title") }) { localizer in
                 let count = self.services.count
                 return count > 0 ? ["servicesCount": localizer("home.services", count: count)] : [:]
             }
         }
-        router.get("/assets/:file") { request, context -> Response in
+        routes.on(.get, "/assets/:file", .public) { request, context -> Response in
             guard let asset = self.assets[request.uri.path] else { throw HTTPError(.notFound) }
             return HTTPCache.response(
                 asset.bytes, etag: "\"\(context.parameters.get("file") ?? "")\"", contentType: asset.type,
                 policy: .immutable, request: request)
         }
-        router.get("/sw.js") { request, _ in
+        routes.on(.get, "/sw.js", .public) { request, _ in
             HTTPCache.response(
                 self.serviceWorker, etag: HTTPCache.etag(for: self.serviceWorker.readableBytesView),
                 contentType: "text/javascript; charset=utf-8", policy: .revalidate, request: request)
@@ -103,7 +103,7 @@ final class WebShell: Sendable {
         values: (Localizer) -> [String: Any] = { _ in [:] }
     ) throws -> Response {
         if let chosen = request.uri.queryParameters.get("lang").flatMap({ Language(code: $0) }) {
-            var response = Response.redirect(to: request.uri.path, type: .found)
+            var response = Response.seeOther(request.uri.path)
             response.setCookie(
                 .init(
                     name: Self.languageCookie, value: chosen.rawValue, maxAge: 365 * 24 * 3600, path: "/",

@@ -8,17 +8,26 @@ struct RoomsRoutes {
     let rooms: Rooms
     let web: WebShell
 
-    func register(on router: Router<AppRequestContext>) {
-        router.get("/api/rooms") { request, _ in try await self.list(request) }
-        router.get("/rooms") { request, _ in try await self.page(request) }
-        router.post("/rooms/:roomId/book") { request, context in
-            try await self.book(request, roomId: context.parameters.require("roomId"))
+    func register(on routes: Routes) {
+        routes.api(.get, "/api/rooms") { request, _ in try await self.list(request) }
+        routes.on(.get, "/rooms", .public) { request, _ in try await self.page(request) }
+        routes.on(.post, "/rooms/:roomId/book", .member) { request, context in
+            try await self.book(request, roomId: Self.roomId(context))
         }
-        router.post("/rooms/:roomId/bookings/:bookingId/cancel") { request, context in
-            try await self.cancel(
-                request, roomId: context.parameters.require("roomId"),
-                bookingId: context.parameters.require("bookingId"))
+        routes.on(.post, "/rooms/:roomId/bookings/:bookingId/cancel", .owner) { request, context in
+            guard let bookingId = BookingID(context.parameters.get("bookingId")) else {
+                throw Problem.notFound("There is no such booking.")
+            }
+            return try await self.cancel(request, roomId: Self.roomId(context), bookingId: bookingId)
         }
+    }
+
+    /// The room of the path, parsed: 404 for anything that is not a room id.
+    static func roomId(_ context: AppRequestContext) throws -> RoomID {
+        guard let id = RoomID(context.parameters.get("roomId")) else {
+            throw Problem.notFound("There is no such room.")
+        }
+        return id
     }
 
     // MARK: API
@@ -81,7 +90,7 @@ struct RoomsRoutes {
                 "roomsScript": web.asset("rooms"),
                 "stringsJSON": Self.scriptStrings(t),
             ]
-            if let notice = Self.notice(query: query, names: names, t: t) {
+            if let notice = Self.notice(query: query, names: names, mine: mine.map(\.booking), t: t) {
                 var dict: [String: Any] = ["kind": notice.kind, "text": notice.text]
                 if let action = notice.cancelAction { dict["cancelAction"] = action }
                 if let room = notice.roomName { dict["roomName"] = room }
@@ -105,13 +114,18 @@ struct RoomsRoutes {
         return card
     }
 
-    private static func notice(query: Parameters, names: [String: String], t: Localizer) -> Notice? {
-        if let room = query.get("booked"), let name = names[room] {
-            let action = query.get("booking").map { "/rooms/\(room)/bookings/\($0)/cancel" }
+    /// What the last form did, from `?booked=ROOM&booking=ID`, `?cancelled=ROOM` or `?error=…`: only known rooms,
+    /// and a cancel button only for a booking of the person's own, so a crafted link cannot aim the button.
+    private static func notice(query: Parameters, names: [String: String], mine: [Booking], t: Localizer) -> Notice? {
+        if let room = RoomID(query.get("booked")), let name = names[room.value] {
+            let booking = BookingID(query.get("booking")).flatMap { id in
+                mine.first { $0.id == id.value && $0.roomId == room.value }
+            }
+            let action = booking.map { "/rooms/\($0.roomId)/bookings/\($0.id)/cancel" }
             return Notice(
                 kind: "success", text: t("rooms.bookedMessage", ["name": name]), cancelAction: action, roomName: name)
         }
-        if let room = query.get("cancelled"), let name = names[room] {
+        if let room = RoomID(query.get("cancelled")), let name = names[room.value] {
             return Notice(kind: "success", text: t("rooms.cancelledMessage", ["name": name]))
         }
         switch query.get("error") {
@@ -142,29 +156,23 @@ struct RoomsRoutes {
 
     // MARK: Forms (no JavaScript needed)
 
-    func book(_ request: Request, roomId: String) async throws -> Response {
-        var request = request
-        _ = try await request.verifiedForm()
-        guard let person = RequestInfo.current.person else {
-            return .redirect(to: "/signin?next=/rooms", type: .normal)
-        }
+    func book(_ request: Request, roomId: RoomID) async throws -> Response {
+        let person = try Access.person()
         do {
-            let (booking, spots) = try await rooms.store.book(roomId: roomId, owner: person)
-            await rooms.changed(roomId, spots: spots, .spots)
-            return .redirect(to: "/rooms?booked=\(roomId)&booking=\(booking.id)", type: .normal)
+            let (booking, spots) = try await rooms.store.book(roomId: roomId.value, owner: person)
+            await rooms.changed(roomId.value, spots: spots, .spots)
+            return .seeOther("/rooms?booked=\(roomId)&booking=\(booking.id)")
         } catch let problem as Problem where problem.status == .conflict {
             let reason = problem.type.hasSuffix("already-booked") ? "already" : "full"
-            return .redirect(to: "/rooms?error=\(reason)", type: .normal)
+            return .seeOther("/rooms?error=\(reason)")
         }
     }
 
-    func cancel(_ request: Request, roomId: String, bookingId: String) async throws -> Response {
-        var request = request
-        _ = try await request.verifiedForm()
+    func cancel(_ request: Request, roomId: RoomID, bookingId: BookingID) async throws -> Response {
         let person = try Access.person()
-        if let spots = try await rooms.store.cancel(roomId: roomId, bookingId: bookingId, by: person) {
-            await rooms.changed(roomId, spots: spots, .spots)
+        if let spots = try await rooms.store.cancel(roomId: roomId.value, bookingId: bookingId.value, by: person) {
+            await rooms.changed(roomId.value, spots: spots, .spots)
         }
-        return .redirect(to: "/rooms?cancelled=\(roomId)", type: .normal)
+        return .seeOther("/rooms?cancelled=\(roomId)")
     }
 }

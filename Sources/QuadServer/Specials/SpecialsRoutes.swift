@@ -9,27 +9,27 @@ struct SpecialsRoutes {
     let specials: Specials
     let web: WebShell
 
-    func register(on router: Router<AppRequestContext>) {
-        router.get("/api/specials") { request, _ in try await self.list(request) }
-        router.get("/specials") { request, _ in try await self.page(request) }
-        router.get("/specials/mosaic") { request, _ in try await self.mosaic(request) }
-        router.get("/specials/:specialId") { request, context in
+    func register(on routes: Routes) {
+        routes.api(.get, "/api/specials") { request, _ in try await self.list(request) }
+        routes.on(.get, "/specials", .public) { request, _ in try await self.page(request) }
+        routes.on(.get, "/specials/mosaic", .public) { request, _ in try await self.mosaic(request) }
+        routes.on(.get, "/specials/:specialId", .public) { request, context in
             try await self.details(request, id: context.parameters.require("specialId"))
         }
-        router.get("/admin/specials") { request, _ in try await self.manager(request) }
-        router.get("/admin/specials/new") { request, _ in try await self.form(request, id: nil) }
-        router.post("/admin/specials") { request, _ in try await self.save(request, id: nil) }
-        router.post("/admin/specials/settings") { request, _ in try await self.saveSettings(request) }
-        router.get("/admin/specials/:specialId") { request, context in
+        routes.on(.get, "/admin/specials", .admin) { request, _ in try await self.manager(request) }
+        routes.on(.get, "/admin/specials/new", .admin) { request, _ in try await self.form(request, id: nil) }
+        routes.on(.post, "/admin/specials", .admin) { request, _ in try await self.save(request, id: nil) }
+        routes.on(.post, "/admin/specials/settings", .admin) { request, _ in try await self.saveSettings(request) }
+        routes.on(.get, "/admin/specials/:specialId", .admin) { request, context in
             try await self.form(request, id: context.parameters.require("specialId"))
         }
-        router.post("/admin/specials/:specialId") { request, context in
+        routes.on(.post, "/admin/specials/:specialId", .admin) { request, context in
             try await self.save(request, id: context.parameters.require("specialId"))
         }
-        router.post("/admin/specials/:specialId/move") { request, context in
+        routes.on(.post, "/admin/specials/:specialId/move", .admin) { request, context in
             try await self.move(request, id: context.parameters.require("specialId"))
         }
-        router.post("/admin/specials/:specialId/delete") { request, context in
+        routes.on(.post, "/admin/specials/:specialId/delete", .admin) { request, context in
             try await self.delete(request, id: context.parameters.require("specialId"))
         }
     }
@@ -138,17 +138,7 @@ struct SpecialsRoutes {
 
     // MARK: The manager's pages
 
-    /// Admins only: a visitor is sent to sign in, anyone else is refused.
-    private func requireAdminPage(_ request: Request) throws -> Response? {
-        guard RequestInfo.current.person != nil else {
-            return .redirect(to: "/signin?next=/admin/specials", type: .normal)
-        }
-        try Access.admin()
-        return nil
-    }
-
     func manager(_ request: Request) async throws -> Response {
-        if let redirect = try requireAdminPage(request) { return redirect }
         return try await managerPage(request, settingsForm: nil, errors: [])
     }
 
@@ -202,9 +192,8 @@ struct SpecialsRoutes {
 
     /// The store's settings from the manager's page: 422 with each field's message and what was typed, or saved.
     func saveSettings(_ request: Request) async throws -> Response {
-        if let redirect = try requireAdminPage(request) { return redirect }
         var request = request
-        let fields = try await request.verifiedForm()
+        let fields = try await request.formFields()
         do {
             try await specials.store.setSettings(try SpecialValidation.settings(form: fields))
         } catch let failure as ValidationFailure {
@@ -213,11 +202,10 @@ struct SpecialsRoutes {
                 request, settingsForm: Dictionary(uniqueKeysWithValues: typed), errors: failure.errors)
         }
         await specials.changed(nil, .settings)
-        return .redirect(to: "/admin/specials?done=settings#specials-settings", type: .normal)
+        return .seeOther("/admin/specials?done=settings#specials-settings")
     }
 
     func form(_ request: Request, id: String?) async throws -> Response {
-        if let redirect = try requireAdminPage(request) { return redirect }
         var fields: [String: String] = ["width": "8", "height": "8"]
         if let id {
             guard let record = try await specials.store.find(id) else {
@@ -265,9 +253,8 @@ struct SpecialsRoutes {
     }
 
     func save(_ request: Request, id: String?) async throws -> Response {
-        if let redirect = try requireAdminPage(request) { return redirect }
         var request = request
-        let fields = try await request.verifiedForm()
+        let fields = try await request.formFields()
         let draft = SpecialDraft(
             displayName: fields["display_name"], width: fields["width"], height: fields["height"],
             originalPrice: fields["original_price"], price: fields["price"], promotion: fields["promotion"],
@@ -279,7 +266,7 @@ struct SpecialsRoutes {
                 if let uploaded { image = try await specials.uploadedImage(uploaded) }
                 let record = try await specials.store.update(id, image: image) { $0 = draft }
                 await specials.changed(record.id, .updated)
-                return .redirect(to: "/admin/specials?done=saved#special-\(record.id)", type: .normal)
+                return .seeOther("/admin/specials?done=saved#special-\(record.id)")
             }
             let settings = try await specials.snapshot.settings()
             let checked = try SpecialValidation.special(
@@ -287,7 +274,7 @@ struct SpecialsRoutes {
             let record = try await specials.store.create(
                 draft, image: try await specials.image(uploaded, name: checked.displayName))
             await specials.changed(record.id, .created)
-            return .redirect(to: "/admin/specials?done=added#special-\(record.id)", type: .normal)
+            return .seeOther("/admin/specials?done=added#special-\(record.id)")
         } catch let failure as ValidationFailure {
             var typed = fields
             typed["csrf"] = nil
@@ -296,22 +283,18 @@ struct SpecialsRoutes {
     }
 
     func move(_ request: Request, id: String) async throws -> Response {
-        if let redirect = try requireAdminPage(request) { return redirect }
         var request = request
-        let fields = try await request.verifiedForm()
+        let fields = try await request.formFields()
         let offset = fields["direction"] == "up" ? -1 : 1
         guard try await specials.store.move(id, by: offset) != nil else {
             throw Problem.notFound("There is no special \(id).")
         }
         await specials.changed(id, .reordered)
-        return .redirect(to: "/admin/specials?done=moved#special-\(id)", type: .normal)
+        return .seeOther("/admin/specials?done=moved#special-\(id)")
     }
 
     func delete(_ request: Request, id: String) async throws -> Response {
-        if let redirect = try requireAdminPage(request) { return redirect }
-        var request = request
-        _ = try await request.verifiedForm()
         if try await specials.store.delete(id) { await specials.changed(id, .deleted) }
-        return .redirect(to: "/admin/specials?done=deleted", type: .normal)
+        return .seeOther("/admin/specials?done=deleted")
     }
 }

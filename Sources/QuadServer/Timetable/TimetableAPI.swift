@@ -7,21 +7,21 @@ import QuadCore
 struct TimetableAPI {
     let timetable: Timetable
 
-    func register(on router: Router<AppRequestContext>) {
-        router.get("/api/schedules") { request, _ in try await self.schedules(request) }
-        router.get("/api/parkings") { _, _ in try await self.parkings() }
-        router.put("/api/parkings/:parkingId") { request, context in
+    func register(on routes: Routes) {
+        routes.api(.get, "/api/schedules") { request, _ in try await self.schedules(request) }
+        routes.api(.get, "/api/parkings") { _, _ in try await self.parkings() }
+        routes.api(.put, "/api/parkings/:parkingId") { request, context in
             try await self.reading(request, context: context, id: context.parameters.require("parkingId"))
         }
-        router.get("/api/departures") { _, _ in try await self.departures() }
-        router.put("/api/departures/:departureId") { request, context in
+        routes.api(.get, "/api/departures") { _, _ in try await self.departures() }
+        routes.api(.put, "/api/departures/:departureId") { request, context in
             try await self.prediction(request, context: context, id: context.parameters.require("departureId"))
         }
-        router.get("/api/students/:studentId/timetable.ics") { request, context in
+        routes.api(.get, "/api/students/:studentId/timetable.ics") { request, context in
             try await self.calendar(request, studentId: context.parameters.require("studentId"))
         }
-        router.get("/api/me/calendar") { request, _ in try await self.myCalendar(request, rotate: false) }
-        router.post("/api/me/calendar") { request, _ in try await self.myCalendar(request, rotate: true) }
+        routes.api(.get, "/api/me/calendar") { request, _ in try await self.myCalendar(request, rotate: false) }
+        routes.api(.post, "/api/me/calendar") { request, _ in try await self.myCalendar(request, rotate: true) }
     }
 
     static func json(_ value: some Encodable, status: HTTPResponse.Status = .ok) throws -> Response {
@@ -118,7 +118,6 @@ struct TimetableAPI {
     }
 
     func reading(_ request: Request, context: AppRequestContext, id: String) async throws -> Response {
-        try Access.feed()
         var request = request
         let body = try await request.decodeJSON(Reading.self, context: context)
         let park: CarPark
@@ -135,7 +134,6 @@ struct TimetableAPI {
     }
 
     func prediction(_ request: Request, context: AppRequestContext, id: String) async throws -> Response {
-        try Access.feed()
         var request = request
         let body = try await request.decodeJSON(Prediction.self, context: context)
         let departure = try await timetable.recordPrediction(id, predicted: body.predicted.flatMap(Timestamp.date))

@@ -9,9 +9,8 @@ struct TimetableAdminRoutes {
     let timetable: Timetable
     let web: WebShell
 
-    func register(on router: Router<AppRequestContext>) {
-        router.get("/admin/timetable") { request, _ in
-            try Access.admin()
+    func register(on routes: Routes) {
+        routes.on(.get, "/admin/timetable", .admin) { request, _ in
             let query = request.uri.queryParameters
             return try await self.page(
                 request, saved: query.get("saved") != nil,
@@ -62,10 +61,9 @@ struct TimetableAdminRoutes {
             ),
         ]
         for (path, action) in actions {
-            router.post("/admin/timetable/\(path)") { request, _ in
+            routes.on(.post, "/admin/timetable/\(path)", .admin) { request, _ in
                 var request = request
-                let fields = try await request.verifiedForm()
-                try Access.admin()
+                let fields = try await request.formFields()
                 do {
                     try await action(self, fields)
                 } catch let failure as ValidationFailure {
@@ -73,7 +71,7 @@ struct TimetableAdminRoutes {
                         request, saved: false, errors: failure.errors, form: path, submitted: fields,
                         status: .unprocessableContent)
                 }
-                return .redirect(to: "/admin/timetable?saved=1#\(path.split(separator: "/")[0])", type: .normal)
+                return .seeOther("/admin/timetable?saved=1#\(path.split(separator: "/")[0])")
             }
         }
     }

@@ -8,10 +8,10 @@ struct TimetableRoutes {
     let timetable: Timetable
     let web: WebShell
 
-    func register(on router: Router<AppRequestContext>) {
-        router.get("/timetable") { request, _ in try await self.page(request) }
-        router.post("/timetable/calendar") { request, _ in try await self.rotate(request) }
-        TimetableAdminRoutes(timetable: timetable, web: web).register(on: router)
+    func register(on routes: Routes) {
+        routes.on(.get, "/timetable", .public) { request, _ in try await self.page(request) }
+        routes.on(.post, "/timetable/calendar", .member) { request, _ in try await self.rotate(request) }
+        TimetableAdminRoutes(timetable: timetable, web: web).register(on: routes)
     }
 
     static func locale(_ language: Language) -> Locale {
@@ -236,13 +236,11 @@ struct TimetableRoutes {
 
     /// A new calendar address from the page's form (CSRF-checked).
     func rotate(_ request: Request) async throws -> Response {
-        var request = request
-        _ = try await request.verifiedForm()
         let person = try Access.person()
         guard let student = try await timetable.student(for: person) else {
             throw Problem.notFound("Your account is not linked to a student.")
         }
         _ = try await timetable.store.rotateKey(student: student.id)
-        return .redirect(to: "/timetable?rotated=1#calendar", type: .normal)
+        return .seeOther("/timetable?rotated=1#calendar")
     }
 }

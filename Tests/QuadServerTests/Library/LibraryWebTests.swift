@@ -110,9 +110,11 @@ import Testing
             var input = BookInput()
             input.title = .value("Dune")
             input.author = .value("Frank Herbert")
-            let book = try await library.create(input)
             let ada = Person(username: "ada", displayName: "Ada", role: .member)
+            let book = try await library.create(input, by: ada)
             _ = try await library.checkOut(book.id, by: ada, name: nil)
+            // Who has a book is for people signed in.
+            let grace = try await Self.browser(app, "grace")
             // The page is read a day later.
             app.clock.advance(by: .seconds(86_400))
             var campus = Calendar(identifier: .gregorian)
@@ -124,13 +126,17 @@ import Testing
             months.en.locale = Locale(identifier: "en")
             let month = campus.component(.month, from: lateEvening) - 1
 
-            let english = try await client.execute(
+            var english = try await client.execute(
                 uri: "/library/books/\(book.id)", method: .get, headers: [.acceptLanguage: "en"]
             ) { $0 }
+            #expect(!english.text.contains("Ada") && english.text.contains("On loan since \(day) "))
+            var inEnglish = grace
+            inEnglish[.acceptLanguage] = "en"
+            english = try await client.execute(uri: "/library/books/\(book.id)", method: .get, headers: inEnglish) {
+                $0
+            }
             #expect(english.text.contains("With Ada since \(day) \(months.en.monthSymbols[month])<"))
-            let french = try await client.execute(
-                uri: "/library/books/\(book.id)", method: .get, headers: [.acceptLanguage: "fr"]
-            ) { $0 }
+            let french = try await client.execute(uri: "/library/books/\(book.id)", method: .get, headers: grace) { $0 }
             let frenchDay = day == 1 ? "1er" : String(day)
             #expect(french.text.contains("Chez Ada depuis le \(frenchDay) \(months.fr.monthSymbols[month])<"))
 
@@ -148,7 +154,7 @@ import Testing
             var input = BookInput()
             input.title = .value("Emma")
             input.author = .value("Jane Austen")
-            let book = try await library.create(input)
+            let book = try await library.create(input, by: Person(username: "ada", displayName: "Ada", role: .member))
             let editor = try await client.execute(
                 uri: "/library/books/\(book.id)/edit", method: .get, headers: headers
             ) { $0 }
@@ -160,7 +166,8 @@ import Testing
             // Grace saves first; Ada's form still carries the ETag of what she opened.
             var other = BookInput()
             other.publisher = .value("John Murray")
-            _ = try await library.update(book.id, other, ifMatch: nil)
+            _ = try await library.update(
+                book.id, other, ifMatch: nil, by: Person(username: "grace", displayName: "Grace", role: .member))
             let stale = try await Self.post(
                 client, "/library/books/\(book.id)",
                 "csrf=\(Self.csrf)&etag=\(seen)&title=Emma+annotated&author=Jane+Austen&publisher=&categories=&isbn=",

@@ -12,9 +12,9 @@ import Testing
     /// A route that counts how often it really ran, optionally slowly.
     final class Counter: Sendable {
         let runs = NIOLockedValueBox(0)
-        func routes(delay: Duration = .zero) -> (Router<AppRequestContext>) -> Void {
-            { router in
-                router.post("/api/test/orders") { request, _ -> Response in
+        func routes(delay: Duration = .zero) -> (Routes) -> Void {
+            { routes in
+                routes.on(.post, "/api/test/orders", .public) { request, _ -> Response in
                     try await Task.sleep(for: delay)
                     let n = self.runs.withLockedValue { n in
                         n += 1

@@ -10,13 +10,13 @@ import Testing
     struct Note: Decodable { var title: String }
     struct Secret: Error { let password = "hunter2" }
 
-    static func testRoutes(_ router: Router<AppRequestContext>) {
-        router.post("/api/test/notes") { request, context -> HTTPResponse.Status in
+    static func testRoutes(_ routes: Routes) {
+        routes.on(.post, "/api/test/notes", .public) { request, context -> HTTPResponse.Status in
             var request = request
             _ = try await request.decodeJSON(Note.self, context: context)
             return .created
         }
-        router.get("/api/test/crash") { _, _ -> String in throw Secret() }
+        routes.on(.get, "/api/test/crash", .public) { _, _ -> String in throw Secret() }
     }
 
     @Test func unknownRouteIsAProblem() async throws {

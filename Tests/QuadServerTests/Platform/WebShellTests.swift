@@ -22,7 +22,7 @@ import Testing
     @Test func choosingALanguageIsRemembered() async throws {
         try await TestApp.run { _, client in
             let cookie = try await client.execute(uri: "/?lang=fr", method: .get) { response in
-                #expect(response.status == .found)
+                #expect(response.status == .seeOther)
                 #expect(response.headers[.location] == "/")
                 return try #require(response.headers[.setCookie])
             }

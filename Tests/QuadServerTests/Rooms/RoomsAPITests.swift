@@ -117,33 +117,42 @@ import Testing
         }
     }
 
-    @Test func theOriginalBookCall() async throws {
-        try await Self.run { _, client in
+    /// The original Rooms app, given a personal app link as its base URL, books as the link's person.
+    @Test func theOriginalBookCallThroughAnAppLink() async throws {
+        try await Self.run { app, client in
+            let base = try await client.appLink(for: try await app.signedIn("ada"))
             let ok = try await client.execute(
-                uri: "/api/book", method: .post, headers: Self.json, body: ByteBuffer(string: "{\"name\": \"Mostafa\"}")
+                uri: base + "/bookRoom.json", method: .post, headers: Self.json,
+                body: ByteBuffer(string: "{\"name\": \"Mostafa\"}")
             ) { $0 }
             #expect(ok.status == .ok)
             #expect(try JSONDecoder().decode(BookRoomResponse.self, from: Data(buffer: ok.body)).success)
+            let mine = try await client.execute(
+                uri: "/api/me/bookings", method: .get, headers: try await app.signedIn("ada")
+            ) { $0 }
+            #expect((mine.json["bookings"] as? [[String: Any]])?.first?["roomId"] as? String == "mostafa")
             let full = try await client.execute(
-                uri: "/api/book", method: .post, headers: Self.json, body: ByteBuffer(string: "{\"name\": \"Alexis\"}")
+                uri: base + "/bookRoom.json", method: .post, headers: Self.json,
+                body: ByteBuffer(string: "{\"name\": \"Alexis\"}")
             ) { $0 }
             #expect(full.status == .conflict)
             #expect(try !JSONDecoder().decode(BookRoomResponse.self, from: Data(buffer: full.body)).success)
             let unknown = try await client.execute(
-                uri: "/api/book", method: .post, headers: Self.json, body: ByteBuffer(string: "{\"name\": \"Nowhere\"}")
+                uri: base + "/bookRoom.json", method: .post, headers: Self.json,
+                body: ByteBuffer(string: "{\"name\": \"Nowhere\"}")
             ) { $0 }
             #expect(unknown.status == .notFound)
             try await client.execute(uri: "/api/rooms/mostafa", method: .get) { #expect($0.json["spots"] as? Int == 3) }
         }
     }
 
-    @Test func theOriginalBookCallCanBeSwitchedOff() async throws {
-        try await TestApp.run(configure: {
-            $0.loadDemoData = true; $0.legacyAPI = false
-        }) { _, client in
+    /// Nobody fills a room anonymously any more: the original call needs someone it books for.
+    @Test func theOriginalBookCallIsNotAnonymous() async throws {
+        try await Self.run { _, client in
             try await client.execute(
                 uri: "/api/book", method: .post, headers: Self.json, body: ByteBuffer(string: "{\"name\": \"Mostafa\"}")
-            ) { #expect($0.status == .notFound) }
+            ) { #expect($0.status == .unauthorized) }
+            try await client.execute(uri: "/api/rooms/mostafa", method: .get) { #expect($0.json["spots"] as? Int == 4) }
         }
     }
 

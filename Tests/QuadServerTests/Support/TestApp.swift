@@ -36,7 +36,7 @@ struct TestApp: Sendable {
     static func run(
         _ engine: Database.Engine = .sqlite, at instant: Date? = nil,
         configure: (inout Configuration) -> Void = { _ in },
-        routes: (Router<AppRequestContext>) -> Void = { _ in },
+        routes: (Routes) -> Void = { _ in },
         live: Bool = false,
         _ body: @escaping @Sendable (TestApp, any TestClientProtocol) async throws -> Void
     ) async throws {
@@ -49,8 +49,7 @@ struct TestApp: Sendable {
                 _ in
             }
             let features = Features(platform: platform)
-            let router = try await buildRouter(platform, features)
-            routes(router)
+            let router = try await buildRouter(platform, features, extra: routes)
             let testApp = TestApp(configuration: configuration, platform: platform, clock: clock)
             let app = Application(router: router, server: .quad(features), logger: TestDatabase.logger)
             try await app.test(live ? .live : .router) { client in try await body(testApp, client) }
@@ -96,3 +95,19 @@ final class Announcements: Sendable {
     var all: [String] { lines.withLockedValue { $0 } }
     func record(_ line: String) { lines.withLockedValue { $0.append(line) } }
 }
+
+extension TestClientProtocol {
+    /// A new personal app link for whoever `headers` sign in, as the path the original apps are given.
+    func appLink(for headers: HTTPFields, label: String = "Test app") async throws -> String {
+        let created = try await execute(
+            uri: "/api/me/app-links", method: .post, headers: headers,
+            body: ByteBuffer(string: "{\"label\": \"\(label)\"}")
+        ) { $0 }
+        guard created.status == .created, let url = created.json["url"] as? String,
+            let path = URLComponents(string: url)?.path
+        else { throw AppLinkFailed(status: created.status.code) }
+        return path
+    }
+}
+
+struct AppLinkFailed: Error { var status: Int }

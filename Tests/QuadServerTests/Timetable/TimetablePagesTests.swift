@@ -14,7 +14,7 @@ import Testing
     static func form(_ headers: HTTPFields, _ body: String, token: String? = csrf) -> (HTTPFields, ByteBuffer) {
         var headers = headers
         headers[.contentType] = "application/x-www-form-urlencoded"
-        headers[.cookie] = "quad_csrf=\(csrf)"
+        headers[.cookie] = [headers[.cookie], "quad_csrf=\(csrf)"].compactMap { $0 }.joined(separator: "; ")
         let field = token.map { "csrf=\($0)&" } ?? ""
         return (headers, ByteBuffer(string: field + body))
     }
@@ -66,7 +66,9 @@ import Testing
     func adminFormsCheckTheTokenAndEveryField(engine: Database.Engine) async throws {
         try await TestApp.run(engine) { app, client in
             let (kier, _, _) = try await TimetableAPITests.setUp(app)
-            let admin: HTTPFields = [.authorization: "Bearer \(TestApp.adminToken)"]
+            // The admin in a browser: the session cookie signs the forms, so they must carry the CSRF token.
+            let (session, _) = try await Accounts(platform: app.platform).sessions.start(for: "admin", kind: .web)
+            let admin: HTTPFields = [.cookie: "quad_session=\(session)"]
             try await client.execute(uri: "/admin/timetable", method: .get, headers: admin) { response in
                 #expect(response.status == .ok)
                 #expect(response.text.contains("Australia/Melbourne"))
