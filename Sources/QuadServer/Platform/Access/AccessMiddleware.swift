@@ -127,7 +127,8 @@ enum SignedIn: Sendable, Equatable {
 
 extension SitePath {
     static func signIn(next: SitePath) -> SitePath {
-        SitePath(known: "/signin?next=" + next.value.queryValueEncoded)
+        // A next path too long to carry brings the person home after signing in.
+        SitePath("/signin?next=" + next.value.queryValueEncoded) ?? SitePath(known: "/signin")
     }
 }
 
