@@ -85,6 +85,7 @@ func buildRouter(
     LibraryAPI(library: features.library).register(on: routes)
     LibraryRoutes(library: features.library, web: web).register(on: routes)
     AccountsRoutes(accounts: features.accounts, rooms: features.rooms, web: web).register(on: routes)
+    AccountRoutes(accounts: features.accounts, web: web).register(on: routes)
     TimetableAPI(timetable: features.timetable).register(on: routes)
     TimetableRoutes(timetable: features.timetable, web: web).register(on: routes)
     try APIHandler(

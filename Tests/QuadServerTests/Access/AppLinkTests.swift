@@ -132,3 +132,45 @@ import Testing
         }
     }
 }
+
+/// A person who does not use the API makes and revokes their links on `/account`.
+@Suite struct AccountPageTests {
+    @Test func aPersonMakesALinkOnTheirAccountPageAndRevokesIt() async throws {
+        try await TestApp.run(configure: { $0.loadDemoData = true }) { app, client in
+            var browser = try await CSRFTests.browser(app, "ada")
+            browser[.accept] = "text/html"
+            browser[.acceptLanguage] = "fr"
+            let page = try await client.execute(uri: "/account", method: .get, headers: browser) { $0 }
+            #expect(page.status == .ok && page.text.contains("Liens d’application"))
+            var form = browser
+            form[.contentType] = "application/x-www-form-urlencoded"
+            let created = try await client.execute(
+                uri: "/account/app-links", method: .post, headers: form,
+                body: ByteBuffer(string: "csrf=\(CSRFTests.token)&label=Library+sur+mon+iPad")
+            ) { $0 }
+            #expect(created.status == .created)
+            #expect(created.headers[.cacheControl] == "no-store")
+            let pattern = try NSRegularExpression(pattern: #"value="http://localhost(/legacy/[A-Za-z0-9_-]{43})""#)
+            let match = try #require(
+                pattern.firstMatch(in: created.text, range: NSRange(created.text.startIndex..., in: created.text)))
+            let base = String(created.text[Range(match.range(at: 1), in: created.text)!])
+            try await client.execute(uri: base + "/books", method: .get) { #expect($0.status == .ok) }
+            // Shown once: the page shows the label from now on, never the key again.
+            let again = try await client.execute(uri: "/account", method: .get, headers: browser) { $0.text }
+            #expect(again.contains("Library sur mon iPad") && !again.contains(base))
+            let id = try #require(try await Accounts(platform: app.platform).appLinks.list(for: "ada").first?.id)
+            let revoked = try await client.execute(
+                uri: "/account/app-links/\(id)/revoke", method: .post, headers: form,
+                body: ByteBuffer(string: "csrf=\(CSRFTests.token)")
+            ) { $0 }
+            #expect(revoked.status == .seeOther && revoked.headers[.location] == "/account?done=revoked#app-links")
+            try await client.execute(uri: base + "/books", method: .get) { #expect($0.status == .unauthorized) }
+            // An empty label is said next to its field.
+            let empty = try await client.execute(
+                uri: "/account/app-links", method: .post, headers: form,
+                body: ByteBuffer(string: "csrf=\(CSRFTests.token)&label=")
+            ) { $0 }
+            #expect(empty.status == .unprocessableContent && empty.text.contains("app-link-label-error"))
+        }
+    }
+}
