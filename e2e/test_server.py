@@ -149,8 +149,9 @@ def test_a_second_signal_stops_at_once(quad_server_factory):
     server = quad_server_factory()
     # A request whose body never finishes keeps the first, graceful, shutdown waiting.
     sock = socket.create_connection(("127.0.0.1", server.port), timeout=10)
-    sock.sendall(b"POST /api/images HTTP/1.1\r\nHost: x\r\nContent-Type: image/png\r\nContent-Length: 1000\r\n\r\n"
-                 + PNG[:8])
+    # (As the admin: the access layer answers anyone else before reading the body.)
+    sock.sendall(b"POST /api/images HTTP/1.1\r\nHost: x\r\nContent-Type: image/png\r\nContent-Length: 1000\r\n"
+                 + f"Authorization: Bearer {server.admin_token}\r\n\r\n".encode() + PNG[:8])
     wait_until(lambda: server_has_read(server, sock), timeout=10,
                message="the server did not read the request's head")
     server.process.send_signal(signal.SIGTERM)
