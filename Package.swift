@@ -33,7 +33,7 @@ let package = Package(
         // Types, server interface and client generated from the contract, openapi.yaml.
         .target(
             name: "QuadAPI",
-            dependencies: [.product(name: "OpenAPIRuntime", package: "swift-openapi-runtime")],
+            dependencies: ["QuadCore", .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime")],
             resources: [.copy("openapi.yaml")],
             plugins: [.plugin(name: "OpenAPIGenerator", package: "swift-openapi-generator")]
         ),

@@ -86,11 +86,11 @@ func buildRouter(
     LibraryRoutes(library: features.library, web: web).register(on: routes)
     AccountsRoutes(accounts: features.accounts, rooms: features.rooms, web: web).register(on: routes)
     AccountRoutes(accounts: features.accounts, web: web).register(on: routes)
-    TimetableAPI(timetable: features.timetable).register(on: routes)
     TimetableRoutes(timetable: features.timetable, web: web).register(on: routes)
     try APIHandler(
-        platform: platform, rooms: features.rooms, accounts: features.accounts, specials: features.specials
-    ).registerHandlers(on: router)
+        platform: platform, rooms: features.rooms, accounts: features.accounts, specials: features.specials,
+        timetable: features.timetable
+    ).registerHandlers(on: router, configuration: .init(jsonEncodingOptions: [.sortedKeys, .withoutEscapingSlashes]))
     extra(routes)
 
     let served = router.routes.map { (path: $0.path.description, method: $0.method) }

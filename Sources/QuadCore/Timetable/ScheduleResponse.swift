@@ -2,7 +2,7 @@ import Foundation
 
 /// `GET /api/schedules`: the original app's payload (`week`, `student`, `schedules`, `parkings`,
 /// `stops`, dates as `yyyy-MM-dd'T'HH:mm:ss` campus time) with new fields the original ignores.
-public struct ScheduleResponse: Codable, Sendable, Equatable {
+public struct ScheduleResponse: Codable, Sendable, Hashable {
     /// The teaching week of the date asked for; 0 outside teaching weeks (see `weekStatus`).
     public var week: Int
     public var student: Student
@@ -21,7 +21,7 @@ public struct ScheduleResponse: Codable, Sendable, Equatable {
     /// week has no classes, and says why. (Absent from payloads made before it existed.)
     public var daysOff: [DayOff]? = nil
 
-    public struct DayOff: Codable, Sendable, Equatable {
+    public struct DayOff: Codable, Sendable, Hashable {
         public var date: String
         public var name: String
 
@@ -31,7 +31,7 @@ public struct ScheduleResponse: Codable, Sendable, Equatable {
         }
     }
 
-    public struct Student: Codable, Sendable, Equatable {
+    public struct Student: Codable, Sendable, Hashable {
         public var id: String
         public var name: String
 
@@ -41,7 +41,7 @@ public struct ScheduleResponse: Codable, Sendable, Equatable {
         }
     }
 
-    public struct Schedule: Codable, Sendable, Equatable {
+    public struct Schedule: Codable, Sendable, Hashable {
         public var startTime: String
         public var endTime: String
         public var course: String
@@ -61,7 +61,7 @@ public struct ScheduleResponse: Codable, Sendable, Equatable {
         }
     }
 
-    public struct Parking: Codable, Sendable, Equatable {
+    public struct Parking: Codable, Sendable, Hashable {
         public var name: String
         /// Free places.
         public var slot: Int
@@ -84,7 +84,7 @@ public struct ScheduleResponse: Codable, Sendable, Equatable {
         }
     }
 
-    public struct Stop: Codable, Sendable, Equatable {
+    public struct Stop: Codable, Sendable, Hashable {
         public var departure: String
         public var arrival: String
         /// When the bus is expected: the live prediction, or the scheduled time when there is none fresh.
