@@ -70,9 +70,11 @@ func buildRouter(
             accounts: features.accounts, table: routes.access, limiter: platform.rateLimiter, trustProxy: trustProxy))
     if let limiter = platform.rateLimiter { router.add(middleware: RateLimitMiddleware(limiter: limiter)) }
     router.add(middleware: BodyLimitMiddleware())
-    router.add(middleware: RequestInfoMiddleware(trustProxy: trustProxy))
     router.add(middleware: HTTPCacheMiddleware())
     router.add(middleware: IdempotencyMiddleware(store: platform.idempotency))
+    // Innermost: the headers a handler adds (`RequestInfo.headers`) are in place before the cache compares the
+    // ETag and before an idempotent answer is kept.
+    router.add(middleware: RequestInfoMiddleware(trustProxy: trustProxy))
 
     web.register(on: routes)
     platform.images.register(on: routes)
@@ -82,15 +84,16 @@ func buildRouter(
     ).register(on: routes)
     RoomsRoutes(rooms: features.rooms, web: web).register(on: routes)
     SpecialsRoutes(specials: features.specials, web: web).register(on: routes)
-    LibraryAPI(library: features.library).register(on: routes)
     LibraryRoutes(library: features.library, web: web).register(on: routes)
     AccountsRoutes(accounts: features.accounts, rooms: features.rooms, web: web).register(on: routes)
     AccountRoutes(accounts: features.accounts, web: web).register(on: routes)
     TimetableRoutes(timetable: features.timetable, web: web).register(on: routes)
     try APIHandler(
         platform: platform, rooms: features.rooms, accounts: features.accounts, specials: features.specials,
-        timetable: features.timetable
-    ).registerHandlers(on: router, configuration: .init(jsonEncodingOptions: [.sortedKeys, .withoutEscapingSlashes]))
+        library: features.library, timetable: features.timetable
+    ).registerHandlers(
+        on: router, configuration: .init(jsonEncodingOptions: [.sortedKeys, .withoutEscapingSlashes]),
+        middlewares: [EmptyBodyAsNone()])
     extra(routes)
 
     let served = router.routes.map { (path: $0.path.description, method: $0.method) }

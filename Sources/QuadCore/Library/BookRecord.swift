@@ -3,7 +3,7 @@ import Foundation
 /// A book as the API sends it: the original record (`author`, `categories` as one comma-separated string,
 /// `id`, `lastCheckedOut` as `yyyy-MM-dd HH:mm:ss` UTC or null, `lastCheckedOutBy` or null, `publisher`,
 /// `title`, `url` `/books/{id}`), so the original clients decode it, plus what they lacked.
-public struct BookRecord: Codable, Sendable, Equatable {
+public struct BookRecord: Codable, Sendable, Hashable {
     public var author: String
     public var categories: String
     public var id: Int
@@ -25,7 +25,7 @@ public struct BookRecord: Codable, Sendable, Equatable {
     /// editing a book it saw in the list sends it as `If-Match`. Not part of what the ETag hashes.
     public var etag: String?
 
-    public struct LoanRecord: Codable, Sendable, Equatable {
+    public struct LoanRecord: Codable, Sendable, Hashable {
         public var person: String
         public var checkedOutAt: String
         public var dueAt: String

@@ -14,25 +14,32 @@ struct LibraryRoutes {
         routes.on(.get, "/library", .public) { request, _ in try await self.page(request, detail: nil) }
         routes.on(.get, "/library/new", .member) { request, _ in try await self.newBook(request) }
         routes.on(.get, "/library/books/:bookId", .public) { request, context in
-            try await self.page(request, detail: try LibraryAPI.id(context))
+            try await self.page(request, detail: try Self.id(context))
         }
         routes.on(.get, "/library/books/:bookId/edit", .member) { request, context in
-            try await self.edit(request, id: try LibraryAPI.id(context))
+            try await self.edit(request, id: try Self.id(context))
         }
         routes.on(.post, "/library/books", .member) { request, _ in try await self.create(request) }
         routes.on(.post, "/library/books/:bookId", .member) { request, context in
-            try await self.update(request, id: try LibraryAPI.id(context))
+            try await self.update(request, id: try Self.id(context))
         }
         routes.on(.post, "/library/books/:bookId/checkout", .member) { request, context in
-            try await self.checkOut(request, id: try LibraryAPI.id(context))
+            try await self.checkOut(request, id: try Self.id(context))
         }
         routes.on(.post, "/library/books/:bookId/return", .owner) { request, context in
-            try await self.giveBack(request, id: try LibraryAPI.id(context))
+            try await self.giveBack(request, id: try Self.id(context))
         }
         routes.on(.post, "/library/books/:bookId/delete", .member) { request, context in
-            try await self.delete(request, id: try LibraryAPI.id(context))
+            try await self.delete(request, id: try Self.id(context))
         }
         routes.on(.post, "/library/delete", .member) { request, _ in try await self.deleteSelected(request) }
+    }
+
+    /// The book of the path: a whole number from 1; anything else names no book (404).
+    static func id(_ context: AppRequestContext) throws -> Int {
+        let raw = try context.parameters.require("bookId")
+        guard let id = Int(raw), id > 0 else { throw Problem.notFound("There is no book \(raw).") }
+        return id
     }
 
     /// The editor's state: what was typed, and the errors next to their fields.

@@ -1,4 +1,6 @@
+import HTTPTypes
 import Hummingbird
+import OpenAPIRuntime
 
 /// Request body limits: 1 MiB for JSON, 5 MiB for uploads (images).
 enum BodyLimit {
@@ -30,7 +32,27 @@ struct BodyLimitMiddleware: RouterMiddleware {
             throw Problem.tooLarge(limit: limit)
         }
         var request = request
-        _ = try await request.collectBody(upTo: limit)
+        let body = try await request.collectBody(upTo: limit)
+        if body.readableBytes == 0 {
+            // An empty body is no body, whatever its type says (`curl -X POST -H 'Content-Type: application/json'`):
+            // the generated interface then sees none (`EmptyBodyAsNone`).
+            var head = request.head
+            head.headerFields[.contentType] = nil
+            head.headerFields[.contentLength] = "0"
+            request = Request(head: head, body: .init(buffer: body))
+        }
         return try await next(request, context)
+    }
+}
+
+/// Hands the generated interface no body instead of an empty one: an operation whose body is optional would
+/// otherwise try to decode nothing as JSON and answer 400.
+struct EmptyBodyAsNone: ServerMiddleware {
+    func intercept(
+        _ request: HTTPRequest, body: HTTPBody?, metadata: ServerRequestMetadata, operationID: String,
+        next: @Sendable (HTTPRequest, HTTPBody?, ServerRequestMetadata) async throws -> (HTTPResponse, HTTPBody?)
+    ) async throws -> (HTTPResponse, HTTPBody?) {
+        let empty = body?.length == .known(0)
+        return try await next(request, empty ? nil : body, metadata)
     }
 }

@@ -12,6 +12,7 @@ struct APIHandler: APIProtocol {
     let rooms: Rooms
     let accounts: Accounts
     let specials: Specials
+    let library: Library
     let timetable: Timetable
 }
 

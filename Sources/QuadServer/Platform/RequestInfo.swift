@@ -1,4 +1,6 @@
+import HTTPTypes
 import Hummingbird
+import NIOConcurrencyHelpers
 import QuadCore
 
 /// What handlers need from the HTTP request but the generated interface does not pass them (the caller,
@@ -12,6 +14,9 @@ public struct RequestInfo: Sendable {
     public var person: Person?
     /// The session token the caller signed in with (bearer or cookie), for signing out.
     public var sessionToken: String?
+    /// Headers a handler of the generated interface adds to its answer as they are: the runtime would
+    /// percent-encode them (an ETag's quotes, a Location's slashes).
+    let headers = ResponseHeaders()
 
     @TaskLocal public static var current = RequestInfo()
 }
@@ -28,6 +33,19 @@ struct RequestInfoMiddleware: RouterMiddleware {
         let info = RequestInfo(
             clientAddress: context.clientAddress, baseURL: request.baseURL(trustProxy: trustProxy),
             person: context.person, sessionToken: context.sessionToken)
-        return try await RequestInfo.$current.withValue(info) { try await next(request, context) }
+        var response = try await RequestInfo.$current.withValue(info) { try await next(request, context) }
+        for field in info.headers.fields { response.headers[field.name] = field.value }
+        return response
+    }
+}
+
+/// See `RequestInfo.headers`.
+final class ResponseHeaders: Sendable {
+    private let box = NIOLockedValueBox(HTTPFields())
+
+    var fields: HTTPFields { box.withLockedValue { $0 } }
+
+    func set(_ name: HTTPField.Name, _ value: String) {
+        box.withLockedValue { $0[name] = value }
     }
 }
