@@ -124,6 +124,7 @@ final class PeopleStore: Sendable {
                 WHERE username_key = \(bind: key)
                 """
             ).run()
+            try await Self.keepAnAdmin(sql)
             if let hash {
                 try await sql.raw("UPDATE people SET password_hash = \(bind: hash) WHERE username_key = \(bind: key)")
                     .run()
@@ -156,6 +157,7 @@ final class PeopleStore: Sendable {
             try await sql.raw("DELETE FROM sessions WHERE username_key = \(bind: key)").run()
             try await sql.raw("DELETE FROM app_links WHERE username_key = \(bind: key)").run()
             try await sql.raw("DELETE FROM people WHERE username_key = \(bind: key)").run()
+            try await Self.keepAnAdmin(sql)
             return changed
         }
     }
@@ -177,6 +179,16 @@ final class PeopleStore: Sendable {
     private func hash(_ password: String) async throws -> String {
         let cost = passwordCost
         return try await NIOThreadPool.singleton.runIfActive { Bcrypt.hash(password, cost: cost) }
+    }
+
+    /// Quad keeps at least one admin (the admin token acts as one): a change that would leave none is refused,
+    /// and its transaction rolled back.
+    private static func keepAnAdmin(_ sql: any SQLDatabase) async throws {
+        guard try await sql.raw("SELECT username_key FROM people WHERE role = 'admin'").first() != nil else {
+            throw Problem.conflict(
+                "last-admin", title: "The last admin",
+                detail: "Quad keeps at least one admin: make someone else an admin first.")
+        }
     }
 
     private static func checkStudentId(_ sql: any SQLDatabase, _ studentId: String?, except key: String?) async throws {

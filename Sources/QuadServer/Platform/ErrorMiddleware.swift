@@ -70,9 +70,13 @@ struct ErrorMiddleware: RouterMiddleware {
             }
             fallthrough
         default:
+            // A generated-interface error describes the whole request, headers (and so credentials) included:
+            // only what went wrong, and in which operation, is logged.
+            let described =
+                (error as? ServerError).map { "\($0.operationID): \(String(reflecting: $0.underlyingError))" }
+                ?? String(reflecting: error)
             context.logger.error(
-                "Unexpected error",
-                metadata: ["error": "\(String(reflecting: error))", "request": "\(context.requestId)"])
+                "Unexpected error", metadata: ["error": "\(described)", "request": "\(context.requestId)"])
             return .internalError(requestId: context.requestId)
         }
     }
@@ -115,10 +119,26 @@ final class RouteTable: Sendable {
         patterns.withLockedValue { $0.append((components, method)) }
     }
 
+    /// The methods of the route the router would pick for `path`: like the router, a literal segment wins over
+    /// a parameter (`/api/books/delete` is not `/api/books/{bookId}`), so `Allow` names that route's methods only.
     func methods(matching path: String) -> Set<HTTPRequest.Method> {
         let parts = path.split(separator: "/")
         return patterns.withLockedValue { patterns in
-            Set(patterns.filter { Self.matches($0.components, parts) }.map(\.method))
+            let matching = patterns.filter { Self.matches($0.components, parts) }
+            guard
+                let best = matching.map({ Self.specificity($0.components) }).max(by: {
+                    $0.lexicographicallyPrecedes($1)
+                })
+            else { return [] }
+            return Set(matching.filter { Self.specificity($0.components) == best }.map(\.method))
+        }
+    }
+
+    /// Per segment: 2 for a literal, 1 for a parameter, 0 for a wildcard.
+    private static func specificity(_ pattern: [Substring]) -> [Int] {
+        pattern.map { part in
+            if part == "*" || part == "**" { return 0 }
+            return part.hasPrefix(":") || part.contains("{") ? 1 : 2
         }
     }
 

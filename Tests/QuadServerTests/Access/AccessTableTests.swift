@@ -163,3 +163,22 @@ import Testing
         }
     }
 }
+
+/// The admin token acts as an admin: Quad never lets the last admin go, so the token cannot lock itself out.
+@Suite struct LastAdminTests {
+    @Test func theLastAdminCanBeNeitherRemovedNorDemoted() async throws {
+        try await TestApp.run { _, client in
+            let admin: HTTPFields = [.authorization: "Bearer \(TestApp.adminToken)", .contentType: "application/json"]
+            try await client.execute(uri: "/api/people/admin", method: .delete, headers: admin) {
+                #expect($0.status == .conflict)
+            }
+            try await client.execute(
+                uri: "/api/people/admin", method: .patch, headers: admin,
+                body: ByteBuffer(string: #"{"role": "member"}"#)
+            ) { #expect($0.status == .conflict) }
+            try await client.execute(uri: "/api/me", method: .get, headers: admin) { response in
+                #expect(response.status == .ok && response.json["role"] as? String == "admin")
+            }
+        }
+    }
+}

@@ -38,6 +38,18 @@ import Testing
                 #expect(response.headers[.allow] == "GET")
                 #expect(response.headers[.contentType] == "application/problem+json")
             }
+            // A literal segment is its own route, as the router sees it: not the parameter route beside it.
+            for (path, allowed) in [
+                ("/api/books/delete", "POST"), ("/api/specials/order", "PUT"), ("/api/specials/all", "GET"),
+            ] {
+                try await client.execute(uri: path, method: .patch) { response in
+                    #expect(response.status == .methodNotAllowed, "\(path)")
+                    #expect(response.headers[.allow] == allowed, "\(path)")
+                }
+            }
+            try await client.execute(uri: "/api/books/delete", method: .delete) {
+                #expect($0.status == .methodNotAllowed && $0.headers[.allow] == "POST")
+            }
         }
     }
 
