@@ -92,7 +92,9 @@ func buildRouter(
         platform: platform, rooms: features.rooms, accounts: features.accounts, specials: features.specials,
         library: features.library, timetable: features.timetable
     ).registerHandlers(
-        on: router, configuration: .init(jsonEncodingOptions: [.sortedKeys, .withoutEscapingSlashes]),
+        on: router,
+        configuration: .init(
+            dateTranscoder: RFC3339Dates(), jsonEncodingOptions: [.sortedKeys, .withoutEscapingSlashes]),
         middlewares: [EmptyBodyAsNone()])
     extra(routes)
 

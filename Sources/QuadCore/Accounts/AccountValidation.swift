@@ -24,7 +24,7 @@ public enum AccountValidation {
     public static func displayName(_ raw: String?, field: String = "displayName") throws(ValidationFailure) -> String {
         let name = (raw ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
         guard (1...100).contains(name.count),
-            !name.unicodeScalars.contains(where: { CharacterSet.controlCharacters.contains($0) })
+            !name.hasControlCharacters
         else {
             throw ValidationFailure(
                 field: field, message: "A display name is 1 to 100 characters, no control characters.")

@@ -98,7 +98,7 @@ public enum BookValidation {
     }
 
     static func hasControlCharacters(_ text: String) -> Bool {
-        text.unicodeScalars.contains { CharacterSet.controlCharacters.contains($0) }
+        text.hasControlCharacters
     }
 }
 

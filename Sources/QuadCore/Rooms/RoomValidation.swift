@@ -13,7 +13,7 @@ public enum RoomValidation {
         guard person.count <= maxPersonLength else {
             throw ValidationFailure(field: "person", message: "A name is at most \(maxPersonLength) characters.")
         }
-        guard !person.unicodeScalars.contains(where: { CharacterSet.controlCharacters.contains($0) }) else {
+        guard !person.hasControlCharacters else {
             throw ValidationFailure(field: "person", message: "A name cannot contain control characters.")
         }
         return person

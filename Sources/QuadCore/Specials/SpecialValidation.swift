@@ -54,7 +54,7 @@ public enum SpecialValidation {
         let name = (draft.displayName ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
         if name.isEmpty || name.count > maxNameLength {
             errors.append(.init(field: "display_name", message: "A name is 1 to \(maxNameLength) characters."))
-        } else if name.unicodeScalars.contains(where: { CharacterSet.controlCharacters.contains($0) }) {
+        } else if name.hasControlCharacters {
             errors.append(.init(field: "display_name", message: "A name cannot contain control characters."))
         }
         let width = units(

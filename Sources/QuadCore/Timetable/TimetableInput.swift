@@ -44,7 +44,7 @@ public enum TimetableInput {
     static func text(_ raw: String?, field: String, _ errors: inout [FieldError]) -> String {
         let text = (raw ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
         if text.isEmpty || text.count > maxTextLength
-            || text.unicodeScalars.contains(where: { CharacterSet.controlCharacters.contains($0) })
+            || text.hasControlCharacters
         {
             errors.append(.init(field: field, message: "1 to \(maxTextLength) characters, on one line."))
         }

@@ -1,3 +1,4 @@
+import Foundation
 import HTTPTypes
 import Hummingbird
 import OpenAPIRuntime
@@ -33,11 +34,9 @@ struct BodyLimitMiddleware: RouterMiddleware {
         }
         var request = request
         let body = try await request.collectBody(upTo: limit)
-        if body.readableBytes == 0 {
-            // An empty body is no body, whatever its type says (`curl -X POST -H 'Content-Type: application/json'`):
-            // the generated interface then sees none (`EmptyBodyAsNone`).
+        if body.readableBytes == 0, request.headers[.contentLength] == nil {
+            // Said, so the generated interface knows the body is empty (`EmptyBodyAsNone`).
             var head = request.head
-            head.headerFields[.contentType] = nil
             head.headerFields[.contentLength] = "0"
             request = Request(head: head, body: .init(buffer: body))
         }
@@ -45,14 +44,30 @@ struct BodyLimitMiddleware: RouterMiddleware {
     }
 }
 
-/// Hands the generated interface no body instead of an empty one: an operation whose body is optional would
-/// otherwise try to decode nothing as JSON and answer 400.
+/// Hands the generated interface no body instead of an empty JSON one (`curl -X POST -H 'Content-Type:
+/// application/json'`): an operation whose body is optional would otherwise try to decode nothing and answer 400.
+/// An empty upload stays an (empty) upload, which is refused as not an image.
 struct EmptyBodyAsNone: ServerMiddleware {
     func intercept(
         _ request: HTTPRequest, body: HTTPBody?, metadata: ServerRequestMetadata, operationID: String,
         next: @Sendable (HTTPRequest, HTTPBody?, ServerRequestMetadata) async throws -> (HTTPResponse, HTTPBody?)
     ) async throws -> (HTTPResponse, HTTPBody?) {
-        let empty = body?.length == .known(0)
-        return try await next(request, empty ? nil : body, metadata)
+        let type = request.headerFields[.contentType]?.lowercased() ?? "application/json"
+        let none = body?.length == .known(0) && type.hasPrefix("application/json")
+        return try await next(request, none ? nil : body, metadata)
+    }
+}
+
+/// RFC 3339 dates as the contract's `date-time` allows them, fractional seconds or not; written without.
+struct RFC3339Dates: DateTranscoder {
+    func encode(_ date: Date) throws -> String { date.formatted(.iso8601) }
+
+    func decode(_ text: String) throws -> Date {
+        if let date = try? Date(text, strategy: .iso8601) { return date }
+        if let date = try? Date(text, strategy: Date.ISO8601FormatStyle(includingFractionalSeconds: true)) {
+            return date
+        }
+        throw DecodingError.dataCorrupted(
+            .init(codingPath: [], debugDescription: "\(text) is not an RFC 3339 date-time."))
     }
 }
