@@ -13,18 +13,8 @@ import Testing
 @Suite struct AppLinkTests {
     static let json: HTTPFields = [.contentType: "application/json", .accept: "application/json"]
 
-    /// The original Library client's model (reference: `author`, `categories`, `id`, `lastCheckedOut`,
-    /// `lastCheckedOutBy`, `publisher`, `title`, `url`).
-    struct OriginalBook: Decodable {
-        var author: String
-        var categories: String
-        var id: Int
-        var lastCheckedOut: String?
-        var lastCheckedOutBy: String?
-        var publisher: String
-        var title: String
-        var url: String
-    }
+    /// The original Library client's model, as the reference describes it.
+    typealias OriginalBook = LibraryAPITests.OriginalBook
 
     @Test(arguments: TestDatabase.engines)
     func theOriginalLibraryAppThroughALink(engine: Database.Engine) async throws {
