@@ -35,8 +35,10 @@ struct ErrorMiddleware: RouterMiddleware {
         }
     }
 
+    /// Whether the answer is for a program (a problem) rather than a browser (a page): a presentation choice,
+    /// never an access one.
     private func isAPI(_ path: String) -> Bool {
-        path.hasPrefix("/api/") || path == "/api" || path == "/health" || path.hasPrefix("/images/")
+        path == "/api" || AccessTable.isAPI(path)
     }
 
     private func problem(for error: any Error, request: Request, context: Context) -> Problem {

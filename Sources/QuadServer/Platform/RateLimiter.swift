@@ -70,7 +70,8 @@ struct RateLimitMiddleware: RouterMiddleware {
     )
         async throws -> Response
     {
-        guard request.uri.path != "/health" else { return try await next(request, context) }
+        // The health check (the matched route, not the raw path) answers load balancers whatever the load.
+        guard context.endpointPath != "/health" else { return try await next(request, context) }
         let decision = limiter.take(context.clientKey)
         let state = decision.header
         guard decision.allowed else { throw Self.refusal(decision, limiter: limiter) }
