@@ -2,7 +2,7 @@ import Foundation
 import Hummingbird
 import QuadCore
 
-/// The Library service: who has which book. The API (`LibraryAPI`) and the web app (`LibraryRoutes`)
+/// The Library service: who has which book. The API (`LibraryOperations`) and the web app (`LibraryRoutes`)
 /// both change books through it, so every change is checked the same way and publishes a `book` event.
 final class Library: Sendable {
     let store: LibraryStore
