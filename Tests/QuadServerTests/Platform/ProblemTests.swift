@@ -108,4 +108,20 @@ import Testing
             }
         }
     }
+
+    /// A 500 from an operation of the generated interface is logged with what went wrong and where, never with
+    /// the request's headers (its bearer token among them).
+    @Test func aServerErrorIsLoggedWithoutTheRequestsCredentials() async throws {
+        let logs = LogLines()
+        try await TestApp.run(logger: logs.logger) { app, client in
+            let (kier, _, _) = try await TimetableAPITests.setUp(app)
+            try await app.platform.database.withConnection { try await $0.raw("DROP TABLE timetable_enrolments").run() }
+            try await client.execute(uri: "/api/schedules", method: .get, headers: kier) { response in
+                #expect(response.status == .internalServerError)
+            }
+            let token = try #require(kier[.authorization]?.dropFirst("Bearer ".count))
+            #expect(logs.all.contains("getSchedules") && logs.all.contains("timetable_enrolments"))
+            #expect(!logs.all.contains(token) && !logs.all.lowercased().contains("authorization"))
+        }
+    }
 }

@@ -37,7 +37,7 @@ struct TestApp: Sendable {
         _ engine: Database.Engine = .sqlite, at instant: Date? = nil,
         configure: (inout Configuration) -> Void = { _ in },
         routes: (Routes) -> Void = { _ in },
-        live: Bool = false,
+        live: Bool = false, logger: Logger = TestDatabase.logger,
         _ body: @escaping @Sendable (TestApp, any TestClientProtocol) async throws -> Void
     ) async throws {
         try await TestDatabase.withDatabase(engine) { database in
@@ -45,13 +45,13 @@ struct TestApp: Sendable {
             let clock = TestTime.clock(at: instant)
             configuration.clock = clock
             configure(&configuration)
-            let platform = try await Platform.start(configuration, database: database, logger: TestDatabase.logger) {
+            let platform = try await Platform.start(configuration, database: database, logger: logger) {
                 _ in
             }
             let features = Features(platform: platform)
             let router = try await buildRouter(platform, features, extra: routes)
             let testApp = TestApp(configuration: configuration, platform: platform, clock: clock)
-            let app = Application(router: router, server: .quad(features), logger: TestDatabase.logger)
+            let app = Application(router: router, server: .quad(features), logger: logger)
             try await app.test(live ? .live : .router) { client in try await body(testApp, client) }
         }
     }
@@ -111,3 +111,34 @@ extension TestClientProtocol {
 }
 
 struct AppLinkFailed: Error { var status: Int }
+
+/// Every line a logger writes, message and metadata, for checking what the logs say (and never say).
+final class LogLines: Sendable {
+    private let lines = NIOLockedValueBox<[String]>([])
+    var all: String { lines.withLockedValue { $0.joined(separator: "\n") } }
+
+    var logger: Logger {
+        var logger = Logger(label: "quad-test") { _ in Handler(lines: self) }
+        logger.logLevel = .info
+        return logger
+    }
+
+    struct Handler: LogHandler {
+        let lines: LogLines
+        var metadata: Logger.Metadata = [:]
+        var logLevel: Logger.Level = .info
+
+        subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+            get { metadata[key] }
+            set { metadata[key] = newValue }
+        }
+
+        func log(
+            level: Logger.Level, message: Logger.Message, metadata: Logger.Metadata?, source: String, file: String,
+            function: String, line: UInt
+        ) {
+            let all = self.metadata.merging(metadata ?? [:]) { $1 }
+            lines.lines.withLockedValue { $0.append("\(level) \(message) \(all)") }
+        }
+    }
+}
