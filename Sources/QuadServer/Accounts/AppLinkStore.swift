@@ -97,11 +97,7 @@ final class AppLinkStore: Sendable {
                     """
                 ).first()
             else { return nil }
-            return Person(
-                username: try row.decode(column: "username", as: String.self),
-                displayName: try row.decode(column: "display_name", as: String.self),
-                role: Role(rawValue: try row.decode(column: "role", as: String.self)) ?? .member,
-                studentId: try row.decode(column: "student_id", as: String?.self))
+            return try PeopleStore.person(row)
         }
     }
 }

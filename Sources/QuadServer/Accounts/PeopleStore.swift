@@ -46,7 +46,8 @@ final class PeopleStore: Sendable {
         AppLinkStore.migration,
     ]
 
-    private static func person(_ row: any SQLRow) throws -> Person {
+    /// A person from a row with the `people` columns `username`, `display_name`, `role`, `student_id`.
+    static func person(_ row: any SQLRow) throws -> Person {
         Person(
             username: try row.decode(column: "username", as: String.self),
             displayName: try row.decode(column: "display_name", as: String.self),

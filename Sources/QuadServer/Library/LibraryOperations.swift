@@ -69,7 +69,7 @@ extension APIHandler {
         let named = RequestInfo.current.person != nil
         let loans = named ? try await library.store.loans(book.id) : nil
         let record = Library.record(book, loans: loans, now: now, named: named)
-        RequestInfo.current.headers.set(.eTag, record.etag ?? Library.etag(book, now: now, named: named))
+        if let etag = record.etag { RequestInfo.current.headers.set(.eTag, etag) }
         return record
     }
 

@@ -1,7 +1,4 @@
-import Foundation
-import HTTPTypes
 import Hummingbird
-import OpenAPIRuntime
 
 /// Request body limits: 1 MiB for JSON, 5 MiB for uploads (images).
 enum BodyLimit {
@@ -41,33 +38,5 @@ struct BodyLimitMiddleware: RouterMiddleware {
             request = Request(head: head, body: .init(buffer: body))
         }
         return try await next(request, context)
-    }
-}
-
-/// Hands the generated interface no body instead of an empty JSON one (`curl -X POST -H 'Content-Type:
-/// application/json'`): an operation whose body is optional would otherwise try to decode nothing and answer 400.
-/// An empty upload stays an (empty) upload, which is refused as not an image.
-struct EmptyBodyAsNone: ServerMiddleware {
-    func intercept(
-        _ request: HTTPRequest, body: HTTPBody?, metadata: ServerRequestMetadata, operationID: String,
-        next: @Sendable (HTTPRequest, HTTPBody?, ServerRequestMetadata) async throws -> (HTTPResponse, HTTPBody?)
-    ) async throws -> (HTTPResponse, HTTPBody?) {
-        let type = request.headerFields[.contentType]?.lowercased() ?? "application/json"
-        let none = body?.length == .known(0) && type.hasPrefix("application/json")
-        return try await next(request, none ? nil : body, metadata)
-    }
-}
-
-/// RFC 3339 dates as the contract's `date-time` allows them, fractional seconds or not; written without.
-struct RFC3339Dates: DateTranscoder {
-    func encode(_ date: Date) throws -> String { date.formatted(.iso8601) }
-
-    func decode(_ text: String) throws -> Date {
-        if let date = try? Date(text, strategy: .iso8601) { return date }
-        if let date = try? Date(text, strategy: Date.ISO8601FormatStyle(includingFractionalSeconds: true)) {
-            return date
-        }
-        throw DecodingError.dataCorrupted(
-            .init(codingPath: [], debugDescription: "\(text) is not an RFC 3339 date-time."))
     }
 }

@@ -6,7 +6,7 @@ import QuadCore
 import Yams
 
 /// Who may call each route: the contract's `x-quad-access` for every API operation, and what each page or form
-/// declares where it is registered (`Routes.page`). `AccessMiddleware` reads the entry of the matched route;
+/// declares where it is registered (`Routes.on`). `AccessMiddleware` reads the entry of the matched route;
 /// the router is refused at start when a route has none (see `uncovered`), so no route is open by omission.
 final class AccessTable: Sendable {
     struct Entry: Sendable, Equatable {
