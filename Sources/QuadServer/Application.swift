@@ -67,11 +67,12 @@ func buildRouter(
         middleware: ErrorMiddleware(routes: table) { problem, request, _ in web.errorPage(problem, request: request) })
     router.add(
         middleware: AccessMiddleware(
-            accounts: features.accounts, table: routes.access, limiter: platform.rateLimiter, trustProxy: trustProxy))
+            accounts: features.accounts, table: routes.access, limiter: platform.rateLimiter,
+            trustedProxies: platform.configuration.trustedProxies))
     if let limiter = platform.rateLimiter { router.add(middleware: RateLimitMiddleware(limiter: limiter)) }
-    router.add(middleware: BodyLimitMiddleware())
+    router.add(middleware: BodyLimitMiddleware(table: routes.access))
     router.add(middleware: HTTPCacheMiddleware())
-    router.add(middleware: IdempotencyMiddleware(store: platform.idempotency))
+    router.add(middleware: IdempotencyMiddleware(store: platform.idempotency, table: routes.access))
     // Innermost: the headers a handler adds (`RequestInfo.headers`) are in place before the cache compares the
     // ETag and before an idempotent answer is kept.
     router.add(middleware: RequestInfoMiddleware(trustProxy: trustProxy))

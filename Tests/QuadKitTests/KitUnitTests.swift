@@ -322,6 +322,26 @@ struct StorageAndTerminalTests {
         #expect(TerminalText.roomsTable([]) == "No rooms match.\n")
     }
 
+    @Test("Text from a server reaches the terminal visible: no escape, line break or bidi override acts")
+    func terminalTextIsVisible() {
+        let rooms = [
+            Room(id: "x", name: "\u{1B}]0;pwned\u{7}\u{1B}[2J", building: "North\r\nHall", capacity: 4, spots: 1),
+            Room(id: "y", name: "abc\u{202E}fdp", building: "Wing\u{0}", capacity: 4, spots: 0),
+        ]
+        for style in [TerminalStyle.plain, TerminalStyle(colour: true)] {
+            let text = TerminalText.roomsTable(rooms, style: style)
+            let escapes = text.unicodeScalars.filter { $0 == "\u{1B}" }.count
+            // Only the table's own colour codes (two per painted cell) remain; the names' are shown as symbols.
+            #expect(style.colour ? escapes > 0 : escapes == 0)
+            #expect(text.contains("␛]0;pwned␇␛[2J"))
+            #expect(text.contains("North␍␊Hall") && text.contains("abc<U+202E>fdp") && text.contains("Wing␀"))
+            #expect(!text.contains("\u{202E}") && !text.contains("\u{7}") && !text.contains("\r"))
+            #expect(text.split(separator: "\n").count == 3)
+        }
+        #expect(TerminalText.visible("plain text, café") == "plain text, café")
+        #expect(TerminalText.visible("two\nlines", lines: true) == "two\nlines")
+    }
+
     @Test("Colour only on a terminal without NO_COLOR; padding stays aligned when coloured")
     func colour() {
         #expect(TerminalStyle.detect(isTTY: true, environment: [:]).colour)

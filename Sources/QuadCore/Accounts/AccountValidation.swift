@@ -22,14 +22,7 @@ public enum AccountValidation {
 
     /// 1 to 100 characters, no control characters (a display name, or a label such as an app link's).
     public static func displayName(_ raw: String?, field: String = "displayName") throws(ValidationFailure) -> String {
-        let name = (raw ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
-        guard (1...100).contains(name.count),
-            !name.hasControlCharacters
-        else {
-            throw ValidationFailure(
-                field: field, message: "A display name is 1 to 100 characters, no control characters.")
-        }
-        return name
+        try HumanText.checked(raw, field: field, what: "A display name", max: 100)
     }
 
     /// Says why a password is refused, so a form can show it.

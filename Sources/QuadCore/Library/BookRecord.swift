@@ -175,6 +175,9 @@ public struct BookInput: Sendable, Equatable {
         case let string as String:
             if let date = LibraryDate.parse(string) {
                 lastCheckedOut = .value(date)
+                if !AcceptedDates.contains(date) {
+                    errors.append(.init(field: "lastCheckedOut", message: AcceptedDates.message))
+                }
             } else {
                 errors.append(
                     .init(field: "lastCheckedOut", message: "A date is written yyyy-MM-dd HH:mm:ss (UTC)."))

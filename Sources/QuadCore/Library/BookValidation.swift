@@ -6,6 +6,8 @@ public enum BookValidation {
     public static let maxCategoryLength = 50
     public static let maxCategories = 20
     public static let maxPersonLength = 100
+    /// Books deleted in one request at most: one write transaction stays short for everyone waiting on it.
+    public static let maxDeletedAtOnce = 100
 
     /// A book's fields, checked and tidied: title and author required (1–200 characters), publisher at most
     /// 200, categories split and trimmed, the ISBN's checksum verified and the ISBN normalised.
@@ -50,7 +52,12 @@ public enum BookValidation {
         for category in categories.map({ tidy($0) }) where !category.isEmpty {
             if seen.insert(category.lowercased()).inserted { tags.append(category) }
         }
-        if tags.count > maxCategories || tags.contains(where: { $0.count > maxCategoryLength }) {
+        if tags.contains(where: { HumanText.fault($0, max: maxCategoryLength) == .invisible }) {
+            errors.append(
+                .init(
+                    field: "categories",
+                    message: HumanText.message(.invisible, what: "A category", max: maxCategoryLength)))
+        } else if tags.count > maxCategories || tags.contains(where: { $0.count > maxCategoryLength }) {
             errors.append(
                 .init(
                     field: "categories",
@@ -65,8 +72,8 @@ public enum BookValidation {
             }
         }
         for (field, value) in [("title", title), ("author", author), ("publisher", publisher)]
-        where hasControlCharacters(value) {
-            errors.append(.init(field: field, message: "Text cannot contain control characters."))
+        where HumanText.fault(value, max: maxTextLength, required: false) == .invisible {
+            errors.append(.init(field: field, message: HumanText.message(.invisible, what: "Text", max: maxTextLength)))
         }
         guard errors.isEmpty else { throw ValidationFailure(errors) }
         return Fields(
@@ -82,23 +89,13 @@ public enum BookValidation {
     /// Who a book is checked out to, as typed: 1 to 100 characters.
     public static func borrower(_ raw: String?, field: String = "lastCheckedOutBy") throws(ValidationFailure) -> String
     {
-        let name = tidy(raw)
-        guard !name.isEmpty else { throw ValidationFailure(field: field, message: "Say who has the book.") }
-        guard name.count <= maxPersonLength, !hasControlCharacters(name) else {
-            throw ValidationFailure(
-                field: field, message: "A name is at most \(maxPersonLength) characters, without control characters.")
-        }
-        return name
+        guard !tidy(raw).isEmpty else { throw ValidationFailure(field: field, message: "Say who has the book.") }
+        return try HumanText.checked(tidy(raw), field: field, what: "A name", max: maxPersonLength)
     }
 
-    /// Trimmed, with runs of whitespace made single spaces.
+    /// As `HumanText` keeps it, with runs of spaces made one (titles are often pasted).
     static func tidy(_ raw: String?) -> String {
-        (raw ?? "").split(whereSeparator: { $0 == " " || $0 == "\t" }).joined(separator: " ")
-            .trimmingCharacters(in: .whitespacesAndNewlines)
-    }
-
-    static func hasControlCharacters(_ text: String) -> Bool {
-        text.hasControlCharacters
+        HumanText.tidy((raw ?? "").split(separator: " ").joined(separator: " "))
     }
 }
 

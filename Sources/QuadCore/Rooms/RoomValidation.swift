@@ -8,15 +8,10 @@ public enum RoomValidation {
 
     /// The booking person's name, trimmed: 1 to 100 characters, no control characters.
     public static func person(_ raw: String?) throws(ValidationFailure) -> String {
-        let person = (raw ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
-        guard !person.isEmpty else { throw ValidationFailure(field: "person", message: "Say who the spot is for.") }
-        guard person.count <= maxPersonLength else {
-            throw ValidationFailure(field: "person", message: "A name is at most \(maxPersonLength) characters.")
+        guard !HumanText.tidy(raw).isEmpty else {
+            throw ValidationFailure(field: "person", message: "Say who the spot is for.")
         }
-        guard !person.hasControlCharacters else {
-            throw ValidationFailure(field: "person", message: "A name cannot contain control characters.")
-        }
-        return person
+        return try HumanText.checked(raw, field: "person", what: "A name", max: maxPersonLength)
     }
 
     /// A room's fields as an admin sets them; every field at fault is named, not just the first.
@@ -24,14 +19,9 @@ public enum RoomValidation {
         id: String?, name: String?, building: String?, capacity: Int?, spots: Int?
     ) throws(ValidationFailure) -> (id: String, name: String, building: String, capacity: Int, spots: Int) {
         var errors: [FieldError] = []
-        let name = (name ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
-        if name.isEmpty || name.count > maxNameLength {
-            errors.append(.init(field: "name", message: "A room's name is 1 to \(maxNameLength) characters."))
-        }
-        let building = (building ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
-        if building.isEmpty || building.count > maxNameLength {
-            errors.append(.init(field: "building", message: "A building's name is 1 to \(maxNameLength) characters."))
-        }
+        let name = HumanText.check(name, field: "name", what: "A room's name", max: maxNameLength, &errors)
+        let building = HumanText.check(
+            building, field: "building", what: "A building's name", max: maxNameLength, &errors)
         let derived = id == nil
         let id = id ?? slug(name)
         // An id derived from a name at fault would only repeat the name's error.

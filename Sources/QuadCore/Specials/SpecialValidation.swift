@@ -44,6 +44,8 @@ public struct CheckedSpecial: Sendable, Equatable {
 public enum SpecialValidation {
     public static let maxNameLength = 120
     public static let maxPromotionLength = 80
+    /// Specials a store shows at most (and so the length of a whole order).
+    public static let maxSpecials = 500
 
     /// Every field at fault is named, not just the first. A date and time without a zone (a form's
     /// `2026-11-22T08:00`) is the store's local time, in `timeZone`.
@@ -51,12 +53,8 @@ public enum SpecialValidation {
         _ draft: SpecialDraft, canvasUnit: Int, timeZone: TimeZone = .gmt
     ) throws(ValidationFailure) -> CheckedSpecial {
         var errors: [FieldError] = []
-        let name = (draft.displayName ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
-        if name.isEmpty || name.count > maxNameLength {
-            errors.append(.init(field: "display_name", message: "A name is 1 to \(maxNameLength) characters."))
-        } else if name.hasControlCharacters {
-            errors.append(.init(field: "display_name", message: "A name cannot contain control characters."))
-        }
+        let name = HumanText.check(
+            draft.displayName, field: "display_name", what: "A name", max: maxNameLength, &errors)
         let width = units(
             "width", draft.width, max: canvasUnit, limit: "wider than the canvas (\(canvasUnit))", &errors)
         let height = units(
@@ -68,12 +66,11 @@ public enum SpecialValidation {
             errors.append(
                 .init(field: "price", message: "price \(price) is more than the original price \(original)."))
         }
-        var promotion = draft.promotion?.trimmingCharacters(in: .whitespacesAndNewlines)
-        if promotion?.isEmpty == true { promotion = nil }
-        if let promotion, promotion.count > maxPromotionLength {
-            errors.append(
-                .init(field: "promotion", message: "A promotion is at most \(maxPromotionLength) characters."))
+        let promoted = draft.promotion.map {
+            HumanText.check(
+                $0, field: "promotion", what: "A promotion", max: maxPromotionLength, required: false, &errors)
         }
+        let promotion = promoted?.isEmpty == false ? promoted : nil
         let from = date("validFrom", draft.validFrom, timeZone, &errors)
         let until = date("validUntil", draft.validUntil, timeZone, &errors)
         if let from, let until, until <= from {
@@ -167,7 +164,11 @@ public enum SpecialValidation {
     ) -> Date? {
         let text = (raw ?? "").trimmingCharacters(in: .whitespaces)
         guard !text.isEmpty else { return nil }
-        if let date = parseDate(text, in: zone) { return date }
+        if let date = parseDate(text, in: zone) {
+            if AcceptedDates.contains(date) { return date }
+            errors.append(.init(field: field, message: "\(field) \(text): \(AcceptedDates.message)"))
+            return nil
+        }
         errors.append(.init(field: field, message: "\(field) \(text) is not a date and time (2026-11-22T08:00)."))
         return nil
     }

@@ -54,40 +54,48 @@ public enum ICalendar {
         return lines.map(fold).joined(separator: "\r\n") + "\r\n"
     }
 
-    /// TEXT escaping (RFC 5545 §3.3.11).
+    /// TEXT escaping (RFC 5545 §3.3.11), scalar by scalar: Swift counts `"\r\n"` as one `Character`, so a
+    /// per-character switch would let a CR LF through and start a new property line. A line break in any form
+    /// becomes `\n`; other control characters, which TEXT cannot hold, are left out.
     static func escape(_ text: String) -> String {
-        var out = ""
-        for character in text {
-            switch character {
-            case "\\": out += "\\\\"
-            case ";": out += "\\;"
-            case ",": out += "\\,"
-            case "\n": out += "\\n"
-            case "\r": continue
-            default: out.append(character)
+        var out = String.UnicodeScalarView()
+        var afterCR = false
+        for scalar in text.unicodeScalars {
+            defer { afterCR = scalar == "\r" }
+            switch scalar {
+            case "\\": out.append(contentsOf: "\\\\".unicodeScalars)
+            case ";": out.append(contentsOf: "\\;".unicodeScalars)
+            case ",": out.append(contentsOf: "\\,".unicodeScalars)
+            case "\n" where afterCR: continue
+            case "\r", "\n", "\u{85}", "\u{2028}", "\u{2029}": out.append(contentsOf: "\\n".unicodeScalars)
+            case "\t": out.append(scalar)
+            default:
+                if scalar.properties.generalCategory == .control { continue }
+                out.append(scalar)
             }
         }
-        return out
+        return String(out)
     }
 
-    /// Lines longer than 75 octets continue on the next line after a space (never inside a UTF-8 sequence).
+    /// Lines longer than 75 octets continue on the next line after a space, cut between Unicode scalars (never
+    /// inside a UTF-8 sequence, RFC 5545 §3.1).
     static func fold(_ line: String) -> String {
         guard line.utf8.count > 75 else { return line }
         var parts: [String] = []
-        var current = ""
+        var current = String.UnicodeScalarView()
         var size = 0
-        for character in line {
-            let length = String(character).utf8.count
+        for scalar in line.unicodeScalars {
+            let length = UTF8.width(scalar)
             let limit = parts.isEmpty ? 75 : 74
             if size + length > limit {
-                parts.append(current)
-                current = ""
+                parts.append(String(current))
+                current = String.UnicodeScalarView()
                 size = 0
             }
-            current.append(character)
+            current.append(scalar)
             size += length
         }
-        parts.append(current)
+        parts.append(String(current))
         return parts.joined(separator: "\r\n ")
     }
 

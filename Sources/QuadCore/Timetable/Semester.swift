@@ -239,18 +239,19 @@ extension CampusSettings {
         }
         let dayOff = resumesOn == nil ? breakOn(today) : nil
         if let dayOff { breakName = dayOff.name }
-        let lastDay = teachingMondays.last?.adding(days: 6) ?? today
-        var day = today.adding(days: 1)
-        while day <= lastDay {
-            let next = meetings(on: day, of: classes)
-            if !next.isEmpty {
+        // Only the teaching weeks still to come can hold the next classes: at most `teachingWeeks` × 7 days,
+        // however far away the semester is.
+        let tomorrow = today.adding(days: 1)
+        for monday in teachingMondays where monday.adding(days: 6) >= tomorrow {
+            for day in (0..<7).map({ monday.adding(days: $0) }) where day >= tomorrow {
+                let next = meetings(on: day, of: classes)
+                guard !next.isEmpty else { continue }
                 // A day off inside a teaching week: teaching resumes on the day shown.
                 if dayOff != nil { resumesOn = day }
                 return DayPlan(
                     kind: resumesOn == nil ? .nextTeachingDay : .afterBreak, date: day, meetings: next,
                     resumesOn: resumesOn, breakName: breakName)
             }
-            day = day.adding(days: 1)
         }
         return DayPlan(kind: .none, date: nil, meetings: [], resumesOn: resumesOn, breakName: breakName)
     }

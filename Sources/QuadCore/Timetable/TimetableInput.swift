@@ -42,13 +42,7 @@ public enum TimetableInput {
     }
 
     static func text(_ raw: String?, field: String, _ errors: inout [FieldError]) -> String {
-        let text = (raw ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
-        if text.isEmpty || text.count > maxTextLength
-            || text.hasControlCharacters
-        {
-            errors.append(.init(field: field, message: "1 to \(maxTextLength) characters, on one line."))
-        }
-        return text
+        HumanText.check(raw, field: field, what: "This", max: maxTextLength, &errors)
     }
 
     /// An id: lowercase letters, digits and dashes, 1 to 60.
@@ -82,8 +76,12 @@ public enum TimetableInput {
         let name = text(name, field: "name", &errors)
         let zone = TimeZone(identifier: (timeZone ?? "").trimmingCharacters(in: .whitespaces))
         if zone == nil { errors.append(.init(field: "timeZone", message: "A time zone such as Australia/Melbourne.")) }
-        let start = LocalDate((semesterStart ?? "").trimmingCharacters(in: .whitespaces))
-        if start == nil { errors.append(.init(field: "semesterStart", message: "A date as yyyy-mm-dd.")) }
+        let start = LocalDate((semesterStart ?? "").trimmingCharacters(in: .whitespaces)).flatMap {
+            AcceptedDates.contains($0) ? $0 : nil
+        }
+        if start == nil {
+            errors.append(.init(field: "semesterStart", message: "A date as yyyy-mm-dd, from 2000 to 2099."))
+        }
         let weeks = Int((teachingWeeks ?? "").trimmingCharacters(in: .whitespaces))
         if weeks == nil || !(1...52).contains(weeks!) {
             errors.append(.init(field: "teachingWeeks", message: "A number of weeks from 1 to 52."))
@@ -92,13 +90,15 @@ public enum TimetableInput {
         for line in (breaks ?? "").split(whereSeparator: \.isNewline)
         where !line.trimmingCharacters(in: .whitespaces).isEmpty {
             let parts = line.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces) }
-            guard parts.count == 3, !parts[0].isEmpty, let from = LocalDate(parts[1]), let to = LocalDate(parts[2]),
-                from <= to
+            guard parts.count == 3, HumanText.fault(HumanText.tidy(parts[0]), max: maxTextLength) == nil,
+                let from = LocalDate(parts[1]), let to = LocalDate(parts[2]),
+                from <= to, AcceptedDates.contains(from), AcceptedDates.contains(to)
             else {
-                errors.append(.init(field: "breaks", message: "Each break reads: name; yyyy-mm-dd; yyyy-mm-dd."))
+                errors.append(
+                    .init(field: "breaks", message: "Each break reads: name; yyyy-mm-dd; yyyy-mm-dd (2000 to 2099)."))
                 break
             }
-            parsed.append(TeachingBreak(name: parts[0], start: from, end: to))
+            parsed.append(TeachingBreak(name: HumanText.tidy(parts[0]), start: from, end: to))
         }
         guard errors.isEmpty, let zone, let start, let weeks else { throw ValidationFailure(errors) }
         let settings = CampusSettings(
@@ -159,6 +159,18 @@ public enum TimetableInput {
         let title = text(title, field: "title", &errors)
         guard errors.isEmpty else { throw ValidationFailure(errors) }
         return (code, title)
+    }
+
+    /// A student: their id (1 to 20 digits) and their name, as the calendar feed and the pages show it.
+    public static func student(id: String?, name: String?) throws(ValidationFailure) -> (id: String, name: String) {
+        var errors: [FieldError] = []
+        let id = (id ?? "").trimmingCharacters(in: .whitespaces)
+        if id.isEmpty || id.count > 20 || !id.unicodeScalars.allSatisfy({ ("0"..."9").contains($0) }) {
+            errors.append(.init(field: "id", message: "A student id is 1 to 20 digits."))
+        }
+        let name = HumanText.check(name, field: "name", what: "A student's name", max: 100, &errors)
+        guard errors.isEmpty else { throw ValidationFailure(errors) }
+        return (id, name)
     }
 
     public static func carPark(

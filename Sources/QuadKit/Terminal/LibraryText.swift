@@ -36,7 +36,9 @@ extension TerminalText {
         let width = fields.map { $0.0.count }.max() ?? 0
         var text = "Book \(book.id)\n"
         for (label, value) in fields where !value.isEmpty {
-            text += label.padding(toLength: width, withPad: " ", startingAt: 0) + "  " + value + "\n"
+            // The status is painted already (and so made visible); every other value is the server's text.
+            let shown = label == "Status" ? value : TerminalText.visible(value)
+            text += label.padding(toLength: width, withPad: " ", startingAt: 0) + "  " + shown + "\n"
         }
         if let loans = book.loans, !loans.isEmpty {
             var table = TextTable(columns: [.init("BORROWER"), .init("OUT"), .init("DUE"), .init("RETURNED")])

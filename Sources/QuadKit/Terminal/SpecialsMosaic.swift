@@ -96,6 +96,7 @@ public enum SpecialsMosaic {
 
     /// `text` cut to `width` characters, ending with "…" when cut.
     static func fit(_ text: String, _ width: Int) -> String {
+        let text = TerminalText.visible(text)
         guard text.count > width else { return text }
         guard width > 1 else { return String(text.prefix(width)) }
         return String(text.prefix(width - 1)) + "…"

@@ -30,7 +30,10 @@ public struct TerminalStyle: Sendable, Equatable {
         case bold = "1"
     }
 
+    /// `text` made visible (`TerminalText.visible`), in `colour` when colour shows: the only escapes that reach
+    /// the terminal are the ones written here.
     public func paint(_ text: String, _ colour: Colour?) -> String {
+        let text = TerminalText.visible(text)
         guard self.colour, let colour, !text.isEmpty else { return text }
         return "\u{1B}[\(colour.rawValue)m\(text)\u{1B}[0m"
     }
@@ -54,7 +57,7 @@ public struct TextTable: Sendable {
         public var text: String
         public var colour: TerminalStyle.Colour?
         public init(_ text: String, _ colour: TerminalStyle.Colour? = nil) {
-            self.text = text
+            self.text = TerminalText.visible(text)
             self.colour = colour
         }
         public init(stringLiteral value: String) { self.init(value) }
@@ -114,6 +117,28 @@ public struct TextTable: Sendable {
 
 /// Text for the `quad` command line and any terminal client.
 public enum TerminalText {
+    /// The one encoder for text from elsewhere (a server, a file) on a terminal: every character that a
+    /// terminal would act on rather than show (ESC and the other controls, line breaks, bidirectional overrides,
+    /// invisible marks) is shown as a symbol (`␛`, `␊`) or as its code (`<U+202E>`), so a room named
+    /// `\e]0;pwned\a` prints as text and cannot move the cursor, recolour or retitle the terminal. `lines`
+    /// keeps line feeds, for messages that are several lines.
+    public static func visible(_ text: String, lines: Bool = false) -> String {
+        guard text.unicodeScalars.contains(where: HumanText.isRefused) else { return text }
+        var out = String.UnicodeScalarView()
+        for scalar in text.unicodeScalars {
+            if !HumanText.isRefused(scalar) || (lines && scalar == "\n") {
+                out.append(scalar)
+            } else if scalar.value < 0x20 {
+                out.append(Unicode.Scalar(0x2400 + scalar.value)!)
+            } else if scalar.value == 0x7F {
+                out.append("\u{2421}")
+            } else {
+                out.append(contentsOf: "<U+\(String(scalar.value, radix: 16, uppercase: true))>".unicodeScalars)
+            }
+        }
+        return String(out)
+    }
+
     /// "just now", "42 s ago", "5 min ago", "3 h ago", "2 days ago".
     public static func age(_ seconds: TimeInterval) -> String {
         let seconds = max(0, Int(seconds))

@@ -24,7 +24,7 @@ public enum TimetableText {
             case "before": "before the semester"
             default: "after the semester"
             }
-        return "Hey, \(first) · \(when)"
+        return "Hey, \(TerminalText.visible(first)) · \(when)"
     }
 
     /// What the day shown is: "Today, Monday 23 November", "Next teaching day: …", "After the break: …".
@@ -35,7 +35,7 @@ public enum TimetableText {
         case .nextTeachingDay: return "Next teaching day: \(day(date))"
         case .afterBreak:
             let name = plan.breakName.flatMap { $0.isEmpty ? nil : $0 } ?? "the break"
-            return "After \(name): \(day(date))"
+            return "After \(TerminalText.visible(name)): \(day(date))"
         case .none: return "No more classes this semester."
         }
     }

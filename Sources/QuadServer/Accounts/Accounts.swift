@@ -9,6 +9,10 @@ final class Accounts: Sendable {
     let sessions: SessionStore
     let throttle: LoginThrottle
     let appLinks: AppLinkStore
+    /// Open sign-up: at most 5 new accounts an hour from one address, counted before any password is hashed,
+    /// and one hash at a time, so a burst of sign-ups queues instead of taking every core.
+    let signUps: RateLimiter
+    let signUpHashing = AsyncLock()
     let platform: Platform
     static let adminUsername = "admin"
 
@@ -19,6 +23,7 @@ final class Accounts: Sendable {
         self.sessions = SessionStore(database: platform.database, clock: platform.clock)
         self.throttle = LoginThrottle(database: platform.database, clock: platform.clock)
         self.appLinks = AppLinkStore(database: platform.database, clock: platform.clock)
+        self.signUps = RateLimiter(rate: 5.0 / 3600, burst: 5, clock: platform.clock)
     }
 
     /// When no admin exists, creates `admin` with a random password and announces it once.
@@ -75,14 +80,15 @@ extension Accounts {
         if let wait = try await throttle.retryAfter(username: username, address: address) {
             throw Problem(
                 .tooManyRequests, type: "sign-in-locked", title: "Too many failed sign-ins",
-                detail: "Too many failed sign-ins: try again in \(wait / 60 + 1) minutes.",
+                detail:
+                    "Too many failed sign-ins: try again in \(wait < 60 ? "\(wait) seconds" : "\(wait / 60 + 1) minutes").",
                 headers: [.retryAfter: String(wait)])
         }
         guard let person = try await people.verify(username: username, password: password) else {
             try await throttle.recordFailure(username: username, address: address)
             throw Problem.unauthorized("The username or password is not right.")
         }
-        try await throttle.recordSuccess(username: username)
+        try await throttle.recordSuccess(username: username, address: address)
         return person
     }
 

@@ -58,10 +58,11 @@ struct AccountsRoutes {
             return try await startWebSession(for: person, request: request, next: fields["next"])
         } catch let problem as Problem where problem.status == .unauthorized || problem.status == .tooManyRequests {
             let locked = problem.status == .tooManyRequests
-            let minutes = (Int(problem.headers[.retryAfter] ?? "60") ?? 60) / 60 + 1
+            let seconds = Int(problem.headers[.retryAfter] ?? "60") ?? 60
+            let wait =
+                seconds < 60 ? t("signin.lockedSeconds", count: seconds) : t("signin.locked", count: seconds / 60 + 1)
             var response = try signInPage(
-                request, status: problem.status, username: username,
-                error: locked ? t("signin.locked", ["minutes": String(minutes)]) : t("signin.failed"))
+                request, status: problem.status, username: username, error: locked ? wait : t("signin.failed"))
             if locked { response.headers[.retryAfter] = problem.headers[.retryAfter] }
             return response
         }
@@ -88,12 +89,21 @@ struct AccountsRoutes {
 
     func signUp(_ request: Request, context: AppRequestContext) async throws -> Response {
         guard accounts.platform.configuration.openSignup else { throw HTTPError(.notFound) }
+        let decision = accounts.signUps.take(context.clientAddress)
+        guard decision.allowed else {
+            throw Problem(
+                .tooManyRequests, type: "sign-up-throttled", title: "Too many new accounts",
+                detail: "Too many accounts were created from this address: try again later.",
+                headers: [.retryAfter: String(decision.seconds)])
+        }
         var request = request
         let fields = try await request.formFields()
         do {
-            let person = try await accounts.add(
-                username: fields["username"] ?? "", displayName: fields["displayName"] ?? "",
-                password: fields["password"] ?? "", role: Role.member.rawValue, studentId: nil)
+            let person = try await accounts.signUpHashing.withLock {
+                try await accounts.add(
+                    username: fields["username"] ?? "", displayName: fields["displayName"] ?? "",
+                    password: fields["password"] ?? "", role: Role.member.rawValue, studentId: nil)
+            }
             return try await startWebSession(for: person, request: request, next: "/")
         } catch let failure as ValidationFailure {
             return try formErrorPage(

@@ -64,6 +64,9 @@ final class PeopleStore: Sendable {
         }
     }
 
+    static let taken = Problem.conflict(
+        "username-taken", title: "Username taken", detail: "Someone already has this username.")
+
     func find(_ username: String) async throws -> Person? {
         try await database.withConnection { sql in
             try await sql.raw(
@@ -79,15 +82,14 @@ final class PeopleStore: Sendable {
     }
 
     func create(_ person: Person, password: String) async throws -> Person {
+        // A taken username is answered before the costly hash (the transaction checks again).
+        if try await find(person.username) != nil { throw Self.taken }
         let hash = try await hash(password)
         return try await database.transaction { sql in
             let clash = try await sql.raw(
                 "SELECT username_key FROM people WHERE username_key = \(bind: person.username.lowercased())"
             ).first()
-            if clash != nil {
-                throw Problem.conflict(
-                    "username-taken", title: "Username taken", detail: "Someone already has this username.")
-            }
+            if clash != nil { throw Self.taken }
             try await Self.checkStudentId(sql, person.studentId, except: nil)
             try await sql.raw(
                 """

@@ -83,11 +83,16 @@ final class SessionStore: Sendable {
     }
 }
 
-/// Slows down password guessing: after 5 failures for one username or one address within 15 minutes,
-/// sign-in answers 429 until the oldest of them is 15 minutes old. Kept in the database, so every
-/// instance counts the same failures.
+/// Slows down password guessing without letting anyone lock someone else out. Failures are counted per
+/// (username, address) pair: the first 3 in 15 minutes cost nothing, then each one makes that pair wait longer
+/// (5 s, 10 s, 20 s … up to 15 minutes). An address also has a wider limit over all the usernames it tries
+/// (30 failures in 15 minutes). No count is per username alone: failures from other addresses never stop a
+/// person signing in from their own. Kept in the database, so every instance counts the same failures.
+/// Behind a reverse proxy the address is the client's only when `QUAD_TRUST_PROXY` names that proxy.
 final class LoginThrottle: Sendable {
-    static let limit = 5
+    static let freeFailures = 3
+    static let firstDelay: Int64 = 5
+    static let addressLimit = 30
     static let window: Int64 = 15 * 60
 
     let database: Database
@@ -98,40 +103,55 @@ final class LoginThrottle: Sendable {
         self.clock = clock
     }
 
-    private static func keys(username: String, address: String) -> [String] {
-        ["user:" + username.lowercased(), "addr:" + address]
+    private static func pairKey(username: String, address: String) -> String {
+        "pair:" + username.lowercased() + " " + address
     }
+
+    private static func addressKey(_ address: String) -> String { "addr:" + address }
 
     /// Seconds to wait before trying again, or nil when a try is allowed.
     func retryAfter(username: String, address: String) async throws -> Int? {
         let now = Int64(clock.now.timeIntervalSince1970)
         return try await database.withConnection { sql in
-            var wait: Int64 = 0
-            for key in Self.keys(username: username, address: address) {
-                let times = try await sql.raw(
+            func failures(_ key: String) async throws -> [Int64] {
+                try await sql.raw(
                     "SELECT at FROM login_failures WHERE key = \(bind: key) AND at > \(bind: now - Self.window) ORDER BY at"
                 ).all().map { try $0.decode(column: "at", as: Int64.self) }
-                if times.count >= Self.limit {
-                    wait = max(wait, times[times.count - Self.limit] + Self.window - now)
-                }
+            }
+            var wait: Int64 = 0
+            let pair = try await failures(Self.pairKey(username: username, address: address))
+            if pair.count >= Self.freeFailures, let last = pair.last {
+                wait = last + Self.delay(afterFailures: pair.count) - now
+            }
+            let address = try await failures(Self.addressKey(address))
+            if address.count >= Self.addressLimit {
+                wait = max(wait, address[address.count - Self.addressLimit] + Self.window - now)
             }
             return wait > 0 ? Int(wait) : nil
         }
     }
 
+    /// The wait after `failures` failures of one pair: doubling from `firstDelay`, at most the window.
+    static func delay(afterFailures failures: Int) -> Int64 {
+        let doublings = min(max(0, failures - freeFailures), 16)
+        return min(firstDelay << Int64(doublings), window)
+    }
+
     func recordFailure(username: String, address: String) async throws {
         let now = Int64(clock.now.timeIntervalSince1970)
         try await database.withConnection { sql in
-            for key in Self.keys(username: username, address: address) {
+            for key in [Self.pairKey(username: username, address: address), Self.addressKey(address)] {
                 try await sql.raw("INSERT INTO login_failures (key, at) VALUES (\(bind: key), \(bind: now))").run()
             }
             try await sql.raw("DELETE FROM login_failures WHERE at <= \(bind: now - Self.window)").run()
         }
     }
 
-    func recordSuccess(username: String) async throws {
+    func recordSuccess(username: String, address: String) async throws {
         try await database.withConnection { sql in
-            try await sql.raw("DELETE FROM login_failures WHERE key = \(bind: "user:" + username.lowercased())").run()
+            try await sql.raw(
+                "DELETE FROM login_failures WHERE key = \(bind: Self.pairKey(username: username, address: address))"
+            ).run()
         }
     }
 }

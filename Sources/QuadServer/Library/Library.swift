@@ -185,6 +185,10 @@ final class Library: Sendable {
 
     /// Deletes all the books named or none (404 listing the unknown ones).
     func delete(_ ids: [Int]) async throws -> [Int] {
+        guard ids.count <= BookValidation.maxDeletedAtOnce else {
+            throw ValidationFailure(
+                field: "ids", message: "Delete at most \(BookValidation.maxDeletedAtOnce) books at once.")
+        }
         let deleted = try await store.delete(ids)
         for id in deleted { await changed(nil, id: id, .deleted) }
         return deleted

@@ -267,10 +267,7 @@ struct LibraryRoutes {
 
     /// The strings `library.js` needs, in the page's language.
     static func scriptStrings(_ t: Localizer) -> String {
-        var strings: [String: String] = [:]
-        for key in ["library.copied", "library.copyPrompt", "library.discard", "library.live"] { strings[key] = t(key) }
-        let data = (try? JSONSerialization.data(withJSONObject: strings, options: [.sortedKeys])) ?? Data("{}".utf8)
-        return String(decoding: data, as: UTF8.self).replacingOccurrences(of: "</", with: "<\\/")
+        ScriptJSON.strings(t, ["library.copied", "library.copyPrompt", "library.discard", "library.live"], flat: true)
     }
 
     // MARK: Editor

@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import NIOCore
 import QuadCore
 
 /// Everything an operator can set, from flags, then the environment, then defaults.
@@ -21,8 +22,11 @@ public struct Configuration: Sendable {
     public var eventBufferSize = 1024
     /// How often pages and clients poll when live events are unavailable, in seconds (at least 5).
     public var refreshSeconds = 30
-    /// Trust `X-Forwarded-Proto` and `X-Forwarded-Host` from a reverse proxy in front of Quad.
-    public var trustProxy = false
+    /// The addresses of the reverse proxies in front of Quad. A request from one of them is counted (rate limits,
+    /// sign-in back-off) as from the client its `X-Forwarded-For` names; from anyone else that header is ignored.
+    public var trustedProxies: Set<String> = []
+    /// Whether a proxy is named: `X-Forwarded-Proto` and `X-Forwarded-Host` then give the public URL.
+    public var trustProxy: Bool { !trustedProxies.isEmpty }
     /// Whether people may create their own accounts (`open`) or admins add them (`closed`).
     public var openSignup = false
     /// How many days a library loan lasts.
@@ -107,7 +111,11 @@ public struct Configuration: Sendable {
         ) {
             loanDays = value
         }
-        if let value = try parse(.trustProxy, "on or off", Self.parseSwitch) { trustProxy = value }
+        if let value = try parse(
+            .trustProxy, "off, or the proxies' IP addresses separated by commas", Self.parseProxies)
+        {
+            trustedProxies = value
+        }
         if let value = try parse(.signup, "open or closed", { ["open": true, "closed": false][$0.lowercased()] }) {
             openSignup = value
         }
@@ -144,6 +152,14 @@ public struct Configuration: Sendable {
         guard environment[Setting.now.variable]?.isEmpty == false else { return nil }
         let names = [Setting.now.variable, Setting.testing.variable]
         return try Configuration(environment: environment.filter { names.contains($0.key) }).clock
+    }
+
+    /// `off`, or IP addresses (`127.0.0.1, ::1`), each written as the socket reports it.
+    static func parseProxies(_ value: String) -> Set<String>? {
+        if value.lowercased() == "off" { return [] }
+        let addresses = value.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+        let parsed = addresses.compactMap { try? SocketAddress(ipAddress: $0, port: 0).ipAddress }
+        return !parsed.isEmpty && parsed.count == addresses.count ? Set(parsed) : nil
     }
 
     static func parseSwitch(_ value: String) -> Bool? {

@@ -3,6 +3,7 @@ import HTTPTypes
 import Hummingbird
 import Logging
 import NIOConcurrencyHelpers
+import NIOCore
 import OpenAPIRuntime
 import QuadCore
 
@@ -57,7 +58,10 @@ struct ErrorMiddleware: RouterMiddleware {
             }
             return .notFound("Nothing is at \(request.uri.path).")
         case let error as HTTPError where error.status == .contentTooLarge:
-            return .tooLarge(limit: BodyLimit.limit(for: request))
+            return .tooLarge(limit: BodyLimit.json)
+        case let error as NIOTooManyBytesError:
+            // A body read before `BodyLimitMiddleware` (a form's CSRF field) or past it.
+            return .tooLarge(limit: error.maxBytes ?? BodyLimit.json)
         case let error as HTTPError:
             return Problem(error.status, detail: error.body, headers: error.headers)
         case let error as DecodingError:

@@ -33,13 +33,13 @@ struct EventStreamRoute: Sendable {
     }
 
     func stream(_ request: Request, _ context: AppRequestContext) throws -> Response {
-        let client = context.clientKey
-        let admitted = open.withLockedValue { open -> Bool in
-            guard open[client, default: 0] < maxStreamsPerClient else { return false }
-            open[client, default: 0] += 1
-            return true
-        }
-        guard admitted else {
+        let headers: HTTPFields = [
+            .contentType: "text/event-stream; charset=utf-8", .cacheControl: "no-cache",
+            HTTPField.Name("X-Accel-Buffering")!: "no",
+        ]
+        // A HEAD has no body to stream: it takes no slot and subscribes to nothing.
+        guard request.method == .get else { return Response(status: .ok, headers: headers) }
+        guard let slot = StreamSlot(client: context.clientKey, limit: maxStreamsPerClient, open: open) else {
             throw Problem(
                 .tooManyRequests, type: "too-many-streams", title: "Too many event streams",
                 detail: "This client already has \(maxStreamsPerClient) event streams open; close one first.",
@@ -50,22 +50,17 @@ struct EventStreamRoute: Sendable {
         let types = request.uri.queryParameters.get("types").map {
             Set($0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) })
         }
-        let subscription = hub.subscribe(after: lastEventId, types: types)
         let heartbeat = heartbeat
+        let hub = hub
 
-        let headers: HTTPFields = [
-            .contentType: "text/event-stream; charset=utf-8", .cacheControl: "no-cache",
-            HTTPField.Name("X-Accel-Buffering")!: "no",
-        ]
         return Response(
             status: .ok, headers: headers,
             body: .init { writer in
+                // Subscribed only once the body is written, so an answer never written holds no subscriber.
+                let subscription = hub.subscribe(after: lastEventId, types: types)
                 defer {
                     subscription.cancel()
-                    open.withLockedValue { open in
-                        open[client, default: 1] -= 1
-                        if open[client] == 0 { open[client] = nil }
-                    }
+                    slot.release()
                 }
                 var head = "retry: \(Self.retry)\n\n"
                 if subscription.missedSome { head += "event: reset\ndata: {}\n\n" }
@@ -105,4 +100,38 @@ struct EventStreamRoute: Sendable {
     static func format(_ event: Event) -> String {
         "id: \(event.id)\nevent: \(event.type)\ndata: \(event.data)\n\n"
     }
+}
+
+/// One of a client's event-stream slots, taken when the stream is answered. The stream gives it back when it
+/// ends (finished, disconnected, cancelled); an answer whose body is never written (the connection closed
+/// first) gives it back when it is dropped.
+private final class StreamSlot: Sendable {
+    private let client: String
+    private let open: NIOLockedValueBox<[String: Int]>
+    private let released = NIOLockedValueBox(false)
+
+    init?(client: String, limit: Int, open: NIOLockedValueBox<[String: Int]>) {
+        let admitted = open.withLockedValue { open -> Bool in
+            guard open[client, default: 0] < limit else { return false }
+            open[client, default: 0] += 1
+            return true
+        }
+        guard admitted else { return nil }
+        self.client = client
+        self.open = open
+    }
+
+    func release() {
+        guard
+            released.withLockedValue({ done in
+                defer { done = true }; return !done
+            })
+        else { return }
+        open.withLockedValue { open in
+            open[client, default: 1] -= 1
+            if open[client] == 0 { open[client] = nil }
+        }
+    }
+
+    deinit { release() }
 }

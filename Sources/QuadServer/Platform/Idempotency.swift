@@ -10,17 +10,21 @@ import ServiceLifecycle
 /// `Idempotency-Key` on POST (IETF httpapi draft): the first response for a key is stored and replayed
 /// for a repeat with the same body; the same key with another body is refused (422), and a repeat while
 /// the first is still running is told to wait (409). Keys live in the database, so they hold across
-/// instances and restarts, and expire after 24 hours.
+/// instances and restarts, and expire after 24 hours. An answer that holds a secret (a session token, an app
+/// link) is never kept: the contract marks those operations (`x-quad-secret-answer`), and their key is ignored.
 struct IdempotencyMiddleware: RouterMiddleware {
     typealias Context = AppRequestContext
     let store: IdempotencyStore
+    let table: AccessTable
 
     func handle(
         _ request: Request, context: Context, next: (Request, Context) async throws -> Response
     )
         async throws -> Response
     {
-        guard request.method == .post, let key = request.headers[.idempotencyKey] else {
+        guard request.method == .post, let key = request.headers[.idempotencyKey],
+            context.endpointPath.flatMap({ table.entry(request.method, endpoint: $0) })?.secretAnswer != true
+        else {
             return try await next(request, context)
         }
         guard (1...255).contains(key.count) else {
@@ -119,6 +123,11 @@ final class IdempotencyStore: Service, Sendable {
                 PRIMARY KEY (scope, key))
             """
         ])
+
+    /// Answers kept before secrets were left out may hold a session token or an app link: all are forgotten
+    /// (a key's worst loss is that a retry within 24 hours runs again).
+    static let forgetSecrets = Migration(
+        id: 5, name: "idempotent answers without secrets", statements: ["DELETE FROM idempotency_keys"])
 
     func claim(scope: String, key: String, fingerprint: String) async throws -> Claim {
         let now = Int64(clock.now.timeIntervalSince1970)

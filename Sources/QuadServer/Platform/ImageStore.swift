@@ -40,14 +40,21 @@ public final class ImageStore: Sendable {
         ).run()
     }
 
-    /// Stores the bytes when they are a JPEG, PNG or WebP of at most 5 MiB; storing the same bytes twice is harmless.
+    /// Stores the bytes when they are a whole JPEG, PNG or WebP of at most 5 MiB and 40 million pixels; storing the same bytes twice is harmless.
     public func store(_ bytes: [UInt8]) async throws -> StoredImage {
         guard bytes.count <= Self.maxSize else { throw Problem.tooLarge(limit: Self.maxSize) }
-        guard let format = ImageFormat(sniffing: bytes) else {
+        guard let header = ImageHeader(bytes) else {
             throw Problem(
                 .unsupportedMediaType, type: "unsupported-image", title: "Unsupported image",
                 detail: "Only JPEG, PNG and WebP images are accepted; these bytes are none of them.")
         }
+        guard header.pixels <= ImageHeader.maxPixels else {
+            throw Problem(
+                .unprocessableContent, type: "image-too-large", title: "Image too large",
+                detail: "This image is \(header.width) × \(header.height) pixels; at most "
+                    + "\(ImageHeader.maxPixels / 1_000_000) million pixels are accepted.")
+        }
+        let format = header.format
         let sha = SHA256.hash(data: bytes).hex
         let now = Timestamp.string(clock.now)
         try await database.withConnection { sql in

@@ -55,5 +55,6 @@ public struct Platform: Sendable {
         AdminAuth.migration,
         IdempotencyStore.migration,
         ImageStore.migration,
+        IdempotencyStore.forgetSecrets,
     ]
 }

@@ -26,9 +26,12 @@ public struct AppRequestContext: RequestContext {
         self.requestId = source.logger[metadataKey: "hb.request.id"]?.description ?? RequestID().description
     }
 
-    /// The address, without the port.
+    /// The client's address as a trusted proxy forwards it (set by `AccessMiddleware`).
+    var forwardedClient: String?
+
+    /// The address, without the port: the forwarded client's behind a trusted proxy.
     public var clientAddress: String {
-        remoteAddress?.ipAddress ?? "local"
+        forwardedClient ?? remoteAddress?.ipAddress ?? "local"
     }
 
     /// Whom per-client limits count: the person when signed in, else the address.

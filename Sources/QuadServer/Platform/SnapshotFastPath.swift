@@ -135,7 +135,7 @@ final class SnapshotFastPath: ChannelDuplexHandler, RemovableChannelHandler {
             let validators = [("ETag", answer.etag), ("Cache-Control", CachePolicy.revalidate.rawValue)]
             let ok =
                 validators + [("Content-Type", "application/json"), ("Content-Length", "\(answer.body.readableBytes)")]
-            let common = [("Date", date), ("Server", "Quad")]
+            let common = [("Date", date), ("Server", "Quad")] + SecurityHeaders.all
             heads = (
                 answer.etag, date, HTTPResponseHead(version: .http1_1, status: .ok, headers: HTTPHeaders(ok + common)),
                 HTTPResponseHead(version: .http1_1, status: .notModified, headers: HTTPHeaders(validators + common))

@@ -137,21 +137,15 @@ struct RoomsRoutes {
 
     /// The strings `rooms.js` needs, plural forms included, in the page's language.
     static func scriptStrings(_ t: Localizer) -> String {
-        var strings: [String: String] = [:]
-        for key in [
-            "rooms.book", "rooms.booking", "rooms.booked", "rooms.cancel", "rooms.offline", "rooms.errors.full",
-            "rooms.errors.already", "rooms.errors.network", "rooms.errors.failed",
-            "rooms.bookedMessage", "rooms.cancelledMessage", "rooms.state.bookable", "rooms.state.low",
-            "rooms.state.full", "time.justNow", "rooms.announce", "rooms.errors.cancelFailed", "rooms.signInToBook",
-        ] {
-            strings[key] = t(key)
-        }
-        var plurals: [String: [String: String]] = [:]
-        for key in ["rooms.spotsRemaining", "time.secondsAgo", "time.minutesAgo"] { plurals[key] = t.forms(key) }
-        let payload: [String: Any] = ["lang": t.language.rawValue, "strings": strings, "plurals": plurals]
-        let data = (try? JSONSerialization.data(withJSONObject: payload, options: [.sortedKeys])) ?? Data("{}".utf8)
-        // Inside <script>, "</" would end the element early.
-        return String(decoding: data, as: UTF8.self).replacingOccurrences(of: "</", with: "<\\/")
+        ScriptJSON.strings(
+            t,
+            [
+                "rooms.book", "rooms.booking", "rooms.booked", "rooms.cancel", "rooms.offline", "rooms.errors.full",
+                "rooms.errors.already", "rooms.errors.network", "rooms.errors.failed",
+                "rooms.bookedMessage", "rooms.cancelledMessage", "rooms.state.bookable", "rooms.state.low",
+                "rooms.state.full", "time.justNow", "rooms.announce", "rooms.errors.cancelFailed", "rooms.signInToBook",
+            ],
+            plurals: ["rooms.spotsRemaining", "time.secondsAgo", "time.minutesAgo"])
     }
 
     // MARK: Forms (no JavaScript needed)

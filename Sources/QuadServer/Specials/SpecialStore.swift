@@ -183,8 +183,14 @@ final class SpecialStore: Sendable {
             let settings = try await Self.settings(sql)
             let checked = try SpecialValidation.special(
                 draft, canvasUnit: settings.canvasUnit, timeZone: settings.zone)
-            let last = try await sql.raw("SELECT MAX(position) AS p FROM specials").first()?
-                .decode(column: "p", as: Int?.self)
+            let row = try await sql.raw("SELECT MAX(position) AS p, COUNT(*) AS n FROM specials").first()
+            let last = try row?.decode(column: "p", as: Int?.self)
+            // The order is sent whole (`PUT /api/specials/order`): its length is bounded by this.
+            guard try row?.decode(column: "n", as: Int.self) ?? 0 < SpecialValidation.maxSpecials else {
+                throw Problem(
+                    .conflict, type: "too-many-specials", title: "Too many specials",
+                    detail: "A store shows at most \(SpecialValidation.maxSpecials) specials; delete one first.")
+            }
             let record = SpecialRecord(
                 id: Self.newId(), displayName: checked.displayName, width: checked.width, height: checked.height,
                 originalCents: checked.originalPrice.cents, priceCents: checked.price.cents,
@@ -260,6 +266,9 @@ final class SpecialStore: Sendable {
     func reorder(_ ids: [String]) async throws -> [SpecialRecord] {
         try await database.transaction { sql in
             try await self.lockList(sql)
+            guard ids.count <= SpecialValidation.maxSpecials else {
+                throw ValidationFailure(field: "ids", message: "ids must name every special exactly once.")
+            }
             let current = try await Self.all(sql)
             guard ids.count == current.count, Set(ids) == Set(current.map(\.id)) else {
                 throw ValidationFailure(field: "ids", message: "ids must name every special exactly once.")

@@ -96,15 +96,8 @@ struct TimetableAdminRoutes {
     }
 
     func saveStudent(_ f: [String: String]) async throws {
-        var errors: [FieldError] = []
-        let id = (f["id"] ?? "").trimmingCharacters(in: .whitespaces)
-        if id.isEmpty || id.count > 20 || !id.allSatisfy(\.isNumber) {
-            errors.append(.init(field: "id", message: "A student id is 1 to 20 digits."))
-        }
-        let name = (f["name"] ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
-        if name.isEmpty || name.count > 100 { errors.append(.init(field: "name", message: "1 to 100 characters.")) }
-        guard errors.isEmpty else { throw ValidationFailure(errors) }
-        try await timetable.store.saveStudent(id: id, name: name)
+        let student = try TimetableInput.student(id: f["id"], name: f["name"])
+        try await timetable.store.saveStudent(id: student.id, name: student.name)
     }
 
     func saveCarPark(_ f: [String: String]) async throws {

@@ -13,11 +13,11 @@ extension APIHandler {
         let person = try Access.person()
         var date: LocalDate?
         if let raw = input.query.date {
-            guard let parsed = LocalDate(raw) else {
+            guard let parsed = LocalDate(raw), AcceptedDates.contains(parsed) else {
                 throw Problem(
                     .badRequest, type: "invalid-parameter", title: "Invalid parameter",
-                    detail: "date must be a day as YYYY-MM-DD, not \"\(raw)\".",
-                    errors: [FieldError(field: "date", message: "A day as YYYY-MM-DD.")])
+                    detail: "date must be a day as YYYY-MM-DD from 2000 to 2099, not \"\(raw)\".",
+                    errors: [FieldError(field: "date", message: "A day as YYYY-MM-DD, from 2000 to 2099.")])
             }
             date = parsed
         }

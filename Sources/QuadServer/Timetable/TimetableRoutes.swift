@@ -94,20 +94,11 @@ struct TimetableRoutes {
                     Self.liveValues(parkings: live.parkings, stops: live.stops, now: now, clock: settings.clock, t: t)
                 ) { $1 }
                 values["source"] = "public"
-                values["payloadJSON"] = Self.scriptJSON(live)
+                values["payloadJSON"] = ScriptJSON.encode(live)
                 values[notStudent ? "notStudent" : "signedOut"] = true
             }
             return values
         }
-    }
-
-    /// JSON for a `<script type="application/json">` block (no `</` to close it early).
-    static func scriptJSON(_ value: some Encodable) -> String {
-        // Sorted keys, as the API sends them: the page compares what it drew with what a refresh brings.
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        let text = (try? encoder.encode(value)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
-        return text.replacingOccurrences(of: "</", with: "<\\/")
     }
 
     /// The car parks and shuttles as the page's lists show them.
@@ -207,7 +198,7 @@ struct TimetableRoutes {
             "hasCards": !cards.isEmpty,
             "calendarURL": view.link.url,
             "webcalURL": view.link.webcal,
-            "payloadJSON": scriptJSON(view.payload),
+            "payloadJSON": ScriptJSON.encode(view.payload),
         ]
         values.merge(
             liveValues(
@@ -219,19 +210,15 @@ struct TimetableRoutes {
 
     /// The strings `timetable.js` needs, plural forms included, in the page's language.
     static func scriptStrings(_ t: Localizer) -> String {
-        var strings: [String: String] = [:]
-        for key in [
-            "timetable.state.plenty", "timetable.state.filling", "timetable.state.almostFull", "timetable.state.full",
-            "timetable.live", "timetable.notLive", "timetable.scheduled", "timetable.of", "timetable.noDepartures",
-            "timetable.inProgress",
-        ] {
-            strings[key] = t(key)
-        }
-        var plurals: [String: [String: String]] = [:]
-        for key in ["timetable.freePlaces", "timetable.minutes"] { plurals[key] = t.forms(key) }
-        let payload: [String: Any] = ["lang": t.language.rawValue, "strings": strings, "plurals": plurals]
-        let data = (try? JSONSerialization.data(withJSONObject: payload, options: [.sortedKeys])) ?? Data("{}".utf8)
-        return String(decoding: data, as: UTF8.self).replacingOccurrences(of: "</", with: "<\\/")
+        ScriptJSON.strings(
+            t,
+            [
+                "timetable.state.plenty", "timetable.state.filling", "timetable.state.almostFull",
+                "timetable.state.full",
+                "timetable.live", "timetable.notLive", "timetable.scheduled", "timetable.of", "timetable.noDepartures",
+                "timetable.inProgress",
+            ],
+            plurals: ["timetable.freePlaces", "timetable.minutes"])
     }
 
     /// A new calendar address from the page's form (CSRF-checked).

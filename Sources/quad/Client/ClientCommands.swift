@@ -40,7 +40,9 @@ struct Login: AsyncParsableCommand {
             if context.json {
                 try context.printJSON(person)
             } else {
-                context.print("Signed in to \(context.serverURL.absoluteString) as \(person.displayName).\n")
+                context.print(
+                    "Signed in to \(context.serverURL.absoluteString) as \(TerminalText.visible(person.displayName)).\n"
+                )
             }
         }
     }
@@ -154,7 +156,7 @@ struct BookCommand: AsyncParsableCommand {
                 try context.printJSON(Output(booking: result.booking, spots: result.spots))
             } else {
                 context.print(
-                    "Booked a spot in \(target.name) (\(target.building)); \(result.spots) left. Booking \(result.booking.id).\n"
+                    "Booked a spot in \(TerminalText.visible(target.name)) (\(TerminalText.visible(target.building))); \(result.spots) left. Booking \(result.booking.id).\n"
                 )
             }
         }
@@ -193,7 +195,7 @@ struct CancelCommand: AsyncParsableCommand {
             if context.json {
                 try context.printJSON(booking)
             } else {
-                context.print("Cancelled your booking in \(booking.roomName).\n")
+                context.print("Cancelled your booking in \(TerminalText.visible(booking.roomName)).\n")
             }
         }
     }
@@ -313,9 +315,12 @@ struct Watch: AsyncParsableCommand {
                         case .runningLow: context.style.paint("running low", .yellow)
                         case .full: context.style.paint("full", .red)
                         }
-                    context.print("\(stamp)  \(updated.name): \(spots) of \(updated.capacity) free, \(status)\n")
+                    context.print(
+                        "\(stamp)  \(TerminalText.visible(updated.name)): \(spots) of \(updated.capacity) free, \(status)\n"
+                    )
                 } else {
-                    context.print("\(stamp)  \(change.id): \(change.change)\n")
+                    context.print(
+                        "\(stamp)  \(TerminalText.visible(change.id)): \(TerminalText.visible(change.change))\n")
                     if let fresh = try? await context.client.rooms().value { rooms = Self.byId(fresh) }
                 }
             }

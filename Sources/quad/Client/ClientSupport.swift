@@ -225,10 +225,11 @@ func runClient(_ body: () async throws -> Void) async throws {
     }
 }
 
-/// A message on one line, whatever it quotes (a server's detail, a decoding error).
+/// A message on one line, whatever it quotes (a server's detail, a decoding error), made visible.
 func oneLine(_ text: String) -> String {
-    text.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
-        .joined(separator: " ")
+    TerminalText.visible(
+        text.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+            .joined(separator: " "))
 }
 
 /// Finds a room by id or by name (without case) in the server's list.

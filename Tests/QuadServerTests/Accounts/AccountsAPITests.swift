@@ -65,27 +65,52 @@ import Testing
         }
     }
 
-    @Test func fiveFailuresLockTheUsernameForAWhile() async throws {
+    @Test func threeFailuresMakeThatAddressWaitBeforeTryingThatNameAgain() async throws {
         try await TestApp.run { _, client in
             try await Self.addAda(client)
-            for _ in 0..<5 {
+            for _ in 0..<LoginThrottle.freeFailures {
                 #expect(try await Self.signIn(client, "ada", "guess-guess-guess").status == .unauthorized)
             }
-            let locked = try await Self.signIn(client, "ada", "analytical-engine")  // even the right password
-            #expect(locked.status == .tooManyRequests)
-            let retryAfter = try #require(locked.headers[.retryAfter].flatMap { Int($0) })
-            #expect(retryAfter > 0 && retryAfter <= 15 * 60)
+            let waiting = try await Self.signIn(client, "ada", "analytical-engine")  // even the right password
+            #expect(waiting.status == .tooManyRequests)
+            let retryAfter = try #require(waiting.headers[.retryAfter].flatMap { Int($0) })
+            #expect((1...Int(LoginThrottle.firstDelay)).contains(retryAfter))
         }
     }
 
-    @Test func theThrottleCountsAddressesAndForgetsAfterFifteenMinutes() async throws {
+    @Test func failuresSlowDownOneNameFromOneAddressAndNeverLockAPersonOutElsewhere() async throws {
         try await TestDatabase.withDatabase(.sqlite) { database in
             let clock = ManualClock(now: TestTime.start)
             try await Migrator.migrate(
                 database, Platform.migrations + Features.migrations, now: clock.now, logger: TestDatabase.logger)
             let throttle = LoginThrottle(database: database, clock: clock)
-            for name in ["a1", "a2", "a3", "a4", "a5"] {
-                try await throttle.recordFailure(username: name, address: "10.0.0.9")
+            for _ in 0..<3 { try await throttle.recordFailure(username: "grace", address: "10.0.0.9") }
+            #expect(try await throttle.retryAfter(username: "grace", address: "10.0.0.9") == 5)
+            // Grace at home, and ada on the attacker's network, are not held back.
+            #expect(try await throttle.retryAfter(username: "grace", address: "192.0.2.7") == nil)
+            #expect(try await throttle.retryAfter(username: "ada", address: "10.0.0.9") == nil)
+            // Each further failure doubles the wait.
+            var waits: [Int] = []
+            for _ in 0..<3 {
+                clock.advance(
+                    by: .seconds(Int(try await throttle.retryAfter(username: "grace", address: "10.0.0.9") ?? 0)))
+                #expect(try await throttle.retryAfter(username: "grace", address: "10.0.0.9") == nil)
+                try await throttle.recordFailure(username: "grace", address: "10.0.0.9")
+                waits.append(try #require(try await throttle.retryAfter(username: "grace", address: "10.0.0.9")))
+            }
+            #expect(waits == [10, 20, 40])
+            #expect(LoginThrottle.delay(afterFailures: 40) == LoginThrottle.window)
+        }
+    }
+
+    @Test func oneAddressTryingManyNamesIsStoppedThereOnly() async throws {
+        try await TestDatabase.withDatabase(.sqlite) { database in
+            let clock = ManualClock(now: TestTime.start)
+            try await Migrator.migrate(
+                database, Platform.migrations + Features.migrations, now: clock.now, logger: TestDatabase.logger)
+            let throttle = LoginThrottle(database: database, clock: clock)
+            for index in 0..<LoginThrottle.addressLimit {
+                try await throttle.recordFailure(username: "name\(index)", address: "10.0.0.9")
             }
             #expect(try await throttle.retryAfter(username: "someone-else", address: "10.0.0.9") != nil)
             #expect(try await throttle.retryAfter(username: "someone-else", address: "10.0.0.10") == nil)

@@ -234,6 +234,28 @@ import Testing
         }
     }
 
+    /// JSON in a page is encoded for where it goes: a car park named to end the script element, open a comment in
+    /// it or break a line of script reads back as that name and changes nothing else on the page.
+    @Test func namesInThePagesJSONCannotEndOrBreakTheScript() async throws {
+        try await TestApp.run { app, client in
+            let (kier, _, _) = try await TimetableAPITests.setUp(app)
+            let name = "<!--<script>&</script>\u{2028}"
+            try await TimetableStore(database: app.platform.database).saveCarPark(
+                id: "clayton", name: name, capacity: 800)
+            try await client.execute(uri: "/timetable", method: .get, headers: kier) { response in
+                let html = response.text
+                let start = try #require(html.range(of: #"<script type="application/json" id="timetable-data">"#))
+                let end = try #require(html.range(of: "</script>", range: start.upperBound..<html.endIndex))
+                let json = String(html[start.upperBound..<end.lowerBound])
+                #expect(!json.contains("<") && !json.contains(">") && !json.contains("\u{2028}"))
+                let payload = try #require(
+                    try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any])
+                let parkings = try #require(payload["parkings"] as? [[String: Any]])
+                #expect(parkings.contains { $0["name"] as? String == name })
+            }
+        }
+    }
+
     /// A car park's Edit link opens its form filled in; saving changes that car park (no new one) and tells open
     /// timetable pages through the same `parking` event the feed sends.
     @Test(arguments: TestDatabase.engines)

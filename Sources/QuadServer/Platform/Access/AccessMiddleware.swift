@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
+import NIOCore
 import QuadCore
 
 /// The one door every routed request passes, on the matched route and before its body is read:
@@ -14,7 +15,9 @@ struct AccessMiddleware: RouterMiddleware {
     let accounts: Accounts
     let table: AccessTable
     let limiter: RateLimiter?
-    let trustProxy: Bool
+    /// `QUAD_TRUST_PROXY`: a request from one of these addresses is counted as from the client it forwards.
+    let trustedProxies: Set<String>
+    var trustProxy: Bool { !trustedProxies.isEmpty }
     static let sessionCookie = "quad_session"
 
     func handle(
@@ -25,6 +28,8 @@ struct AccessMiddleware: RouterMiddleware {
         // No endpoint: no route matched, and the router answers 404 or 405 next, whoever asks.
         guard let endpoint = context.endpointPath else { return try await next(request, context) }
         var context = context
+        context.forwardedClient = Self.forwardedClient(
+            request, peer: context.remoteAddress?.ipAddress, trusted: trustedProxies)
         try await identify(request, &context)
         guard let entry = table.entry(request.method, endpoint: endpoint) else {
             // `buildRouter` refuses to start with an undeclared route, so this is a route added behind its back.
@@ -45,7 +50,18 @@ struct AccessMiddleware: RouterMiddleware {
         if CSRF.applies(to: request, signedIn: context.signedIn) {
             try await CSRF.check(&request, trustProxy: trustProxy)
         }
-        return try await next(request, context)
+        var response = try await next(request, context)
+        if context.person != nil { SecurityHeaders.markPrivate(&response.headers) }
+        return response
+    }
+
+    /// The client a trusted proxy forwards for: the last `X-Forwarded-For` address that is not itself a trusted
+    /// proxy (the ones before it are the client's to write). Nil when the peer is not a trusted proxy.
+    static func forwardedClient(_ request: Request, peer: String?, trusted: Set<String>) -> String? {
+        guard let peer, trusted.contains(peer), let header = request.headers[.xForwardedFor] else { return nil }
+        let hops = header.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+        return hops.reversed().lazy.compactMap { try? SocketAddress(ipAddress: $0, port: 0).ipAddress }
+            .first { !trusted.contains($0) }
     }
 
     /// Sets the caller from the credentials the request carries.
@@ -154,4 +170,8 @@ extension Response {
     static func seeOther(_ path: String) -> Response {
         seeOther(SitePath.from(path))
     }
+}
+
+extension HTTPField.Name {
+    static let xForwardedFor = HTTPField.Name("X-Forwarded-For")!
 }

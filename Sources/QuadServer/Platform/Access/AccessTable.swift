@@ -14,6 +14,10 @@ final class AccessTable: Sendable {
         /// Whether a personal app link may call it (the original apps' operations: `x-quad-app-link`).
         var appLink = false
         var operationId: String?
+        /// Whether its body is an image (the upload limit, not the JSON one: `BodyLimit`).
+        var upload = false
+        /// Whether its answer holds a secret (a token, a key): never kept for an `Idempotency-Key` replay.
+        var secretAnswer = false
     }
 
     private struct Key: Hashable {
@@ -60,11 +64,14 @@ final class AccessTable: Sendable {
                     $0.keys.sorted().joined(separator: "+")
                 }
                 let statuses = ((operation["responses"] as? [String: Any]) ?? [:]).keys.map { "\($0)" }
+                let bodyTypes = ((operation["requestBody"] as? [String: Any])?["content"] as? [String: Any])?.keys
+                let upload = bodyTypes?.contains { $0.hasPrefix("image/") } ?? false
                 operations.append(
                     Operation(
                         method: method.uppercased(), path: path,
                         entry: Entry(
-                            rule: rule, appLink: operation["x-quad-app-link"] as? Bool ?? false, operationId: id),
+                            rule: rule, appLink: operation["x-quad-app-link"] as? Bool ?? false, operationId: id,
+                            upload: upload, secretAnswer: operation["x-quad-secret-answer"] as? Bool ?? false),
                         security: security, statuses: statuses))
             }
         }

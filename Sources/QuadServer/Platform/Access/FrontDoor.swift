@@ -10,6 +10,12 @@ struct FrontDoor: HTTPResponder {
     let router: RouterResponder<AppRequestContext>
 
     func respond(to request: Request, context: Context) async throws -> Response {
+        var response = try await route(request, context: context)
+        SecurityHeaders.add(to: &response.headers)
+        return response
+    }
+
+    private func route(_ request: Request, context: Context) async throws -> Response {
         let target = request.head.path ?? ""
         guard let path = CanonicalPath(target) else {
             return Problem(
