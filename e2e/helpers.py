@@ -23,7 +23,9 @@ from __future__ import annotations
 import datetime as dt
 import json
 import re
+import struct
 import urllib.parse
+import zlib
 
 from conftest import QuadServer
 
@@ -191,3 +193,13 @@ def advance_page_clock(driver, seconds: float) -> None:
     assert getattr(driver, "_quad_clock", None), "call follow_clock before loading the page"
     assert driver.execute_script("return !!window.__e2eClock"), "the page was loaded before follow_clock"
     driver.execute_script("window.__e2eClock.shift += arguments[0]", round(seconds * 1000))
+
+
+def png(seed: int = 0, width: int = 1, height: int = 1) -> bytes:
+    """A small whole PNG, its colour from `seed` (so each seed is other bytes); its IHDR may claim any size,
+    the pixels being one row's worth (Quad reads the header and the chunks, not the pixels)."""
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data) & 0xFFFFFFFF)
+
+    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0))
+            + chunk(b"IDAT", zlib.compress(bytes([0, seed % 256, (seed // 256) % 256, 90]))) + chunk(b"IEND", b""))

@@ -21,14 +21,12 @@ import datetime as dt
 import hashlib
 import json
 import re
-import struct
 import threading
-import zlib
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 from conftest import REPO_ROOT, melbourne, wait_until
-from helpers import bearer, password_of, sign_in, text_of, wait_for
+from helpers import bearer, password_of, png, sign_in, text_of, wait_for
 
 CONTRACT = REPO_ROOT / "Sources" / "QuadAPI" / "openapi.yaml"
 SERVER_SOURCES = REPO_ROOT / "Sources" / "QuadServer"
@@ -77,16 +75,6 @@ def registered_forms() -> set[str]:
     return found
 
 
-def png(red: int) -> list[int]:
-    """A 1x1 PNG of its own colour: an image Quad would store (and then serve at /images/<sha256>.png)."""
-    def chunk(kind: bytes, data: bytes) -> bytes:
-        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data) & 0xFFFFFFFF)
-
-    image = (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", 1, 1, 8, 2, 0, 0, 0))
-             + chunk(b"IDAT", zlib.compress(bytes([0, red, 40, 90]))) + chunk(b"IEND", b""))
-    return list(image)
-
-
 def plan(server, ids: dict) -> list[dict]:
     """Every unsafe request, in an order that lets each one work when it comes from Quad with the token (the
     control at the end): for each, the route it stands for, the path with demo ids, and the body — form fields
@@ -119,9 +107,9 @@ def plan(server, ids: dict) -> list[dict]:
         api("POST /api/rooms", "/api/rooms", {"id": "forged", "name": "Forged", "building": "Elsewhere",
                                                "capacity": 10, "spots": 10}),
         api("PATCH /api/rooms/{roomId}", "/api/rooms/mostafa", {"spots": 0}),
-        api("PUT /api/rooms/{roomId}/photo", "/api/rooms/painter/photo", image=png(1)),
+        api("PUT /api/rooms/{roomId}/photo", "/api/rooms/painter/photo", image=list(png(1))),
         api("DELETE /api/rooms/{roomId}", "/api/rooms/alexis"),
-        api("POST /api/images", "/api/images", image=png(2)),
+        api("POST /api/images", "/api/images", image=list(png(2))),
         # Library.
         form("/library/books", "/library/books", book_form),
         form("/library/books/:bookId", f"/library/books/{books[0]}",
@@ -148,7 +136,7 @@ def plan(server, ids: dict) -> list[dict]:
         api("POST /api/specials", "/api/specials", {"display_name": "Free lunch", "width": 4, "height": 4,
                                                      "original_price": "9.00", "price": "0.01"}),
         api("PATCH /api/specials/{specialId}", f"/api/specials/{specials[3]}", {"price": "0.01"}),
-        api("PUT /api/specials/{specialId}/image", f"/api/specials/{specials[4]}/image", image=png(3)),
+        api("PUT /api/specials/{specialId}/image", f"/api/specials/{specials[4]}/image", image=list(png(3))),
         api("DELETE /api/specials/{specialId}", f"/api/specials/{specials[5]}"),
         api("PUT /api/specials/settings", "/api/specials/settings", {"canvasUnit": 24, "currency": "GBP"}),
         # The timetable, car parks and buses.

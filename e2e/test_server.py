@@ -13,8 +13,9 @@ from pathlib import Path
 
 import pytest
 from conftest import wait_until
+from helpers import png
 
-PNG = bytes([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]) + bytes(64)
+PNG = png()
 
 
 def open_stream(server, path="/api/events", headers=None) -> socket.socket:

@@ -46,6 +46,10 @@ import Testing
             #expect(HumanText.fault(HumanText.tidy(text), max: 80) == nil, "\(text)")
         }
         #expect(HumanText.fault(String(repeating: "é", count: 81), max: 80) == .tooLong(max: 80))
+        // Lengths count scalars, as the contract's maxLength: one letter under a heap of marks is not short.
+        #expect(HumanText.fault("Z" + String(repeating: "\u{336}", count: 100), max: 80) == .tooLong(max: 80))
+        // Tag characters are invisible text, except where they spell a flag.
+        #expect(HumanText.fault("hidden\u{E0041}\u{E0042}", max: 80) == .invisible)
         #expect(HumanText.fault("", max: 80) == .missing)
         #expect(HumanText.fault("", max: 80, required: false) == nil)
     }

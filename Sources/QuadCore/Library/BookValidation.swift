@@ -34,17 +34,17 @@ public enum BookValidation {
         let title = tidy(title)
         if title.isEmpty {
             errors.append(.init(field: "title", message: "A book needs a title."))
-        } else if title.count > maxTextLength {
+        } else if title.unicodeScalars.count > maxTextLength {
             errors.append(.init(field: "title", message: "A title is at most \(maxTextLength) characters."))
         }
         let author = tidy(author)
         if author.isEmpty {
             errors.append(.init(field: "author", message: "A book needs an author."))
-        } else if author.count > maxTextLength {
+        } else if author.unicodeScalars.count > maxTextLength {
             errors.append(.init(field: "author", message: "An author is at most \(maxTextLength) characters."))
         }
         let publisher = tidy(publisher)
-        if publisher.count > maxTextLength {
+        if publisher.unicodeScalars.count > maxTextLength {
             errors.append(.init(field: "publisher", message: "A publisher is at most \(maxTextLength) characters."))
         }
         var tags: [String] = []
@@ -57,7 +57,7 @@ public enum BookValidation {
                 .init(
                     field: "categories",
                     message: HumanText.message(.invisible, what: "A category", max: maxCategoryLength)))
-        } else if tags.count > maxCategories || tags.contains(where: { $0.count > maxCategoryLength }) {
+        } else if tags.count > maxCategories || tags.contains(where: { $0.unicodeScalars.count > maxCategoryLength }) {
             errors.append(
                 .init(
                     field: "categories",

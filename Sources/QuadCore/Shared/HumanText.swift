@@ -4,7 +4,7 @@ import Foundation
 /// promotions): the server, the kit and the CLI all check with it, and the contract's text patterns say the
 /// same. A kept text is trimmed and in Unicode NFC (so `é` typed as `e` + accent is the same name), within its
 /// length, and free of characters that break the place it is shown in: control characters, line and paragraph
-/// separators, and invisible format characters (bidirectional overrides, zero-width marks). What is kept is
+/// separators, and invisible format characters (bidirectional overrides, zero-width marks, tags). What is kept is
 /// what reads back, byte for byte.
 public enum HumanText {
     public enum Fault: Equatable, Sendable {
@@ -18,11 +18,12 @@ public enum HumanText {
         (raw ?? "").trimmingCharacters(in: .whitespacesAndNewlines).precomposedStringWithCanonicalMapping
     }
 
-    /// Why `text` (tidied) cannot be kept, or nil. Lengths count characters as people see them.
+    /// Why `text` (tidied) cannot be kept, or nil. Lengths count Unicode scalars, as the contract's `maxLength`
+    /// does: a letter under ten thousand combining marks is not one character.
     public static func fault(_ text: String, max: Int, required: Bool = true) -> Fault? {
-        if text.unicodeScalars.contains(where: isRefused) { return .invisible }
+        if hasRefused(text) { return .invisible }
         if required, text.isEmpty { return .missing }
-        if text.count > max { return .tooLong(max: max) }
+        if text.unicodeScalars.count > max { return .tooLong(max: max) }
         return nil
     }
 
@@ -56,9 +57,24 @@ public enum HumanText {
         }
     }
 
-    /// Control (Cc) and format (Cf, as `isControlOrFormat`) characters, and the line and paragraph separators.
+    /// Control (Cc) and format (Cf) characters, and the line and paragraph separators. The one exception: the
+    /// tag characters that spell a subdivision flag after a black flag (🏴 England, Scotland, Wales).
+    public static func hasRefused(_ text: String) -> Bool {
+        var inFlag = false
+        for scalar in text.unicodeScalars {
+            let isTag = (0xE0020...0xE007F).contains(scalar.value)
+            defer { inFlag = scalar.value == 0x1F3F4 || (inFlag && isTag) }
+            if isTag, inFlag { continue }
+            if isRefused(scalar) { return true }
+        }
+        return false
+    }
+
+    /// Whether one scalar, on its own, may not be kept (`hasRefused` for a whole text).
     public static func isRefused(_ scalar: Unicode.Scalar) -> Bool {
-        scalar.isControlOrFormat || scalar.properties.generalCategory == .lineSeparator
-            || scalar.properties.generalCategory == .paragraphSeparator
+        switch scalar.properties.generalCategory {
+        case .control, .format, .lineSeparator, .paragraphSeparator: true
+        default: false
+        }
     }
 }

@@ -77,6 +77,8 @@ struct SessionSweeper: Service {
 extension Accounts {
     /// Checks the password, minding the throttle. Unknown user and wrong password get the same 401.
     func signIn(username: String, password: String, address: String) async throws -> Person {
+        // A name no one can have is counted (and answered) like an unknown one, and never reaches a query as is.
+        let username = (try? AccountValidation.username(username)) ?? "?"
         if let wait = try await throttle.retryAfter(username: username, address: address) {
             throw Problem(
                 .tooManyRequests, type: "sign-in-locked", title: "Too many failed sign-ins",

@@ -32,14 +32,19 @@ public struct Problem: Error, HTTPResponseError, Sendable {
     }
 
     func response(instance: String?) -> Response {
-        let body = Body(
-            type: type, title: title, status: Int(status.code), detail: detail, instance: instance, errors: errors,
-            requestId: requestId)
-        let data = (try? Self.encoder.encode(body)) ?? Data()
+        let data = json(instance: instance)
         var headers = self.headers
         headers[.contentType] = "application/problem+json"
         headers[.cacheControl] = "no-store"
         return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: data)))
+    }
+
+    /// The problem document (RFC 9457) as sent.
+    func json(instance: String?) -> Data {
+        let body = Body(
+            type: type, title: title, status: Int(status.code), detail: detail, instance: instance, errors: errors,
+            requestId: requestId)
+        return (try? Self.encoder.encode(body)) ?? Data()
     }
 
     private struct Body: Encodable {

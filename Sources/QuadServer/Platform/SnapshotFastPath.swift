@@ -185,6 +185,7 @@ struct QuadHTTP1Channel: ServerChildChannel {
             let codec = try channel.pipeline.syncOperations.context(handlerType: HTTP1ToHTTPServerCodec.self)
             try channel.pipeline.syncOperations.addHandler(
                 SnapshotFastPath(routes: routes), position: .before(codec.handler))
+            try channel.pipeline.syncOperations.addHandler(UnreadableRequest(), position: .before(codec.handler))
             if !(routes.clock is SystemClock) {
                 try channel.pipeline.syncOperations.addHandler(
                     ClockDateHeader(clock: routes.clock), position: .before(codec.handler))

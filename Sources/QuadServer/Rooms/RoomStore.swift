@@ -235,7 +235,9 @@ final class RoomStore: Sendable {
 
     /// Finds a room by its name, as the original apps name it (case-insensitive).
     func id(forName name: String) async throws -> String? {
-        try await database.withConnection { sql in
+        // No room has a name a room could not be given (and PostgreSQL refuses NUL in a query).
+        guard HumanText.fault(name, max: RoomValidation.maxNameLength) == nil else { return nil }
+        return try await database.withConnection { sql in
             try await sql.raw("SELECT id FROM rooms WHERE name_key = \(bind: name.lowercased())").first()?
                 .decode(column: "id", as: String.self)
         }

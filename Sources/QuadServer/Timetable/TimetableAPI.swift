@@ -21,7 +21,10 @@ struct TimetableAPI {
             }
             id = own
         }
-        guard let student = try await timetable.store.student(id) else {
+        // A student id is digits: anything else names no one, and never reaches a query (PostgreSQL refuses NUL).
+        guard (1...20).contains(id.count), id.unicodeScalars.allSatisfy({ ("0"..."9").contains($0) }),
+            let student = try await timetable.store.student(id)
+        else {
             throw Problem.notFound("There is no student \(id).")
         }
         return student

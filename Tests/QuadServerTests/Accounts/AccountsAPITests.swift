@@ -78,12 +78,22 @@ import Testing
         }
     }
 
-    @Test func failuresSlowDownOneNameFromOneAddressAndNeverLockAPersonOutElsewhere() async throws {
+    /// A throttle on a new database, on a clock the test moves.
+    static func withThrottle(
+        _ body: @escaping @Sendable (LoginThrottle, ManualClock) async throws -> Void
+    )
+        async throws
+    {
         try await TestDatabase.withDatabase(.sqlite) { database in
             let clock = ManualClock(now: TestTime.start)
             try await Migrator.migrate(
                 database, Platform.migrations + Features.migrations, now: clock.now, logger: TestDatabase.logger)
-            let throttle = LoginThrottle(database: database, clock: clock)
+            try await body(LoginThrottle(database: database, clock: clock), clock)
+        }
+    }
+
+    @Test func failuresSlowDownOneNameFromOneAddressAndNeverLockAPersonOutElsewhere() async throws {
+        try await Self.withThrottle { throttle, clock in
             for _ in 0..<3 { try await throttle.recordFailure(username: "grace", address: "10.0.0.9") }
             #expect(try await throttle.retryAfter(username: "grace", address: "10.0.0.9") == 5)
             // Grace at home, and ada on the attacker's network, are not held back.
@@ -104,11 +114,7 @@ import Testing
     }
 
     @Test func oneAddressTryingManyNamesIsStoppedThereOnly() async throws {
-        try await TestDatabase.withDatabase(.sqlite) { database in
-            let clock = ManualClock(now: TestTime.start)
-            try await Migrator.migrate(
-                database, Platform.migrations + Features.migrations, now: clock.now, logger: TestDatabase.logger)
-            let throttle = LoginThrottle(database: database, clock: clock)
+        try await Self.withThrottle { throttle, clock in
             for index in 0..<LoginThrottle.addressLimit {
                 try await throttle.recordFailure(username: "name\(index)", address: "10.0.0.9")
             }

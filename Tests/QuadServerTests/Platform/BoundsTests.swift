@@ -104,6 +104,25 @@ import Testing
         }
     }
 
+    /// PostgreSQL refuses a NUL in a query: a lookup by a name, a username or a student id that holds one
+    /// answers like one that names nothing, never with a 500.
+    @Test(arguments: TestDatabase.engines)
+    func lookupsByTextWithANULAnswerNotFound(engine: Database.Engine) async throws {
+        try await TestApp.run(engine) { app, client in
+            let ada = try await app.signedIn("ada")
+            try await client.execute(
+                uri: "/api/book", method: .post, headers: ada, body: ByteBuffer(string: #"{"name": "Ljerka\u0000"}"#)
+            ) { #expect($0.status == .notFound) }
+            try await client.execute(
+                uri: "/api/sessions", method: .post, headers: [.contentType: "application/json"],
+                body: ByteBuffer(string: #"{"username": "ada\u0000", "password": "password-ada"}"#)
+            ) { #expect($0.status == .unauthorized) }
+            try await client.execute(uri: "/api/schedules?student=30%0049", method: .get, headers: Self.admin) {
+                #expect($0.status == .notFound)
+            }
+        }
+    }
+
     @Test func deletingBooksTakesAtMostAHundredIds() async throws {
         try await TestApp.run { _, client in
             let ids = (1...(BookValidation.maxDeletedAtOnce + 1)).map(String.init).joined(separator: ",")

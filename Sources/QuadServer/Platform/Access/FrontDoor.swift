@@ -33,7 +33,7 @@ struct FrontDoor: HTTPResponder {
 }
 
 /// A request target whose path has one form only: starts with `/`; no empty segment but a trailing slash;
-/// no `.` or `..` segment, encoded or not; no encoded `/` or `\`, no backslash, no control character.
+/// no `.` or `..` segment, encoded or not; no encoded `/`, `\` or NUL, no backslash, no control character.
 struct CanonicalPath {
     let path: String
     let query: String?
