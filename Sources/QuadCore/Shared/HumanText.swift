@@ -31,6 +31,11 @@ public enum HumanText {
     public static func check(
         _ raw: String?, field: String, what: String, max: Int, required: Bool = true, _ errors: inout [FieldError]
     ) -> String {
+        // Far over the limit: refused before any work on it (no tidying could bring it back under).
+        guard (raw?.utf8.count ?? 0) <= max * 16 else {
+            errors.append(FieldError(field: field, message: message(.tooLong(max: max), what: what, max: max)))
+            return ""
+        }
         let text = tidy(raw)
         if let fault = fault(text, max: max, required: required) {
             errors.append(FieldError(field: field, message: message(fault, what: what, max: max, required: required)))

@@ -1,0 +1,88 @@
+"""What Quad promises at its edges, seen from outside: every page keeps the content security policy it is sent
+with (no script, style or frame refused in a real Chromium), text from people is shown as text, and event-stream
+slots come back when clients leave.
+"""
+from __future__ import annotations
+
+import json
+import socket
+
+from conftest import wait_until
+from helpers import sign_in
+
+PAGES = [
+    "/", "/rooms", "/specials", "/specials/mosaic", "/library", "/library/books/1", "/library/new", "/timetable",
+    "/account", "/admin/people", "/admin/specials", "/admin/specials/new", "/admin/timetable",
+]
+
+
+def csp_reports(driver) -> list[str]:
+    return [entry["message"] for entry in driver.get_log("browser")
+            if "Content Security Policy" in entry["message"] or "Refused to" in entry["message"]]
+
+
+def test_every_page_keeps_its_content_security_policy(quad_server_factory, browser):
+    """An admin opens every page (each script, style, image and form of it runs under the policy the server
+    sent): Chromium reports no violation, and each answer carried the policy and nosniff."""
+    server = quad_server_factory(demo=True)
+    sign_in(browser, server, "admin")
+    browser.get_log("browser")  # what signing in logged is not this test's
+    for path in PAGES:
+        answer = server.request(path)
+        assert "frame-ancestors 'none'" in answer.headers.get("content-security-policy", ""), path
+        assert answer.headers.get("x-content-type-options") == "nosniff", path
+        browser.get(server.url + path)
+        wait_until(lambda: browser.execute_script("return document.readyState") == "complete",
+                   message=f"{path} did not load")
+        assert csp_reports(browser) == [], f"{path}: {csp_reports(browser)}"
+
+
+def test_text_from_people_is_shown_as_text(quad_server_factory, browser):
+    """A room named like markup is shown with its name as typed, and adds no element to the page."""
+    server = quad_server_factory(demo=True)
+    name = '<img src=x onerror="document.title=1">'
+    created = server.request("/api/rooms", "POST", {"Content-Type": "application/json"},
+                             json.dumps({"name": name, "building": "<b>North</b>", "capacity": 4}).encode(),
+                             admin=True)
+    assert created.status == 201, created.text
+    html = server.request("/rooms").text
+    assert name not in html and "&lt;img src=x onerror=" in html
+    browser.get(server.url + "/rooms")
+    wait_until(lambda: name in browser.find_element("css selector", "main").text, message="the room's name is not shown")
+    assert browser.execute_script("return document.querySelectorAll('main img[src=x], main b').length") == 0
+    assert browser.title != "1"
+
+
+def open_stream(server) -> tuple[socket.socket, int]:
+    """GET /api/events on a socket of its own; returns it and the answer's status once its status line has come."""
+    sock = socket.create_connection(("127.0.0.1", server.port), timeout=10)
+    sock.sendall(b"GET /api/events HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: text/event-stream\r\n\r\n")
+    head = b""
+    while b"\r\n" not in head:
+        chunk = sock.recv(4096)
+        assert chunk, "the server closed the stream before answering"
+        head += chunk
+    return sock, int(head.split(b" ", 2)[1])
+
+
+def test_event_streams_give_back_their_slots_when_clients_leave(quad_server_factory):
+    """A client may hold 8 streams; once it closes them (its network drops), the server notices at the next
+    heartbeat and the client can open 8 again. HEAD requests never hold one."""
+    server = quad_server_factory(env={"QUAD_EVENT_HEARTBEAT": "1"})
+    for _ in range(12):
+        assert server.request("/api/events", "HEAD").status == 200
+    streams = [open_stream(server) for _ in range(8)]
+    assert [status for _, status in streams] == [200] * 8
+    extra, status = open_stream(server)
+    assert status == 429
+    extra.close()
+    for stream, _ in streams:
+        stream.close()
+
+    def eight_again() -> bool:
+        again = [open_stream(server) for _ in range(8)]
+        for stream, _ in again:
+            stream.close()
+        return [status for _, status in again] == [200] * 8
+
+    wait_until(eight_again, timeout=15, interval=1.5, message="the closed streams' slots did not come back")
