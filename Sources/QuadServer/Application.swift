@@ -78,11 +78,6 @@ func buildRouter(
     router.add(middleware: RequestInfoMiddleware(trustProxy: trustProxy))
 
     web.register(on: routes)
-    platform.images.register(on: routes)
-    EventStreamRoute(
-        hub: platform.events, heartbeat: platform.configuration.eventHeartbeat,
-        maxStreamsPerClient: platform.configuration.maxEventStreamsPerClient
-    ).register(on: routes)
     RoomsRoutes(rooms: features.rooms, web: web).register(on: routes)
     SpecialsRoutes(specials: features.specials, web: web).register(on: routes)
     LibraryRoutes(library: features.library, web: web).register(on: routes)
@@ -91,12 +86,27 @@ func buildRouter(
     TimetableRoutes(timetable: features.timetable, web: web).register(on: routes)
     try APIHandler(
         platform: platform, rooms: features.rooms, accounts: features.accounts, specials: features.specials,
-        library: features.library, timetable: features.timetable
+        library: features.library, timetable: features.timetable,
+        eventStreams: EventStreams(
+            hub: platform.events, heartbeat: platform.configuration.eventHeartbeat,
+            maxPerClient: platform.configuration.maxEventStreamsPerClient)
     ).registerHandlers(
         on: router,
         configuration: .init(
             dateTranscoder: RFC3339Dates(), jsonEncodingOptions: [.sortedKeys, .withoutEscapingSlashes]),
-        middlewares: [EmptyBodyAsNone()])
+        middlewares: [
+            EmptyBodyAsNone(),
+            SnapshotAnswers(snapshots: [
+                "listRooms": { baseURL in
+                    let encoded = try await features.rooms.snapshot.encoded(baseURL: baseURL)
+                    return (encoded.body, encoded.etag)
+                },
+                "listSpecials": { baseURL in
+                    let encoded = try await features.specials.snapshot.encoded(baseURL: baseURL)
+                    return (encoded.body, encoded.etag)
+                },
+            ]),
+        ])
     extra(routes)
 
     let served = router.routes.map { (path: $0.path.description, method: $0.method) }

@@ -27,8 +27,8 @@ public struct BookDraft: Codable, Sendable, Equatable {
     public var isEmpty: Bool { self == BookDraft() }
 }
 
-/// The Library API: plain Hummingbird routes (documented in openapi.yaml, not generated), called through
-/// the kit's middleware and read with QuadCore's `BookRecord`.
+/// The Library API, called through the kit's middleware (not the generated client) and read with QuadCore's
+/// `BookRecord`, which keeps the original record's explicit nulls and date forms.
 extension QuadClient {
     /// `GET /api/books`: searched (`q`) and sorted on the server.
     public func books(query: String? = nil, sort: BookSort = .newest) async throws -> Fetched<[BookRecord]> {

@@ -93,18 +93,4 @@ public final class ImageStore: Sendable {
         }
         return (format, bytes)
     }
-
-    /// `GET /images/{sha256}.{ext}`: immutable, with the hash as its ETag.
-    func register(on routes: Routes) {
-        routes.api(.get, "/images/:file") { request, context -> Response in
-            let file = context.parameters.get("file") ?? ""
-            let parts = file.split(separator: ".")
-            guard parts.count == 2, parts[0].count == 64, parts[0].allSatisfy(\.isHexDigit),
-                let wanted = ImageFormat(fileExtension: parts[1]),
-                let (format, bytes) = try await self.find(sha256: String(parts[0])), format == wanted
-            else { throw Problem.notFound("There is no image \(file).") }
-            return HTTPCache.response(
-                bytes, etag: "\"\(parts[0])\"", contentType: format.mediaType, policy: .immutable, request: request)
-        }
-    }
 }

@@ -1,6 +1,8 @@
 import Foundation
+import HTTPTypes
 import OpenAPIRuntime
 import QuadAPI
+import QuadCore
 
 /// The generated server interface, implemented. Each feature adds its operations in an extension
 /// in its own folder.
@@ -14,6 +16,7 @@ struct APIHandler: APIProtocol {
     let specials: Specials
     let library: Library
     let timetable: Timetable
+    let eventStreams: EventStreams
 }
 
 extension APIHandler {
@@ -28,6 +31,34 @@ extension APIHandler {
         .ok(.init(headers: .init(eTag: Self.contractETag), body: .yaml(HTTPBody(Contract.yaml))))
     }
 
+    func streamEvents(_ input: Operations.StreamEvents.Input) async throws -> Operations.StreamEvents.Output {
+        let info = RequestInfo.current
+        let body = try eventStreams.open(
+            client: info.person.map { "user:" + $0.username.lowercased() } ?? info.clientAddress,
+            lastEventId: input.headers.lastEventID ?? input.query.lastEventId, types: input.query.types)
+        info.headers.set(.cacheControl, "no-cache")
+        info.headers.set(.xAccelBuffering, "no")
+        return .ok(.init(body: .textEventStream(body)))
+    }
+
+    /// `GET /images/{sha256}.{ext}`: immutable, with the hash as its ETag.
+    func getImage(_ input: Operations.GetImage.Input) async throws -> Operations.GetImage.Output {
+        let file = input.path.file
+        let parts = file.split(separator: ".")
+        guard parts.count == 2, parts[0].count == 64, parts[0].allSatisfy(\.isHexDigit),
+            let wanted = ImageFormat(fileExtension: parts[1]),
+            let (format, bytes) = try await platform.images.find(sha256: String(parts[0])), format == wanted
+        else { throw Problem.notFound("There is no image \(file).") }
+        RequestInfo.current.headers.set(.eTag, "\"\(parts[0])\"")
+        RequestInfo.current.headers.set(.cacheControl, CachePolicy.immutable.rawValue)
+        let body = HTTPBody(bytes.readableBytesView)
+        switch format {
+        case .jpeg: return .ok(.init(body: .jpeg(body)))
+        case .png: return .ok(.init(body: .png(body)))
+        case .webp: return .ok(.init(body: .imageWebp(body)))
+        }
+    }
+
     func uploadImage(_ input: Operations.UploadImage.Input) async throws -> Operations.UploadImage.Output {
         let body: HTTPBody =
             switch input.body {
@@ -40,4 +71,9 @@ extension APIHandler {
                     .init(sha256: image.sha256, url: image.path, contentType: image.format.mediaType, size: image.size))
             ))
     }
+}
+
+extension HTTPField.Name {
+    /// Asks nginx not to buffer a stream.
+    static let xAccelBuffering = HTTPField.Name("X-Accel-Buffering")!
 }

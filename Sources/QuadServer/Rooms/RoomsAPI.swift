@@ -5,6 +5,19 @@ import QuadCore
 
 /// Rooms' operations of the generated interface. `GET /api/rooms` is in `RoomsRoutes` (served from the snapshot).
 extension APIHandler {
+    /// The whole list is answered from its snapshot (`SnapshotAnswers`); a filtered one here.
+    func listRooms(_ input: Operations.ListRooms.Input) async throws -> Operations.ListRooms.Output {
+        if let minSpots = input.query.minSpots, minSpots < 0 {
+            throw Problem(
+                .badRequest, type: "invalid-parameter", title: "Invalid parameter",
+                detail: "minSpots must be a whole number ≥ 0, not \(minSpots).",
+                errors: [FieldError(field: "minSpots", message: "A whole number ≥ 0.")])
+        }
+        let all = try await rooms.snapshot.rooms().map { $0.room(baseURL: RequestInfo.current.baseURL) }
+        let shown = Room.filtered(all, minSpots: input.query.minSpots, building: input.query.building)
+        return .ok(.init(body: .json(.init(rooms: shown.map { .init($0) }))))
+    }
+
     func getRoom(_ input: Operations.GetRoom.Input) async throws -> Operations.GetRoom.Output {
         guard let record = try await rooms.store.find(input.path.roomId) else {
             throw Problem.notFound("There is no room \(input.path.roomId).")

@@ -9,7 +9,6 @@ struct RoomsRoutes {
     let web: WebShell
 
     func register(on routes: Routes) {
-        routes.api(.get, "/api/rooms") { request, _ in try await self.list(request) }
         routes.on(.get, "/rooms", .public) { request, _ in try await self.page(request) }
         routes.on(.post, "/rooms/:roomId/book", .member) { request, context in
             try await self.book(request, roomId: Self.roomId(context))
@@ -28,33 +27,6 @@ struct RoomsRoutes {
             throw Problem.notFound("There is no such room.")
         }
         return id
-    }
-
-    // MARK: API
-
-    func list(_ request: Request) async throws -> Response {
-        let baseURL = request.baseURL(trustProxy: rooms.platform.configuration.trustProxy)
-        let query = request.uri.queryParameters
-        guard query.get("minSpots") != nil || query.get("building") != nil else {
-            let snapshot = try await rooms.snapshot.encoded(baseURL: baseURL)
-            return HTTPCache.response(
-                snapshot.body, etag: snapshot.etag, contentType: "application/json", policy: .revalidate,
-                request: request)
-        }
-        var minSpots: Int?
-        if let raw = query.get("minSpots") {
-            guard let value = Int(raw), value >= 0 else {
-                throw Problem(
-                    .badRequest, type: "invalid-parameter", title: "Invalid parameter",
-                    detail: "minSpots must be a whole number ≥ 0, not \"\(raw)\".",
-                    errors: [FieldError(field: "minSpots", message: "A whole number ≥ 0.")])
-            }
-            minSpots = value
-        }
-        let all = try await rooms.snapshot.rooms().map { $0.room(baseURL: baseURL) }
-        let encoded = RoomsSnapshot.encode(Room.filtered(all, minSpots: minSpots, building: query.get("building")))
-        return HTTPCache.response(
-            encoded.body, etag: encoded.etag, contentType: "application/json", policy: .revalidate, request: request)
     }
 
     // MARK: Pages

@@ -24,6 +24,15 @@ extension APIHandler {
         return .ok(.init(body: .json(try await allSpecials(try await specials.store.all()))))
     }
 
+    /// Answered from its snapshot (`SnapshotAnswers`); here when the request carries a query.
+    func listSpecials(_ input: Operations.ListSpecials.Input) async throws -> Operations.ListSpecials.Output {
+        .ok(
+            .init(
+                body: .json(
+                    try await allSpecials(try await specials.snapshot.current(at: specials.platform.clock.now).records))
+            ))
+    }
+
     func getSpecial(_ input: Operations.GetSpecial.Input) async throws -> Operations.GetSpecial.Output {
         let record = try await specials.visible(input.path.specialId)
         return .ok(.init(body: .json(.init(record.special(baseURL: RequestInfo.current.baseURL)))))

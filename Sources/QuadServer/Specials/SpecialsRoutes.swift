@@ -10,7 +10,6 @@ struct SpecialsRoutes {
     let web: WebShell
 
     func register(on routes: Routes) {
-        routes.api(.get, "/api/specials") { request, _ in try await self.list(request) }
         routes.on(.get, "/specials", .public) { request, _ in try await self.page(request) }
         routes.on(.get, "/specials/mosaic", .public) { request, _ in try await self.mosaic(request) }
         routes.on(.get, "/specials/:specialId", .public) { request, context in
@@ -32,15 +31,6 @@ struct SpecialsRoutes {
         routes.on(.post, "/admin/specials/:specialId/delete", .admin) { request, context in
             try await self.delete(request, id: context.parameters.require("specialId"))
         }
-    }
-
-    // MARK: API
-
-    func list(_ request: Request) async throws -> Response {
-        let baseURL = request.baseURL(trustProxy: specials.platform.configuration.trustProxy)
-        let snapshot = try await specials.snapshot.encoded(baseURL: baseURL)
-        return HTTPCache.response(
-            snapshot.body, etag: snapshot.etag, contentType: "application/json", policy: .revalidate, request: request)
     }
 
     // MARK: The mosaic

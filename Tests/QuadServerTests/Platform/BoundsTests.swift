@@ -1,7 +1,6 @@
 import Foundation
 import Hummingbird
 import HummingbirdTesting
-import NIOEmbedded
 import QuadCore
 import QuadTestSupport
 import SQLKit
@@ -80,27 +79,26 @@ import Testing
         }
     }
 
-    @Test func headRequestsToTheEventStreamHoldNoSlotAndAnAnswerNeverWrittenGivesItsSlotBack() async throws {
+    @Test func anEventStreamGivesItsSlotBackWhenNeverReadOrWhenItsReaderLeaves() async throws {
         try await TestDatabase.withDatabase(.sqlite) { database in
             let hub = EventHub(database: database, capacity: 8, clock: TestTime.clock(), logger: TestDatabase.logger)
-            let route = EventStreamRoute(hub: hub, heartbeat: .seconds(30), maxStreamsPerClient: 2)
-            let context = AppRequestContext(
-                source: .init(channel: EmbeddedChannel(), logger: TestDatabase.logger))
-            func request(_ method: HTTPRequest.Method) -> Request {
-                Request(
-                    head: .init(method: method, scheme: nil, authority: nil, path: "/api/events"),
-                    body: .init(buffer: .init()))
-            }
-            for _ in 0..<10 {
-                let head = try route.stream(request(.head), context)
-                #expect(head.headers[.contentType] == "text/event-stream; charset=utf-8")
-            }
-            // Two streams answered and held: a third is refused; dropped unwritten, they give their slots back.
+            let streams = EventStreams(hub: hub, heartbeat: .seconds(30), maxPerClient: 2)
+            let client = "10.0.0.9"
+            // Answered and never read (a HEAD, a connection closed first): dropped, they give their slots back.
             for _ in 0..<5 {
-                let held = try (0..<2).map { _ in try route.stream(request(.get), context) }
-                #expect(held.count == 2)
-                #expect(throws: Problem.self) { try route.stream(request(.get), context) }
+                let held = try (0..<2).map { _ in try streams.open(client: client, lastEventId: nil, types: nil) }
+                #expect(held.count == 2 && streams.held(by: client) == 2)
+                #expect(throws: Problem.self) { try streams.open(client: client, lastEventId: nil, types: nil) }
             }
+            #expect(streams.held(by: client) == 0)
+            // Read, then left by its reader (the client gone, a write failed).
+            do {
+                var frames = try streams.open(client: client, lastEventId: nil, types: nil).makeAsyncIterator()
+                let first = try #require(try await frames.next())
+                #expect(String(decoding: first, as: UTF8.self).hasPrefix("retry: "))
+                #expect(streams.held(by: client) == 1)
+            }
+            #expect(streams.held(by: client) == 0)
         }
     }
 
