@@ -23,6 +23,7 @@ from __future__ import annotations
 import datetime as dt
 import json
 import re
+import socket
 import struct
 import urllib.parse
 import zlib
@@ -203,3 +204,15 @@ def png(seed: int = 0, width: int = 1, height: int = 1) -> bytes:
 
     return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0))
             + chunk(b"IDAT", zlib.compress(bytes([0, seed % 256, (seed // 256) % 256, 90]))) + chunk(b"IEND", b""))
+
+
+def open_stream(server: QuadServer, path: str = "/api/events") -> tuple[socket.socket, int]:
+    """GET /api/events on a socket of its own; returns it and the answer's status once its status line has come."""
+    sock = socket.create_connection(("127.0.0.1", server.port), timeout=10)
+    sock.sendall(f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: text/event-stream\r\n\r\n".encode())
+    head = b""
+    while b"\r\n" not in head:
+        chunk = sock.recv(4096)
+        assert chunk, "the server closed the stream before answering"
+        head += chunk
+    return sock, int(head.split(b" ", 2)[1])

@@ -5,10 +5,9 @@ slots come back when clients leave.
 from __future__ import annotations
 
 import json
-import socket
 
 from conftest import wait_until
-from helpers import sign_in
+from helpers import open_stream, sign_in
 
 PAGES = [
     "/", "/rooms", "/specials", "/specials/mosaic", "/library", "/library/books/1", "/library/new", "/timetable",
@@ -51,18 +50,6 @@ def test_text_from_people_is_shown_as_text(quad_server_factory, browser):
     wait_until(lambda: name in browser.find_element("css selector", "main").text, message="the room's name is not shown")
     assert browser.execute_script("return document.querySelectorAll('main img[src=x], main b').length") == 0
     assert browser.title != "1"
-
-
-def open_stream(server) -> tuple[socket.socket, int]:
-    """GET /api/events on a socket of its own; returns it and the answer's status once its status line has come."""
-    sock = socket.create_connection(("127.0.0.1", server.port), timeout=10)
-    sock.sendall(b"GET /api/events HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: text/event-stream\r\n\r\n")
-    head = b""
-    while b"\r\n" not in head:
-        chunk = sock.recv(4096)
-        assert chunk, "the server closed the stream before answering"
-        head += chunk
-    return sock, int(head.split(b" ", 2)[1])
 
 
 def test_event_streams_give_back_their_slots_when_clients_leave(quad_server_factory):
