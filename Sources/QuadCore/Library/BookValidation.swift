@@ -95,7 +95,10 @@ public enum BookValidation {
 
     /// As `HumanText` keeps it, with runs of spaces made one (titles are often pasted).
     static func tidy(_ raw: String?) -> String {
-        HumanText.tidy((raw ?? "").split(separator: " ").joined(separator: " "))
+        let raw = raw ?? ""
+        // Far over any field's limit: left as it is, to be refused as too long, without the work of tidying it.
+        guard raw.utf8.count <= maxTextLength * 16 else { return raw }
+        return HumanText.tidy(raw.split(separator: " ").joined(separator: " "))
     }
 }
 
