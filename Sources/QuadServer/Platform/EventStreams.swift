@@ -20,6 +20,8 @@ final class EventStreams: Sendable {
     private let open = NIOLockedValueBox<[String: Int]>([:])
     /// How long a client waits before reconnecting, in milliseconds.
     static let retry = 2000
+    /// Frames kept for a reader that is not reading, at most.
+    static let backlog = 256
 
     init(hub: EventHub, heartbeat: Duration, maxPerClient: Int) {
         self.hub = hub
@@ -84,7 +86,10 @@ final class EventStreams: Sendable {
         }
 
         func makeAsyncIterator() -> Iterator {
-            let (frames, continuation) = AsyncStream<ArraySlice<UInt8>>.makeStream()
+            // A reader that falls this far behind (it stopped reading) is cut off rather than buffered without
+            // end: it reconnects with its last id and resumes from the hub's memory.
+            let (frames, continuation) = AsyncStream<ArraySlice<UInt8>>.makeStream(
+                bufferingPolicy: .bufferingOldest(EventStreams.backlog))
             let subscription = hub.subscribe(after: lastEventId, types: types)
             var head = "retry: \(EventStreams.retry)\n\n"
             if subscription.missedSome { head += "event: reset\ndata: {}\n\n" }
@@ -93,7 +98,7 @@ final class EventStreams: Sendable {
             // The hub closing every subscription (the server stopping) ends the stream.
             let forward = Task {
                 for await event in subscription.events {
-                    continuation.yield(ArraySlice(EventStreams.format(event).utf8))
+                    if case .dropped = continuation.yield(ArraySlice(EventStreams.format(event).utf8)) { break }
                 }
                 continuation.finish()
             }
@@ -101,7 +106,9 @@ final class EventStreams: Sendable {
             let beat = Task {
                 while !Task.isCancelled {
                     try await Task.sleep(for: heartbeat)
-                    continuation.yield(ArraySlice(": heartbeat\n\n".utf8))
+                    if case .dropped = continuation.yield(ArraySlice(": heartbeat\n\n".utf8)) {
+                        continuation.finish()
+                    }
                 }
             }
             let slot = slot

@@ -81,7 +81,8 @@ import Testing
 
     @Test func anEventStreamGivesItsSlotBackWhenNeverReadOrWhenItsReaderLeaves() async throws {
         try await TestDatabase.withDatabase(.sqlite) { database in
-            let hub = EventHub(database: database, capacity: 8, clock: TestTime.clock(), logger: TestDatabase.logger)
+            let hub = EventHub(
+                database: database, capacity: 4096, clock: TestTime.clock(), logger: TestDatabase.logger)
             let streams = EventStreams(hub: hub, heartbeat: .seconds(30), maxPerClient: 2)
             let client = "10.0.0.9"
             // Answered and never read (a HEAD, a connection closed first): dropped, they give their slots back.
@@ -98,6 +99,15 @@ import Testing
                 #expect(String(decoding: first, as: UTF8.self).hasPrefix("retry: "))
                 #expect(streams.held(by: client) == 1)
             }
+            #expect(streams.held(by: client) == 0)
+            // Answered and read once, then never again (a reader that stopped reading): cut off, not buffered.
+            var stalled = try streams.open(client: client, lastEventId: nil, types: nil).makeAsyncIterator()
+            _ = try await stalled.next()
+            for index in 0..<(EventStreams.backlog + 20) {
+                await hub.publish("room", ["id": "r\(index)"])
+            }
+            let deadline = ContinuousClock.now + .seconds(10)
+            while streams.held(by: client) > 0, ContinuousClock.now < deadline { await Task.yield() }
             #expect(streams.held(by: client) == 0)
         }
     }
