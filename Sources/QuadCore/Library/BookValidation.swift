@@ -96,8 +96,8 @@ public enum BookValidation {
     /// As `HumanText` keeps it, with runs of spaces made one (titles are often pasted).
     static func tidy(_ raw: String?) -> String {
         let raw = raw ?? ""
-        // Far over any field's limit: left as it is, to be refused as too long, without the work of tidying it.
-        guard raw.utf8.count <= maxTextLength * 16 else { return raw }
+        // Far over any field's limit: left as it is, to be refused as too long.
+        guard !HumanText.isFarOver(raw, max: maxTextLength) else { return raw }
         return HumanText.tidy(raw.split(separator: " ").joined(separator: " "))
     }
 }

@@ -31,8 +31,7 @@ public enum HumanText {
     public static func check(
         _ raw: String?, field: String, what: String, max: Int, required: Bool = true, _ errors: inout [FieldError]
     ) -> String {
-        // Far over the limit: refused before any work on it (no tidying could bring it back under).
-        guard (raw?.utf8.count ?? 0) <= max * 16 else {
+        guard !isFarOver(raw, max: max) else {
             errors.append(FieldError(field: field, message: message(.tooLong(max: max), what: what, max: max)))
             return ""
         }
@@ -41,6 +40,12 @@ public enum HumanText {
             errors.append(FieldError(field: field, message: message(fault, what: what, max: max, required: required)))
         }
         return text
+    }
+
+    /// Far over the limit (16 bytes a character): refused before any work on it, as no tidying could bring it
+    /// back under, and tidying a megabyte costs more than a page.
+    public static func isFarOver(_ raw: String?, max: Int) -> Bool {
+        (raw?.utf8.count ?? 0) > max * 16
     }
 
     /// The same, for one field alone.

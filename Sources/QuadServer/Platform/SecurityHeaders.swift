@@ -18,10 +18,11 @@ enum SecurityHeaders {
         ("Referrer-Policy", "same-origin"),
     ]
 
+    /// `all` as typed fields, made once rather than per answer.
+    private static let fields = all.map { HTTPField(name: HTTPField.Name($0.name)!, value: $0.value) }
+
     static func add(to headers: inout HTTPFields) {
-        for (name, value) in all where headers[HTTPField.Name(name)!] == nil {
-            headers[HTTPField.Name(name)!] = value
-        }
+        for field in fields where headers[field.name] == nil { headers.append(field) }
     }
 
     /// An answer that depends on who asks (the request was signed in) is for that person's browser only:
