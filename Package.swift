@@ -37,13 +37,14 @@ let package = Package(
             resources: [.copy("openapi.yaml")],
             plugins: [.plugin(name: "OpenAPIGenerator", package: "swift-openapi-generator")]
         ),
+        // What every feature stands on: configuration, the database and its migrations, the access layer (one door),
+        // events, HTTP caching, problems, images and the web shell; the `Feature` protocol features register through.
         .target(
-            name: "QuadServer",
+            name: "QuadPlatform",
             dependencies: [
                 "QuadCore", "QuadAPI",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
-                .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
                 .product(name: "Mustache", package: "swift-mustache"),
                 .product(name: "OpenAPIHummingbird", package: "swift-openapi-hummingbird"),
                 .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
@@ -56,7 +57,29 @@ let package = Package(
                 // Reads who may call each operation (`x-quad-access`) from the contract at start.
                 .product(name: "Yams", package: "Yams"),
             ],
-            resources: [.copy("Web")]
+            resources: [.copy("Web")],
+            plugins: [.plugin(name: "OpenAPIGenerator", package: "swift-openapi-generator")]
+        ),
+        // One target per feature: each sees the platform and QuadCore, never another feature.
+        feature("QuadRooms"),
+        feature("QuadSpecials"),
+        feature("QuadLibrary"),
+        feature("QuadTimetable"),
+        feature(
+            "QuadAccounts",
+            extra: [
+                .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]),
+        // Composes the platform and the features into one application; no feature logic of its own.
+        .target(
+            name: "QuadServer",
+            dependencies: [
+                "QuadPlatform", "QuadRooms", "QuadSpecials", "QuadLibrary", "QuadTimetable", "QuadAccounts",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
         ),
         .target(
             name: "QuadKit",
@@ -70,20 +93,22 @@ let package = Package(
         .executableTarget(
             name: "quad",
             dependencies: [
-                "QuadServer", "QuadKit",
+                "QuadServer", "QuadPlatform", "QuadKit",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
             ]
         ),
-        // What the test targets share: the clock they start at (`QUAD_TEST_NOW`), waiting for a condition, and a
-        // real Quad on a free port (`LiveServer`) with the kit's test middleware.
+        // What the test targets share: the clock they start at (`QUAD_TEST_NOW`), waiting for a condition, a composed
+        // Quad on a fresh database (`TestApp`), and a real Quad on a free port (`LiveServer`) with the kit's test
+        // middleware.
         .target(
             name: "QuadTestSupport",
             dependencies: [
-                "QuadCore", "QuadKit", "QuadServer",
+                "QuadCore", "QuadKit", "QuadServer", "QuadPlatform", "QuadAccounts",
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "SQLKit", package: "sql-kit"),
@@ -94,18 +119,55 @@ let package = Package(
         .testTarget(
             name: "QuadKitTests",
             dependencies: [
-                "QuadKit", "QuadServer", "QuadTestSupport",
+                "QuadKit", "QuadServer", "QuadPlatform", "QuadTestSupport",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
-        .testTarget(
-            name: "QuadServerTests",
-            dependencies: [
-                "QuadServer", "QuadTestSupport",
-                .product(name: "HummingbirdTesting", package: "hummingbird"),
-            ]
-        ),
+        // One test target per module; each drives a composed Quad (`TestApp`) and reads its module's internals.
+        moduleTests("QuadPlatformTests", []),
+        moduleTests("QuadRoomsTests", ["QuadRooms"]),
+        // Their tests sign people in through Accounts (and the Library's pages show the Timetable's campus time).
+        moduleTests("QuadSpecialsTests", ["QuadSpecials", "QuadAccounts"]),
+        moduleTests("QuadLibraryTests", ["QuadLibrary", "QuadAccounts", "QuadTimetable"]),
+        moduleTests("QuadTimetableTests", ["QuadTimetable", "QuadAccounts"]),
+        // Accounts' removal releases Rooms' bookings: its tests look at both.
+        moduleTests("QuadAccountsTests", ["QuadAccounts", "QuadRooms"]),
+        // The composed server: one door in front of every module's routes, the contract covering all of them.
+        moduleTests(
+            "QuadServerTests", ["QuadRooms", "QuadSpecials", "QuadLibrary", "QuadTimetable", "QuadAccounts"]),
     ]
 )
+
+/// A feature module: its operations (generated from the contract, filtered in its openapi-generator-config.yaml),
+/// pages, store and services, on the platform.
+func feature(_ name: String, extra: [Target.Dependency] = []) -> Target {
+    .target(
+        name: name,
+        dependencies: [
+            "QuadCore", "QuadPlatform",
+            .product(name: "Hummingbird", package: "hummingbird"),
+            .product(name: "HTTPTypes", package: "swift-http-types"),
+            .product(name: "OpenAPIHummingbird", package: "swift-openapi-hummingbird"),
+            .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+            .product(name: "Logging", package: "swift-log"),
+            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            .product(name: "SQLKit", package: "sql-kit"),
+        ] + extra,
+        plugins: [.plugin(name: "OpenAPIGenerator", package: "swift-openapi-generator")]
+    )
+}
+
+/// A module's tests, on a composed Quad.
+func moduleTests(_ name: String, _ modules: [Target.Dependency]) -> Target {
+    .testTarget(
+        name: name,
+        dependencies: modules + [
+            "QuadCore", "QuadPlatform", "QuadServer", "QuadTestSupport",
+            .product(name: "Hummingbird", package: "hummingbird"),
+            .product(name: "HummingbirdTesting", package: "hummingbird"),
+            .product(name: "SQLKit", package: "sql-kit"),
+        ]
+    )
+}

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Hummingbird
+import QuadPlatform
 import QuadServer
 import ServiceLifecycle
 import UnixSignals
@@ -40,7 +41,7 @@ struct Serve: AsyncParsableCommand {
     var now: String?
 
     func run() async throws {
-        var flags: [Configuration.Setting: String] = [:]
+        var flags: [ServerConfiguration.Setting: String] = [:]
         flags[.hostname] = hostname
         flags[.port] = port
         flags[.database] = database
@@ -48,9 +49,9 @@ struct Serve: AsyncParsableCommand {
         if noDemo { flags[.demo] = "off" }
         flags[.now] = now
 
-        let configuration: Configuration
+        let configuration: ServerConfiguration
         do {
-            configuration = try Configuration(environment: ProcessInfo.processInfo.environment, flags: flags)
+            configuration = try ServerConfiguration(environment: ProcessInfo.processInfo.environment, flags: flags)
         } catch let error as ConfigurationError {
             // One line naming the setting, no usage text and no trace.
             FileHandle.standardError.write(Data("quad: \(error.description)\n".utf8))

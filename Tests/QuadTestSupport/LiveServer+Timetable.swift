@@ -1,4 +1,5 @@
 import Logging
+import QuadPlatform
 import QuadServer
 import SQLKit
 

@@ -5,6 +5,7 @@ import Logging
 import OpenAPIRuntime
 import QuadCore
 import QuadKit
+import QuadPlatform
 import QuadServer
 import ServiceLifecycle
 
@@ -40,14 +41,14 @@ public final class LiveServer: @unchecked Sendable {
     /// the tests' instant) or running on from `clock`.
     public static func start(
         port: Int = 0, databasePath: String? = nil, passwords: [String: String] = [:], at instant: Date? = nil,
-        clock: OffsetClock? = nil, configure: (inout QuadServer.Configuration) -> Void = { _ in }
+        clock: OffsetClock? = nil, configure: (inout ServerConfiguration) -> Void = { _ in }
     ) async throws
         -> LiveServer
     {
         let path =
             databasePath
             ?? FileManager.default.temporaryDirectory.appendingPathComponent("quadkit-\(UUID()).sqlite").path
-        var configuration = Configuration()
+        var configuration = ServerConfiguration()
         configuration.hostname = "127.0.0.1"
         configuration.port = port
         configuration.database = .sqlite(path: path)

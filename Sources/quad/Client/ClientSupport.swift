@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import QuadCore
 import QuadKit
+import QuadPlatform
 import QuadServer
 
 #if canImport(Glibc)
@@ -132,7 +133,8 @@ struct ClientContext {
         // `QUAD_TIMEOUT` (seconds) for slow links, or a test server sharing a busy machine.
         kitOptions.timeout = ProcessInfo.processInfo.environment["QUAD_TIMEOUT"].flatMap { TimeInterval($0) } ?? 10
         do {
-            clock = try Configuration.testingClock(environment: ProcessInfo.processInfo.environment) ?? SystemClock()
+            clock =
+                try ServerConfiguration.testingClock(environment: ProcessInfo.processInfo.environment) ?? SystemClock()
         } catch let error as ConfigurationError {
             throw CLIError.usage(error.description)
         }

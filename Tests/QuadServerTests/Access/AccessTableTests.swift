@@ -7,7 +7,13 @@ import QuadCore
 import QuadTestSupport
 import Testing
 
+@testable import QuadAccounts
+@testable import QuadLibrary
+@testable import QuadPlatform
+@testable import QuadRooms
 @testable import QuadServer
+@testable import QuadSpecials
+@testable import QuadTimetable
 
 /// Every role against every operation the contract declares: what `x-quad-access` says is what a caller gets,
 /// and the answer comes before the body is read (a malformed body cannot turn a 401 or a 403 into a 400).
@@ -66,7 +72,7 @@ import Testing
 
     @Test func everyServedRouteIsDeclaredAndEveryOperationIsServed() async throws {
         try await TestApp.run { app, _ in
-            let router = try await buildRouter(app.platform, Features(platform: app.platform))
+            let router = try await buildRouter(app.platform, features: app.features.all, people: app.features.accounts)
             let served = Set(router.routes.map { "\($0.method.rawValue) \(AccessTable.shape($0.path.description))" })
             for operation in Self.operations {
                 #expect(
@@ -156,7 +162,7 @@ import Testing
 
     @Test func theOldSwitchIsRefusedWithWhatReplacedIt() {
         do {
-            _ = try Configuration(environment: ["QUAD_LEGACY_API": "on"])
+            _ = try ServerConfiguration(environment: ["QUAD_LEGACY_API": "on"])
             Issue.record("QUAD_LEGACY_API was accepted")
         } catch {
             #expect("\(error)".contains("QUAD_LEGACY_API") && "\(error)".contains("app link"))

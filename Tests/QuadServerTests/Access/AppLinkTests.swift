@@ -6,15 +6,15 @@ import QuadCore
 import QuadTestSupport
 import Testing
 
+@testable import QuadAccounts
+@testable import QuadPlatform
+@testable import QuadRooms
 @testable import QuadServer
 
 /// Personal app links: the original apps, given one as their base URL, work exactly as the reference says,
 /// as the link's person with that person's rights; nothing anonymous changes data.
 @Suite struct AppLinkTests {
     static let json: HTTPFields = [.contentType: "application/json", .accept: "application/json"]
-
-    /// The original Library client's model, as the reference describes it.
-    typealias OriginalBook = LibraryAPITests.OriginalBook
 
     @Test(arguments: TestDatabase.engines)
     func theOriginalLibraryAppThroughALink(engine: Database.Engine) async throws {
@@ -95,7 +95,7 @@ import Testing
             #expect(created.status == .created)
             let graces = try #require(URLComponents(string: created.json["url"] as? String ?? "")?.path)
             try await client.execute(uri: graces + "/rooms.json", method: .get) { #expect($0.status == .ok) }
-            try await Accounts(platform: app.platform).remove("grace", rooms: Rooms(platform: app.platform))
+            try await app.features.accounts.remove("grace")
             try await client.execute(uri: graces + "/rooms.json", method: .get) { #expect($0.status == .unauthorized) }
             try await client.execute(uri: "/legacy/not-a-key/rooms.json", method: .get) {
                 #expect($0.status == .unauthorized)
@@ -148,7 +148,7 @@ import Testing
             // Shown once: the page shows the label from now on, never the key again.
             let again = try await client.execute(uri: "/account", method: .get, headers: browser) { $0.text }
             #expect(again.contains("Library sur mon iPad") && !again.contains(base))
-            let id = try #require(try await Accounts(platform: app.platform).appLinks.list(for: "ada").first?.id)
+            let id = try #require(try await app.features.accounts.appLinks.list(for: "ada").first?.id)
             let revoked = try await client.execute(
                 uri: "/account/app-links/\(id)/revoke", method: .post, headers: form,
                 body: ByteBuffer(string: "csrf=\(CSRFTests.token)")

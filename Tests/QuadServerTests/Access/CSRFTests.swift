@@ -6,7 +6,13 @@ import QuadCore
 import QuadTestSupport
 import Testing
 
+@testable import QuadAccounts
+@testable import QuadLibrary
+@testable import QuadPlatform
+@testable import QuadRooms
 @testable import QuadServer
+@testable import QuadSpecials
+@testable import QuadTimetable
 
 /// Every unsafe request a cookie signs proves it comes from Quad, whatever its path and content type: the
 /// CSRF token (header or form field), and this origin when the browser says where it comes from.
@@ -16,7 +22,7 @@ import Testing
     /// A browser's headers for a person signed in with the session cookie (and the CSRF cookie the pages set).
     static func browser(_ app: TestApp, _ username: String, role: Role = .member) async throws -> HTTPFields {
         _ = try await app.signedIn(username, role: role)
-        let (session, _) = try await Accounts(platform: app.platform).sessions.start(for: username, kind: .web)
+        let (session, _) = try await app.features.accounts.sessions.start(for: username, kind: .web)
         return [.cookie: "quad_session=\(session); quad_csrf=\(token)"]
     }
 
@@ -56,7 +62,7 @@ import Testing
                 uri: "/admin/people/kier/remove", method: .post, headers: form, body: ByteBuffer(string: "csrf=wrong")
             ) { #expect($0.status == .forbidden) }
             #expect(try await Self.books(client) == before)
-            #expect(try await Accounts(platform: app.platform).people.find("kier") != nil)
+            #expect(try await app.features.accounts.people.find("kier") != nil)
         }
     }
 

@@ -6,7 +6,13 @@ import QuadCore
 import QuadTestSupport
 import Testing
 
+@testable import QuadAccounts
+@testable import QuadLibrary
+@testable import QuadPlatform
+@testable import QuadRooms
 @testable import QuadServer
+@testable import QuadSpecials
+@testable import QuadTimetable
 
 /// Paths have one form: the router would match `//api/books/delete` as `/api/books/delete`, so every other
 /// form is refused before routing, whatever the method.

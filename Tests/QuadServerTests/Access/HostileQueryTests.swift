@@ -6,7 +6,13 @@ import QuadCore
 import QuadTestSupport
 import Testing
 
+@testable import QuadAccounts
+@testable import QuadLibrary
+@testable import QuadPlatform
+@testable import QuadRooms
 @testable import QuadServer
+@testable import QuadSpecials
+@testable import QuadTimetable
 
 /// Nothing from a request reaches a link, a form action or a redirect unchecked: every page is rendered with
 /// hostile values in every query parameter Quad reads, for a visitor and for a signed-in admin, and every
@@ -56,7 +62,7 @@ import Testing
 
     @Test func everyPageWithHostileQueryValues() async throws {
         try await TestApp.run(configure: { $0.loadDemoData = true }) { app, client in
-            let router = try await buildRouter(app.platform, Features(platform: app.platform))
+            let router = try await buildRouter(app.platform, features: app.features.all, people: app.features.accounts)
             let special = try await SpecialStore(database: app.platform.database, clock: app.clock).all().first?.id
             let pages = router.routes.filter { $0.method == .get }.map { $0.path.description }.filter {
                 !AccessTable.isAPI($0) && !$0.hasPrefix("/assets") && $0 != "/sw.js"
@@ -65,7 +71,7 @@ import Testing
                     of: "{specialId}", with: special ?? "none")
             }
             #expect(pages.count >= 10)
-            let (session, _) = try await Accounts(platform: app.platform).sessions.start(for: "admin", kind: .web)
+            let (session, _) = try await app.features.accounts.sessions.start(for: "admin", kind: .web)
             let visitor: HTTPFields = [.accept: "text/html"]
             let admin: HTTPFields = [.accept: "text/html", .cookie: "quad_session=\(session)"]
             for caller in [visitor, admin] {
@@ -105,7 +111,7 @@ import Testing
     /// The link: an admin who opens it sees no button aimed anywhere but at their own booking.
     @Test func aCraftedBookingLinkCannotAimTheCancelButton() async throws {
         try await TestApp.run(configure: { $0.loadDemoData = true }) { app, client in
-            let (session, _) = try await Accounts(platform: app.platform).sessions.start(for: "admin", kind: .web)
+            let (session, _) = try await app.features.accounts.sessions.start(for: "admin", kind: .web)
             let admin: HTTPFields = [.accept: "text/html", .cookie: "quad_session=\(session)"]
             let page = try await client.execute(
                 uri: "/rooms?booked=ljerka&booking=../../../admin/people/kier/remove%3F", method: .get, headers: admin
@@ -118,7 +124,7 @@ import Testing
 
     @Test func signInSendsBackOnlyToThisSite() async throws {
         try await TestApp.run(configure: { $0.loadDemoData = true }) { app, client in
-            _ = try await Accounts(platform: app.platform).people.update(
+            _ = try await app.features.accounts.people.update(
                 "ada", displayName: nil, role: nil, studentId: nil, password: "analytical-engine")
             for next in ["/\t/evil.example", "//evil.example", "/\\evil.example", "https://evil.example", "/%2F/evil"] {
                 let body = [

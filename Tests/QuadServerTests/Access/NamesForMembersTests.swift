@@ -6,14 +6,20 @@ import QuadCore
 import QuadTestSupport
 import Testing
 
+@testable import QuadAccounts
+@testable import QuadLibrary
+@testable import QuadPlatform
+@testable import QuadRooms
 @testable import QuadServer
+@testable import QuadSpecials
+@testable import QuadTimetable
 
 /// Who has a book, who had it and who booked are for people signed in; the status stays public.
 @Suite struct NamesForMembersTests {
     @Test func aVisitorSeesTheStatusButNoName() async throws {
         try await TestApp.run(configure: { $0.loadDemoData = true }) { app, client in
             let ada = try await app.signedIn("ada")
-            let id = try #require(try await Library(platform: app.platform).store.all().first { $0.loan == nil }?.id)
+            let id = try #require(try await app.features.library.store.all().first { $0.loan == nil }?.id)
             try await ServiceRunner(app.platform.events).run {
                 let watcher = app.platform.events.subscribe(after: nil, types: ["book"])
                 var events = watcher.events.makeAsyncIterator()
@@ -35,7 +41,7 @@ import Testing
             #expect(member.json["borrower"] as? String == "Ada Lovelace")
             #expect((member.json["loans"] as? [[String: Any]])?.first?["person"] as? String == "Ada Lovelace")
             // Whatever names the demo loans carry, a visitor sees none of them in the list.
-            let names = try await Library(platform: app.platform).store.all().compactMap { $0.loan?.person }
+            let names = try await app.features.library.store.all().compactMap { $0.loan?.person }
             #expect(!names.isEmpty)
             for name in names { #expect(!list.text.contains(name), "\(name)") }
         }

@@ -1,0 +1,170 @@
+import Foundation
+import Logging
+import OpenAPIHummingbird
+import QuadCore
+import QuadPlatform
+import ServiceLifecycle
+
+/// People, their sessions and sign-in throttling; creates the first admin. The access layer asks it who a
+/// credential signs in (`PersonDirectory`).
+package final class Accounts: Feature, PersonDirectory {
+    let people: PeopleStore
+    let sessions: SessionStore
+    let throttle: LoginThrottle
+    let appLinks: AppLinkStore
+    /// Open sign-up: at most 5 new accounts an hour from one address, counted before any password is hashed,
+    /// and one hash at a time, so a burst of sign-ups queues instead of taking every core.
+    let signUps: RateLimiter
+    let signUpHashing = AsyncLock()
+    let platform: Platform
+    /// What other features let go of when a person is removed (Rooms: their bookings).
+    let removals: [any PersonRemoval]
+    static let adminUsername = "admin"
+
+    package init(platform: Platform, removals: [any PersonRemoval]) {
+        self.platform = platform
+        self.removals = removals
+        self.people = PeopleStore(
+            database: platform.database, passwordCost: platform.configuration.passwordCost, clock: platform.clock)
+        self.sessions = SessionStore(database: platform.database, clock: platform.clock)
+        self.throttle = LoginThrottle(database: platform.database, clock: platform.clock)
+        self.appLinks = AppLinkStore(database: platform.database, clock: platform.clock)
+        self.signUps = RateLimiter(rate: 5.0 / 3600, burst: 5, clock: platform.clock)
+    }
+
+    /// When no admin exists, creates `admin` with a random password and announces it once.
+    package func ensureAdmin(announce: @Sendable (String) -> Void) async throws {
+        guard try await !people.hasAdmin() else { return }
+        let password = SecureRandom.base64url(byteCount: 12)
+        _ = try await people.create(
+            Person(username: Self.adminUsername, displayName: "Administrator", role: .admin), password: password)
+        announce("Admin account created: username admin, password \(password) (shown once)")
+    }
+
+    /// The person the admin token acts as: `admin`, or else the first admin there is.
+    package func tokenAdmin() async throws -> Person? {
+        if let admin = try await people.find(Self.adminUsername), admin.isAdmin { return admin }
+        return try await people.all().first(where: \.isAdmin)
+    }
+
+    package func person(appLink key: String) async throws -> Person? { try await appLinks.person(for: key) }
+
+    package func person(session token: String) async throws -> Person? { try await sessions.person(for: token) }
+
+    // MARK: Feature
+
+    package static var migrations: [Migration] { PeopleStore.migrations }
+
+    package func register(on routes: Routes, web: WebShell) throws {
+        AccountsRoutes(accounts: self, web: web).register(on: routes)
+        AccountRoutes(accounts: self, web: web).register(on: routes)
+        try AccountsOperations(accounts: self).registerHandlers(
+            on: routes.router, configuration: .quad, middlewares: .quad())
+    }
+
+    package var services: [any Service] { [SessionSweeper(sessions: sessions)] }
+
+    /// Demo people, with random passwords announced once: student Kier of the Timetable demo among them.
+    package func loadDemoData(announce: @escaping @Sendable (String) -> Void) async throws {
+        let demo = [
+            Person(username: "kier", displayName: "Kier", role: .member, studentId: "305491"),
+            Person(username: "ada", displayName: "Ada Lovelace", role: .member),
+            Person(username: "grace", displayName: "Grace Hopper", role: .member),
+            Person(username: "parking-feed", displayName: "Car park feed", role: .feed),
+        ]
+        var lines: [String] = []
+        for person in demo {
+            let password = SecureRandom.base64url(byteCount: 12)
+            _ = try await people.create(person, password: password)
+            lines.append("  \(person.username) (\(person.role.rawValue)): \(password)")
+        }
+        announce("Demo people (passwords shown once):\n" + lines.joined(separator: "\n"))
+    }
+}
+
+/// Sweeps expired sessions once an hour.
+struct SessionSweeper: Service {
+    let sessions: SessionStore
+
+    func run() async throws {
+        await cancelWhenGracefulShutdown {
+            while !Task.isCancelled {
+                try? await sessions.deleteExpired()
+                try? await Task.sleep(for: .seconds(3600))
+            }
+        }
+    }
+}
+
+/// What the API and the pages do with people, with the same rules and answers.
+extension Accounts {
+    /// Checks the password, minding the throttle. Unknown user and wrong password get the same 401.
+    func signIn(username: String, password: String, address: String) async throws -> Person {
+        // A name no one can have is counted (and answered) like an unknown one, and never reaches a query as is.
+        let username = (try? AccountValidation.username(username)) ?? "?"
+        if let wait = try await throttle.retryAfter(username: username, address: address) {
+            throw Problem(
+                .tooManyRequests, type: "sign-in-locked", title: "Too many failed sign-ins",
+                detail:
+                    "Too many failed sign-ins: try again in \(wait < 60 ? "\(wait) seconds" : "\(wait / 60 + 1) minutes").",
+                headers: [.retryAfter: String(wait)])
+        }
+        guard let person = try await people.verify(username: username, password: password) else {
+            try await throttle.recordFailure(username: username, address: address)
+            throw Problem.unauthorized("The username or password is not right.")
+        }
+        try await throttle.recordSuccess(username: username, address: address)
+        return person
+    }
+
+    func add(
+        username: String, displayName: String, password: String, role: String, studentId: String?
+    ) async throws -> Person {
+        var errors: [FieldError] = []
+        func check<T>(_ rule: () throws -> T) -> T? {
+            do { return try rule() } catch let failure as ValidationFailure {
+                errors += failure.errors
+                return nil
+            } catch {
+                return nil
+            }
+        }
+        let username = check { try AccountValidation.username(username) }
+        let displayName = check { try AccountValidation.displayName(displayName) }
+        let password = check { try AccountValidation.password(password) }
+        let role = check { try AccountValidation.role(role) }
+        let studentId = check { try AccountValidation.studentId(studentId) }
+        guard errors.isEmpty, let username, let displayName, let password, let role, let studentId else {
+            throw ValidationFailure(errors)
+        }
+        return try await people.create(
+            Person(username: username, displayName: displayName, role: role, studentId: studentId), password: password)
+    }
+
+    func change(
+        _ username: String, displayName: String?, role: String?, studentId: String??, password: String?
+    ) async throws -> Person {
+        let displayName = try displayName.map { name throws(ValidationFailure) in
+            try AccountValidation.displayName(name)
+        }
+        let role = try role.map { role throws(ValidationFailure) in try AccountValidation.role(role) }
+        let password = try password.map { password throws(ValidationFailure) in try AccountValidation.password(password)
+        }
+        let studentId: String?? =
+            switch studentId {
+            case .none: .none
+            case .some(let value): .some(try AccountValidation.studentId(value))
+            }
+        return try await people.update(
+            username, displayName: displayName, role: role, studentId: studentId, password: password)
+    }
+
+    /// Removes a person; what they held in other features (their bookings) is released in the same transaction,
+    /// and announced once it is committed.
+    func remove(_ username: String) async throws {
+        guard let announcements = try await people.delete(username, removals: removals) else {
+            throw Problem.notFound("There is no one called \(username).")
+        }
+        for announce in announcements { await announce() }
+    }
+}

@@ -1,0 +1,106 @@
+import Foundation
+import OpenAPIRuntime
+import QuadCore
+import QuadPlatform
+
+/// Accounts' operations of the generated interface: sessions, `me`, and people (admin).
+struct AccountsOperations: APIProtocol {
+    let accounts: Accounts
+    var platform: Platform { accounts.platform }
+}
+
+extension AccountsOperations {
+    func createSession(_ input: Operations.CreateSession.Input) async throws -> Operations.CreateSession.Output {
+        guard case .json(let body) = input.body else { throw Problem.malformedBody("Send the credentials as JSON.") }
+        let person = try await accounts.signIn(
+            username: body.username, password: body.password, address: RequestInfo.current.clientAddress)
+        let (token, expiresAt) = try await accounts.sessions.start(for: person.username, kind: .api)
+        return .created(.init(body: .json(.init(token: token, expiresAt: expiresAt, person: .init(person)))))
+    }
+
+    func endSession(_ input: Operations.EndSession.Input) async throws -> Operations.EndSession.Output {
+        _ = try Access.person()
+        if let token = RequestInfo.current.sessionToken { try await accounts.sessions.end(token) }
+        return .noContent(.init())
+    }
+
+    func getMe(_ input: Operations.GetMe.Input) async throws -> Operations.GetMe.Output {
+        .ok(.init(body: .json(.init(try Access.person()))))
+    }
+
+    func listPeople(_ input: Operations.ListPeople.Input) async throws -> Operations.ListPeople.Output {
+        return .ok(
+            .init(body: .json(.init(people: try await accounts.people.all().map(Components.Schemas.Person.init)))))
+    }
+
+    func createPerson(_ input: Operations.CreatePerson.Input) async throws -> Operations.CreatePerson.Output {
+        guard case .json(let body) = input.body else { throw Problem.malformedBody("Send the person as JSON.") }
+        let person = try await accounts.add(
+            username: body.username, displayName: body.displayName, password: body.password,
+            role: body.role?.rawValue ?? Role.member.rawValue, studentId: body.studentId)
+        return .created(.init(body: .json(.init(person))))
+    }
+
+    func updatePerson(_ input: Operations.UpdatePerson.Input) async throws -> Operations.UpdatePerson.Output {
+        guard case .json(let body) = input.body else { throw Problem.malformedBody("Send the changes as JSON.") }
+        let person = try await accounts.change(
+            input.path.username, displayName: body.displayName, role: body.role?.rawValue,
+            studentId: body.studentId.map { Optional($0) }, password: body.password)
+        return .ok(.init(body: .json(.init(person))))
+    }
+
+    func deletePerson(_ input: Operations.DeletePerson.Input) async throws -> Operations.DeletePerson.Output {
+        try await accounts.remove(input.path.username)
+        return .noContent(.init())
+    }
+}
+
+extension Components.Schemas.Person {
+    init(_ person: Person) {
+        self.init(
+            username: person.username, displayName: person.displayName,
+            role: .init(rawValue: person.role.rawValue) ?? .member, studentId: person.studentId)
+    }
+}
+
+/// Personal app links (see `AppLinkStore`).
+extension AccountsOperations {
+    func listMyAppLinks(_ input: Operations.ListMyAppLinks.Input) async throws -> Operations.ListMyAppLinks.Output {
+        let links = try await accounts.appLinks.list(for: try Access.person().username)
+        return .ok(
+            .init(body: .json(.init(links: links.map { .init(id: $0.id, label: $0.label, createdAt: $0.createdAt) }))))
+    }
+
+    func createMyAppLink(_ input: Operations.CreateMyAppLink.Input) async throws -> Operations.CreateMyAppLink.Output {
+        guard case .json(let body) = input.body else { throw Problem.malformedBody("Send {\"label\": \"…\"}.") }
+        return .created(.init(body: .json(try await newAppLink(for: try Access.person(), label: body.label))))
+    }
+
+    func revokeMyAppLink(_ input: Operations.RevokeMyAppLink.Input) async throws -> Operations.RevokeMyAppLink.Output {
+        guard try await accounts.appLinks.revoke(input.path.linkId, of: try Access.person().username) else {
+            throw Problem.notFound("You have no app link \(input.path.linkId).")
+        }
+        return .noContent(.init())
+    }
+
+    func createAppLinkFor(_ input: Operations.CreateAppLinkFor.Input) async throws -> Operations.CreateAppLinkFor.Output
+    {
+        guard case .json(let body) = input.body else { throw Problem.malformedBody("Send {\"label\": \"…\"}.") }
+        guard let person = try await accounts.people.find(input.path.username) else {
+            throw Problem.notFound("There is no one called \(input.path.username).")
+        }
+        return .created(.init(body: .json(try await newAppLink(for: person, label: body.label))))
+    }
+
+    /// A feed account cannot have one: an app link acts as a member on the original apps' routes.
+    private func newAppLink(for person: Person, label: String) async throws -> Components.Schemas.NewAppLink {
+        guard person.role != .feed else {
+            throw Problem(.forbidden, detail: "A feed account may only post readings: it gets no app link.")
+        }
+        let label = try AccountValidation.displayName(label, field: "label")
+        let (link, key) = try await accounts.appLinks.create(for: person.username, label: label)
+        return .init(
+            id: link.id, label: link.label, createdAt: link.createdAt,
+            url: RequestInfo.current.baseURL + AppLinkPath.prefix + key)
+    }
+}

@@ -1,0 +1,240 @@
+import Foundation
+import Hummingbird
+import QuadCore
+import QuadPlatform
+
+/// Sign-in, sign-out, sign-up and the admin's people page: plain forms, CSRF-protected.
+struct AccountsRoutes {
+    let accounts: Accounts
+    let web: WebShell
+
+    func register(on routes: Routes) {
+        routes.on(.get, "/signin", .public) { request, _ in try signInPage(request) }
+        routes.on(.post, "/signin", .public) { request, context in try await signIn(request, context: context) }
+        routes.on(.post, "/signout", .public) { request, context in try await signOut(request, context: context) }
+        routes.on(.get, "/signup", .public) { request, _ in
+            guard accounts.platform.configuration.openSignup else { throw HTTPError(.notFound) }
+            return try web.page(request, template: "signup", title: { $0("signup.title") })
+        }
+        routes.on(.post, "/signup", .public) { request, context in try await signUp(request, context: context) }
+        routes.on(.get, "/admin/people", .admin) { request, _ in try await peoplePage(request) }
+        routes.on(.post, "/admin/people", .admin) { request, _ in try await addPerson(request) }
+        routes.on(.post, "/admin/people/:username", .admin) { request, context in
+            try await changePerson(request, username: context.parameters.require("username"))
+        }
+        routes.on(.post, "/admin/people/:username/password", .admin) { request, context in
+            try await resetPassword(request, username: context.parameters.require("username"))
+        }
+        routes.on(.post, "/admin/people/:username/remove", .admin) { request, context in
+            try await removePerson(request, username: context.parameters.require("username"))
+        }
+    }
+
+    // MARK: Signing in and out
+
+    func signInPage(
+        _ request: Request, status: HTTPResponse.Status = .ok, username: String = "", error: String? = nil
+    )
+        throws -> Response
+    {
+        try web.page(request, template: "signin", status: status, title: { $0("signin.title") }) { _ in
+            var values: [String: Any] = [
+                "next": SitePath.from(request.uri.queryParameters.get("next")).value, "username": username,
+                "openSignup": accounts.platform.configuration.openSignup,
+            ]
+            if let error { values["error"] = error }
+            return values
+        }
+    }
+
+    func signIn(_ request: Request, context: AppRequestContext) async throws -> Response {
+        var request = request
+        let fields = try await request.formFields()
+        let username = fields["username"] ?? ""
+        let t = Localizer(language: web.language(for: request))
+        do {
+            let person = try await accounts.signIn(
+                username: username, password: fields["password"] ?? "", address: context.clientAddress)
+            return try await startWebSession(for: person, request: request, next: fields["next"])
+        } catch let problem as Problem where problem.status == .unauthorized || problem.status == .tooManyRequests {
+            let locked = problem.status == .tooManyRequests
+            let seconds = Int(problem.headers[.retryAfter] ?? "60") ?? 60
+            let wait =
+                seconds < 60 ? t("signin.lockedSeconds", count: seconds) : t("signin.locked", count: seconds / 60 + 1)
+            var response = try signInPage(
+                request, status: problem.status, username: username, error: locked ? wait : t("signin.failed"))
+            if locked { response.headers[.retryAfter] = problem.headers[.retryAfter] }
+            return response
+        }
+    }
+
+    private func startWebSession(for person: Person, request: Request, next: String?) async throws -> Response {
+        let (token, _) = try await accounts.sessions.start(for: person.username, kind: .web)
+        var response = Response.seeOther(SitePath.from(next))
+        let secure = request.baseURL(trustProxy: accounts.platform.configuration.trustProxy).hasPrefix("https:")
+        response.setCookie(
+            Cookie(
+                name: AccessMiddleware.sessionCookie, value: token, maxAge: Int(SessionStore.idleLifetime), path: "/",
+                secure: secure, httpOnly: true, sameSite: .lax))
+        return response
+    }
+
+    func signOut(_ request: Request, context: AppRequestContext) async throws -> Response {
+        if let token = context.sessionToken { try await accounts.sessions.end(token) }
+        var response = Response.seeOther("/")
+        response.setCookie(
+            Cookie(name: AccessMiddleware.sessionCookie, value: "", maxAge: 0, path: "/", httpOnly: true))
+        return response
+    }
+
+    func signUp(_ request: Request, context: AppRequestContext) async throws -> Response {
+        guard accounts.platform.configuration.openSignup else { throw HTTPError(.notFound) }
+        let decision = accounts.signUps.take(context.clientAddress)
+        guard decision.allowed else {
+            throw Problem(
+                .tooManyRequests, type: "sign-up-throttled", title: "Too many new accounts",
+                detail: "Too many accounts were created from this address: try again later.",
+                headers: [.retryAfter: String(decision.seconds)])
+        }
+        var request = request
+        let fields = try await request.formFields()
+        do {
+            let person = try await accounts.signUpHashing.withLock {
+                try await accounts.add(
+                    username: fields["username"] ?? "", displayName: fields["displayName"] ?? "",
+                    password: fields["password"] ?? "", role: Role.member.rawValue, studentId: nil)
+            }
+            return try await startWebSession(for: person, request: request, next: "/")
+        } catch let failure as ValidationFailure {
+            return try formErrorPage(
+                request, template: "signup", title: "signup.title", fields: fields, errors: failure.errors)
+        } catch let problem as Problem where problem.status == .conflict {
+            return try formErrorPage(
+                request, template: "signup", title: "signup.title", fields: fields,
+                errors: [FieldError(field: "username", message: problem.detail ?? problem.title)])
+        }
+    }
+
+    /// A form shown again with what was typed (never the password) and each error next to its field.
+    private func formErrorPage(
+        _ request: Request, template: String, title: String, fields: [String: String], errors: [FieldError],
+        extra: @escaping (Localizer) -> [String: Any] = { _ in [:] }
+    ) throws -> Response {
+        try web.page(request, template: template, status: .unprocessableContent, title: { $0(title) }) { t in
+            var values = extra(t)
+            var typed = fields
+            typed["password"] = nil
+            typed["csrf"] = nil
+            values["form"] = typed
+            values["errors"] = Dictionary(
+                errors.map { ($0.field, $0.message) }, uniquingKeysWith: { first, _ in first })
+            values["errorSummary"] = t("form.invalid")
+            return values
+        }
+    }
+
+    // MARK: The admin's people page
+
+    func peoplePage(_ request: Request, notice: String? = nil) async throws -> Response {
+        let people = try await accounts.people.all()
+        return try web.page(request, template: "people", title: { $0("people.title") }) { t in
+            self.peopleValues(people, t: t, notice: notice ?? Self.doneNotice(request, people: people, t: t))
+        }
+    }
+
+    /// What the last change did, from `?done=added&who=ada`: built here from known words, never echoed from the URL.
+    private static func doneNotice(_ request: Request, people: [Person], t: Localizer) -> String? {
+        let query = request.uri.queryParameters
+        guard let done = query.get("done"), ["added", "changed", "removed"].contains(done),
+            let who = query.get("who"), (try? AccountValidation.username(who)) != nil
+        else { return nil }
+        let name = people.first { $0.username.lowercased() == who.lowercased() }?.displayName ?? who
+        return t("people.\(done)", ["name": name])
+    }
+
+    private func peopleValues(
+        _ people: [Person], t: Localizer, notice: String?, formRole: String = "member"
+    )
+        -> [String: Any]
+    {
+        func roles(_ selected: String) -> [[String: Any]] {
+            Role.allCases.map {
+                ["value": $0.rawValue, "label": t("people.roles.\($0.rawValue)"), "selected": $0.rawValue == selected]
+            }
+        }
+        var values: [String: Any] = [
+            "people": people.map { person -> [String: Any] in
+                [
+                    "username": person.username, "displayName": person.displayName, "studentId": person.studentId ?? "",
+                    "roles": roles(person.role.rawValue),
+                    "removeConfirm": t("people.removeConfirm", ["name": person.displayName]),
+                ]
+            },
+            "formRoles": roles(formRole),
+        ]
+        if let notice { values["notice"] = notice }
+        return values
+    }
+
+    func addPerson(_ request: Request) async throws -> Response {
+        var request = request
+        let fields = try await request.formFields()
+        do {
+            let person = try await accounts.add(
+                username: fields["username"] ?? "", displayName: fields["displayName"] ?? "",
+                password: fields["password"] ?? "", role: fields["role"] ?? "member", studentId: fields["studentId"])
+            return redirectToPeople(done: "added", who: person.username)
+        } catch let error where error is ValidationFailure || (error as? Problem)?.status == .conflict {
+            let errors =
+                (error as? ValidationFailure)?.errors
+                ?? [FieldError(field: "username", message: (error as? Problem)?.detail ?? "")]
+            let people = try await accounts.people.all()
+            return try formErrorPage(request, template: "people", title: "people.title", fields: fields, errors: errors)
+            {
+                self.peopleValues(people, t: $0, notice: nil, formRole: fields["role"] ?? "member")
+            }
+        }
+    }
+
+    func changePerson(_ request: Request, username: String) async throws -> Response {
+        var request = request
+        let fields = try await request.formFields()
+        do {
+            let person = try await accounts.change(
+                username, displayName: fields["displayName"], role: fields["role"],
+                studentId: fields["studentId"].map { Optional($0) }, password: nil)
+            return redirectToPeople(done: "changed", who: person.username)
+        } catch let failure as ValidationFailure {
+            return try await peoplePageWithError(request, failure.errors.map(\.message).joined(separator: " "))
+        }
+    }
+
+    func resetPassword(_ request: Request, username: String) async throws -> Response {
+        let password = SecureRandom.base64url(byteCount: 12)
+        let person = try await accounts.change(
+            username, displayName: nil, role: nil, studentId: nil, password: password)
+        // Shown once, on this answer only: never put in a URL, a log or the database.
+        let t = Localizer(language: web.language(for: request))
+        return try await peoplePage(
+            request, notice: t("people.newPassword", ["name": person.displayName, "password": password]))
+    }
+
+    func removePerson(_ request: Request, username: String) async throws -> Response {
+        try await accounts.remove(username)
+        return redirectToPeople(done: "removed", who: username)
+    }
+
+    private func redirectToPeople(done: String, who: String) -> Response {
+        .seeOther("/admin/people?done=\(done)&who=\(who)#people-notice")
+    }
+
+    private func peoplePageWithError(_ request: Request, _ message: String) async throws -> Response {
+        let people = try await accounts.people.all()
+        return try web.page(request, template: "people", status: .unprocessableContent, title: { $0("people.title") }) {
+            t in
+            var values = self.peopleValues(people, t: t, notice: nil)
+            values["errorSummary"] = message
+            return values
+        }
+    }
+}

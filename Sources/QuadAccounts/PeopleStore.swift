@@ -1,0 +1,193 @@
+import Foundation
+import HummingbirdBcrypt
+import NIOPosix
+import QuadCore
+import QuadPlatform
+import SQLKit
+
+/// People and their password hashes, in table `people`. Usernames are unique without case
+/// (`username_key` is the lowercased form); passwords are bcrypt hashes, never stored or logged in clear.
+final class PeopleStore: Sendable {
+    let database: Database
+    /// bcrypt's cost: 12 in production; tests lower it so they run fast.
+    let passwordCost: UInt8
+    let clock: any QuadClock
+
+    /// A hash of a password no one has, checked against when the username is unknown.
+    private let decoyHash: String
+
+    init(database: Database, passwordCost: UInt8, clock: any QuadClock) {
+        self.clock = clock
+        self.database = database
+        self.passwordCost = passwordCost
+        self.decoyHash = Bcrypt.hash(SecureRandom.base64url(byteCount: 16), cost: passwordCost)
+    }
+
+    static let migrations = [
+        Migration(
+            id: 500, name: "people and sessions",
+            statements: [
+                """
+                CREATE TABLE people (
+                    username_key TEXT PRIMARY KEY, username TEXT NOT NULL, display_name TEXT NOT NULL,
+                    password_hash TEXT NOT NULL, role TEXT NOT NULL, student_id TEXT UNIQUE, created_at TEXT NOT NULL)
+                """,
+                """
+                CREATE TABLE sessions (
+                    token_hash TEXT PRIMARY KEY,
+                    username_key TEXT NOT NULL REFERENCES people (username_key) ON DELETE CASCADE,
+                    kind TEXT NOT NULL, created_at BIGINT NOT NULL, last_seen BIGINT NOT NULL)
+                """,
+                "CREATE INDEX sessions_person ON sessions (username_key)",
+                "CREATE TABLE login_failures (key TEXT NOT NULL, at BIGINT NOT NULL)",
+                "CREATE INDEX login_failures_key ON login_failures (key, at)",
+            ]),
+        AppLinkStore.migration,
+    ]
+
+    /// A person from a row with the `people` columns `username`, `display_name`, `role`, `student_id`.
+    static func person(_ row: any SQLRow) throws -> Person {
+        Person(
+            username: try row.decode(column: "username", as: String.self),
+            displayName: try row.decode(column: "display_name", as: String.self),
+            role: Role(rawValue: try row.decode(column: "role", as: String.self)) ?? .member,
+            studentId: try row.decode(column: "student_id", as: String?.self))
+    }
+
+    private static let columns = "username, display_name, role, student_id"
+
+    func all() async throws -> [Person] {
+        try await database.withConnection { sql in
+            try await sql.raw("SELECT \(unsafeRaw: Self.columns) FROM people ORDER BY username_key").all().map(
+                Self.person)
+        }
+    }
+
+    static let taken = Problem.conflict(
+        "username-taken", title: "Username taken", detail: "Someone already has this username.")
+
+    func find(_ username: String) async throws -> Person? {
+        try await database.withConnection { sql in
+            try await sql.raw(
+                "SELECT \(unsafeRaw: Self.columns) FROM people WHERE username_key = \(bind: username.lowercased())"
+            ).first().map(Self.person)
+        }
+    }
+
+    func hasAdmin() async throws -> Bool {
+        try await database.withConnection { sql in
+            try await sql.raw("SELECT username_key FROM people WHERE role = 'admin'").first() != nil
+        }
+    }
+
+    func create(_ person: Person, password: String) async throws -> Person {
+        // A taken username is answered before the costly hash (the transaction checks again).
+        if try await find(person.username) != nil { throw Self.taken }
+        let hash = try await hash(password)
+        return try await database.transaction { sql in
+            let clash = try await sql.raw(
+                "SELECT username_key FROM people WHERE username_key = \(bind: person.username.lowercased())"
+            ).first()
+            if clash != nil { throw Self.taken }
+            try await Self.checkStudentId(sql, person.studentId, except: nil)
+            try await sql.raw(
+                """
+                INSERT INTO people (username_key, username, display_name, password_hash, role, student_id, created_at)
+                VALUES (\(bind: person.username.lowercased()), \(bind: person.username), \(bind: person.displayName),
+                        \(bind: hash), \(bind: person.role.rawValue), \(bind: person.studentId), \(bind: Timestamp.string(self.clock.now)))
+                """
+            ).run()
+            return person
+        }
+    }
+
+    /// Changes what is given; a new password ends every session of that person.
+    func update(
+        _ username: String, displayName: String?, role: Role?, studentId: String??, password: String?
+    ) async throws -> Person {
+        let hash: String? = if let password { try await self.hash(password) } else { nil }
+        let key = username.lowercased()
+        return try await database.transaction { sql in
+            guard
+                var person = try await sql.raw(
+                    "SELECT \(unsafeRaw: Self.columns) FROM people WHERE username_key = \(bind: key)"
+                ).first().map(Self.person)
+            else { throw Problem.notFound("There is no one called \(username).") }
+            if let displayName { person.displayName = displayName }
+            if let role { person.role = role }
+            if let studentId {
+                try await Self.checkStudentId(sql, studentId, except: key)
+                person.studentId = studentId
+            }
+            try await sql.raw(
+                """
+                UPDATE people SET display_name = \(bind: person.displayName), role = \(bind: person.role.rawValue),
+                    student_id = \(bind: person.studentId)
+                WHERE username_key = \(bind: key)
+                """
+            ).run()
+            try await Self.keepAnAdmin(sql)
+            if let hash {
+                try await sql.raw("UPDATE people SET password_hash = \(bind: hash) WHERE username_key = \(bind: key)")
+                    .run()
+                try await sql.raw("DELETE FROM sessions WHERE username_key = \(bind: key)").run()
+            }
+            return person
+        }
+    }
+
+    /// Removes the person and their sessions, and has the other features let go of what they held (`removals`),
+    /// in one transaction. Returns what to announce once it is committed, or nil when there was no such person.
+    func delete(_ username: String, removals: [any PersonRemoval]) async throws -> [@Sendable () async -> Void]? {
+        let key = username.lowercased()
+        return try await database.transaction { sql in
+            guard try await sql.raw("SELECT username_key FROM people WHERE username_key = \(bind: key)").first() != nil
+            else { return nil }
+            var changed: [@Sendable () async -> Void] = []
+            for removal in removals { changed.append(try await removal.release(key, in: sql)) }
+            try await sql.raw("DELETE FROM sessions WHERE username_key = \(bind: key)").run()
+            try await sql.raw("DELETE FROM app_links WHERE username_key = \(bind: key)").run()
+            try await sql.raw("DELETE FROM people WHERE username_key = \(bind: key)").run()
+            try await Self.keepAnAdmin(sql)
+            return changed
+        }
+    }
+
+    /// The person when the password is theirs. An unknown username costs the same bcrypt work as a wrong
+    /// password, so the time taken tells nothing.
+    func verify(username: String, password: String) async throws -> Person? {
+        let row = try await database.withConnection { sql in
+            try await sql.raw(
+                "SELECT \(unsafeRaw: Self.columns), password_hash FROM people WHERE username_key = \(bind: username.lowercased())"
+            ).first()
+        }
+        let hash = try row?.decode(column: "password_hash", as: String.self) ?? decoyHash
+        let matches = try await NIOThreadPool.singleton.runIfActive { Bcrypt.verify(password, hash: hash) }
+        guard matches, let row else { return nil }
+        return try Self.person(row)
+    }
+
+    private func hash(_ password: String) async throws -> String {
+        let cost = passwordCost
+        return try await NIOThreadPool.singleton.runIfActive { Bcrypt.hash(password, cost: cost) }
+    }
+
+    /// Quad keeps at least one admin (the admin token acts as one): a change that would leave none is refused,
+    /// and its transaction rolled back.
+    private static func keepAnAdmin(_ sql: any SQLDatabase) async throws {
+        guard try await sql.raw("SELECT username_key FROM people WHERE role = 'admin'").first() != nil else {
+            throw Problem.conflict(
+                "last-admin", title: "The last admin",
+                detail: "Quad keeps at least one admin: make someone else an admin first.")
+        }
+    }
+
+    private static func checkStudentId(_ sql: any SQLDatabase, _ studentId: String?, except key: String?) async throws {
+        guard let studentId else { return }
+        let owner = try await sql.raw("SELECT username_key FROM people WHERE student_id = \(bind: studentId)").first()?
+            .decode(column: "username_key", as: String.self)
+        if let owner, owner != key {
+            throw ValidationFailure(field: "studentId", message: "Another person has student id \(studentId).")
+        }
+    }
+}

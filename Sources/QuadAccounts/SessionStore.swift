@@ -1,0 +1,158 @@
+import Crypto
+import Foundation
+import QuadCore
+import QuadPlatform
+import SQLKit
+
+/// Signed-in sessions, for the web (a cookie) and the API (a bearer token). A token is 256 random bits,
+/// given once; only its SHA-256 is stored. A session ends 30 days after it was last used, or at sign-out.
+final class SessionStore: Sendable {
+    enum Kind: String, Sendable { case web, api }
+
+    static let idleLifetime: Int64 = 30 * 24 * 3600
+    /// `last_seen` is written at most this often, so reading a page is not a write.
+    static let touchInterval: Int64 = 3600
+
+    let database: Database
+    private let clock: any QuadClock
+
+    init(database: Database, clock: any QuadClock) {
+        self.database = database
+        self.clock = clock
+    }
+
+    static func hash(_ token: String) -> String {
+        SHA256.hash(data: Data(token.utf8)).hex
+    }
+
+    /// Starts a session for `username`; returns the token and when it expires if unused.
+    func start(for username: String, kind: Kind) async throws -> (token: String, expiresAt: Date) {
+        let token = SecureRandom.base64url(byteCount: 32)
+        let now = Int64(clock.now.timeIntervalSince1970)
+        try await database.withConnection { sql in
+            try await sql.raw(
+                """
+                INSERT INTO sessions (token_hash, username_key, kind, created_at, last_seen)
+                VALUES (\(bind: Self.hash(token)), \(bind: username.lowercased()), \(bind: kind.rawValue), \(bind: now), \(bind: now))
+                """
+            ).run()
+        }
+        return (token, Date(timeIntervalSince1970: TimeInterval(now + Self.idleLifetime)))
+    }
+
+    /// The person whose live session this token opens, if any.
+    func person(for token: String) async throws -> Person? {
+        let now = Int64(clock.now.timeIntervalSince1970)
+        let hash = Self.hash(token)
+        let found = try await database.read { sql -> (Person, Int64)? in
+            guard
+                let row = try await sql.raw(
+                    """
+                    SELECT p.username, p.display_name, p.role, p.student_id, s.last_seen FROM sessions s
+                    JOIN people p ON p.username_key = s.username_key
+                    WHERE s.token_hash = \(bind: hash) AND s.last_seen > \(bind: now - Self.idleLifetime)
+                    """
+                ).first()
+            else { return nil }
+            let person = Person(
+                username: try row.decode(column: "username", as: String.self),
+                displayName: try row.decode(column: "display_name", as: String.self),
+                role: Role(rawValue: try row.decode(column: "role", as: String.self)) ?? .member,
+                studentId: try row.decode(column: "student_id", as: String?.self))
+            return (person, try row.decode(column: "last_seen", as: Int64.self))
+        }
+        guard let (person, lastSeen) = found else { return nil }
+        if lastSeen < now - Self.touchInterval {
+            try await database.withConnection { sql in
+                try await sql.raw("UPDATE sessions SET last_seen = \(bind: now) WHERE token_hash = \(bind: hash)").run()
+            }
+        }
+        return person
+    }
+
+    func end(_ token: String) async throws {
+        try await database.withConnection { sql in
+            try await sql.raw("DELETE FROM sessions WHERE token_hash = \(bind: Self.hash(token))").run()
+        }
+    }
+
+    func deleteExpired() async throws {
+        let cutoff = Int64(clock.now.timeIntervalSince1970) - Self.idleLifetime
+        try await database.withConnection { sql in
+            try await sql.raw("DELETE FROM sessions WHERE last_seen <= \(bind: cutoff)").run()
+        }
+    }
+}
+
+/// Slows down password guessing without letting anyone lock someone else out. Failures are counted per
+/// (username, address) pair: the first 3 in 15 minutes cost nothing, then each one makes that pair wait longer
+/// (5 s, 10 s, 20 s … up to 15 minutes). An address also has a wider limit over all the usernames it tries
+/// (30 failures in 15 minutes). No count is per username alone: failures from other addresses never stop a
+/// person signing in from their own. Kept in the database, so every instance counts the same failures.
+/// Behind a reverse proxy the address is the client's only when `QUAD_TRUST_PROXY` names that proxy.
+final class LoginThrottle: Sendable {
+    static let freeFailures = 3
+    static let firstDelay: Int64 = 5
+    static let addressLimit = 30
+    static let window: Int64 = 15 * 60
+
+    let database: Database
+    private let clock: any QuadClock
+
+    init(database: Database, clock: any QuadClock) {
+        self.database = database
+        self.clock = clock
+    }
+
+    private static func pairKey(username: String, address: String) -> String {
+        "pair:" + username.lowercased() + " " + address
+    }
+
+    private static func addressKey(_ address: String) -> String { "addr:" + address }
+
+    /// Seconds to wait before trying again, or nil when a try is allowed.
+    func retryAfter(username: String, address: String) async throws -> Int? {
+        let now = Int64(clock.now.timeIntervalSince1970)
+        return try await database.withConnection { sql in
+            func failures(_ key: String) async throws -> [Int64] {
+                try await sql.raw(
+                    "SELECT at FROM login_failures WHERE key = \(bind: key) AND at > \(bind: now - Self.window) ORDER BY at"
+                ).all().map { try $0.decode(column: "at", as: Int64.self) }
+            }
+            var wait: Int64 = 0
+            let pair = try await failures(Self.pairKey(username: username, address: address))
+            if pair.count >= Self.freeFailures, let last = pair.last {
+                wait = last + Self.delay(afterFailures: pair.count) - now
+            }
+            let address = try await failures(Self.addressKey(address))
+            if address.count >= Self.addressLimit {
+                wait = max(wait, address[address.count - Self.addressLimit] + Self.window - now)
+            }
+            return wait > 0 ? Int(wait) : nil
+        }
+    }
+
+    /// The wait after `failures` failures of one pair: doubling from `firstDelay`, at most the window.
+    static func delay(afterFailures failures: Int) -> Int64 {
+        let doublings = min(max(0, failures - freeFailures), 16)
+        return min(firstDelay << Int64(doublings), window)
+    }
+
+    func recordFailure(username: String, address: String) async throws {
+        let now = Int64(clock.now.timeIntervalSince1970)
+        try await database.withConnection { sql in
+            for key in [Self.pairKey(username: username, address: address), Self.addressKey(address)] {
+                try await sql.raw("INSERT INTO login_failures (key, at) VALUES (\(bind: key), \(bind: now))").run()
+            }
+            try await sql.raw("DELETE FROM login_failures WHERE at <= \(bind: now - Self.window)").run()
+        }
+    }
+
+    func recordSuccess(username: String, address: String) async throws {
+        try await database.withConnection { sql in
+            try await sql.raw(
+                "DELETE FROM login_failures WHERE key = \(bind: Self.pairKey(username: username, address: address))"
+            ).run()
+        }
+    }
+}

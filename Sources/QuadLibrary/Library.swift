@@ -1,0 +1,232 @@
+import Foundation
+import Hummingbird
+import OpenAPIHummingbird
+import QuadCore
+import QuadPlatform
+
+/// The Library service: who has which book. The API (`LibraryOperations`) and the web app (`LibraryRoutes`)
+/// both change books through it, so every change is checked the same way and publishes a `book` event.
+package final class Library: Feature {
+    let store: LibraryStore
+    let platform: Platform
+    /// The campus's time zone (the Timetable's), for the dates the web app shows.
+    let campus: any CampusTime
+
+    package init(platform: Platform, campus: any CampusTime) {
+        self.platform = platform
+        self.campus = campus
+        self.store = LibraryStore(
+            database: platform.database, policy: LoanPolicy(days: platform.configuration.loanDays))
+    }
+
+    /// What a `book` event says: which book (nil when every book went), and what happened.
+    struct Change: Codable, Sendable, Equatable {
+        var id: Int?
+        var change: Kind
+        var status: BookStatus?
+
+        enum Kind: String, Codable, Sendable { case created, updated, checkedOut, returned, deleted, cleaned }
+    }
+
+    func changed(_ book: Book?, id: Int? = nil, _ kind: Change.Kind) async {
+        await platform.events.publish(
+            "book",
+            // No name: anyone may listen to the event stream; who has the book is for people signed in.
+            Change(id: book?.id ?? id, change: kind, status: book?.status(at: platform.clock.now)))
+    }
+
+    func find(_ id: Int) async throws -> Book {
+        guard let book = try await store.find(id) else { throw LoanRefusal.notFound(id) }
+        return book
+    }
+
+    /// The time zone the web app shows dates in: the campus's, as set for the Timetable (`/admin/timetable`),
+    /// else the server's own. The API's dates stay UTC, as the original sent them.
+    func timeZone() async -> TimeZone { await campus.timeZone() }
+
+    // MARK: Wire
+
+    /// The book's record, with its ETag; with its loans for the answer about one book. Names (who has it, who
+    /// had it) are for people signed in: `named: false` leaves them out, the status and due date stay.
+    static func record(_ book: Book, loans: [Loan]? = nil, now: Date, named: Bool = true) -> BookRecord {
+        var record = BookRecord(book, now: now, loans: loans)
+        if !named { record = record.withoutNames }
+        record.etag = etag(book, now: now, named: named)
+        return record
+    }
+
+    static func encode(_ book: Book, loans: [Loan]? = nil, now: Date, named: Bool = true) -> Data {
+        (try? BookRecord.encoder.encode(record(book, loans: loans, now: now, named: named))) ?? Data()
+    }
+
+    /// The book's ETag as of `now`: the hash of its record, status included, so a client revalidating sees the
+    /// book fall due (loans aside: every loan change shows in the record too).
+    static func etag(_ book: Book, now: Date, named: Bool = true) -> String {
+        let record = BookRecord(book, now: now)
+        return HTTPCache.etag(for: (try? BookRecord.encoder.encode(named ? record : record.withoutNames)) ?? Data())
+    }
+
+    /// 412 unless `ifMatch` (an `If-Match` header) names the book's current ETag or is `*`. The book as shown
+    /// before it fell due also matches: a due date passing is nobody's edit.
+    static func check(ifMatch: String?, _ book: Book, now: Date) throws {
+        guard let ifMatch else { return }
+        let current = [etag(book, now: now), etag(book, now: .distantPast)]
+        guard current.contains(where: { HTTPCache.matches(ifNoneMatch: ifMatch, etag: $0) }) else {
+            throw Problem(
+                .preconditionFailed, type: "stale-book", title: "Changed meanwhile",
+                detail: "Someone changed this book since you loaded it. Load it again and redo your change.")
+        }
+    }
+
+    // MARK: Changes
+
+    /// Adds a book. A `lastCheckedOutBy` checks it out at once, from `lastCheckedOut` when sent (importing a
+    /// loan from the original server), else from now.
+    func create(_ input: BookInput, by person: Person) async throws -> Book {
+        let now = platform.clock.now
+        var errors: [FieldError] = []
+        var fields: BookValidation.Fields?
+        do { fields = try input.newBook() } catch { errors += error.errors }
+        var loan = LoanAction.none
+        if let name = input.lastCheckedOutBy.value {
+            do {
+                let borrower = try BookValidation.borrower(name)
+                try Self.mayLend(to: borrower, by: person)
+                loan = .checkOut(
+                    person: borrower, username: LoanPermission.owner(of: borrower, lentBy: person),
+                    at: input.lastCheckedOut.value ?? now)
+            } catch let failure as ValidationFailure { errors += failure.errors }
+        }
+        guard let fields, errors.isEmpty else { throw ValidationFailure(errors) }
+        let book = try await store.create(fields, loan: loan, now: now)
+        await changed(book, .created)
+        return book
+    }
+
+    /// Applies a partial change: fields left out keep their value. `lastCheckedOutBy` with a name checks
+    /// the book out to that name now (as the original did); `null` returns it.
+    func update(_ id: Int, _ input: BookInput, ifMatch: String?, by person: Person) async throws -> Book {
+        let now = platform.clock.now
+        var loan = LoanAction.none
+        switch input.lastCheckedOutBy {
+        case .absent: break
+        case .null: loan = .giveBack(at: now)
+        case .value(let name):
+            let borrower = try BookValidation.borrower(name)
+            try Self.mayLend(to: borrower, by: person)
+            let owner = LoanPermission.owner(of: borrower, lentBy: person)
+            // Only an admin may hand a book on from someone else; a member gets it when it is free.
+            loan =
+                person.isAdmin
+                ? .checkOut(person: borrower, username: owner, at: now)
+                : .checkOutIfAvailable(person: borrower, username: owner, at: now)
+        }
+        let action = loan
+        let editsFields =
+            !(input.title.isAbsent && input.author.isAbsent && input.publisher.isAbsent
+            && input.categories.isAbsent && input.isbn.isAbsent)
+        let book = try await store.update(id) { current in
+            try Self.check(ifMatch: ifMatch, current, now: now)
+            switch action {
+            case .checkOut(let borrower, _, _), .checkOutIfAvailable(let borrower, _, _):
+                // Naming the person who has it already changes nothing.
+                if current.loan?.person == borrower {
+                    return (editsFields ? try input.applied(to: current) : nil, .none)
+                }
+            case .giveBack:
+                if let running = current.loan { try Self.mayReturn(running, by: person) }
+            case .none: break
+            }
+            return (editsFields ? try input.applied(to: current) : nil, action)
+        }
+        let kind: Change.Kind =
+            switch loan {
+            case .none: .updated
+            case .giveBack: .returned
+            case .checkOut, .checkOutIfAvailable: .checkedOut
+            }
+        await changed(book, kind)
+        return book
+    }
+
+    /// Checks the book out to the signed-in person, or to a name an admin gives; 409 naming who has it.
+    func checkOut(_ id: Int, by person: Person, name: String?) async throws -> Book {
+        let now = platform.clock.now
+        var borrower = person.displayName
+        if let name, !name.trimmingCharacters(in: .whitespaces).isEmpty {
+            borrower = try BookValidation.borrower(name, field: "name")
+            try Self.mayLend(to: borrower, by: person)
+        }
+        let action = LoanAction.checkOutIfAvailable(
+            person: borrower, username: LoanPermission.owner(of: borrower, lentBy: person), at: now)
+        let book = try await store.update(id) { _ in (nil, action) }
+        await changed(book, .checkedOut)
+        return book
+    }
+
+    /// Puts the book back on the shelf; 409 when it is there already, 403 when the loan is someone else's.
+    func giveBack(_ id: Int, by person: Person) async throws -> Book {
+        let now = platform.clock.now
+        let book = try await store.update(id) { current in
+            guard let loan = current.loan else { throw LoanRefusal.notOnLoan }
+            try Self.mayReturn(loan, by: person)
+            return (nil, .giveBack(at: now))
+        }
+        await changed(book, .returned)
+        return book
+    }
+
+    func delete(_ id: Int, ifMatch: String? = nil) async throws {
+        var check: (@Sendable (Book) throws -> Void)?
+        let now = platform.clock.now
+        if let ifMatch { check = { book in try Self.check(ifMatch: ifMatch, book, now: now) } }
+        guard try await store.delete(id, check: check) else { throw LoanRefusal.notFound(id) }
+        await changed(nil, id: id, .deleted)
+    }
+
+    /// Deletes all the books named or none (404 listing the unknown ones).
+    func delete(_ ids: [Int]) async throws -> [Int] {
+        guard ids.count <= BookValidation.maxDeletedAtOnce else {
+            throw ValidationFailure(
+                field: "ids", message: "Delete at most \(BookValidation.maxDeletedAtOnce) books at once.")
+        }
+        let deleted = try await store.delete(ids)
+        for id in deleted { await changed(nil, id: id, .deleted) }
+        return deleted
+    }
+
+    func clean() async throws -> Int {
+        let count = try await store.clean()
+        await changed(nil, .cleaned)
+        return count
+    }
+
+    // MARK: The loan policy (`LoanPermission`), as answers
+
+    static func mayLend(to borrower: String, by person: Person) throws {
+        guard LoanPermission.mayLend(to: borrower, by: person) else {
+            throw Problem(.forbidden, detail: "Only an admin may check a book out to someone else.")
+        }
+    }
+
+    static func mayReturn(_ loan: Loan, by person: Person) throws {
+        guard LoanPermission.mayReturn(loan, by: person) else {
+            throw Problem(.forbidden, detail: "Only an admin may return a book someone else has.")
+        }
+    }
+}
+
+extension Library {
+    package static var migrations: [Migration] { LibraryStore.migrations }
+    package var link: ServiceLink? { ServiceLink(key: "library", path: "/library") }
+
+    package func register(on routes: Routes, web: WebShell) throws {
+        LibraryRoutes(library: self, web: web).register(on: routes)
+        try LibraryOperations(library: self).registerHandlers(
+            on: routes.router, configuration: .quad, middlewares: .quad())
+    }
+
+    package func loadDemoData(announce: @escaping @Sendable (String) -> Void) async throws {
+        try await LibraryDemo.load(self)
+    }
+}

@@ -1,0 +1,430 @@
+import Foundation
+import Hummingbird
+import QuadCore
+import QuadPlatform
+
+/// The `/library` web app: the list and a book's detail (side by side on wide screens), the editor, and
+/// forms for every change, so it all works without JavaScript; `library.js` adds sharing, the
+/// unsaved-changes guard and live updates.
+struct LibraryRoutes {
+    let library: Library
+    let web: WebShell
+    static let sortCookie = "quad_library_sort"
+
+    func register(on routes: Routes) {
+        routes.on(.get, "/library", .public) { request, _ in try await self.page(request, detail: nil) }
+        routes.on(.get, "/library/new", .member) { request, _ in try await self.newBook(request) }
+        routes.on(.get, "/library/books/:bookId", .public) { request, context in
+            try await self.page(request, detail: try Self.id(context))
+        }
+        routes.on(.get, "/library/books/:bookId/edit", .member) { request, context in
+            try await self.edit(request, id: try Self.id(context))
+        }
+        routes.on(.post, "/library/books", .member) { request, _ in try await self.create(request) }
+        routes.on(.post, "/library/books/:bookId", .member) { request, context in
+            try await self.update(request, id: try Self.id(context))
+        }
+        routes.on(.post, "/library/books/:bookId/checkout", .member) { request, context in
+            try await self.checkOut(request, id: try Self.id(context))
+        }
+        routes.on(.post, "/library/books/:bookId/return", .owner) { request, context in
+            try await self.giveBack(request, id: try Self.id(context))
+        }
+        routes.on(.post, "/library/books/:bookId/delete", .member) { request, context in
+            try await self.delete(request, id: try Self.id(context))
+        }
+        routes.on(.post, "/library/delete", .member) { request, _ in try await self.deleteSelected(request) }
+    }
+
+    /// The book of the path: a whole number from 1; anything else names no book (404).
+    static func id(_ context: AppRequestContext) throws -> Int {
+        let raw = try context.parameters.require("bookId")
+        guard let id = Int(raw), id > 0 else { throw Problem.notFound("There is no book \(raw).") }
+        return id
+    }
+
+    /// The editor's state: what was typed, and the errors next to their fields.
+    struct Editor {
+        var bookId: Int?
+        var form: [String: String] = [:]
+        var errors: [String: String] = [:]
+        var etag: String?
+        var message: String?
+    }
+
+    struct Notice {
+        var kind: String
+        var text: String
+    }
+
+    // MARK: Pages
+
+    func page(
+        _ request: Request, detail: Int?, editor: Editor? = nil, notice: Notice? = nil,
+        status: HTTPResponse.Status = .ok
+    ) async throws -> Response {
+        let query = request.uri.queryParameters
+        let person = RequestInfo.current.person
+        let (sort, remember) = try await sortOrder(request, person: person)
+        let now = library.platform.clock.now
+        let zone = await library.timeZone()
+        let all = try await library.store.all()
+        let search = query.get("q")?.trimmingCharacters(in: .whitespaces) ?? ""
+        let books = Book.listed(all, query: search, sort: sort, now: now)
+        let selectMode = query.get("select") != nil && person != nil
+        let selectAll = query.get("select") == "all"
+        var shown: Book?
+        var loans: [Loan] = []
+        if let detail {
+            shown = try await library.find(detail)
+            loans = try await library.store.loans(detail)
+        }
+        let listQuery = Self.listQuery(q: search, sort: query.get("sort"))
+        let title: (Localizer) -> String = { t in
+            if let editor { return editor.bookId == nil ? t("library.newTitle") : t("library.edit") }
+            return shown?.title ?? t("library.title")
+        }
+        var response = try web.page(request, template: "library", status: status, title: title) { t in
+            var values: [String: Any] = [
+                "books": books.map { book -> [String: Any] in
+                    var item = Self.badge(book, now: now, zone: zone, named: person != nil, t: t)
+                    item["id"] = book.id
+                    item["title"] = book.title
+                    item["author"] = book.author
+                    item["current"] = book.id == detail
+                    item["checked"] = selectAll
+                    item["pickLabel"] = t("library.pick", ["title": book.title])
+                    return item
+                },
+                "hasBooks": !all.isEmpty,
+                "noMatch": !all.isEmpty && books.isEmpty,
+                "countText": t("library.count", count: books.count),
+                "q": search,
+                "sorts": BookSort.allCases.map { option -> [String: Any] in
+                    [
+                        "value": option.rawValue, "selected": option == sort,
+                        "label": t(option == .newest ? "library.sortNewest" : "library.sortOldest"),
+                    ]
+                },
+                "selectMode": selectMode,
+                "selectHref": "/library?select=1" + listQuery.replacingOccurrences(of: "?", with: "&"),
+                "selectAllHref": "/library?select=all" + listQuery.replacingOccurrences(of: "?", with: "&"),
+                "doneHref": "/library" + listQuery,
+                "listHref": "/library" + listQuery,
+                "hasDetail": shown != nil || editor != nil,
+                "libraryScript": web.asset("library"),
+                "stringsJSON": Self.scriptStrings(t),
+            ]
+            if let shown, editor == nil {
+                values["detail"] = Self.detail(shown, loans: loans, person: person, now: now, zone: zone, t: t)
+            }
+            if let editor { values["editor"] = Self.editor(editor, t: t) }
+            if let notice = notice ?? Self.notice(query: query, title: shown?.title ?? "", t: t) {
+                values["notice"] = ["kind": notice.kind, "text": notice.text]
+            }
+            return values
+        }
+        if let remember { response.setCookie(remember) }
+        return response
+    }
+
+    /// The list order: `?sort=` (remembered for the person, or in a cookie for a visitor), else what they chose last.
+    private func sortOrder(_ request: Request, person: Person?) async throws -> (BookSort, Cookie?) {
+        if let chosen = request.uri.queryParameters.get("sort").flatMap({ BookSort(rawValue: $0) }) {
+            if let person {
+                // Written only when it changes: the list reloads with the same `?sort=` on every live event.
+                if try await library.store.sort(for: person.username) != chosen {
+                    try await library.store.setSort(chosen, for: person.username)
+                }
+                return (chosen, nil)
+            }
+            return (
+                chosen,
+                Cookie(
+                    name: Self.sortCookie, value: chosen.rawValue, maxAge: 365 * 24 * 3600, path: "/library",
+                    sameSite: .lax)
+            )
+        }
+        if let person, let saved = try await library.store.sort(for: person.username) { return (saved, nil) }
+        if let cookie = request.cookies[Self.sortCookie].flatMap({ BookSort(rawValue: $0.value) }) {
+            return (cookie, nil)
+        }
+        return (.newest, nil)
+    }
+
+    static func listQuery(q: String, sort: String?) -> String {
+        var items: [String] = []
+        if !q.isEmpty { items.append("q=" + (q.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")) }
+        if let sort, BookSort(rawValue: sort) != nil { items.append("sort=" + sort) }
+        return items.isEmpty ? "" : "?" + items.joined(separator: "&")
+    }
+
+    /// "3 May" / "3 mai", in the campus's time zone, with the year when it is not this year's.
+    static func day(_ date: Date, _ language: Language, zone: TimeZone, now: Date) -> String {
+        LibraryDate.day(date, language: language, zone: zone, now: now)
+    }
+
+    /// The book's status; who has it only for people signed in (`named`).
+    static func badge(_ book: Book, now: Date, zone: TimeZone, named: Bool, t: Localizer) -> [String: Any] {
+        let status = book.status(at: now)
+        let since = book.loan.map { day($0.checkedOutAt, t.language, zone: zone, now: now) } ?? ""
+        let text: String =
+            switch status {
+            case .available: t("library.status.available")
+            case .overdue: t("library.status.overdue")
+            case .onLoan:
+                named
+                    ? t("library.status.withSince", ["name": book.loan?.person ?? "", "date": since])
+                    : t("library.status.onLoanSince", ["date": since])
+            }
+        return ["status": status.rawValue, "statusText": text]
+    }
+
+    static func detail(
+        _ book: Book, loans: [Loan], person: Person?, now: Date, zone: TimeZone, t: Localizer
+    ) -> [String: Any] {
+        let named = person != nil
+        var detail = badge(book, now: now, zone: zone, named: named, t: t)
+        detail["id"] = book.id
+        detail["title"] = book.title
+        detail["author"] = book.author
+        var fields: [[String: String]] = []
+        func field(_ key: String, _ value: String?) {
+            if let value, !value.isEmpty { fields.append(["label": t("library.field.\(key)"), "value": value]) }
+        }
+        field("publisher", book.publisher)
+        field("categories", book.categories.joined(separator: ", "))
+        field("isbn", book.isbn)
+        field("added", day(book.addedAt, t.language, zone: zone, now: now))
+        if named { field("borrower", book.loan?.person) }
+        field("due", book.loan.map { day($0.dueAt, t.language, zone: zone, now: now) })
+        field("lastCheckedOut", book.lastCheckedOut.map { day($0, t.language, zone: zone, now: now) })
+        detail["fields"] = fields
+        detail["loans"] = (named ? loans : []).map { loan -> String in
+            let from = day(loan.checkedOutAt, t.language, zone: zone, now: now)
+            if let returned = loan.returnedAt {
+                return t(
+                    "library.loanReturned",
+                    ["name": loan.person, "from": from, "to": day(returned, t.language, zone: zone, now: now)])
+            }
+            return t(
+                "library.loanOpen",
+                ["name": loan.person, "from": from, "due": day(loan.dueAt, t.language, zone: zone, now: now)])
+        }
+        detail["hasLoans"] = named && !loans.isEmpty
+        detail["canCheckOut"] = person != nil && book.loan == nil
+        detail["canName"] = person?.isAdmin == true
+        detail["canReturn"] =
+            person.map { person in book.loan.map { LoanPermission.mayReturn($0, by: person) } ?? false }
+            ?? false
+        detail["canEdit"] = person != nil
+        detail["deleteConfirm"] = t("library.deleteConfirm", ["title": book.title])
+        return detail
+    }
+
+    static func editor(_ editor: Editor, t: Localizer) -> [String: Any] {
+        let specs: [(name: String, required: Bool, hint: String?, autocomplete: String)] = [
+            ("title", true, nil, "off"), ("author", true, nil, "off"), ("publisher", false, nil, "off"),
+            ("categories", false, "library.field.categoriesHint", "off"),
+            ("isbn", false, "library.field.isbnHint", "off"),
+        ]
+        var values: [String: Any] = [
+            "action": editor.bookId.map { "/library/books/\($0)" } ?? "/library/books",
+            "heading": editor.bookId == nil
+                ? t("library.newTitle") : t("library.editTitle", ["title": editor.form["originalTitle"] ?? ""]),
+            "cancelHref": editor.bookId.map { "/library/books/\($0)" } ?? "/library",
+            "fields": specs.map { spec -> [String: Any] in
+                var field: [String: Any] = [
+                    "name": spec.name, "label": t("library.field.\(spec.name)"), "value": editor.form[spec.name] ?? "",
+                    "required": spec.required, "autocomplete": spec.autocomplete,
+                ]
+                if let hint = spec.hint { field["hint"] = t(hint) }
+                if let error = editor.errors[spec.name] { field["error"] = error }
+                return field
+            },
+        ]
+        if let etag = editor.etag { values["etag"] = etag }
+        if let message = editor.message {
+            values["message"] = message
+        } else if !editor.errors.isEmpty {
+            values["message"] = t("library.errors.summary")
+        }
+        return values
+    }
+
+    /// What the last form did, after its redirect (`?done=`).
+    private static func notice(query: Parameters, title: String, t: Localizer) -> Notice? {
+        let text: String? =
+            switch query.get("done") {
+            case "added": t("library.notice.added", ["title": title])
+            case "saved": t("library.notice.saved")
+            case "checkedOut": t("library.notice.checkedOut", ["name": query.get("name") ?? ""])
+            case "returned": t("library.notice.returned")
+            case "deleted": t("library.notice.deleted", count: Int(query.get("count") ?? "") ?? 1)
+            default: nil
+            }
+        return text.map { Notice(kind: "success", text: $0) }
+    }
+
+    /// The strings `library.js` needs, in the page's language.
+    static func scriptStrings(_ t: Localizer) -> String {
+        ScriptJSON.strings(t, ["library.copied", "library.copyPrompt", "library.discard", "library.live"], flat: true)
+    }
+
+    // MARK: Editor
+
+    func newBook(_ request: Request) async throws -> Response {
+        return try await page(request, detail: nil, editor: Editor())
+    }
+
+    func edit(_ request: Request, id: Int) async throws -> Response {
+        let book = try await library.find(id)
+        return try await page(request, detail: id, editor: Self.editor(for: book, now: library.platform.clock.now))
+    }
+
+    static func editor(for book: Book, now: Date) -> Editor {
+        Editor(
+            bookId: book.id,
+            form: [
+                "title": book.title, "author": book.author, "publisher": book.publisher ?? "",
+                "categories": book.categories.joined(separator: ", "), "isbn": book.isbn ?? "",
+                "originalTitle": book.title,
+            ], etag: Library.etag(book, now: now))
+    }
+
+    /// Validation errors in the page's language, by field.
+    static func localized(_ failure: ValidationFailure, form: [String: String], t: Localizer) -> [String: String] {
+        var errors: [String: String] = [:]
+        for error in failure.errors where errors[error.field] == nil {
+            let typed = (form[error.field] ?? "").trimmingCharacters(in: .whitespaces)
+            errors[error.field] =
+                switch error.field {
+                case "title": typed.isEmpty ? t("library.errors.titleRequired") : t("library.errors.tooLong")
+                case "author": typed.isEmpty ? t("library.errors.authorRequired") : t("library.errors.tooLong")
+                case "isbn": t("library.errors.isbn")
+                case "categories": t("library.errors.categories")
+                case "name", "lastCheckedOutBy": t("library.errors.name")
+                default: t("library.errors.tooLong")
+                }
+        }
+        return errors
+    }
+
+    static func input(_ form: [String: String]) -> BookInput {
+        var input = BookInput()
+        input.title = .value(form["title"] ?? "")
+        input.author = .value(form["author"] ?? "")
+        input.publisher = .value(form["publisher"] ?? "")
+        input.categories = .value(BookValidation.categories(form["categories"] ?? ""))
+        input.isbn = .value(form["isbn"] ?? "")
+        return input
+    }
+
+    func create(_ request: Request) async throws -> Response {
+        var request = request
+        let form = try await request.formFields()
+        let t = Localizer(language: web.language(for: request))
+        do {
+            let book = try await library.create(Self.input(form), by: try Access.person())
+            return .seeOther("/library/books/\(book.id)?done=added")
+        } catch let failure as ValidationFailure {
+            let editor = Editor(form: form, errors: Self.localized(failure, form: form, t: t))
+            return try await page(request, detail: nil, editor: editor, status: .unprocessableContent)
+        }
+    }
+
+    func update(_ request: Request, id: Int) async throws -> Response {
+        var request = request
+        let form = try await request.formFields()
+        let t = Localizer(language: web.language(for: request))
+        let etag = form["etag"].flatMap { $0.isEmpty ? nil : $0 }
+        do {
+            _ = try await library.update(id, Self.input(form), ifMatch: etag, by: try Access.person())
+            return .seeOther("/library/books/\(id)?done=saved")
+        } catch let failure as ValidationFailure {
+            var editor = Editor(bookId: id, form: form, errors: Self.localized(failure, form: form, t: t), etag: etag)
+            editor.form["originalTitle"] = try await library.find(id).title
+            return try await page(request, detail: id, editor: editor, status: .unprocessableContent)
+        } catch let problem as Problem where problem.status == .preconditionFailed {
+            // Show the book as it is now, keeping nothing stale; the person redoes their change.
+            var editor = Self.editor(for: try await library.find(id), now: library.platform.clock.now)
+            editor.message = t("library.errors.stale")
+            return try await page(request, detail: id, editor: editor, status: .preconditionFailed)
+        }
+    }
+
+    // MARK: Loans and deleting
+
+    func checkOut(_ request: Request, id: Int) async throws -> Response {
+        var request = request
+        let form = try await request.formFields()
+        let person = try Access.person()
+        let t = Localizer(language: web.language(for: request))
+        do {
+            let book = try await library.checkOut(id, by: person, name: form["name"])
+            let name = (book.loan?.person ?? "").addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""
+            return .seeOther("/library/books/\(id)?done=checkedOut&name=\(name)")
+        } catch let problem as Problem where problem.status == .conflict || problem.status == .forbidden {
+            let holder = try await library.find(id).loan?.person ?? ""
+            let text =
+                problem.status == .forbidden
+                ? t("library.errors.forbidden") : t("library.errors.onLoan", ["name": holder])
+            return try await page(
+                request, detail: id, notice: Notice(kind: "error", text: text), status: problem.status)
+        } catch let failure as ValidationFailure {
+            let text = Self.localized(failure, form: form, t: t).values.first ?? ""
+            return try await page(
+                request, detail: id, notice: Notice(kind: "error", text: text), status: .unprocessableContent)
+        }
+    }
+
+    func giveBack(_ request: Request, id: Int) async throws -> Response {
+        do {
+            _ = try await library.giveBack(id, by: try Access.person())
+        } catch let problem as Problem where problem.status == .conflict {
+            // On the shelf already (someone else returned it): nothing to do.
+        }
+        return .seeOther("/library/books/\(id)?done=returned")
+    }
+
+    func delete(_ request: Request, id: Int) async throws -> Response {
+        do {
+            try await library.delete(id)
+        } catch let problem as Problem where problem.status == .notFound {
+            // Gone already.
+        }
+        return .seeOther("/library?done=deleted&count=1")
+    }
+
+    func deleteSelected(_ request: Request) async throws -> Response {
+        var request = request
+        let body = String(buffer: try await request.collectBody(upTo: BodyLimit.json))
+        let pairs = Self.pairs(body)
+        let ids = pairs.filter { $0.0 == "ids" }.compactMap { Int($0.1) }
+        let t = Localizer(language: web.language(for: request))
+        guard !ids.isEmpty else {
+            return try await page(
+                request, detail: nil, notice: Notice(kind: "error", text: t("library.errors.noneSelected")),
+                status: .unprocessableContent)
+        }
+        do {
+            let deleted = try await library.delete(ids)
+            return .seeOther("/library?done=deleted&count=\(deleted.count)")
+        } catch let problem as Problem where problem.status == .notFound {
+            // Someone deleted some meanwhile: delete what is left of the selection.
+            let existing = Set(try await library.store.all().map(\.id))
+            let deleted = try await library.delete(ids.filter(existing.contains))
+            return .seeOther("/library?done=deleted&count=\(deleted.count)")
+        }
+    }
+
+    /// Every name and value of a form body, repeated names included (`ids=1&ids=2`).
+    static func pairs(_ body: String) -> [(String, String)] {
+        body.split(separator: "&").map { pair in
+            let parts = pair.split(separator: "=", maxSplits: 1).map {
+                $0.replacingOccurrences(of: "+", with: " ").removingPercentEncoding ?? ""
+            }
+            return (parts.first ?? "", parts.count > 1 ? parts[1] : "")
+        }
+    }
+}

@@ -1,0 +1,88 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+
+/// CSRF protection for every unsafe request a cookie signs, and for every browser form, whatever its path and
+/// content type. Two checks, both in `AccessMiddleware`:
+/// - when the browser says where the request comes from (`Sec-Fetch-Site`, `Origin`), it must be this origin:
+///   a page on another port of the same host is "same-site" to the browser, but not this site;
+/// - a random token in a cookie (double submit) that every form repeats in a hidden `csrf` field and every
+///   script request in `X-CSRF-Token`. A cross-site page can send the cookie but cannot read it.
+package enum CSRF {
+    package static let cookie = "quad_csrf"
+    package static let field = "csrf"
+    package static let header = HTTPField.Name("X-CSRF-Token")!
+
+    /// The request's token, and the cookie to set when it had none yet.
+    package static func token(for request: Request) -> (token: String, setCookie: Cookie?) {
+        if let existing = request.cookies[cookie]?.value, existing.count >= 32 { return (existing, nil) }
+        let token = SecureRandom.base64url(byteCount: 32)
+        return (token, Cookie(name: cookie, value: token, path: "/", httpOnly: true, sameSite: .strict))
+    }
+
+    /// Unsafe, and either signed by the session cookie or a body a browser form can send to any site
+    /// (`application/x-www-form-urlencoded`, `multipart/form-data`, `text/plain`). A bearer token or an app
+    /// link is not something a browser adds by itself, so those need no token.
+    static func applies(to request: Request, signedIn: SignedIn) -> Bool {
+        guard ![.get, .head, .options].contains(request.method) else { return false }
+        switch signedIn {
+        case .bearer, .appLink: return false
+        case .cookie: return true
+        case .no:
+            let type = request.headers[.contentType]?.lowercased() ?? ""
+            return type.isEmpty || type.hasPrefix("application/x-www-form-urlencoded")
+                || type.hasPrefix("multipart/form-data") || type.hasPrefix("text/plain")
+                || request.cookies[AccessMiddleware.sessionCookie] != nil
+        }
+    }
+
+    /// 403 unless the request comes from this origin and repeats the cookie's token (header, or the form's
+    /// `csrf` field, for which the form body is read here, within the JSON body limit).
+    package static func check(_ request: inout Request, trustProxy: Bool) async throws {
+        if let site = request.headers[.secFetchSite]?.lowercased(), site != "same-origin", site != "none" {
+            throw refusal
+        }
+        if let origin = request.headers[.origin], origin != request.baseURL(trustProxy: trustProxy) {
+            throw refusal
+        }
+        var submitted = request.headers[header]
+        let type = request.headers[.contentType]?.lowercased() ?? ""
+        if submitted == nil, type.hasPrefix("application/x-www-form-urlencoded") {
+            submitted = try await request.formFields()[field]
+        }
+        try verify(request, submitted: submitted)
+    }
+
+    package static let refusal = Problem(
+        .forbidden, type: "csrf", title: "Form expired",
+        detail: "This form has expired or did not come from Quad. Reload the page and try again.")
+
+    /// Throws 403 unless `submitted` (form field or header) matches the cookie.
+    package static func verify(_ request: Request, submitted: String?) throws {
+        guard let expected = request.cookies[cookie]?.value, let submitted,
+            expected.utf8.count == submitted.utf8.count,
+            zip(expected.utf8, submitted.utf8).reduce(0, { $0 | ($1.0 ^ $1.1) }) == 0
+        else { throw refusal }
+    }
+}
+
+extension HTTPField.Name {
+    static let secFetchSite = HTTPField.Name("Sec-Fetch-Site")!
+}
+
+extension Request {
+    /// The fields of an `application/x-www-form-urlencoded` body (its CSRF token already checked by
+    /// `AccessMiddleware`).
+    package mutating func formFields() async throws -> [String: String] {
+        let body = try await collectBody(upTo: BodyLimit.json)
+        let text = String(buffer: body)
+        var fields: [String: String] = [:]
+        for pair in text.split(separator: "&") {
+            let parts = pair.split(separator: "=", maxSplits: 1).map {
+                $0.replacingOccurrences(of: "+", with: " ").removingPercentEncoding ?? ""
+            }
+            if let name = parts.first { fields[name] = parts.count > 1 ? parts[1] : "" }
+        }
+        return fields
+    }
+}

@@ -1,0 +1,19 @@
+import HTTPTypes
+import Hummingbird
+import QuadCore
+
+/// Where features register their pages and forms, each saying who may use it as it is registered (`on`). Every
+/// API operation is the generated interface's, and the contract (`x-quad-access`) says who may call it.
+package struct Routes {
+    package let router: Router<AppRequestContext>
+    let access: AccessTable
+
+    /// A page or a form, open to `rule`.
+    package func on<Output: ResponseGenerator>(
+        _ method: HTTPRequest.Method, _ path: String, _ rule: AccessRule,
+        use handler: @escaping @Sendable (Request, AppRequestContext) async throws -> Output
+    ) {
+        access.declare(method, path, rule)
+        router.on(RouterPath(path), method: method, use: handler)
+    }
+}

@@ -1,0 +1,196 @@
+import Foundation
+import Logging
+import NIOConcurrencyHelpers
+import PostgresKit
+import QuadCore
+import SQLKit
+import ServiceLifecycle
+
+/// A change that clients may want to hear about at once: `room` 42 now has 3 spots.
+public struct Event: Sendable, Equatable {
+    public let id: Int64
+    /// What kind of thing changed: `room`, `special`, `book`, …
+    public let type: String
+    /// The JSON payload, already encoded.
+    public let data: String
+}
+
+/// Where features publish changes and `/api/events` listens.
+///
+/// Every event gets an id that only grows, and the hub keeps the most recent ones so a client that
+/// reconnects with `Last-Event-ID` is sent what it missed. On PostgreSQL, events travel through
+/// `NOTIFY`, so every Quad instance on the database delivers every instance's events.
+public final class EventHub: Service, Sendable {
+    public struct Subscription: Sendable {
+        /// Events after the client's last one, to send first.
+        public let replay: [Event]
+        /// True when the client's last event is older than the buffer: it may have missed some and should reload.
+        public let missedSome: Bool
+        public let events: AsyncStream<Event>
+        package let cancel: @Sendable () -> Void
+    }
+
+    private struct State {
+        var recent: [Event] = []
+        var nextLocalId: Int64
+        /// Every event with a greater id is in `recent`; nil until the hub knows where its history starts.
+        var floor: Int64?
+        var subscribers: [UUID: Subscriber] = [:]
+        package var closed = false
+        /// PostgreSQL: whether this instance's LISTEN is up (it hears the other instances).
+        package var listening = false
+    }
+
+    private struct Subscriber {
+        package var types: Set<String>?
+        package var continuation: AsyncStream<Event>.Continuation
+    }
+
+    private let state: NIOLockedValueBox<State>
+    private let capacity: Int
+    private let database: Database
+    private let logger: Logger
+    /// One channel per schema, so that separate Quads sharing a server do not hear each other.
+    private var channel: String { "quad_events_" + database.schema }
+
+    package init(database: Database, capacity: Int, clock: any QuadClock, logger: Logger) {
+        // Local ids start from the clock in microseconds, so they keep growing across restarts of a single instance.
+        let start = Int64(clock.now.timeIntervalSince1970 * 1_000_000)
+        self.state = NIOLockedValueBox(
+            State(nextLocalId: start, floor: database.engine == .sqlite ? start - 1 : nil))
+        self.capacity = capacity
+        self.database = database
+        self.logger = logger
+    }
+
+    /// Publishes a change. Call it after the change is committed.
+    public func publish(_ type: String, _ payload: some Encodable & Sendable) async {
+        guard let data = try? JSONEncoder().encode(payload), let json = String(data: data, encoding: .utf8) else {
+            return
+        }
+        switch database.engine {
+        case .sqlite:
+            let event = state.withLockedValue { state -> Event in
+                defer { state.nextLocalId += 1 }
+                return Event(id: state.nextLocalId, type: type, data: json)
+            }
+            deliver(event)
+        case .postgres:
+            // The id comes from a sequence shared by all instances; every instance (this one too) delivers on LISTEN.
+            let message = type + " " + json
+            do {
+                try await database.withConnection { sql in
+                    try await sql.raw(
+                        "SELECT pg_notify(\(bind: self.channel), nextval('quad_event_ids')::text || ' ' || \(bind: message))"
+                    ).run()
+                }
+            } catch {
+                logger.error("Could not publish an event", metadata: ["type": "\(type)", "error": "\(error)"])
+            }
+        }
+    }
+
+    /// Subscribes to events after `lastEventId` (all new ones when nil), optionally of some types only.
+    public func subscribe(after lastEventId: Int64?, types: Set<String>? = nil) -> Subscription {
+        let id = UUID()
+        // A subscriber that falls more than `capacity` events behind is cut off rather than silently skipped:
+        // it reconnects with its last id and resumes from the buffer.
+        let (stream, continuation) = AsyncStream<Event>.makeStream(bufferingPolicy: .bufferingOldest(capacity))
+        let (replay, missed) = state.withLockedValue { state -> ([Event], Bool) in
+            if state.closed {
+                continuation.finish()
+                return ([], false)
+            }
+            state.subscribers[id] = Subscriber(types: types, continuation: continuation)
+            guard let lastEventId else { return ([], false) }
+            let missed = state.floor.map { lastEventId < $0 } ?? true
+            let replay = state.recent.filter { $0.id > lastEventId && types?.contains($0.type) != false }
+            return (replay, missed)
+        }
+        return Subscription(
+            replay: replay,
+            missedSome: missed,
+            events: stream,
+            cancel: { [weak self] in self?.unsubscribe(id) }
+        )
+    }
+
+    private func unsubscribe(_ id: UUID) {
+        let subscriber = state.withLockedValue { $0.subscribers.removeValue(forKey: id) }
+        subscriber?.continuation.finish()
+    }
+
+    func deliver(_ event: Event) {
+        let subscribers = state.withLockedValue { state -> [Subscriber] in
+            if state.floor == nil { state.floor = event.id - 1 }
+            state.recent.append(event)
+            if state.recent.count > capacity {
+                state.floor = state.recent[state.recent.count - capacity - 1].id
+                state.recent.removeFirst(state.recent.count - capacity)
+            }
+            return Array(state.subscribers.values)
+        }
+        for subscriber in subscribers where subscriber.types?.contains(event.type) != false {
+            if case .dropped = subscriber.continuation.yield(event) { subscriber.continuation.finish() }
+        }
+    }
+
+    /// Ends every open stream: on shutdown, so that draining connections does not wait for them.
+    func closeAll() {
+        let subscribers = state.withLockedValue { state -> [Subscriber] in
+            state.closed = true
+            defer { state.subscribers = [:] }
+            return Array(state.subscribers.values)
+        }
+        for subscriber in subscribers { subscriber.continuation.finish() }
+    }
+
+    /// Whether this hub hears every instance's events: always on SQLite (one instance); on PostgreSQL once its
+    /// LISTEN is up. Tests wait for it rather than for a while.
+    public var isListening: Bool {
+        database.engine == .sqlite || state.withLockedValue { $0.listening }
+    }
+
+    public func run() async throws {
+        if database.engine == .postgres, let configuration = database.postgresConfiguration {
+            await cancelWhenGracefulShutdown {
+                await self.listen(configuration)
+            }
+        } else {
+            try? await gracefulShutdown()
+        }
+        closeAll()
+    }
+
+    /// Keeps a dedicated connection listening, reconnecting with backoff when it drops.
+    private func listen(_ configuration: SQLPostgresConfiguration) async {
+        var delay = Duration.milliseconds(200)
+        while !Task.isCancelled {
+            do {
+                let connection = try await PostgresConnection.connect(
+                    configuration: configuration.coreConfiguration, id: 0, logger: logger)
+                delay = .milliseconds(200)
+                defer { Task { try? await connection.close() } }
+                try await connection.listen(on: channel) { notifications in
+                    state.withLockedValue { $0.listening = true }
+                    defer { state.withLockedValue { $0.listening = false } }
+                    for try await notification in notifications {
+                        if let event = Self.parse(notification.payload) { deliver(event) }
+                    }
+                }
+            } catch {
+                if Task.isCancelled { return }
+                logger.warning("Event listener lost its connection; reconnecting", metadata: ["error": "\(error)"])
+            }
+            try? await Task.sleep(for: delay)
+            delay = min(delay * 2, .seconds(5))
+        }
+    }
+
+    /// `"<id> <type> <json>"`, as `publish` sends it.
+    static func parse(_ payload: String) -> Event? {
+        let parts = payload.split(separator: " ", maxSplits: 2)
+        guard parts.count == 3, let id = Int64(parts[0]) else { return nil }
+        return Event(id: id, type: String(parts[1]), data: String(parts[2]))
+    }
+}

@@ -1,0 +1,159 @@
+import Foundation
+import NIOConcurrencyHelpers
+import OpenAPIRuntime
+import ServiceLifecycle
+
+/// `GET /api/events` (`streamEvents`): the event hub as Server-Sent Events, as the body of a generated answer.
+///
+/// Every event carries its `id:`; a client reconnecting with `Last-Event-ID` (header, or `lastEventId` in the
+/// query for clients that cannot set headers) first gets what it missed, or a `reset` event when that is
+/// older than the hub remembers. A comment every heartbeat keeps proxies from closing an idle stream, and tells
+/// the server when a client has gone.
+///
+/// A client holds at most `maxPerClient` streams. A stream's slot is taken when it is answered and given back
+/// when its body ends however it ends (finished, the client gone, the server stopping) or is dropped unwritten
+/// (a HEAD, a connection closed first). It subscribes to the hub only once its body is read.
+final class EventStreams: Sendable {
+    package let hub: EventHub
+    let heartbeat: Duration
+    let maxPerClient: Int
+    private let open = NIOLockedValueBox<[String: Int]>([:])
+    /// How long a client waits before reconnecting, in milliseconds.
+    package static let retry = 2000
+    /// Frames kept for a reader that is not reading, at most.
+    static let backlog = 256
+
+    package init(hub: EventHub, heartbeat: Duration, maxPerClient: Int) {
+        self.hub = hub
+        self.heartbeat = heartbeat
+        self.maxPerClient = maxPerClient
+    }
+
+    /// A stream for `client`, or a 429 problem when it holds its share already.
+    func open(client: String, lastEventId: String?, types: String?) throws -> HTTPBody {
+        guard let slot = StreamSlot(client: client, limit: maxPerClient, open: open) else {
+            throw Problem(
+                .tooManyRequests, type: "too-many-streams", title: "Too many event streams",
+                detail: "This client already has \(maxPerClient) event streams open; close one first.",
+                headers: [.retryAfter: "30"])
+        }
+        let frames = Frames(
+            slot: slot, hub: hub, heartbeat: heartbeat,
+            lastEventId: lastEventId.flatMap { Int64($0.trimmingCharacters(in: .whitespaces)) },
+            types: types.map { Set($0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }) })
+        return HTTPBody(frames, length: .unknown, iterationBehavior: .single)
+    }
+
+    /// How many streams `client` holds (for tests).
+    package func held(by client: String) -> Int { open.withLockedValue { $0[client] ?? 0 } }
+
+    package static func format(_ event: Event) -> String {
+        "id: \(event.id)\nevent: \(event.type)\ndata: \(event.data)\n\n"
+    }
+
+    /// The stream's frames; the subscription and the heartbeat start when it is first read.
+    struct Frames: AsyncSequence, Sendable {
+        package typealias Element = ArraySlice<UInt8>
+        package let slot: StreamSlot
+        package let hub: EventHub
+        let heartbeat: Duration
+        let lastEventId: Int64?
+        package let types: Set<String>?
+
+        /// Reads the frames; dropping it (the body no longer read) ends the stream, since the tasks that feed it
+        /// would otherwise keep it alive.
+        struct Iterator: AsyncIteratorProtocol {
+            var frames: AsyncStream<ArraySlice<UInt8>>.Iterator
+            package let end: End
+
+            /// The server stopping ends the stream, so draining connections does not wait on it.
+            package mutating func next() async -> ArraySlice<UInt8>? {
+                var frames = self.frames
+                defer { self.frames = frames }
+                let end = self.end
+                return await withGracefulShutdownHandler {
+                    await frames.next()
+                } onGracefulShutdown: {
+                    end.continuation.finish()
+                }
+            }
+        }
+
+        final class End: Sendable {
+            package let continuation: AsyncStream<ArraySlice<UInt8>>.Continuation
+            package init(_ continuation: AsyncStream<ArraySlice<UInt8>>.Continuation) {
+                self.continuation = continuation
+            }
+            deinit { continuation.finish() }
+        }
+
+        func makeAsyncIterator() -> Iterator {
+            // A reader that falls this far behind (it stopped reading) is cut off rather than buffered without
+            // end: it reconnects with its last id and resumes from the hub's memory.
+            let (frames, continuation) = AsyncStream<ArraySlice<UInt8>>.makeStream(
+                bufferingPolicy: .bufferingOldest(EventStreams.backlog))
+            let subscription = hub.subscribe(after: lastEventId, types: types)
+            var head = "retry: \(EventStreams.retry)\n\n"
+            if subscription.missedSome { head += "event: reset\ndata: {}\n\n" }
+            for event in subscription.replay { head += EventStreams.format(event) }
+            continuation.yield(ArraySlice(head.utf8))
+            // The hub closing every subscription (the server stopping) ends the stream.
+            let forward = Task {
+                for await event in subscription.events {
+                    if case .dropped = continuation.yield(ArraySlice(EventStreams.format(event).utf8)) { break }
+                }
+                continuation.finish()
+            }
+            let heartbeat = heartbeat
+            let beat = Task {
+                while !Task.isCancelled {
+                    try await Task.sleep(for: heartbeat)
+                    if case .dropped = continuation.yield(ArraySlice(": heartbeat\n\n".utf8)) {
+                        continuation.finish()
+                    }
+                }
+            }
+            let slot = slot
+            // Finished, cancelled, or no longer read (the client gone, a write failed): all is given back.
+            continuation.onTermination = { _ in
+                forward.cancel()
+                beat.cancel()
+                subscription.cancel()
+                slot.release()
+            }
+            return Iterator(frames: frames.makeAsyncIterator(), end: End(continuation))
+        }
+    }
+}
+
+/// One of a client's event-stream slots. Given back once, by `release()` or when the last holder lets go.
+final class StreamSlot: Sendable {
+    private let client: String
+    private let open: NIOLockedValueBox<[String: Int]>
+    private let released = NIOLockedValueBox(false)
+
+    init?(client: String, limit: Int, open: NIOLockedValueBox<[String: Int]>) {
+        let admitted = open.withLockedValue { open -> Bool in
+            guard open[client, default: 0] < limit else { return false }
+            open[client, default: 0] += 1
+            return true
+        }
+        guard admitted else { return nil }
+        self.client = client
+        self.open = open
+    }
+
+    package func release() {
+        let first = released.withLockedValue { done in
+            defer { done = true }
+            return !done
+        }
+        guard first else { return }
+        open.withLockedValue { open in
+            open[client, default: 1] -= 1
+            if open[client] == 0 { open[client] = nil }
+        }
+    }
+
+    deinit { release() }
+}

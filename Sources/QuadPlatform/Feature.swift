@@ -1,0 +1,70 @@
+import Foundation
+import OpenAPIRuntime
+import QuadCore
+import SQLKit
+import ServiceLifecycle
+
+/// What a feature module (Rooms, Specials, Library, Timetable, Accounts) gives the server. `QuadServer` builds
+/// each on the platform and composes them; a feature sees the platform and QuadCore, never another feature.
+/// What one needs from another is a narrow protocol the server hands it (`PersonDirectory`, `CampusTime`,
+/// `PersonRemoval`).
+package protocol Feature: Sendable {
+    /// Its tables, numbered in its own range (Rooms 100, Specials 200, Library 300, Timetable 400, Accounts 500);
+    /// the platform applies them before any feature is built.
+    static var migrations: [Migration] { get }
+    /// Where the navigation and the home page lead, for a feature with a page of its own.
+    var link: ServiceLink? { get }
+    /// Its pages and forms (each declaring who may use it) and its operations of the generated interface.
+    func register(on routes: Routes, web: WebShell) throws
+    /// What runs beside the server.
+    var services: [any Service] { get }
+    /// Loads its demo data into a database just created.
+    func loadDemoData(announce: @escaping @Sendable (String) -> Void) async throws
+    /// Lists served before the router, by path (see `SnapshotFastPath`).
+    var fastPath: [String: SnapshotFastPath.Lookup] { get }
+}
+
+extension Feature {
+    package var link: ServiceLink? { nil }
+    package var services: [any Service] { [] }
+    package func loadDemoData(announce: @escaping @Sendable (String) -> Void) async throws {}
+    package var fastPath: [String: SnapshotFastPath.Lookup] { [:] }
+}
+
+extension OpenAPIRuntime.Configuration {
+    /// How every module's generated interface reads and writes dates and JSON.
+    package static let quad = OpenAPIRuntime.Configuration(
+        dateTranscoder: RFC3339Dates(), jsonEncodingOptions: [.sortedKeys, .withoutEscapingSlashes])
+}
+
+extension Array where Element == any ServerMiddleware {
+    /// The middleware every module's generated interface runs, with the lists it answers from snapshots (by
+    /// operation id; see `SnapshotAnswers`).
+    package static func quad(snapshots: [String: SnapshotAnswers.Source] = [:]) -> [any ServerMiddleware] {
+        [EmptyBodyAsNone()] + (snapshots.isEmpty ? [] : [SnapshotAnswers(snapshots: snapshots)])
+    }
+}
+
+/// Who a credential signs in, as Accounts knows it; the access layer asks (`AccessMiddleware`).
+package protocol PersonDirectory: Sendable {
+    /// The person a personal app link acts for (nil when it is unknown or revoked).
+    func person(appLink key: String) async throws -> Person?
+    /// The person a session token signs in (nil when it is unknown or the session ended).
+    func person(session token: String) async throws -> Person?
+    /// The administrator the admin token acts as.
+    func tokenAdmin() async throws -> Person?
+}
+
+/// What another feature does when Accounts removes a person (Rooms releases their bookings). It runs inside the
+/// removal's transaction, so the person and what they held go together or not at all; what it returns runs once
+/// the transaction is committed (announcing the change).
+package protocol PersonRemoval: Sendable {
+    func release(
+        _ usernameKey: String, in sql: any SQLDatabase
+    ) async throws -> @Sendable () async -> Void
+}
+
+/// The campus's time zone, as the Timetable sets it (`/admin/timetable`); the Library shows dates in it.
+package protocol CampusTime: Sendable {
+    func timeZone() async -> TimeZone
+}

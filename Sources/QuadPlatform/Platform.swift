@@ -1,0 +1,56 @@
+import Logging
+import QuadCore
+
+/// What every feature shares: the store, events, admin access, images and the web shell.
+public struct Platform: Sendable {
+    public let configuration: ServerConfiguration
+    public let database: Database
+    public let events: EventHub
+    public let admin: AdminAuth
+    public let images: ImageStore
+    package let idempotency: IdempotencyStore
+    /// Shared by the router's middleware and the snapshot fast path, so a client has one budget.
+    let rateLimiter: RateLimiter?
+    public let logger: Logger
+    /// The one clock (see `ServerConfiguration.clock`).
+    public var clock: any QuadClock { configuration.clock }
+
+    /// Migrates the database (the platform's tables and the features' `migrations`) and sets up admin access.
+    /// `isNew` says the database was just created, for the server to load the demo data.
+    package static func start(
+        _ configuration: ServerConfiguration, database: Database, migrations features: [Migration], logger: Logger,
+        announce: @Sendable (String) -> Void
+    ) async throws -> (platform: Platform, isNew: Bool) {
+        if configuration.testing {
+            logger.warning("Testing mode: the clock reads \(configuration.clock.now.formatted(.iso8601))")
+        }
+        let fresh = try await Migrator.migrate(
+            database, (migrations + features).sorted { $0.id < $1.id }, now: configuration.clock.now, logger: logger)
+        let admin = try await AdminAuth.setUp(configured: configuration.adminToken, database: database) { token in
+            announce("Admin token (shown once, only its hash is kept): \(token)")
+        }
+        let platform = Platform(
+            configuration: configuration, database: database,
+            events: EventHub(
+                database: database, capacity: configuration.eventBufferSize, clock: configuration.clock,
+                logger: logger),
+            admin: admin, images: ImageStore(database: database, clock: configuration.clock),
+            idempotency: IdempotencyStore(database: database, clock: configuration.clock),
+            rateLimiter: configuration.rateLimit > 0
+                ? RateLimiter(rate: configuration.rateLimit, burst: configuration.rateBurst, clock: configuration.clock)
+                : nil,
+            logger: logger)
+        return (platform, fresh)
+    }
+
+    /// The platform's own tables; features number theirs from 100 (Rooms), 200, 300, 400.
+    package static let migrations: [Migration] = [
+        Migration(id: 1, name: "events sequence") { sql, engine in
+            if engine == .postgres { try await sql.raw("CREATE SEQUENCE quad_event_ids").run() }
+        },
+        AdminAuth.migration,
+        IdempotencyStore.migration,
+        ImageStore.migration,
+        IdempotencyStore.forgetSecrets,
+    ]
+}

@@ -1,0 +1,74 @@
+import Foundation
+import HTTPTypes
+import OpenAPIRuntime
+import QuadAPI
+import QuadCore
+
+/// The platform's own operations of the contract (health, the contract itself, the event stream, images); each
+/// feature implements its own in its module.
+struct PlatformOperations: APIProtocol {
+    /// Hashed once: the middleware then only compares it.
+    static let contractETag = HTTPCache.etag(for: Contract.yaml)
+
+    let platform: Platform
+    let eventStreams: EventStreams
+}
+
+extension PlatformOperations {
+    func getHealth(_ input: Operations.GetHealth.Input) async throws -> Operations.GetHealth.Output {
+        if await platform.database.ping() {
+            return .ok(.init(body: .json(.init(status: .ok))))
+        }
+        return .serviceUnavailable(.init(body: .json(.init(status: .unavailable))))
+    }
+
+    func getContract(_ input: Operations.GetContract.Input) async throws -> Operations.GetContract.Output {
+        .ok(.init(headers: .init(eTag: Self.contractETag), body: .yaml(HTTPBody(Contract.yaml))))
+    }
+
+    func streamEvents(_ input: Operations.StreamEvents.Input) async throws -> Operations.StreamEvents.Output {
+        let info = RequestInfo.current
+        let body = try eventStreams.open(
+            client: info.person.map { "user:" + $0.username.lowercased() } ?? info.clientAddress,
+            lastEventId: input.headers.lastEventID ?? input.query.lastEventId, types: input.query.types)
+        info.headers.set(.cacheControl, "no-cache")
+        info.headers.set(.xAccelBuffering, "no")
+        return .ok(.init(body: .textEventStream(body)))
+    }
+
+    /// `GET /images/{sha256}.{ext}`: immutable, with the hash as its ETag.
+    func getImage(_ input: Operations.GetImage.Input) async throws -> Operations.GetImage.Output {
+        let file = input.path.file
+        let parts = file.split(separator: ".")
+        guard parts.count == 2, parts[0].count == 64, parts[0].allSatisfy(\.isHexDigit),
+            let wanted = ImageFormat(fileExtension: parts[1]),
+            let (format, bytes) = try await platform.images.find(sha256: String(parts[0])), format == wanted
+        else { throw Problem.notFound("There is no image \(file).") }
+        RequestInfo.current.headers.set(.eTag, "\"\(parts[0])\"")
+        RequestInfo.current.headers.set(.cacheControl, CachePolicy.immutable.rawValue)
+        let body = HTTPBody(bytes.readableBytesView)
+        switch format {
+        case .jpeg: return .ok(.init(body: .jpeg(body)))
+        case .png: return .ok(.init(body: .png(body)))
+        case .webp: return .ok(.init(body: .imageWebp(body)))
+        }
+    }
+
+    func uploadImage(_ input: Operations.UploadImage.Input) async throws -> Operations.UploadImage.Output {
+        let body: HTTPBody =
+            switch input.body {
+            case .jpeg(let body), .png(let body), .imageWebp(let body), .binary(let body): body
+            }
+        let image = try await platform.images.store(try await ImageStore.collect(body))
+        return .created(
+            .init(
+                body: .json(
+                    .init(sha256: image.sha256, url: image.path, contentType: image.format.mediaType, size: image.size))
+            ))
+    }
+}
+
+extension HTTPField.Name {
+    /// Asks nginx not to buffer a stream.
+    static let xAccelBuffering = HTTPField.Name("X-Accel-Buffering")!
+}

@@ -1,0 +1,121 @@
+import Foundation
+import Hummingbird
+import HummingbirdCore
+import Logging
+import NIOCore
+import OpenAPIHummingbird
+import QuadCore
+import ServiceLifecycle
+
+extension HTTPServerBuilder {
+    /// HTTP/1.1, with the snapshot fast path in front of the router.
+    package static func quad(_ platform: Platform, features: [any Feature]) -> HTTPServerBuilder {
+        let routes = SnapshotFastPath.Routes(
+            snapshots: features.reduce(into: [:]) { all, feature in all.merge(feature.fastPath) { first, _ in first } },
+            trustProxy: platform.configuration.trustProxy, rateLimiter: platform.rateLimiter,
+            logger: platform.logger, clock: platform.clock)
+        return .init { responder in QuadHTTP1Channel(base: HTTP1Channel(responder: responder), routes: routes) }
+    }
+}
+
+/// The router with every middleware and route behind the front door; separate from the application so tests
+/// can drive it directly. It refuses to start when a route declares no access.
+package func buildRouter(
+    _ platform: Platform, features: [any Feature], people: any PersonDirectory,
+    extra: (Routes) -> Void = { _ in }
+) async throws -> QuadRouter {
+    let router = Router(context: AppRequestContext.self, options: .autoGenerateHeadEndpoints)
+    let routes = Routes(router: router, access: try AccessTable())
+    let table = RouteTable()
+    let web = try await WebShell(
+        services: features.compactMap(\.link), directory: platform.configuration.webDirectory)
+    let trustProxy = platform.configuration.trustProxy
+
+    router.add(middleware: RequestLogMiddleware())
+    router.add(
+        middleware: ErrorMiddleware(routes: table) { problem, request, _ in web.errorPage(problem, request: request) })
+    router.add(
+        middleware: AccessMiddleware(
+            people: people, admin: platform.admin, table: routes.access, limiter: platform.rateLimiter,
+            trustedProxies: platform.configuration.trustedProxies))
+    if let limiter = platform.rateLimiter { router.add(middleware: RateLimitMiddleware(limiter: limiter)) }
+    router.add(middleware: BodyLimitMiddleware(table: routes.access))
+    router.add(middleware: HTTPCacheMiddleware())
+    router.add(middleware: IdempotencyMiddleware(store: platform.idempotency, table: routes.access))
+    // Innermost: the headers a handler adds (`RequestInfo.headers`) are in place before the cache compares the
+    // ETag and before an idempotent answer is kept.
+    router.add(middleware: RequestInfoMiddleware(trustProxy: trustProxy))
+
+    web.register(on: routes)
+    try PlatformOperations(
+        platform: platform,
+        eventStreams: EventStreams(
+            hub: platform.events, heartbeat: platform.configuration.eventHeartbeat,
+            maxPerClient: platform.configuration.maxEventStreamsPerClient)
+    ).registerHandlers(on: router, configuration: .quad, middlewares: .quad())
+    for feature in features { try feature.register(on: routes, web: web) }
+    extra(routes)
+
+    let served = router.routes.map { (path: $0.path.description, method: $0.method) }
+    let uncovered = routes.access.uncovered(served)
+    guard uncovered.isEmpty else {
+        throw AccessTable.ContractError("These routes declare no access: \(uncovered.joined(separator: ", "))")
+    }
+    for route in served { table.add(path: route.path, method: route.method) }
+    return QuadRouter(router: router, access: routes.access)
+}
+
+/// The router behind the front door (`FrontDoor`), with the access declarations it enforces.
+package struct QuadRouter: HTTPResponderBuilder {
+    package let router: Router<AppRequestContext>
+    package let access: AccessTable
+
+    package var routes: [Router<AppRequestContext>.RouteDescription] { router.routes }
+
+    package func buildResponder() -> FrontDoor { FrontDoor(router: router.buildResponder()) }
+}
+
+/// Closes the database once everything before it in the shutdown order has stopped.
+package struct DatabaseService: Service {
+    package let database: Database
+
+    package init(database: Database) { self.database = database }
+
+    package func run() async throws {
+        try? await gracefulShutdown()
+        await database.close()
+    }
+}
+
+/// One line per request: method, path, status and time, with the request id. Never headers or query
+/// strings, which can carry credentials.
+struct RequestLogMiddleware: RouterMiddleware {
+    typealias Context = AppRequestContext
+
+    func handle(
+        _ request: Request, context: Context, next: (Request, Context) async throws -> Response
+    )
+        async throws -> Response
+    {
+        let start = ContinuousClock.now
+        let response = try await next(request, context)
+        let elapsed = ContinuousClock.now - start
+        context.logger.info(
+            "\(request.method.rawValue) \(request.uri.path) \(response.status.code)",
+            metadata: [
+                "request": .string(context.requestId),
+                "ms": .string(
+                    String(
+                        format: "%.1f",
+                        Double(elapsed.components.attoseconds) / 1e15 + Double(elapsed.components.seconds) * 1000)),
+            ])
+        return response
+    }
+}
+
+/// Lines for the operator, written at once (stdout may be a pipe, which would otherwise buffer them).
+public enum Announce {
+    public static let stdout: @Sendable (String) -> Void = { line in
+        FileHandle.standardOutput.write(Data((line + "\n").utf8))
+    }
+}

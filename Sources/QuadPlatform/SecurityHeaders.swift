@@ -1,0 +1,35 @@
+import HTTPTypes
+
+/// The headers every answer carries, whichever path wrote it (the router through `FrontDoor`, or
+/// `SnapshotFastPath`): no type sniffing, no framing, no referrer outside the site, and a content security
+/// policy the pages keep. Scripts come from Quad's own files only (the pages' JSON data blocks are not scripts);
+/// style attributes are allowed because the specials mosaic sizes its tiles with CSS variables in `style`.
+enum SecurityHeaders {
+    static let contentSecurityPolicy = [
+        "default-src 'self'", "script-src 'self'", "style-src 'self'", "style-src-attr 'unsafe-inline'",
+        "img-src 'self' data: blob:", "connect-src 'self'", "object-src 'none'", "base-uri 'none'",
+        "form-action 'self'", "frame-ancestors 'none'",
+    ].joined(separator: "; ")
+
+    package static let all: [(name: String, value: String)] = [
+        ("X-Content-Type-Options", "nosniff"),
+        ("Content-Security-Policy", contentSecurityPolicy),
+        ("X-Frame-Options", "DENY"),
+        ("Referrer-Policy", "same-origin"),
+    ]
+
+    /// `all` as typed fields, made once rather than per answer.
+    private static let fields = all.map { HTTPField(name: HTTPField.Name($0.name)!, value: $0.value) }
+
+    package static func add(to headers: inout HTTPFields) {
+        for field in fields where headers[field.name] == nil { headers.append(field) }
+    }
+
+    /// An answer that depends on who asks (the request was signed in) is for that person's browser only:
+    /// `private` keeps it out of shared caches. Content-addressed images are the same for everyone.
+    static func markPrivate(_ headers: inout HTTPFields) {
+        let policy = headers[.cacheControl]
+        if let policy, ["immutable", "private", "no-store"].contains(where: policy.contains) { return }
+        headers[.cacheControl] = policy.map { "private, " + $0 } ?? "private, no-cache"
+    }
+}

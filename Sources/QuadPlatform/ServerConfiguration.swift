@@ -1,0 +1,266 @@
+import Foundation
+import Logging
+import NIOCore
+import QuadCore
+
+/// Everything an operator can set, from flags, then the environment, then defaults.
+public struct ServerConfiguration: Sendable {
+    public var hostname = "127.0.0.1"
+    public var port = 8080
+    public var database = DatabaseLocation.sqlite(path: "quad.sqlite")
+    public var logLevel = Logger.Level.info
+    /// `QUAD_ADMIN_TOKEN`; when nil, the first start generates one and stores its hash.
+    public var adminToken: String?
+    public var loadDemoData = true
+    /// Requests per second per client; 0 turns rate limiting off.
+    public var rateLimit = 20.0
+    public var rateBurst = 40
+    /// Open event streams one client may hold at once.
+    public var maxEventStreamsPerClient = 8
+    public var eventHeartbeat = Duration.seconds(15)
+    /// How many recent events a reconnecting client can resume from.
+    public var eventBufferSize = 1024
+    /// How often pages and clients poll when live events are unavailable, in seconds (at least 5).
+    public var refreshSeconds = 30
+    /// The addresses of the reverse proxies in front of Quad. A request from one of them is counted (rate limits,
+    /// sign-in back-off) as from the client its `X-Forwarded-For` names; from anyone else that header is ignored.
+    public var trustedProxies: Set<String> = []
+    /// Whether a proxy is named: `X-Forwarded-Proto` and `X-Forwarded-Host` then give the public URL.
+    public var trustProxy: Bool { !trustedProxies.isEmpty }
+    /// Whether people may create their own accounts (`open`) or admins add them (`closed`).
+    public var openSignup = false
+    /// How many days a library loan lasts.
+    public var loanDays = 14
+    /// bcrypt's cost for password hashes (tests lower it).
+    public var passwordCost: UInt8 = 12
+    /// For working on the web app: read templates and static files from this folder instead of the build.
+    public var webDirectory: String?
+    /// The one clock every feature, store and background service reads. `SystemClock` in production; tests
+    /// inject theirs, and `quad serve` in testing mode starts one at `QUAD_NOW`.
+    public var clock: any QuadClock = SystemClock()
+    /// `QUAD_TESTING=on`: allows the settings that only tests may use (`QUAD_NOW`), so that none of them can be
+    /// switched on by accident in production.
+    public var testing = false
+
+    public init() {}
+
+    /// Reads the environment, with command-line values (keyed by setting) taking precedence.
+    /// Throws a `ConfigurationError` naming the first setting that is not valid.
+    public init(environment: [String: String], flags: [Setting: String] = [:]) throws {
+        func raw(_ setting: Setting) -> (value: String, name: String)? {
+            if let value = flags[setting] { return (value, setting.flag ?? setting.variable) }
+            if let value = environment[setting.variable], !value.isEmpty { return (value, setting.variable) }
+            return nil
+        }
+        func parse<T>(_ setting: Setting, _ expected: String, _ convert: (String) -> T?) throws -> T? {
+            guard let (value, name) = raw(setting) else { return nil }
+            guard let parsed = convert(value.trimmingCharacters(in: .whitespaces)) else {
+                throw ConfigurationError(setting: name, message: "\"\(value)\" is not \(expected)")
+            }
+            return parsed
+        }
+
+        if let value = try parse(.hostname, "a host name", { $0.isEmpty ? nil : $0 }) { hostname = value }
+        if let value = try parse(
+            .port, "a port number (0–65535)", { Int($0).flatMap { (0...65535).contains($0) ? $0 : nil } })
+        {
+            port = value
+        }
+        if let value = try parse(
+            .database, "a file path, sqlite:PATH, :memory: or a postgres:// URL", DatabaseLocation.init(parsing:))
+        {
+            database = value
+        }
+        if let value = try parse(
+            .logLevel, "a log level (trace, debug, info, notice, warning, error, critical)",
+            { Logger.Level(rawValue: $0.lowercased()) })
+        {
+            logLevel = value
+        }
+        if let value = try parse(.adminToken, "a token of at least 16 characters", { $0.count >= 16 ? $0 : nil }) {
+            adminToken = value
+        }
+        if let value = try parse(.demo, "on or off", Self.parseSwitch) { loadDemoData = value }
+        if let value = try parse(
+            .rateLimit, "a number of requests per second ≥ 0",
+            { Double($0).flatMap { $0 >= 0 && $0.isFinite ? $0 : nil } })
+        {
+            rateLimit = value
+        }
+        if let value = try parse(
+            .eventHeartbeat, "a number of seconds from 1 to 300",
+            { Int($0).flatMap { (1...300).contains($0) ? $0 : nil } })
+        {
+            eventHeartbeat = .seconds(value)
+        }
+        if let value = try parse(
+            .refreshSeconds, "a whole number of seconds", { Int($0).flatMap { $0 > 0 ? $0 : nil } })
+        {
+            refreshSeconds = max(5, value)
+        }
+        if raw(.legacyAPI) != nil {
+            // The switch let anyone change data; an operator who set it must learn what replaced it.
+            throw ConfigurationError(
+                setting: Setting.legacyAPI.variable,
+                message:
+                    "the switch is gone: give each original app a personal app link instead (see \"The original apps\" in the README)"
+            )
+        }
+        if let value = try parse(
+            .loanDays, "a whole number of days from 1 to 365", { Int($0).flatMap { (1...365).contains($0) ? $0 : nil } }
+        ) {
+            loanDays = value
+        }
+        if let value = try parse(
+            .trustProxy, "off, or the proxies' IP addresses separated by commas", Self.parseProxies)
+        {
+            trustedProxies = value
+        }
+        if let value = try parse(.signup, "open or closed", { ["open": true, "closed": false][$0.lowercased()] }) {
+            openSignup = value
+        }
+        if let value = try parse(
+            .webDirectory, "a folder with templates/ and static/",
+            { value in
+                var isFolder: ObjCBool = false
+                return FileManager.default.fileExists(atPath: value + "/templates", isDirectory: &isFolder)
+                    && isFolder.boolValue
+                    ? value : nil
+            })
+        {
+            webDirectory = value
+        }
+        if let value = try parse(.rateBurst, "a whole number ≥ 1", { Int($0).flatMap { $0 >= 1 ? $0 : nil } }) {
+            rateBurst = value
+        }
+        if let value = try parse(.testing, "on or off", Self.parseSwitch) { testing = value }
+        if let start = try parse(
+            .now, "an ISO 8601 instant such as 2026-11-24T16:30:00Z", { try? Date($0, strategy: .iso8601) })
+        {
+            guard testing else {
+                throw ConfigurationError(
+                    setting: raw(.now)?.name ?? Setting.now.variable,
+                    message: "it is a testing setting, refused unless QUAD_TESTING=on")
+            }
+            clock = OffsetClock(start: start)
+        }
+    }
+
+    /// The clock `QUAD_NOW` asks for (with `QUAD_TESTING=on`), or nil when it is unset: for the client commands,
+    /// which follow a test server's time the same way.
+    public static func testingClock(environment: [String: String]) throws -> (any QuadClock)? {
+        guard environment[Setting.now.variable]?.isEmpty == false else { return nil }
+        let names = [Setting.now.variable, Setting.testing.variable]
+        return try ServerConfiguration(environment: environment.filter { names.contains($0.key) }).clock
+    }
+
+    /// `off`, or IP addresses (`127.0.0.1, ::1`), each written as the socket reports it.
+    static func parseProxies(_ value: String) -> Set<String>? {
+        if value.lowercased() == "off" { return [] }
+        let addresses = value.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+        let parsed = addresses.compactMap { try? SocketAddress(ipAddress: $0, port: 0).ipAddress }
+        return !parsed.isEmpty && parsed.count == addresses.count ? Set(parsed) : nil
+    }
+
+    static func parseSwitch(_ value: String) -> Bool? {
+        switch value.lowercased() {
+        case "on", "true", "yes", "1": true
+        case "off", "false", "no", "0": false
+        default: nil
+        }
+    }
+
+    /// A setting, with its command-line flag where it has one and its environment variable.
+    public enum Setting: String, Sendable, CaseIterable {
+        case hostname, port, database, logLevel, adminToken, demo, rateLimit, rateBurst, eventHeartbeat
+        case refreshSeconds, trustProxy, webDirectory, signup, loanDays
+        /// Gone (replaced by personal app links): setting it is refused with a message saying so.
+        case legacyAPI
+        /// Testing only: `QUAD_TESTING` allows `QUAD_NOW` (the instant the server's clock starts at).
+        case testing, now
+
+        public var flag: String? {
+            switch self {
+            case .hostname: "--hostname"
+            case .port: "--port"
+            case .database: "--database"
+            case .logLevel: "--log-level"
+            case .demo: "--no-demo"
+            case .now: "--now"
+            case .adminToken, .rateLimit, .rateBurst, .eventHeartbeat, .refreshSeconds, .legacyAPI, .trustProxy,
+                .webDirectory, .signup, .loanDays, .testing:
+                nil
+            }
+        }
+
+        public var variable: String {
+            switch self {
+            case .hostname: "QUAD_HOSTNAME"
+            case .port: "QUAD_PORT"
+            case .database: "QUAD_DATABASE_URL"
+            case .logLevel: "QUAD_LOG_LEVEL"
+            case .adminToken: "QUAD_ADMIN_TOKEN"
+            case .demo: "QUAD_DEMO"
+            case .rateLimit: "QUAD_RATE_LIMIT"
+            case .rateBurst: "QUAD_RATE_BURST"
+            case .eventHeartbeat: "QUAD_EVENT_HEARTBEAT"
+            case .refreshSeconds: "QUAD_REFRESH_SECONDS"
+            case .legacyAPI: "QUAD_LEGACY_API"
+            case .trustProxy: "QUAD_TRUST_PROXY"
+            case .webDirectory: "QUAD_WEB_DIR"
+            case .signup: "QUAD_SIGNUP"
+            case .loanDays: "QUAD_LOAN_DAYS"
+            case .testing: "QUAD_TESTING"
+            case .now: "QUAD_NOW"
+            }
+        }
+    }
+}
+
+/// A setting that cannot be used, said in one line: "Invalid QUAD_PORT: "abc" is not a port number".
+public struct ConfigurationError: Error, CustomStringConvertible, Equatable {
+    public var setting: String
+    public var message: String
+
+    public var description: String { "Invalid \(setting): \(message)." }
+}
+
+/// Where the data lives.
+public enum DatabaseLocation: Sendable, Equatable, CustomStringConvertible {
+    case sqlite(path: String)
+    case sqliteMemory
+    case postgres(url: String)
+
+    /// `quad.sqlite`, `sqlite:/var/lib/quad.sqlite`, `:memory:`, `postgres://user:pw@host/db`.
+    public init?(parsing value: String) {
+        if value == ":memory:" || value == "sqlite::memory:" {
+            self = .sqliteMemory
+        } else if value.hasPrefix("postgres://") || value.hasPrefix("postgresql://") {
+            guard let url = URL(string: value), url.host != nil else { return nil }
+            self = .postgres(url: value)
+        } else if value.hasPrefix("sqlite:") {
+            let path = String(value.dropFirst("sqlite:".count)).replacingOccurrences(
+                of: "//", with: "", options: .anchored)
+            guard !path.isEmpty else { return nil }
+            self = .sqlite(path: path)
+        } else if value.contains("://") {
+            return nil
+        } else {
+            self = .sqlite(path: value)
+        }
+    }
+
+    /// For logs: never prints a password.
+    public var description: String {
+        switch self {
+        case .sqlite(let path): return "sqlite:\(path)"
+        case .sqliteMemory: return "sqlite::memory:"
+        case .postgres(let url):
+            if var components = URLComponents(string: url) {
+                if components.password != nil { components.password = "***" }
+                return components.string ?? "postgres://…"
+            }
+            return "postgres://…"
+        }
+    }
+}

@@ -1,0 +1,211 @@
+import Crypto
+import Foundation
+import Hummingbird
+import Mustache
+import QuadCore
+
+/// A service as the navigation and the home page show it; its name and summary come from the
+/// localisation files (`<key>.name`, `<key>.summary`).
+public struct ServiceLink: Sendable {
+    public let key: String
+    public let path: String
+
+    package init(key: String, path: String) {
+        self.key = key
+        self.path = path
+    }
+}
+
+/// The web app's frame: templates, the stylesheet and script under content-hash URLs, the service
+/// worker, the language choice and the home page.
+package final class WebShell: Sendable {
+    private let library: MustacheLibrary
+    private let assets: [String: (bytes: ByteBuffer, type: String)]
+    private let assetPaths: [String: String]
+    private let serviceWorker: ByteBuffer
+    private let services: [ServiceLink]
+    static let languageCookie = "quad_lang"
+    private static let staticFiles = [
+        ("css", "app.css", "text/css; charset=utf-8"), ("js", "app.js", "text/javascript; charset=utf-8"),
+        ("rooms", "rooms.js", "text/javascript; charset=utf-8"),
+        ("specials", "specials.js", "text/javascript; charset=utf-8"),
+        ("specialsCSS", "specials.css", "text/css; charset=utf-8"),
+        ("library", "library.js", "text/javascript; charset=utf-8"),
+        ("timetable", "timetable.js", "text/javascript; charset=utf-8"),
+        ("timetableCSS", "timetable.css", "text/css; charset=utf-8"),
+    ]
+
+    package init(services: [ServiceLink], directory: String? = nil) async throws {
+        guard
+            let web = directory.map({ URL(fileURLWithPath: $0) })
+                ?? Bundle.module.url(forResource: "Web", withExtension: nil)
+        else {
+            throw StartupError(description: "The web resources are missing from the build.")
+        }
+        self.library = try await MustacheLibrary(directory: web.appendingPathComponent("templates").path)
+        var assets: [String: (ByteBuffer, String)] = [:]
+        var paths: [String: String] = [:]
+        // Templates name each asset by its key: {{assets.css}}, {{assets.js}}, {{assets.rooms}}.
+        for (key, name, type) in Self.staticFiles {
+            let data = try Data(contentsOf: web.appendingPathComponent("static/\(name)"))
+            let hash = SHA256.hash(data: data).prefix(6).hex
+            let parts = name.split(separator: ".")
+            let path = "/assets/\(parts[0]).\(hash).\(parts[1])"
+            assets[path] = (ByteBuffer(data: data), type)
+            paths[key] = path
+        }
+        self.assets = assets
+        self.assetPaths = paths
+        let version = SHA256.hash(data: Data(paths.values.sorted().joined().utf8)).prefix(6)
+            .hex
+        let shellURLs =
+            "["
+            + (["/"]
+            + ["css", "js", "rooms", "specials", "specialsCSS", "library", "timetable", "timetableCSS"].compactMap {
+                paths[$0]
+            }).map { "\"\($0)\"" }.joined(
+                separator: ", ")
+            + "]"
+        let worker = try String(contentsOf: web.appendingPathComponent("static/sw.js"), encoding: .utf8)
+            .replacingOccurrences(of: "{{version}}", with: version)
+            .replacingOccurrences(of: "{{shellURLs}}", with: shellURLs)
+        self.serviceWorker = ByteBuffer(string: worker)
+        self.services = services
+    }
+
+    package func register(on routes: Routes) {
+        routes.on(.get, "/", .public) { request, context in
+            try self.page(request, template: "home", title: { $0("home.title") }) { localizer in
+                let count = self.services.count
+                return count > 0 ? ["servicesCount": localizer("home.services", count: count)] : [:]
+            }
+        }
+        routes.on(.get, "/assets/:file", .public) { request, context -> Response in
+            guard let asset = self.assets[request.uri.path] else { throw HTTPError(.notFound) }
+            return HTTPCache.response(
+                asset.bytes, etag: "\"\(context.parameters.get("file") ?? "")\"", contentType: asset.type,
+                policy: .immutable, request: request)
+        }
+        routes.on(.get, "/sw.js", .public) { request, _ in
+            HTTPCache.response(
+                self.serviceWorker, etag: HTTPCache.etag(for: self.serviceWorker.readableBytesView),
+                contentType: "text/javascript; charset=utf-8", policy: .revalidate, request: request)
+        }
+    }
+
+    /// The page's language: a `?lang=` choice (remembered in a cookie), the cookie, then `Accept-Language`.
+    package func language(for request: Request) -> Language {
+        if let chosen = request.uri.queryParameters.get("lang").flatMap({ Language(code: $0) }) { return chosen }
+        if let cookie = request.cookies[Self.languageCookie].flatMap({ Language(code: $0.value) }) { return cookie }
+        return Language.negotiate(acceptLanguage: request.headers[.acceptLanguage])
+    }
+
+    /// Renders a page in the layout. A `?lang=` choice is stored and the page reloaded without it.
+    package func asset(_ key: String) -> String { assetPaths[key] ?? "" }
+
+    package func page(
+        _ request: Request, template: String, status: HTTPResponse.Status = .ok, title: (Localizer) -> String,
+        values: (Localizer) -> [String: Any] = { _ in [:] }
+    ) throws -> Response {
+        if let chosen = request.uri.queryParameters.get("lang").flatMap({ Language(code: $0) }) {
+            var response = Response.seeOther(request.uri.path)
+            response.setCookie(
+                .init(
+                    name: Self.languageCookie, value: chosen.rawValue, maxAge: 365 * 24 * 3600, path: "/",
+                    sameSite: .lax))
+            return response
+        }
+        let (csrf, csrfCookie) = CSRF.token(for: request)
+        let html = render(request, template: template, title: title) { t in
+            var all = values(t)
+            all["csrf"] = csrf
+            return all
+        }
+        var response = Response(
+            status: status,
+            headers: [
+                .contentType: "text/html; charset=utf-8", .cacheControl: "no-cache, private",
+                .vary: "Accept-Language, Cookie",
+            ],
+            body: .init(byteBuffer: ByteBuffer(string: html)))
+        if let csrfCookie { response.setCookie(csrfCookie) }
+        return response
+    }
+
+    package func render(
+        _ request: Request, template: String, title: (Localizer) -> String, values: (Localizer) -> [String: Any]
+    ) -> String {
+        let language = language(for: request)
+        let localizer = Localizer(language: language)
+        let path = request.uri.path
+        var context: [String: Any] = [
+            "lang": language.rawValue,
+            "title": title(localizer),
+            "t": Strings.table(for: language),
+            "assets": assetPaths,
+            "services": services.map { service -> [String: Any] in
+                [
+                    "name": localizer("\(service.key).name"), "summary": localizer("\(service.key).summary"),
+                    "path": service.path, "current": path.hasPrefix(service.path),
+                ]
+            },
+            "languages": Language.allCases.map {
+                ["code": $0.rawValue, "name": $0.nativeName, "current": $0 == language]
+            },
+        ]
+        context["path"] = path
+        if let person = RequestInfo.current.person {
+            context["me"] = ["displayName": person.displayName, "username": person.username, "isAdmin": person.isAdmin]
+        }
+        for (key, value) in values(localizer) { context[key] = value }
+        return library.render(context, withTemplate: template) ?? ""
+    }
+
+    /// The HTML answer to an error on a web route, for browsers.
+    func errorPage(_ problem: Problem, request: Request) -> Response? {
+        guard request.headers[.accept]?.contains("text/html") == true else { return nil }
+        let notFound = problem.status == .notFound
+        return try? page(request, template: "error", status: problem.status, title: { $0("error.title") }) { t in
+            [
+                "heading": notFound ? t("error.notFound") : t("error.title"),
+                "message": problem.detail ?? "",
+                "reference": problem.requestId.map { t("error.reference", ["id": $0]) } ?? "",
+            ]
+        }
+    }
+}
+
+/// The localisation table as nested dictionaries, so templates write `{{t.home.title}}`.
+private enum Strings {
+    private final class Tables: @unchecked Sendable {
+        let byLanguage: [Language: [String: Any]]
+        package init() {
+            var tables: [Language: [String: Any]] = [:]
+            for language in Language.allCases {
+                let localizer = Localizer(language: language)
+                var root: [String: Any] = [:]
+                for key in localizer.keys.union(Localizer(language: .fallback).keys) {
+                    Self.insert(localizer(key), at: key.split(separator: ".").map(String.init)[...], into: &root)
+                }
+                tables[language] = root
+            }
+            byLanguage = tables
+        }
+
+        static func insert(_ value: String, at path: ArraySlice<String>, into node: inout [String: Any]) {
+            guard let head = path.first else { return }
+            if path.count == 1 {
+                node[head] = value
+            } else {
+                var child = node[head] as? [String: Any] ?? [:]
+                insert(value, at: path.dropFirst(), into: &child)
+                node[head] = child
+            }
+        }
+    }
+    private static let tables = Tables()
+
+    package static func table(for language: Language) -> [String: Any] {
+        tables.byLanguage[language] ?? [:]
+    }
+}

@@ -1,0 +1,94 @@
+import Foundation
+import Hummingbird
+import OpenAPIHummingbird
+import QuadCore
+import QuadPlatform
+import SQLKit
+import ServiceLifecycle
+
+/// The Rooms service: its store, its snapshot and the events that keep every instance's snapshot fresh.
+package final class Rooms: Feature, PersonRemoval {
+    let store: RoomStore
+    let snapshot: RoomsSnapshot
+    let platform: Platform
+
+    package init(platform: Platform) {
+        self.platform = platform
+        self.store = RoomStore(database: platform.database, clock: platform.clock)
+        self.snapshot = RoomsSnapshot(store: store)
+    }
+
+    /// What a `room` event says: which room, and its spots now (nil when it was deleted).
+    struct Change: Codable, Sendable {
+        var id: String
+        var spots: Int?
+        var change: Kind
+
+        enum Kind: String, Codable, Sendable { case spots, updated, created, deleted }
+    }
+
+    /// Call after a committed change: this instance's snapshot is dropped at once, the others' when the event reaches them.
+    func changed(_ id: String, spots: Int?, _ kind: Change.Kind) async {
+        snapshot.invalidate()
+        await platform.events.publish("room", Change(id: id, spots: spots, change: kind))
+    }
+
+    package func release(
+        _ usernameKey: String, in sql: any SQLDatabase
+    ) async throws -> @Sendable () async -> Void {
+        let released = try await RoomStore.releaseBookings(of: usernameKey, in: sql)
+        return { for (room, spots) in released { await self.changed(room, spots: spots, .spots) } }
+    }
+
+    func room(_ id: String, request: Request) async throws -> Room {
+        guard let record = try await store.find(id) else { throw Problem.notFound("There is no room \(id).") }
+        return record.room(baseURL: request.baseURL(trustProxy: platform.configuration.trustProxy))
+    }
+}
+
+extension Rooms {
+    package static var migrations: [Migration] { RoomStore.migrations }
+    package var link: ServiceLink? { ServiceLink(key: "rooms", path: "/rooms") }
+
+    package func register(on routes: Routes, web: WebShell) throws {
+        RoomsRoutes(rooms: self, web: web).register(on: routes)
+        let snapshot = snapshot
+        try RoomsOperations(rooms: self).registerHandlers(
+            on: routes.router, configuration: .quad,
+            middlewares: .quad(snapshots: [
+                "listRooms": { baseURL in
+                    let encoded = try await snapshot.encoded(baseURL: baseURL)
+                    return (encoded.body, encoded.etag)
+                }
+            ]))
+    }
+
+    package var services: [any Service] { [RoomsInvalidation(rooms: self)] }
+
+    package func loadDemoData(announce: @escaping @Sendable (String) -> Void) async throws {
+        try await RoomsDemo.load(store, images: platform.images)
+    }
+
+    package var fastPath: [String: SnapshotFastPath.Lookup] {
+        let snapshot = snapshot
+        return ["/api/rooms": { snapshot.cached(baseURL: $0).map { ($0.body, $0.etag) } }]
+    }
+}
+
+/// Drops the rooms snapshot when another instance changes a room (its event arrives through the hub).
+struct RoomsInvalidation: Service {
+    let rooms: Rooms
+
+    func run() async throws {
+        await cancelWhenGracefulShutdown {
+            // A subscription that fell behind is cut off: subscribe again (and drop the snapshot, as events were missed).
+            while !Task.isCancelled {
+                let subscription = rooms.platform.events.subscribe(after: nil, types: ["room"])
+                for await _ in subscription.events { rooms.snapshot.invalidate() }
+                subscription.cancel()
+                rooms.snapshot.invalidate()
+                try? await Task.sleep(for: .milliseconds(100))
+            }
+        }
+    }
+}

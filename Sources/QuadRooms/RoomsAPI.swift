@@ -1,0 +1,144 @@
+import Foundation
+import OpenAPIRuntime
+import QuadCore
+import QuadPlatform
+
+/// Rooms' operations of the generated interface. The whole `GET /api/rooms` is answered from the snapshot
+/// (`SnapshotAnswers`, registered in `Rooms.register`).
+struct RoomsOperations: APIProtocol {
+    let rooms: Rooms
+    var platform: Platform { rooms.platform }
+}
+
+extension RoomsOperations {
+    /// The whole list is answered from its snapshot (`SnapshotAnswers`); a filtered one here.
+    func listRooms(_ input: Operations.ListRooms.Input) async throws -> Operations.ListRooms.Output {
+        if let minSpots = input.query.minSpots, minSpots < 0 {
+            throw Problem(
+                .badRequest, type: "invalid-parameter", title: "Invalid parameter",
+                detail: "minSpots must be a whole number ≥ 0, not \(minSpots).",
+                errors: [FieldError(field: "minSpots", message: "A whole number ≥ 0.")])
+        }
+        let all = try await rooms.snapshot.rooms().map { $0.room(baseURL: RequestInfo.current.baseURL) }
+        let shown = Room.filtered(all, minSpots: input.query.minSpots, building: input.query.building)
+        return .ok(.init(body: .json(.init(rooms: shown.map { .init($0) }))))
+    }
+
+    func getRoom(_ input: Operations.GetRoom.Input) async throws -> Operations.GetRoom.Output {
+        guard let record = try await rooms.store.find(input.path.roomId) else {
+            throw Problem.notFound("There is no room \(input.path.roomId).")
+        }
+        return .ok(.init(body: .json(.init(record.room(baseURL: RequestInfo.current.baseURL)))))
+    }
+
+    func createRoom(_ input: Operations.CreateRoom.Input) async throws -> Operations.CreateRoom.Output {
+        guard case .json(let body) = input.body else { throw Problem.malformedBody("Send the room as JSON.") }
+        let checked = try RoomValidation.room(
+            id: body.id, name: body.name, building: body.building, capacity: body.capacity, spots: body.spots)
+        let record = try await rooms.store.create(
+            RoomRecord(
+                id: checked.id, name: checked.name, building: checked.building, capacity: checked.capacity,
+                spots: checked.spots, photo: nil))
+        await rooms.changed(record.id, spots: record.spots, .created)
+        return .created(.init(body: .json(.init(record.room(baseURL: RequestInfo.current.baseURL)))))
+    }
+
+    func updateRoom(_ input: Operations.UpdateRoom.Input) async throws -> Operations.UpdateRoom.Output {
+        guard case .json(let body) = input.body else { throw Problem.malformedBody("Send the changes as JSON.") }
+        let record = try await rooms.store.update(
+            input.path.roomId, name: body.name, building: body.building, capacity: body.capacity, spots: body.spots)
+        await rooms.changed(record.id, spots: record.spots, .updated)
+        return .ok(.init(body: .json(.init(record.room(baseURL: RequestInfo.current.baseURL)))))
+    }
+
+    func deleteRoom(_ input: Operations.DeleteRoom.Input) async throws -> Operations.DeleteRoom.Output {
+        guard try await rooms.store.delete(input.path.roomId) else {
+            throw Problem.notFound("There is no room \(input.path.roomId).")
+        }
+        await rooms.changed(input.path.roomId, spots: nil, .deleted)
+        return .noContent(.init())
+    }
+
+    func setRoomPhoto(_ input: Operations.SetRoomPhoto.Input) async throws -> Operations.SetRoomPhoto.Output {
+        guard try await rooms.store.find(input.path.roomId) != nil else {
+            throw Problem.notFound("There is no room \(input.path.roomId).")
+        }
+        let body: HTTPBody =
+            switch input.body {
+            case .jpeg(let body), .png(let body), .imageWebp(let body), .binary(let body): body
+            }
+        let image = try await platform.images.store(try await ImageStore.collect(body))
+        let record = try await rooms.store.setPhoto(input.path.roomId, path: image.path)
+        await rooms.changed(record.id, spots: record.spots, .updated)
+        return .ok(.init(body: .json(.init(record.room(baseURL: RequestInfo.current.baseURL)))))
+    }
+
+    func bookRoom(_ input: Operations.BookRoom.Input) async throws -> Operations.BookRoom.Output {
+        let person = try Access.person()
+        let (booking, spots) = try await rooms.store.book(roomId: input.path.roomId, owner: person)
+        await rooms.changed(booking.roomId, spots: spots, .spots)
+        return .created(.init(body: .json(.init(booking: .init(booking), spots: spots))))
+    }
+
+    func cancelBooking(_ input: Operations.CancelBooking.Input) async throws -> Operations.CancelBooking.Output {
+        let person = try Access.person()
+        guard
+            let spots = try await rooms.store.cancel(
+                roomId: input.path.roomId, bookingId: input.path.bookingId, by: person)
+        else {
+            throw Problem.notFound("There is no such booking in room \(input.path.roomId).")
+        }
+        await rooms.changed(input.path.roomId, spots: spots, .spots)
+        return .noContent(.init())
+    }
+
+    /// The original apps' booking, through a personal app link (or any member's credentials): a spot for them.
+    func legacyBook(_ input: Operations.LegacyBook.Input) async throws -> Operations.LegacyBook.Output {
+        let person = try Access.person()
+        guard case .json(let body) = input.body else {
+            throw Problem.malformedBody("Send {\"name\": \"<room name>\"}.")
+        }
+        guard let roomId = try await rooms.store.id(forName: body.name) else {
+            return .notFound(.init(body: .json(.init(success: false))))
+        }
+        do {
+            let (booking, spots) = try await rooms.store.book(roomId: roomId, owner: person)
+            await rooms.changed(booking.roomId, spots: spots, .spots)
+            return .ok(.init(body: .json(.init(success: true))))
+        } catch let problem as Problem where problem.status == .conflict {
+            return .conflict(.init(body: .json(.init(success: false))))
+        }
+    }
+}
+
+extension Components.Schemas.Room {
+    init(_ room: Room) {
+        self.init(
+            id: room.id, name: room.name, building: room.building, capacity: room.capacity, spots: room.spots,
+            thumbnail: room.thumbnail, availability: .init(rawValue: room.availability.rawValue) ?? .bookable)
+    }
+}
+
+extension Components.Schemas.Booking {
+    init(_ booking: Booking) {
+        self.init(
+            id: booking.id, roomId: booking.roomId, person: booking.person,
+            createdAt: Timestamp.date(booking.createdAt) ?? Date(timeIntervalSince1970: 0))
+    }
+}
+
+extension RoomsOperations {
+    func listMyBookings(_ input: Operations.ListMyBookings.Input) async throws -> Operations.ListMyBookings.Output {
+        let person = try Access.person()
+        let bookings = try await rooms.store.bookings(owner: person.username)
+        return .ok(
+            .init(
+                body: .json(
+                    .init(
+                        bookings: bookings.map {
+                            .init(
+                                id: $0.booking.id, roomId: $0.booking.roomId, roomName: $0.roomName,
+                                createdAt: Timestamp.date($0.booking.createdAt) ?? Date(timeIntervalSince1970: 0))
+                        }))))
+    }
+}

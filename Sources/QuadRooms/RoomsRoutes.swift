@@ -1,0 +1,145 @@
+import Foundation
+import Hummingbird
+import QuadCore
+import QuadPlatform
+
+/// `GET /api/rooms` from the snapshot, and the `/rooms` web app: a page that works without JavaScript
+/// (forms, CSRF-protected) and that `rooms.js` makes live.
+struct RoomsRoutes {
+    let rooms: Rooms
+    let web: WebShell
+
+    func register(on routes: Routes) {
+        routes.on(.get, "/rooms", .public) { request, _ in try await self.page(request) }
+        routes.on(.post, "/rooms/:roomId/book", .member) { request, context in
+            try await self.book(request, roomId: Self.roomId(context))
+        }
+        routes.on(.post, "/rooms/:roomId/bookings/:bookingId/cancel", .owner) { request, context in
+            guard let bookingId = BookingID(context.parameters.get("bookingId")) else {
+                throw Problem.notFound("There is no such booking.")
+            }
+            return try await self.cancel(request, roomId: Self.roomId(context), bookingId: bookingId)
+        }
+    }
+
+    /// The room of the path, parsed: 404 for anything that is not a room id.
+    static func roomId(_ context: AppRequestContext) throws -> RoomID {
+        guard let id = RoomID(context.parameters.get("roomId")) else {
+            throw Problem.notFound("There is no such room.")
+        }
+        return id
+    }
+
+    // MARK: Pages
+
+    struct Notice {
+        var kind: String
+        var text: String
+        var cancelAction: String?
+        var roomName: String?
+    }
+
+    func page(_ request: Request) async throws -> Response {
+        let records = try await rooms.snapshot.rooms()
+        var mine: [(booking: Booking, roomName: String)] = []
+        if let person = RequestInfo.current.person { mine = try await rooms.store.bookings(owner: person.username) }
+        let query = request.uri.queryParameters
+        let names = Dictionary(uniqueKeysWithValues: records.map { ($0.id, $0.name) })
+        let configuration = rooms.platform.configuration
+
+        return try web.page(request, template: "rooms", title: { $0("rooms.title") }) { t in
+            let booked = Dictionary(
+                mine.map { ($0.booking.roomId, $0.booking.id) }, uniquingKeysWith: { first, _ in first })
+            let cards = records.map {
+                self.card($0.room(baseURL: ""), photo: $0.photo, bookingId: booked[$0.id], t: t)
+            }
+            var values: [String: Any] = [
+                "available": cards.filter { ($0["isFull"] as? Bool) != true },
+                "full": cards.filter { ($0["isFull"] as? Bool) == true },
+                "hasRooms": !records.isEmpty,
+                "myBookings": mine.map { ["id": $0.booking.id, "roomId": $0.booking.roomId, "roomName": $0.roomName] },
+                "refreshSeconds": configuration.refreshSeconds,
+                "generatedAt": Int(rooms.platform.clock.now.timeIntervalSince1970 * 1000),
+                "roomsScript": web.asset("rooms"),
+                "stringsJSON": Self.scriptStrings(t),
+            ]
+            if let notice = Self.notice(query: query, names: names, mine: mine.map(\.booking), t: t) {
+                var dict: [String: Any] = ["kind": notice.kind, "text": notice.text]
+                if let action = notice.cancelAction { dict["cancelAction"] = action }
+                if let room = notice.roomName { dict["roomName"] = room }
+                values["notice"] = dict
+            }
+            return values
+        }
+    }
+
+    private func card(_ room: Room, photo: String?, bookingId: String?, t: Localizer) -> [String: Any] {
+        var card: [String: Any] = [
+            "id": room.id, "name": room.name, "building": room.building, "spots": room.spots,
+            "capacity": room.capacity, "availability": room.availability.rawValue,
+            "isFull": room.availability == .full,
+            "stateLabel": t("rooms.state.\(room.availability.rawValue)"),
+            "spotsText": t("rooms.spotsRemaining", count: room.spots),
+            "capacityText": t("rooms.capacity", count: room.capacity),
+        ]
+        if let photo { card["photo"] = photo }
+        if let bookingId { card["bookingId"] = bookingId }
+        return card
+    }
+
+    /// What the last form did, from `?booked=ROOM&booking=ID`, `?cancelled=ROOM` or `?error=…`: only known rooms,
+    /// and a cancel button only for a booking of the person's own, so a crafted link cannot aim the button.
+    private static func notice(query: Parameters, names: [String: String], mine: [Booking], t: Localizer) -> Notice? {
+        if let room = RoomID(query.get("booked")), let name = names[room.value] {
+            let booking = BookingID(query.get("booking")).flatMap { id in
+                mine.first { $0.id == id.value && $0.roomId == room.value }
+            }
+            let action = booking.map { "/rooms/\($0.roomId)/bookings/\($0.id)/cancel" }
+            return Notice(
+                kind: "success", text: t("rooms.bookedMessage", ["name": name]), cancelAction: action, roomName: name)
+        }
+        if let room = RoomID(query.get("cancelled")), let name = names[room.value] {
+            return Notice(kind: "success", text: t("rooms.cancelledMessage", ["name": name]))
+        }
+        switch query.get("error") {
+        case "full": return Notice(kind: "error", text: t("rooms.errors.full"))
+        case "already": return Notice(kind: "error", text: t("rooms.errors.already"))
+        default: return nil
+        }
+    }
+
+    /// The strings `rooms.js` needs, plural forms included, in the page's language.
+    static func scriptStrings(_ t: Localizer) -> String {
+        ScriptJSON.strings(
+            t,
+            [
+                "rooms.book", "rooms.booking", "rooms.booked", "rooms.cancel", "rooms.offline", "rooms.errors.full",
+                "rooms.errors.already", "rooms.errors.network", "rooms.errors.failed",
+                "rooms.bookedMessage", "rooms.cancelledMessage", "rooms.state.bookable", "rooms.state.low",
+                "rooms.state.full", "time.justNow", "rooms.announce", "rooms.errors.cancelFailed", "rooms.signInToBook",
+            ],
+            plurals: ["rooms.spotsRemaining", "time.secondsAgo", "time.minutesAgo"])
+    }
+
+    // MARK: Forms (no JavaScript needed)
+
+    func book(_ request: Request, roomId: RoomID) async throws -> Response {
+        let person = try Access.person()
+        do {
+            let (booking, spots) = try await rooms.store.book(roomId: roomId.value, owner: person)
+            await rooms.changed(roomId.value, spots: spots, .spots)
+            return .seeOther("/rooms?booked=\(roomId)&booking=\(booking.id)")
+        } catch let problem as Problem where problem.status == .conflict {
+            let reason = problem.type.hasSuffix("already-booked") ? "already" : "full"
+            return .seeOther("/rooms?error=\(reason)")
+        }
+    }
+
+    func cancel(_ request: Request, roomId: RoomID, bookingId: BookingID) async throws -> Response {
+        let person = try Access.person()
+        if let spots = try await rooms.store.cancel(roomId: roomId.value, bookingId: bookingId.value, by: person) {
+            await rooms.changed(roomId.value, spots: spots, .spots)
+        }
+        return .seeOther("/rooms?cancelled=\(roomId)")
+    }
+}

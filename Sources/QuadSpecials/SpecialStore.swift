@@ -1,0 +1,299 @@
+import Foundation
+import QuadCore
+import QuadPlatform
+import SQLKit
+
+/// A special as stored: amounts in cents, the image a path under `/images/` made absolute when sent.
+struct SpecialRecord: Sendable, Equatable {
+    var id: String
+    var displayName: String
+    var width: Int
+    var height: Int
+    var originalCents: Int
+    var priceCents: Int
+    var promotion: String?
+    var validFrom: Date?
+    var validUntil: Date?
+    var image: String?
+    var position: Int
+
+    func special(baseURL: String) -> Special {
+        Special(
+            id: id, displayName: displayName, width: width, height: height, imageUrl: baseURL + (image ?? ""),
+            originalPrice: Money(cents: originalCents), price: Money(cents: priceCents), promotion: promotion,
+            validFrom: validFrom, validUntil: validUntil, position: position)
+    }
+
+    /// The fields as a manager would type them, for merging a change and for the edit form.
+    var draft: SpecialDraft {
+        SpecialDraft(
+            displayName: displayName, width: String(width), height: String(height),
+            originalPrice: Money(cents: originalCents).plain, price: Money(cents: priceCents).plain,
+            promotion: promotion, validFrom: validFrom.map { $0.formatted(.iso8601) },
+            validUntil: validUntil.map { $0.formatted(.iso8601) })
+    }
+}
+
+/// Specials and their settings, in tables `specials` and `specials_settings` (one row).
+final class SpecialStore: Sendable {
+    let database: Database
+    let clock: any QuadClock
+
+    init(database: Database, clock: any QuadClock) {
+        self.database = database
+        self.clock = clock
+    }
+
+    static let migrations = [migration, timeZoneMigration, boundariesMigration]
+
+    static let migration = Migration(
+        id: 200, name: "specials and their settings",
+        statements: [
+            """
+            CREATE TABLE specials (
+                id TEXT PRIMARY KEY, display_name TEXT NOT NULL,
+                width INTEGER NOT NULL CHECK (width > 0), height INTEGER NOT NULL CHECK (height > 0),
+                original_cents INTEGER NOT NULL CHECK (original_cents >= 0),
+                price_cents INTEGER NOT NULL CHECK (price_cents >= 0 AND price_cents <= original_cents),
+                promotion TEXT, valid_from TEXT, valid_until TEXT, image TEXT,
+                position INTEGER NOT NULL, created_at TEXT NOT NULL)
+            """,
+            "CREATE INDEX specials_position ON specials (position)",
+            """
+            CREATE TABLE specials_settings (
+                id INTEGER PRIMARY KEY CHECK (id = 1), canvas_unit INTEGER NOT NULL, currency TEXT NOT NULL)
+            """,
+            "INSERT INTO specials_settings (id, canvas_unit, currency) VALUES (1, 16, 'USD')",
+        ])
+
+    /// The store's time zone, in which a manager types and reads validity dates.
+    static let timeZoneMigration = Migration(
+        id: 201, name: "the store's time zone for specials",
+        statements: ["ALTER TABLE specials_settings ADD COLUMN time_zone TEXT NOT NULL DEFAULT 'UTC'"])
+
+    /// The validity boundaries already announced, so that with several instances only one publishes each.
+    static let boundariesMigration = Migration(
+        id: 202, name: "specials validity boundaries announced",
+        statements: ["CREATE TABLE specials_boundaries (at TEXT PRIMARY KEY, claimed_at TEXT NOT NULL)"])
+
+    /// True for the first caller (of every instance sharing the database) to claim `boundary`: only that one
+    /// announces it. Claims older than a day are forgotten.
+    func claimBoundary(_ boundary: Date) async throws -> Bool {
+        let now = clock.now
+        return try await database.transaction { sql in
+            let dayAgo = now.addingTimeInterval(-86_400).formatted(.iso8601)
+            try await sql.raw("DELETE FROM specials_boundaries WHERE claimed_at < \(bind: dayAgo)").run()
+            return try await sql.raw(
+                """
+                INSERT INTO specials_boundaries (at, claimed_at)
+                VALUES (\(bind: boundary.formatted(.iso8601)), \(bind: now.formatted(.iso8601)))
+                ON CONFLICT (at) DO NOTHING RETURNING at
+                """
+            ).first() != nil
+        }
+    }
+
+    private static let columns =
+        "id, display_name, width, height, original_cents, price_cents, promotion, valid_from, valid_until, image, position"
+
+    private static func record(_ row: any SQLRow) throws -> SpecialRecord {
+        SpecialRecord(
+            id: try row.decode(column: "id", as: String.self),
+            displayName: try row.decode(column: "display_name", as: String.self),
+            width: try row.decode(column: "width", as: Int.self),
+            height: try row.decode(column: "height", as: Int.self),
+            originalCents: try row.decode(column: "original_cents", as: Int.self),
+            priceCents: try row.decode(column: "price_cents", as: Int.self),
+            promotion: try row.decode(column: "promotion", as: String?.self),
+            validFrom: try row.decode(column: "valid_from", as: String?.self).flatMap(Timestamp.date),
+            validUntil: try row.decode(column: "valid_until", as: String?.self).flatMap(Timestamp.date),
+            image: try row.decode(column: "image", as: String?.self),
+            position: try row.decode(column: "position", as: Int.self))
+    }
+
+    /// Every special, in the manager's order.
+    func all() async throws -> [SpecialRecord] {
+        try await database.withConnection { sql in
+            try await Self.all(sql)
+        }
+    }
+
+    private static func all(_ sql: any SQLDatabase) async throws -> [SpecialRecord] {
+        try await sql.raw("SELECT \(unsafeRaw: columns) FROM specials ORDER BY position, created_at, id").all().map(
+            record)
+    }
+
+    func find(_ id: String) async throws -> SpecialRecord? {
+        try await database.withConnection { sql in
+            try await sql.raw("SELECT \(unsafeRaw: Self.columns) FROM specials WHERE id = \(bind: id)").first().map(
+                Self.record)
+        }
+    }
+
+    func settings() async throws -> SpecialsSettings {
+        try await database.withConnection { sql in try await Self.settings(sql) }
+    }
+
+    private static func settings(_ sql: any SQLDatabase) async throws -> SpecialsSettings {
+        guard
+            let row = try await sql.raw("SELECT canvas_unit, currency, time_zone FROM specials_settings WHERE id = 1")
+                .first()
+        else { return SpecialsSettings() }
+        return SpecialsSettings(
+            canvasUnit: try row.decode(column: "canvas_unit", as: Int.self),
+            currency: try row.decode(column: "currency", as: String.self),
+            timeZone: try row.decode(column: "time_zone", as: String.self))
+    }
+
+    /// On PostgreSQL, serialises the writes that check specials against the canvas or the order (create, update,
+    /// settings, reorder): without it a special could be checked against a canvas another transaction is
+    /// shrinking, or two creates take one position. SQLite runs one transaction at a time already.
+    private func lockList(_ sql: any SQLDatabase) async throws {
+        guard database.engine == .postgres else { return }
+        try await sql.raw("SELECT id FROM specials_settings WHERE id = 1 FOR UPDATE").run()
+    }
+
+    /// Refuses (422 on `canvasUnit`) a canvas narrower than a special's width or shorter than half its height.
+    func setSettings(_ settings: SpecialsSettings) async throws {
+        try await database.transaction { sql in
+            try await self.lockList(sql)
+            let row = try await sql.raw("SELECT MAX(width) AS w, MAX(height) AS h FROM specials").first()
+            let widest = try row?.decode(column: "w", as: Int?.self) ?? 0
+            let tallest = try row?.decode(column: "h", as: Int?.self) ?? 0
+            if widest > settings.canvasUnit || tallest > 2 * settings.canvasUnit {
+                throw ValidationFailure(
+                    field: "canvasUnit",
+                    message:
+                        "canvasUnit \(settings.canvasUnit) is too small for the specials (widest \(widest), tallest \(tallest) units)."
+                )
+            }
+            try await sql.raw(
+                """
+                UPDATE specials_settings SET canvas_unit = \(bind: settings.canvasUnit), currency = \(bind: settings.currency),
+                    time_zone = \(bind: settings.timeZone)
+                WHERE id = 1
+                """
+            ).run()
+        }
+    }
+
+    /// Checks the draft against the canvas and adds it at the end of the order.
+    func create(_ draft: SpecialDraft, image: String?) async throws -> SpecialRecord {
+        try await database.transaction { sql in
+            try await self.lockList(sql)
+            let settings = try await Self.settings(sql)
+            let checked = try SpecialValidation.special(
+                draft, canvasUnit: settings.canvasUnit, timeZone: settings.zone)
+            let row = try await sql.raw("SELECT MAX(position) AS p, COUNT(*) AS n FROM specials").first()
+            let last = try row?.decode(column: "p", as: Int?.self)
+            // The order is sent whole (`PUT /api/specials/order`): its length is bounded by this.
+            guard try row?.decode(column: "n", as: Int.self) ?? 0 < SpecialValidation.maxSpecials else {
+                throw Problem(
+                    .conflict, type: "too-many-specials", title: "Too many specials",
+                    detail: "A store shows at most \(SpecialValidation.maxSpecials) specials; delete one first.")
+            }
+            let record = SpecialRecord(
+                id: Self.newId(), displayName: checked.displayName, width: checked.width, height: checked.height,
+                originalCents: checked.originalPrice.cents, priceCents: checked.price.cents,
+                promotion: checked.promotion, validFrom: checked.validFrom, validUntil: checked.validUntil,
+                image: image, position: (last ?? -1) + 1)
+            try await sql.raw(
+                """
+                INSERT INTO specials (id, display_name, width, height, original_cents, price_cents, promotion,
+                    valid_from, valid_until, image, position, created_at)
+                VALUES (\(bind: record.id), \(bind: record.displayName), \(bind: record.width), \(bind: record.height),
+                    \(bind: record.originalCents), \(bind: record.priceCents), \(bind: record.promotion),
+                    \(bind: record.validFrom.map { $0.formatted(.iso8601) }),
+                    \(bind: record.validUntil.map { $0.formatted(.iso8601) }), \(bind: record.image),
+                    \(bind: record.position), \(bind: Timestamp.string(self.clock.now)))
+                """
+            ).run()
+            return record
+        }
+    }
+
+    /// Applies a change: `change` receives the current fields and returns them changed; the result is checked whole.
+    func update(
+        _ id: String, image: String? = nil, _ change: @escaping @Sendable (inout SpecialDraft) -> Void
+    ) async throws -> SpecialRecord {
+        try await database.transaction { sql in
+            try await self.lockList(sql)
+            let lock = self.database.engine == .postgres ? " FOR UPDATE" : ""
+            guard
+                var record = try await sql.raw(
+                    "SELECT \(unsafeRaw: Self.columns) FROM specials WHERE id = \(bind: id)\(unsafeRaw: lock)"
+                ).first().map(Self.record)
+            else { throw Problem.notFound("There is no special \(id).") }
+            var draft = record.draft
+            change(&draft)
+            let settings = try await Self.settings(sql)
+            let checked = try SpecialValidation.special(
+                draft, canvasUnit: settings.canvasUnit, timeZone: settings.zone)
+            record.displayName = checked.displayName
+            record.width = checked.width
+            record.height = checked.height
+            record.originalCents = checked.originalPrice.cents
+            record.priceCents = checked.price.cents
+            record.promotion = checked.promotion
+            record.validFrom = checked.validFrom
+            record.validUntil = checked.validUntil
+            if let image { record.image = image }
+            try await sql.raw(
+                """
+                UPDATE specials SET display_name = \(bind: record.displayName), width = \(bind: record.width),
+                    height = \(bind: record.height), original_cents = \(bind: record.originalCents),
+                    price_cents = \(bind: record.priceCents), promotion = \(bind: record.promotion),
+                    valid_from = \(bind: record.validFrom.map { $0.formatted(.iso8601) }),
+                    valid_until = \(bind: record.validUntil.map { $0.formatted(.iso8601) }), image = \(bind: record.image)
+                WHERE id = \(bind: id)
+                """
+            ).run()
+            return record
+        }
+    }
+
+    func setImage(_ id: String, path: String) async throws -> SpecialRecord {
+        try await update(id, image: path) { _ in }
+    }
+
+    /// False when there was no such special.
+    func delete(_ id: String) async throws -> Bool {
+        try await database.transaction { sql in
+            try await sql.raw("DELETE FROM specials WHERE id = \(bind: id) RETURNING id").first() != nil
+        }
+    }
+
+    /// Sets the manager's order: `ids` must name every special exactly once.
+    func reorder(_ ids: [String]) async throws -> [SpecialRecord] {
+        try await database.transaction { sql in
+            try await self.lockList(sql)
+            guard ids.count <= SpecialValidation.maxSpecials else {
+                throw ValidationFailure(field: "ids", message: "ids must name every special exactly once.")
+            }
+            let current = try await Self.all(sql)
+            guard ids.count == current.count, Set(ids) == Set(current.map(\.id)) else {
+                throw ValidationFailure(field: "ids", message: "ids must name every special exactly once.")
+            }
+            for (position, id) in ids.enumerated() {
+                try await sql.raw("UPDATE specials SET position = \(bind: position) WHERE id = \(bind: id)").run()
+            }
+            return try await Self.all(sql)
+        }
+    }
+
+    /// Moves a special one place earlier (`by: -1`) or later (`by: 1`) in the order; nil when there is no such special.
+    func move(_ id: String, by offset: Int) async throws -> [SpecialRecord]? {
+        let ids = try await all().map(\.id)
+        guard let index = ids.firstIndex(of: id) else { return nil }
+        let target = index + offset
+        guard ids.indices.contains(target) else { return try await all() }
+        var order = ids
+        order.swapAt(index, target)
+        return try await reorder(order)
+    }
+
+    /// 72 random bits, base64url.
+    static func newId() -> String {
+        SecureRandom.base64url(byteCount: 9)
+    }
+}

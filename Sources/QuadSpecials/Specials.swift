@@ -1,0 +1,148 @@
+import Foundation
+import Hummingbird
+import NIOConcurrencyHelpers
+import OpenAPIHummingbird
+import QuadCore
+import QuadPlatform
+import ServiceLifecycle
+
+/// The Specials service: its store, its snapshot, and the events that keep every open page and every
+/// instance's snapshot fresh.
+package final class Specials: Feature {
+    let store: SpecialStore
+    let snapshot: SpecialsSnapshot
+    let platform: Platform
+    /// How often an open page polls when the event stream is down (jittered by the page).
+    static let refreshSeconds = 300
+
+    package init(platform: Platform) {
+        self.platform = platform
+        self.store = SpecialStore(database: platform.database, clock: platform.clock)
+        self.snapshot = SpecialsSnapshot(store: store)
+    }
+
+    /// What a `special` event says: which special (nil for the whole list) and what happened.
+    struct Change: Codable, Sendable {
+        var id: String?
+        var change: Kind
+
+        enum Kind: String, Codable, Sendable { case created, updated, deleted, reordered, settings, schedule }
+    }
+
+    /// A special as the caller may see it: one outside its validity is the manager's secret until it starts.
+    func visible(_ id: String) async throws -> SpecialRecord {
+        guard let record = try await store.find(id),
+            record.special(baseURL: "").isValid(at: platform.clock.now) || RequestInfo.current.person?.isAdmin == true
+        else { throw Problem.notFound("There is no special \(id).") }
+        return record
+    }
+
+    /// Call after a committed change: this instance's snapshot is dropped at once, the others' when the event reaches them.
+    func changed(_ id: String?, _ kind: Change.Kind) async {
+        snapshot.invalidate()
+        await platform.events.publish("special", Change(id: id, change: kind))
+    }
+
+    /// An uploaded image's path (`/images/<sha256>.<ext>`), or a letter tile drawn for the name when none is given.
+    func image(_ path: String?, name: String) async throws -> String {
+        if let path, !path.isEmpty { return try await uploadedImage(path) }
+        return try await letterTile(for: name)
+    }
+
+    /// `path` when it names an image in the store (422 on `image` otherwise).
+    func uploadedImage(_ path: String) async throws -> String {
+        let file = path.hasPrefix("/images/") ? String(path.dropFirst("/images/".count)) : ""
+        let parts = file.split(separator: ".")
+        guard parts.count == 2, parts[0].count == 64, parts[0].allSatisfy(\.isHexDigit),
+            try await platform.images.find(sha256: String(parts[0])) != nil
+        else {
+            throw ValidationFailure(
+                field: "image", message: "image \(path) is not an image uploaded to POST /api/images.")
+        }
+        return path
+    }
+
+    /// A letter tile for a special without an image, drawn by Quad: its initial on a hue from its name.
+    func letterTile(for name: String) async throws -> String {
+        let letter = name.first(where: { $0.isLetter || $0.isNumber }) ?? "?"
+        var hash: UInt32 = 2_166_136_261
+        for byte in name.utf8 { hash = (hash ^ UInt32(byte)) &* 16_777_619 }
+        let image = try await platform.images.store(
+            DemoPhotos.tile(letter: letter, hue: Double(hash % 360) / 360, size: 160))
+        return image.path
+    }
+}
+
+/// Drops the specials snapshot when another instance changes a special (its event arrives through the hub).
+extension Specials {
+    package static var migrations: [Migration] { SpecialStore.migrations }
+    package var link: ServiceLink? { ServiceLink(key: "specials", path: "/specials") }
+
+    package func register(on routes: Routes, web: WebShell) throws {
+        SpecialsRoutes(specials: self, web: web).register(on: routes)
+        let snapshot = snapshot
+        try SpecialsOperations(specials: self).registerHandlers(
+            on: routes.router, configuration: .quad,
+            middlewares: .quad(snapshots: [
+                "listSpecials": { baseURL in
+                    let encoded = try await snapshot.encoded(baseURL: baseURL)
+                    return (encoded.body, encoded.etag)
+                }
+            ]))
+    }
+
+    package var services: [any Service] { [SpecialsInvalidation(specials: self), SpecialsSchedule(specials: self)] }
+
+    package func loadDemoData(announce: @escaping @Sendable (String) -> Void) async throws {
+        try await SpecialsDemo.load(store, images: platform.images)
+    }
+}
+
+struct SpecialsInvalidation: Service {
+    let specials: Specials
+
+    func run() async throws {
+        await cancelWhenGracefulShutdown {
+            while !Task.isCancelled {
+                let subscription = specials.platform.events.subscribe(after: nil, types: ["special"])
+                for await _ in subscription.events { specials.snapshot.invalidate() }
+                subscription.cancel()
+                specials.snapshot.invalidate()
+                try? await Task.sleep(for: .milliseconds(100))
+            }
+        }
+    }
+}
+
+/// Publishes a `special` event when a special's validity starts or ends, so open pages change at that
+/// moment. It sleeps until the next boundary of the specials it knows, waking at least every second to
+/// notice specials added meanwhile (from the snapshot: no query while nothing changed). Every instance
+/// runs one; the first to claim a boundary in the database publishes it, the others only drop their
+/// snapshot (their encoded list expires by itself at the boundary, and the event reaches them too).
+struct SpecialsSchedule: Service {
+    let specials: Specials
+    var tick: Duration = .seconds(1)
+
+    func run() async throws {
+        let clock = specials.platform.clock
+        await cancelWhenGracefulShutdown {
+            var last = clock.now
+            while !Task.isCancelled {
+                let records = (try? await specials.snapshot.records()) ?? []
+                let next = records.compactMap { $0.special(baseURL: "").nextBoundary(after: last) }.min()
+                let wait = min(next.map { $0.timeIntervalSince(clock.now) } ?? 1, Double(tick.components.seconds))
+                if wait > 0 { try? await clock.sleep(for: .milliseconds(Int(wait * 1000) + 1)) }
+                let now = clock.now
+                if let next, next <= now {
+                    // If the database cannot be reached, publish anyway: a duplicate beats a missed change.
+                    if (try? await specials.store.claimBoundary(next)) ?? true {
+                        await specials.changed(nil, .schedule)
+                    } else {
+                        specials.snapshot.invalidate()
+                    }
+                }
+                last = now
+            }
+        }
+    }
+}

@@ -1,0 +1,259 @@
+import Foundation
+import Hummingbird
+import OpenAPIHummingbird
+import QuadCore
+import QuadPlatform
+import ServiceLifecycle
+
+/// The Timetable service: a student's week, live car parks and the next shuttles. Time comes from the
+/// platform's clock, so tests choose it.
+package final class Timetable: Feature, CampusTime {
+    let store: TimetableStore
+    let platform: Platform
+
+    package init(platform: Platform) {
+        self.platform = platform
+        self.store = TimetableStore(database: platform.database)
+    }
+
+    /// The campus's time zone once an admin set it, else the server's own.
+    package func timeZone() async -> TimeZone {
+        let campus = try? await store.campus()
+        return campus?.timeZone ?? .current
+    }
+
+    /// The platform's clock's time.
+    var now: Date { platform.clock.now }
+
+    /// The campus as set by an admin; a UTC placeholder until then.
+    func settings() async throws -> CampusSettings {
+        try await store.campus()
+            ?? CampusSettings(
+                name: "Campus", timeZone: .gmt, semesterStart: CampusClock(timeZone: .gmt).date(of: now),
+                teachingWeeks: 12, breaks: [])
+    }
+
+    /// The student linked to `person`'s account, if any.
+    func student(for person: Person) async throws -> StudentRecord? {
+        guard let id = person.studentId else { return nil }
+        return try await store.student(id)
+    }
+
+    /// Today's and tomorrow's departures (campus days) with their latest predictions.
+    func departures(settings: CampusSettings, at instant: Date) async throws -> [Departure] {
+        let clock = settings.clock
+        let today = clock.date(of: instant)
+        let predictions = try await store.predictions()
+        var departures: [Departure] = []
+        for route in try await store.routes() {
+            for date in [today, today.adding(days: 1)] {
+                for time in route.times {
+                    let id = Self.departureId(route: route.id, date: date, time: time)
+                    let prediction = predictions[id]
+                    departures.append(
+                        Departure(
+                            id: id, routeId: route.id, from: route.from, to: route.to,
+                            scheduled: clock.instant(date, time), predicted: prediction?.predicted,
+                            predictedAt: prediction?.madeAt))
+                }
+            }
+        }
+        return departures
+    }
+
+    /// `clayton-caulfield-20200313-0604`: the route, the campus day and the scheduled time.
+    static func departureId(route: String, date: LocalDate, time: LocalTime) -> String {
+        "\(route)-\(date.description.replacingOccurrences(of: "-", with: ""))-\(String(time.hour).leftPaddedForId)\(String(time.minute).leftPaddedForId)"
+    }
+
+    static func parseDepartureId(_ id: String) -> (route: String, date: LocalDate, time: LocalTime)? {
+        let parts = id.split(separator: "-")
+        guard parts.count >= 3, let day = parts.last.map(String.init), day.count == 4,
+            let hour = Int(day.prefix(2)), let minute = Int(day.suffix(2)), hour < 24, minute < 60
+        else { return nil }
+        let date = String(parts[parts.count - 2])
+        guard date.count == 8,
+            let local = LocalDate("\(date.prefix(4))-\(date.dropFirst(4).prefix(2))-\(date.suffix(2))")
+        else { return nil }
+        return (parts.dropLast(2).joined(separator: "-"), local, LocalTime(hour: hour, minute: minute))
+    }
+
+    /// The payload of `GET /api/schedules` for `student` on `date`.
+    func schedule(for student: StudentRecord, date: LocalDate?) async throws -> ScheduleResponse {
+        let now = self.now
+        let settings = try await settings()
+        return ScheduleResponse(
+            settings: settings, date: date ?? settings.clock.date(of: now), now: now,
+            student: .init(id: student.id, name: student.name), classes: try await store.classes(student: student.id),
+            carParks: try await store.carParks(), departures: try await departures(settings: settings, at: now))
+    }
+
+    // MARK: Feeds
+
+    /// What a `parking` event says.
+    struct ParkingChange: Codable, Sendable {
+        var id: String
+        var free: Int
+        var capacity: Int
+        var state: CarParkState
+        var updatedAt: String
+        var live: Bool
+        /// Set when an admin changed or removed the car park: pages reload the list rather than patch one count.
+        var refresh: Bool? = nil
+    }
+
+    /// What a `departure` event says: the new time as an instant and on the campus wall clock
+    /// (`yyyy-mm-ddTHH:mm:ss`, as the schedule's stops give it), so the page shows the time it counts down to.
+    struct DepartureChange: Codable, Sendable {
+        var id: String
+        var expectedAt: String
+        var live: Bool
+        /// Set when an admin changed or removed a route (then `id` may name the route): pages reload the list.
+        var refresh: Bool? = nil
+        var predictedArrivalDate: String
+
+        enum CodingKeys: String, CodingKey {
+            case id, expectedAt, live, refresh
+            case predictedArrivalDate = "predicted_arrival_date"
+        }
+    }
+
+    /// An admin saved or deleted a car park: the same `parking` event a feed publishes, marked `refresh`.
+    func carParkChanged(_ id: String) async throws {
+        let now = self.now
+        let park = try await store.carParks().first(where: { $0.id == id })
+        await platform.events.publish(
+            "parking",
+            ParkingChange(
+                id: id, free: park?.free ?? 0, capacity: park?.capacity ?? 0,
+                state: park?.state ?? CarParkState(free: 0, capacity: 0),
+                updatedAt: park?.updatedAt?.formatted(.iso8601) ?? "", live: park?.isLive(now: now) ?? false,
+                refresh: true))
+    }
+
+    /// An admin saved or deleted a route: a `departure` event for each of its coming departures (or, when it is
+    /// gone, one naming the route), marked `refresh`.
+    func routeChanged(_ routeId: String) async throws {
+        let now = self.now
+        let settings = try await settings()
+        let coming = try await departures(settings: settings, at: now).filter {
+            $0.routeId == routeId && $0.expected(now: now).time > now
+        }
+        guard !coming.isEmpty else {
+            await platform.events.publish(
+                "departure",
+                DepartureChange(id: routeId, expectedAt: "", live: false, refresh: true, predictedArrivalDate: ""))
+            return
+        }
+        for departure in coming.prefix(3) {
+            let expected = departure.expected(now: now)
+            await platform.events.publish(
+                "departure",
+                DepartureChange(
+                    id: departure.id, expectedAt: expected.time.formatted(.iso8601), live: expected.live,
+                    refresh: true, predictedArrivalDate: settings.clock.wallClock(expected.time)))
+        }
+    }
+
+    func recordReading(_ id: String, free: Int?) async throws -> CarPark {
+        let now = self.now
+        let park = try await store.setFree(id, free: free, at: now)
+        await platform.events.publish(
+            "parking",
+            ParkingChange(
+                id: park.id, free: park.free, capacity: park.capacity, state: park.state,
+                updatedAt: now.formatted(.iso8601), live: true))
+        return park
+    }
+
+    func recordPrediction(_ id: String, predicted: Date?) async throws -> Departure {
+        let now = self.now
+        let settings = try await settings()
+        guard let parsed = Self.parseDepartureId(id),
+            let route = try await store.routes().first(where: { $0.id == parsed.route }),
+            route.times.contains(parsed.time)
+        else { throw Problem.notFound("There is no departure \(id).") }
+        let scheduled = settings.clock.instant(parsed.date, parsed.time)
+        let checked: Date
+        do {
+            checked = try Departure.validatePrediction(predicted, scheduled: scheduled)
+        } catch {
+            throw Problem.validation(error.errors)
+        }
+        try await store.setPrediction(departure: id, route: route.id, predicted: checked, at: now)
+        let departure = Departure(
+            id: id, routeId: route.id, from: route.from, to: route.to, scheduled: scheduled, predicted: checked,
+            predictedAt: now)
+        await platform.events.publish(
+            "departure",
+            DepartureChange(
+                id: id, expectedAt: checked.formatted(.iso8601), live: true,
+                predictedArrivalDate: settings.clock.wallClock(checked)))
+        return departure
+    }
+}
+
+extension String {
+    fileprivate var leftPaddedForId: String { count >= 2 ? self : "0" + self }
+}
+
+extension Timetable {
+    package static var migrations: [Migration] { TimetableStore.migrations }
+    package var link: ServiceLink? { ServiceLink(key: "timetable", path: "/timetable") }
+
+    package func register(on routes: Routes, web: WebShell) throws {
+        TimetableRoutes(timetable: self, web: web).register(on: routes)
+        try TimetableOperations(timetable: self).registerHandlers(
+            on: routes.router, configuration: .quad, middlewares: .quad())
+    }
+
+    /// The demo's car parks and shuttles move as if fed live.
+    package var services: [any Service] {
+        platform.configuration.loadDemoData ? [TimetableSimulator(timetable: self)] : []
+    }
+
+    package func loadDemoData(announce: @escaping @Sendable (String) -> Void) async throws {
+        try await TimetableDemo.load(store, now: platform.clock.now)
+    }
+}
+
+/// With demo data (the demo campus, marked as such), moves car-park counts and bus predictions every few seconds so the live parts move.
+struct TimetableSimulator: Service {
+    let timetable: Timetable
+    var interval: Duration = .seconds(3)
+
+    func run() async throws {
+        await cancelWhenGracefulShutdown {
+            var generator = SystemRandomNumberGenerator()
+            while !Task.isCancelled {
+                try? await timetable.platform.clock.sleep(for: interval)
+                try? await step(using: &generator)
+            }
+        }
+    }
+
+    func step(using generator: inout some RandomNumberGenerator) async throws {
+        // Only the demo campus: a real campus's feeds are never overwritten.
+        guard try await timetable.store.isSimulated() else { return }
+        for park in try await timetable.store.carParks() {
+            let change = Int.random(in: -12...12, using: &generator)
+            _ = try await timetable.recordReading(park.id, free: min(park.capacity, max(0, park.free + change)))
+        }
+        let now = timetable.now
+        let settings = try await timetable.settings()
+        let soon = try await timetable.departures(settings: settings, at: now).filter {
+            $0.scheduled > now.addingTimeInterval(-600) && $0.scheduled < now.addingTimeInterval(3 * 3600)
+                && $0.expected(now: now).time > now.addingTimeInterval(20)
+        }
+        for departure in soon {
+            let base =
+                departure.predicted
+                ?? departure.scheduled.addingTimeInterval(Double.random(in: 0...120, using: &generator))
+            let drifted = base.addingTimeInterval(Double(Int.random(in: -20...30, using: &generator)))
+            let earliest = max(now.addingTimeInterval(15), departure.scheduled.addingTimeInterval(-60))
+            let predicted = min(max(drifted, earliest), departure.scheduled.addingTimeInterval(600))
+            _ = try? await timetable.recordPrediction(departure.id, predicted: predicted)
+        }
+        try await timetable.store.deletePredictions(before: now.addingTimeInterval(-86400))
+    }
+}

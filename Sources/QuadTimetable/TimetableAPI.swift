@@ -1,0 +1,90 @@
+import Foundation
+import Hummingbird
+import QuadCore
+import QuadPlatform
+
+/// What the Timetable's operations (`TimetableOperations.swift`) and pages share: whose week a person may read,
+/// the car parks and departures as the wire shows them, and the calendar's address.
+struct TimetableAPI {
+    let timetable: Timetable
+
+    /// The student whose timetable `person` may read: their own, or for an admin anyone's (`student=`).
+    func studentFor(_ person: Person, asked: String?) async throws -> StudentRecord {
+        let id: String
+        if let asked, asked != person.studentId {
+            guard person.isAdmin else {
+                throw Problem(.forbidden, detail: "A timetable is only shown to its student (or an admin).")
+            }
+            id = asked
+        } else {
+            guard let own = person.studentId else {
+                throw Problem.notFound("Your account is not linked to a student.")
+            }
+            id = own
+        }
+        // A student id is digits: anything else names no one, and never reaches a query (PostgreSQL refuses NUL).
+        guard (1...20).contains(id.count), id.unicodeScalars.allSatisfy({ ("0"..."9").contains($0) }),
+            let student = try await timetable.store.student(id)
+        else {
+            throw Problem.notFound("There is no student \(id).")
+        }
+        return student
+    }
+
+    struct ParkingList: Codable {
+        var parkings: [ScheduleResponse.Parking]
+    }
+
+    struct DepartureList: Codable {
+        var departures: [ScheduleResponse.Stop]
+    }
+
+    func parkingList() async throws -> ParkingList {
+        let now = timetable.now
+        return ParkingList(
+            parkings: try await timetable.store.carParks().map { Self.parking($0, now: now) })
+    }
+
+    static func parking(_ park: CarPark, now: Date) -> ScheduleResponse.Parking {
+        ScheduleResponse.Parking(
+            name: park.name, slot: park.free, id: park.id, capacity: park.capacity, state: park.state,
+            updatedAt: park.updatedAt?.formatted(.iso8601), live: park.isLive(now: now))
+    }
+
+    func departureList(limit: Int = 20) async throws -> DepartureList {
+        let now = timetable.now
+        let settings = try await timetable.settings()
+        let all = try await timetable.departures(settings: settings, at: now)
+        return DepartureList(
+            departures: Departure.upcoming(all, now: now, limit: limit).map {
+                Self.stop($0, now: now, clock: settings.clock)
+            })
+    }
+
+    static func stop(_ departure: Departure, now: Date, clock: CampusClock) -> ScheduleResponse.Stop {
+        let expected = departure.expected(now: now)
+        return ScheduleResponse.Stop(
+            departure: departure.from, arrival: departure.to, predictedArrivalDate: clock.wallClock(expected.time),
+            id: departure.id, scheduledDate: clock.wallClock(departure.scheduled),
+            expectedAt: expected.time.formatted(.iso8601), live: expected.live)
+    }
+
+    static func sameKey(_ a: String, _ b: String) -> Bool {
+        let x = Array(a.utf8)
+        let y = Array(b.utf8)
+        guard x.count == y.count else { return false }
+        return zip(x, y).reduce(0) { $0 | ($1.0 ^ $1.1) } == 0
+    }
+
+    struct CalendarLink: Codable {
+        var url: String
+        var webcal: String
+    }
+
+    static func calendarLink(baseURL: String, student: StudentRecord) -> CalendarLink {
+        let path = "/api/students/\(student.id)/timetable.ics?key=\(student.calendarKey)"
+        let url = baseURL + path
+        let webcal = "webcal" + url.drop(while: { $0 != ":" })
+        return CalendarLink(url: url, webcal: webcal)
+    }
+}

@@ -1,0 +1,96 @@
+import Foundation
+import OpenAPIRuntime
+import QuadCore
+import QuadPlatform
+
+/// The Timetable's operations of the generated interface. `GET /api/schedules` keeps the original app's
+/// snake_case shape (QuadCore's `ScheduleResponse`, used by the contract as it is); the calendar is
+/// `text/calendar` text.
+struct TimetableOperations: APIProtocol {
+    let timetable: Timetable
+    var platform: Platform { timetable.platform }
+}
+
+extension TimetableOperations {
+    private var api: TimetableAPI { TimetableAPI(timetable: timetable) }
+
+    func getSchedules(_ input: Operations.GetSchedules.Input) async throws -> Operations.GetSchedules.Output {
+        let person = try Access.person()
+        var date: LocalDate?
+        if let raw = input.query.date {
+            guard let parsed = LocalDate(raw), AcceptedDates.contains(parsed) else {
+                throw Problem(
+                    .badRequest, type: "invalid-parameter", title: "Invalid parameter",
+                    detail: "date must be a day as YYYY-MM-DD from 2000 to 2099, not \"\(raw)\".",
+                    errors: [FieldError(field: "date", message: "A day as YYYY-MM-DD, from 2000 to 2099.")])
+            }
+            date = parsed
+        }
+        let student = try await api.studentFor(person, asked: input.query.student)
+        return .ok(.init(body: .json(try await timetable.schedule(for: student, date: date))))
+    }
+
+    func listParkings(_ input: Operations.ListParkings.Input) async throws -> Operations.ListParkings.Output {
+        .ok(.init(body: .json(.init(parkings: try await api.parkingList().parkings))))
+    }
+
+    func listDepartures(_ input: Operations.ListDepartures.Input) async throws -> Operations.ListDepartures.Output {
+        .ok(.init(body: .json(.init(departures: try await api.departureList().departures))))
+    }
+
+    func setParkingReading(
+        _ input: Operations.SetParkingReading.Input
+    ) async throws -> Operations.SetParkingReading.Output {
+        guard case .json(let body) = input.body else { throw Problem.malformedBody("Send {\"free\": <places>}.") }
+        let park: CarPark
+        do {
+            park = try await timetable.recordReading(input.path.parkingId, free: body.free)
+        } catch let failure as ValidationFailure {
+            throw Problem.validation(failure.errors)
+        }
+        return .ok(.init(body: .json(TimetableAPI.parking(park, now: timetable.now))))
+    }
+
+    func setDeparturePrediction(
+        _ input: Operations.SetDeparturePrediction.Input
+    ) async throws -> Operations.SetDeparturePrediction.Output {
+        guard case .json(let body) = input.body else {
+            throw Problem.malformedBody("Send {\"predicted\": \"<ISO 8601 time>\"}.")
+        }
+        let departure = try await timetable.recordPrediction(input.path.departureId, predicted: body.predicted)
+        let settings = try await timetable.settings()
+        return .ok(.init(body: .json(TimetableAPI.stop(departure, now: timetable.now, clock: settings.clock))))
+    }
+
+    /// The subscription: 404 alike for an unknown student and a wrong key, so ids cannot be probed.
+    func getTimetableCalendar(
+        _ input: Operations.GetTimetableCalendar.Input
+    ) async throws -> Operations.GetTimetableCalendar.Output {
+        guard let student = try await timetable.store.student(input.path.studentId),
+            TimetableAPI.sameKey(input.query.key, student.calendarKey)
+        else { throw Problem.notFound("There is no such calendar (was its address replaced?).") }
+        let settings = try await timetable.settings()
+        let text = ICalendar.write(
+            settings: settings, classes: try await timetable.store.classes(student: student.id),
+            calendarName: "\(student.name) — \(settings.name)", stamp: timetable.now,
+            domain: "timetable.quad")
+        return .ok(.init(body: .textCalendar(HTTPBody(text))))
+    }
+
+    func getMyCalendar(_ input: Operations.GetMyCalendar.Input) async throws -> Operations.GetMyCalendar.Output {
+        .ok(.init(body: .json(try await calendarLink(rotate: false))))
+    }
+
+    /// A new address: the old one stops working.
+    func rotateMyCalendar(_ input: Operations.RotateMyCalendar.Input) async throws -> Operations.RotateMyCalendar.Output
+    {
+        .ok(.init(body: .json(try await calendarLink(rotate: true))))
+    }
+
+    private func calendarLink(rotate: Bool) async throws -> Components.Schemas.CalendarLink {
+        var student = try await api.studentFor(try Access.person(), asked: nil)
+        if rotate { student.calendarKey = try await timetable.store.rotateKey(student: student.id) }
+        let link = TimetableAPI.calendarLink(baseURL: RequestInfo.current.baseURL, student: student)
+        return .init(url: link.url, webcal: link.webcal)
+    }
+}

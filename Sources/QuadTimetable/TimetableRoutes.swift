@@ -1,0 +1,234 @@
+import Foundation
+import Hummingbird
+import QuadCore
+import QuadPlatform
+
+/// The `/timetable` web app (a page that works without JavaScript and that `timetable.js` keeps live)
+/// and the admin pages at `/admin/timetable`.
+struct TimetableRoutes {
+    let timetable: Timetable
+    let web: WebShell
+
+    func register(on routes: Routes) {
+        routes.on(.get, "/timetable", .public) { request, _ in try await self.page(request) }
+        routes.on(.post, "/timetable/calendar", .member) { request, _ in try await self.rotate(request) }
+        TimetableAdminRoutes(timetable: timetable, web: web).register(on: routes)
+    }
+
+    static func locale(_ language: Language) -> Locale {
+        Locale(identifier: language == .french ? "fr_FR" : "en_AU")
+    }
+
+    /// "Friday 13 March 2020" / "vendredi 13 mars 2020".
+    static func longDate(_ date: LocalDate, zone: TimeZone, language: Language) -> String {
+        let noon = CampusClock(timeZone: zone).instant(date, LocalTime(hour: 12))
+        var style = Date.FormatStyle(date: .complete, time: .omitted, locale: locale(language), timeZone: zone)
+        style.calendar = Calendar(identifier: .gregorian)
+        return noon.formatted(style)
+    }
+
+    /// What the signed-in student's page shows, before it is put into words.
+    struct StudentView {
+        var student: StudentRecord
+        var payload: ScheduleResponse
+        var plan: DayPlan
+        var settings: CampusSettings
+        var today: LocalDate
+        var now: Date
+        var link: TimetableAPI.CalendarLink
+    }
+
+    /// What everyone may see (car parks and the next shuttles are not personal): the page shows them to
+    /// visitors and to accounts without a student, and `timetable.js` keeps them live from the public API.
+    struct PublicLive: Codable {
+        var parkings: [ScheduleResponse.Parking]
+        var stops: [ScheduleResponse.Stop]
+        var timeZone: String
+        /// When the page was drawn, as the student's payload says it too.
+        var generatedAt: String
+    }
+
+    /// As many departures as a student's page shows.
+    static let stopLimit = 6
+
+    func page(_ request: Request) async throws -> Response {
+        var view: StudentView?
+        var notStudent = false
+        let now = timetable.now
+        let settings = try await timetable.settings()
+        if let person = RequestInfo.current.person {
+            if let student = try await timetable.student(for: person) {
+                let today = settings.clock.date(of: now)
+                view = StudentView(
+                    student: student, payload: try await timetable.schedule(for: student, date: today),
+                    plan: settings.plan(now: now, classes: try await timetable.store.classes(student: student.id)),
+                    settings: settings, today: today, now: now,
+                    link: TimetableAPI.calendarLink(
+                        baseURL: request.baseURL(trustProxy: timetable.platform.configuration.trustProxy),
+                        student: student))
+            } else {
+                notStudent = true
+            }
+        }
+        var live: PublicLive?
+        if view == nil {
+            let api = TimetableAPI(timetable: timetable)
+            live = PublicLive(
+                parkings: try await api.parkingList().parkings,
+                stops: try await api.departureList(limit: Self.stopLimit).departures,
+                timeZone: settings.timeZone.identifier, generatedAt: now.formatted(.iso8601))
+        }
+        let language = web.language(for: request)
+        let rotated = request.uri.queryParameters.get("rotated") != nil
+        let refreshSeconds = timetable.platform.configuration.refreshSeconds
+        return try web.page(request, template: "timetable", title: { $0("timetable.title") }) { t in
+            var values: [String: Any] = [
+                "stringsJSON": Self.scriptStrings(t), "timetableScript": web.asset("timetable"),
+                "timetableStyle": web.asset("timetableCSS"), "refreshSeconds": refreshSeconds,
+            ]
+            if let view {
+                values.merge(Self.values(view, t: t, language: language)) { $1 }
+                values["source"] = "schedules"
+                if rotated { values["rotated"] = true }
+            } else if let live {
+                values.merge(
+                    Self.liveValues(parkings: live.parkings, stops: live.stops, now: now, clock: settings.clock, t: t)
+                ) { $1 }
+                values["source"] = "public"
+                values["payloadJSON"] = ScriptJSON.encode(live)
+                values[notStudent ? "notStudent" : "signedOut"] = true
+            }
+            return values
+        }
+    }
+
+    /// The car parks and shuttles as the page's lists show them.
+    static func liveValues(
+        parkings: [ScheduleResponse.Parking], stops: [ScheduleResponse.Stop], now: Date, clock: CampusClock,
+        t: Localizer
+    ) -> [String: Any] {
+        let parkings: [[String: Any]] = parkings.map { park in
+            var item: [String: Any] = [
+                "id": park.id, "name": park.name, "free": park.slot, "capacity": park.capacity,
+                "freeText": t("timetable.freePlaces", count: park.slot),
+                "ofText": t("timetable.of", ["capacity": String(park.capacity)]),
+                "state": park.state.rawValue, "stateLabel": t("timetable.state.\(park.state.rawValue)"),
+                "live": park.live, "liveLabel": park.live ? t("timetable.live") : t("timetable.notLive"),
+            ]
+            if let updated = park.updatedAt { item["updatedAt"] = updated }
+            return item
+        }
+        let stops: [[String: Any]] = stops.map { stop in
+            let expected = Timestamp.date(stop.expectedAt) ?? now
+            let minutes = max(0, Int(expected.timeIntervalSince(now)) / 60)
+            return [
+                "id": stop.id, "from": stop.departure, "to": stop.arrival,
+                "time": clock.time(of: expected).description, "expectedAt": stop.expectedAt,
+                "countdown": t("timetable.minutes", count: minutes), "live": stop.live,
+                "modeLabel": stop.live ? t("timetable.live") : t("timetable.scheduled"),
+            ]
+        }
+        return ["parkings": parkings, "stops": stops]
+    }
+
+    static func values(_ view: StudentView, t: Localizer, language: Language) -> [String: Any] {
+        let settings = view.settings
+        let zone = settings.timeZone
+        let clock = settings.clock
+        var weekText: String
+        switch settings.status(of: view.today) {
+        case .teaching(let week): weekText = t("timetable.week", ["week": String(week)])
+        case .inBreak(let interruption, let resumes):
+            weekText =
+                resumes.map {
+                    t(
+                        "timetable.inBreak",
+                        [
+                            "name": interruption.name.isEmpty ? t("timetable.breakFallback") : interruption.name,
+                            "date": longDate($0, zone: zone, language: language),
+                        ])
+                } ?? t("timetable.afterSemester")
+        case .beforeSemester(let starts):
+            weekText = t("timetable.beforeSemester", ["date": longDate(starts, zone: zone, language: language)])
+        case .afterSemester: weekText = t("timetable.afterSemester")
+        }
+        let plan = view.plan
+        var heading = t("timetable.todayHeading")
+        var note: String?
+        if let date = plan.date, plan.kind != .today {
+            heading = t("timetable.nextDayHeading", ["date": longDate(date, zone: zone, language: language)])
+            // The week's classes (from the payload) say whether today had any.
+            let hadClassesToday = view.payload.schedules.contains { $0.startTime.hasPrefix(view.today.description) }
+            if plan.kind == .afterBreak, case .teaching = settings.status(of: view.today) {
+                // A day off inside a teaching week (a public holiday): the week keeps its number, the
+                // note names the day off; the heading gives the next day with classes.
+                let name = plan.breakName.flatMap { $0.isEmpty ? nil : $0 } ?? t("timetable.breakFallback")
+                note = t("timetable.dayOff", ["name": name])
+            } else if plan.kind == .afterBreak {
+                note = weekText
+            } else {
+                note = t(hadClassesToday ? "timetable.nextDayNote" : "timetable.noClassesTodayNote")
+            }
+        }
+        if plan.kind == .none { note = t("timetable.noClasses") }
+        let cards: [[String: Any]] = plan.meetings.map { meeting in
+            [
+                "id": meeting.class.id, "start": meeting.class.start.description, "end": meeting.class.end.description,
+                "startAt": meeting.start.formatted(.iso8601), "endAt": meeting.end.formatted(.iso8601),
+                "course": meeting.class.course, "courseTitle": meeting.class.courseTitle,
+                "className": meeting.class.name,
+                "lecturer": t("timetable.lecturer", ["name": meeting.class.lecturer]),
+                "room": meeting.class.room, "campus": meeting.class.campus,
+                "inProgress": meeting.isInProgress(at: view.now),
+            ]
+        }
+        // When what the page shows next changes: the end of today's last class (then the next teaching day is
+        // shown), else the campus midnight. An open page fetches itself again then.
+        var changesAt = clock.instant(view.today.adding(days: 1), LocalTime(hour: 0))
+        if plan.kind == .today, let lastEnd = plan.meetings.map(\.end).max(), lastEnd < changesAt {
+            changesAt = lastEnd
+        }
+        var values: [String: Any] = [
+            "changesAt": changesAt.formatted(.iso8601),
+            "student": ["name": view.student.name, "id": view.student.id],
+            "greeting": t("timetable.greeting", ["name": view.student.name]),
+            "dateText": longDate(view.today, zone: zone, language: language),
+            "weekText": weekText,
+            "heading": heading,
+            "cards": cards,
+            "hasCards": !cards.isEmpty,
+            "calendarURL": view.link.url,
+            "webcalURL": view.link.webcal,
+            "payloadJSON": ScriptJSON.encode(view.payload),
+        ]
+        values.merge(
+            liveValues(
+                parkings: view.payload.parkings, stops: view.payload.stops, now: view.now, clock: clock, t: t)
+        ) { $1 }
+        if let note { values["note"] = note }
+        return values
+    }
+
+    /// The strings `timetable.js` needs, plural forms included, in the page's language.
+    static func scriptStrings(_ t: Localizer) -> String {
+        ScriptJSON.strings(
+            t,
+            [
+                "timetable.state.plenty", "timetable.state.filling", "timetable.state.almostFull",
+                "timetable.state.full",
+                "timetable.live", "timetable.notLive", "timetable.scheduled", "timetable.of", "timetable.noDepartures",
+                "timetable.inProgress",
+            ],
+            plurals: ["timetable.freePlaces", "timetable.minutes"])
+    }
+
+    /// A new calendar address from the page's form (CSRF-checked).
+    func rotate(_ request: Request) async throws -> Response {
+        let person = try Access.person()
+        guard let student = try await timetable.student(for: person) else {
+            throw Problem.notFound("Your account is not linked to a student.")
+        }
+        _ = try await timetable.store.rotateKey(student: student.id)
+        return .seeOther("/timetable?rotated=1#calendar")
+    }
+}

@@ -1,0 +1,123 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import NIOCore
+import NIOPosix
+import QuadTestSupport
+import Testing
+
+@testable import QuadPlatform
+@testable import QuadRooms
+@testable import QuadServer
+
+/// `GET /api/rooms` polls answered from the snapshot before the router (see `SnapshotFastPath`) must be
+/// indistinguishable from the router's answers, over a real connection.
+@Suite struct SnapshotFastPathTests {
+    @Test func pollsGetTheRoutersAnswerAndSpendTheSameRateLimit() async throws {
+        try await TestApp.run(
+            configure: {
+                $0.loadDemoData = true
+                $0.rateLimit = 0.01
+                $0.rateBurst = 4
+            }, live: true
+        ) { _, client in
+            // The first poll builds the snapshot through the router; the next ones are answered from it.
+            let first = try await client.execute(uri: "/api/rooms", method: .get)
+            let second = try await client.execute(uri: "/api/rooms", method: .get)
+            #expect(first.status == .ok && second.status == .ok)
+            #expect(second.body == first.body)
+            let fields: [HTTPField.Name] = [
+                .eTag, .cacheControl, .contentType, .contentLength, .rateLimitPolicy,
+            ]
+            for field in fields { #expect(second.headers[field] == first.headers[field], "\(field)") }
+            #expect(first.headers[.rateLimit]?.contains("r=3") == true)
+            #expect(second.headers[.rateLimit]?.contains("r=2") == true)
+
+            let etag = try #require(first.headers[.eTag])
+            let revalidated = try await client.execute(uri: "/api/rooms", method: .get, headers: [.ifNoneMatch: etag])
+            #expect(revalidated.status == .notModified && revalidated.body.readableBytes == 0)
+            #expect(revalidated.headers[.eTag] == etag && revalidated.headers[.rateLimit]?.contains("r=1") == true)
+
+            _ = try await client.execute(uri: "/api/rooms", method: .get)
+            // One budget for both paths: the fifth poll is refused, with the router's problem.
+            let refused = try await client.execute(uri: "/api/rooms", method: .get)
+            #expect(refused.status == .tooManyRequests)
+            #expect(refused.headers[.retryAfter] != nil)
+            #expect(refused.headers[.contentType] == "application/problem+json")
+        }
+    }
+
+    /// Without a rate limit the answers are written as ready bytes: still the router's answer, and a 304.
+    @Test func withoutARateLimitPollsGetTheSameAnswer() async throws {
+        try await TestApp.run(configure: { $0.loadDemoData = true }, live: true) { _, client in
+            let first = try await client.execute(uri: "/api/rooms", method: .get)
+            let second = try await client.execute(uri: "/api/rooms", method: .get)
+            #expect(first.status == .ok && second.status == .ok)
+            #expect(second.body == first.body)
+            let fields: [HTTPField.Name] = [.eTag, .cacheControl, .contentType, .contentLength]
+            for field in fields { #expect(second.headers[field] == first.headers[field], "\(field)") }
+            #expect(second.headers[.date] != nil)
+            let etag = try #require(first.headers[.eTag])
+            let revalidated = try await client.execute(uri: "/api/rooms", method: .get, headers: [.ifNoneMatch: etag])
+            #expect(revalidated.status == .notModified && revalidated.body.readableBytes == 0)
+            #expect(revalidated.headers[.eTag] == etag && revalidated.headers[.cacheControl] == "no-cache")
+            // The connection stays usable after both kinds of answer.
+            #expect(try await client.execute(uri: "/api/rooms", method: .get).body == first.body)
+        }
+    }
+
+    @Test func aBookingShowsInTheNextPoll() async throws {
+        try await TestApp.run(configure: { $0.loadDemoData = true }, live: true) { app, client in
+            _ = try await client.execute(uri: "/api/rooms", method: .get)
+            let before = try await client.execute(uri: "/api/rooms", method: .get)
+            #expect(try spots(of: "mina", in: before) == 39)
+            #expect(try await client.book("mina", as: try await app.signedIn("ada")).status == .created)
+            let after = try await client.execute(uri: "/api/rooms", method: .get)
+            #expect(try spots(of: "mina", in: after) == 38)
+            #expect(after.headers[.eTag] != before.headers[.eTag])
+        }
+    }
+
+    /// A client that pipelines gets its answers in the order it asked, even when a later request could
+    /// be answered from the snapshot before an earlier one that goes through the router.
+    @Test func pipelinedRequestsAreAnsweredInOrder() async throws {
+        try await TestApp.run(configure: { $0.loadDemoData = true }, live: true) { _, client in
+            let port = try #require(client.port)
+            let poll = "GET /api/rooms HTTP/1.1\r\nHost: quad.test\r\n\r\n"
+            // Builds the snapshot for this host first.
+            _ = try await exchange(
+                port: port, poll + "GET /health HTTP/1.1\r\nHost: quad.test\r\nConnection: close\r\n\r\n")
+            let answers = try await exchange(
+                port: port,
+                "GET /api/rooms?minSpots=30 HTTP/1.1\r\nHost: quad.test\r\n\r\n" + poll
+                    + "GET /health HTTP/1.1\r\nHost: quad.test\r\nConnection: close\r\n\r\n")
+            #expect(answers.count == 3)
+            guard answers.count == 3 else { return }
+            #expect(answers[0].contains("\"id\":\"helmold\"") && !answers[0].contains("\"id\":\"mostafa\""))
+            #expect(answers[1].contains("\"id\":\"mostafa\""))
+            #expect(!answers[2].contains("\"rooms\""))
+        }
+    }
+
+    private func spots(of room: String, in response: TestResponse) throws -> Int? {
+        let list = try JSONDecoder().decode(RoomList.self, from: Data(buffer: response.body))
+        return list.rooms.first { $0.id == room }?.spots
+    }
+
+    /// Sends raw bytes on one connection and returns the responses, split, once the server closes it.
+    private func exchange(port: Int, _ requests: String) async throws -> [String] {
+        let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .connect(host: "127.0.0.1", port: port) { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel)
+                }
+            }
+        return try await channel.executeThenClose { inbound, outbound in
+            try await outbound.write(ByteBuffer(string: requests))
+            var received = ""
+            for try await chunk in inbound { received += String(buffer: chunk) }
+            return received.components(separatedBy: "HTTP/1.1 ").dropFirst().map { $0 }
+        }
+    }
+}
