@@ -23,6 +23,7 @@ database file and reports whether they match (the copy below can drift).
 Prints one JSON object: bookings, seconds, bookings_per_s, p50_us, p99_us (per
 transaction, BEGIN..COMMIT), sqlite version, schema_matches. Standard library only.
 """
+
 import argparse
 import base64
 import datetime
@@ -47,8 +48,10 @@ SCHEMA = [
 
 def schema_of(db):
     """The rooms tables' schema, whitespace-normalized, for comparing two databases."""
-    rows = db.execute("SELECT type, name, sql FROM sqlite_master WHERE tbl_name IN ('rooms', 'room_bookings')"
-                      " AND sql IS NOT NULL ORDER BY type, name").fetchall()
+    rows = db.execute(
+        "SELECT type, name, sql FROM sqlite_master WHERE tbl_name IN ('rooms', 'room_bookings')"
+        " AND sql IS NOT NULL ORDER BY type, name"
+    ).fetchall()
     norm = []
     for kind, name, sql in rows:
         sql = re.sub(r"\s+", " ", sql)
@@ -103,7 +106,8 @@ def main(argv):
         db.execute(
             "INSERT INTO rooms (id, name, name_key, building, capacity, spots, photo, created_at)"
             " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-            (room_id, name, name.lower(), "Bench", a.capacity, a.capacity, None, now_iso()))
+            (room_id, name, name.lower(), "Bench", a.capacity, a.capacity, None, now_iso()),
+        )
         rooms.append(room_id)
     db.execute("COMMIT")
 
@@ -124,9 +128,12 @@ def main(argv):
         i += 1
         db.execute("BEGIN IMMEDIATE")
         try:
-            taken = db.execute("UPDATE rooms SET spots = spots - 1 WHERE id = ? AND spots > 0"
-                               " AND NOT EXISTS (SELECT 1 FROM room_bookings WHERE room_id = ? AND person_key = ?)"
-                               " RETURNING spots", (room_id, room_id, person_key)).fetchone()
+            taken = db.execute(
+                "UPDATE rooms SET spots = spots - 1 WHERE id = ? AND spots > 0"
+                " AND NOT EXISTS (SELECT 1 FROM room_bookings WHERE room_id = ? AND person_key = ?)"
+                " RETURNING spots",
+                (room_id, room_id, person_key),
+            ).fetchone()
             if taken is None:
                 db.execute("ROLLBACK")
                 full += 1
@@ -134,9 +141,11 @@ def main(argv):
                     break
                 continue
             full = 0
-            db.execute("INSERT INTO room_bookings (id, room_id, person, person_key, owner, created_at)"
-                       " VALUES (?, ?, ?, ?, ?, ?)", (booking_id(), room_id, person, person_key, person_key,
-                                                     now_iso()))
+            db.execute(
+                "INSERT INTO room_bookings (id, room_id, person, person_key, owner, created_at)"
+                " VALUES (?, ?, ?, ?, ?, ?)",
+                (booking_id(), room_id, person, person_key, person_key, now_iso()),
+            )
             db.execute("COMMIT")
         except BaseException:
             if db.in_transaction:
@@ -151,25 +160,31 @@ def main(argv):
         quad = sqlite3.connect("file:%s?mode=ro" % a.compare_schema, uri=True)
         schema_matches = schema_of(quad) == schema_of(db)
         if not schema_matches:
-            print("schema differs from %s:\n  ours: %s\n  Quad: %s" % (
-                a.compare_schema, schema_of(db), schema_of(quad)), file=sys.stderr)
+            print(
+                "schema differs from %s:\n  ours: %s\n  Quad: %s" % (a.compare_schema, schema_of(db), schema_of(quad)),
+                file=sys.stderr,
+            )
         quad.close()
     db.close()
 
     durations.sort()
     p50, p99 = percentile(durations, 50), percentile(durations, 99)
-    print(json.dumps({
-        "bookings": booked,
-        "stored": stored,
-        "seconds": round(elapsed, 6),
-        "bookings_per_s": round(booked / elapsed, 1) if elapsed > 0 else None,
-        "stopped_by": "count" if booked >= target else "time" if elapsed >= a.seconds else "full",
-        "p50_us": None if p50 is None else round(p50 * 1e6, 1),
-        "p99_us": None if p99 is None else round(p99 * 1e6, 1),
-        "sqlite": sqlite3.sqlite_version,
-        "journal_mode": mode,
-        "schema_matches": schema_matches,
-    }))
+    print(
+        json.dumps(
+            {
+                "bookings": booked,
+                "stored": stored,
+                "seconds": round(elapsed, 6),
+                "bookings_per_s": round(booked / elapsed, 1) if elapsed > 0 else None,
+                "stopped_by": "count" if booked >= target else "time" if elapsed >= a.seconds else "full",
+                "p50_us": None if p50 is None else round(p50 * 1e6, 1),
+                "p99_us": None if p99 is None else round(p99 * 1e6, 1),
+                "sqlite": sqlite3.sqlite_version,
+                "journal_mode": mode,
+                "schema_matches": schema_matches,
+            }
+        )
+    )
     return 0 if stored == booked else 1
 
 

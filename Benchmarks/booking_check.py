@@ -11,6 +11,7 @@ JSON object on stdout: rooms, full_rooms, capacity, stored (bookings held),
 overbooked, violations. Exit status 1 if any room breaks a rule or there is no
 such room at all.
 """
+
 import argparse
 import json
 import sqlite3
@@ -29,7 +30,8 @@ def main(argv):
         "SELECT r.id, r.capacity, r.spots,"
         " (SELECT COUNT(*) FROM room_bookings b WHERE b.room_id = r.id) AS booked"
         " FROM rooms r WHERE substr(r.id, 1, ?) = ? ORDER BY r.id",
-        (len(a.prefix), a.prefix)).fetchall()
+        (len(a.prefix), a.prefix),
+    ).fetchall()
     db.close()
 
     violations = []
@@ -41,14 +43,18 @@ def main(argv):
         print("  %(id)s: capacity %(capacity)d, spots %(spots)d, bookings %(bookings)d" % v, file=sys.stderr)
     if not rows:
         print("no room with an id starting %r in %s" % (a.prefix, a.db), file=sys.stderr)
-    print(json.dumps({
-        "rooms": len(rows),
-        "full_rooms": sum(1 for r in rows if r[2] == 0),
-        "capacity": sum(r[1] for r in rows),
-        "stored": sum(r[3] for r in rows),
-        "overbooked": len(violations),
-        "violations": violations,
-    }))
+    print(
+        json.dumps(
+            {
+                "rooms": len(rows),
+                "full_rooms": sum(1 for r in rows if r[2] == 0),
+                "capacity": sum(r[1] for r in rows),
+                "stored": sum(r[3] for r in rows),
+                "overbooked": len(violations),
+                "violations": violations,
+            }
+        )
+    )
     return 1 if violations or not rows else 0
 
 

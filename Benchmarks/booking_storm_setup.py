@@ -14,6 +14,7 @@ so the storm needs people x rooms >= rooms x capacity, i.e. more people than a r
 spots. Creating a person and signing in each cost a bcrypt hash (cost 12), which is why
 the default is few people and many small rooms. Standard library only.
 """
+
 import argparse
 import concurrent.futures
 import http.client
@@ -62,8 +63,13 @@ def expect(status, data, want, what):
 def make_person(base, admin, n):
     username = "storm-p%d" % n
     password = secrets.token_urlsafe(12)
-    status, data = call(base, "POST", "/api/people",
-                        {"username": username, "displayName": "Storm person %d" % n, "password": password}, admin)
+    status, data = call(
+        base,
+        "POST",
+        "/api/people",
+        {"username": username, "displayName": "Storm person %d" % n, "password": password},
+        admin,
+    )
     expect(status, data, 201, "creating person " + username)
     status, data = call(base, "POST", "/api/sessions", {"username": username, "password": password})
     session = expect(status, data, 201, "signing in " + username)
@@ -81,13 +87,17 @@ def main(argv):
     p.add_argument("--workers", type=int, default=4, help="concurrent people (bcrypt runs on Quad's thread pool)")
     a = p.parse_args(argv[1:])
     if a.people < a.capacity:
-        p.error("--people (%d) must be at least --capacity (%d): one spot per person per room"
-                % (a.people, a.capacity))
+        p.error("--people (%d) must be at least --capacity (%d): one spot per person per room" % (a.people, a.capacity))
 
     t0 = time.monotonic()
     for k in range(1, a.rooms + 1):
-        status, data = call(a.url, "POST", "/api/rooms",
-                            {"name": "Storm %d" % k, "building": "Bench", "capacity": a.capacity}, a.admin_token)
+        status, data = call(
+            a.url,
+            "POST",
+            "/api/rooms",
+            {"name": "Storm %d" % k, "building": "Bench", "capacity": a.capacity},
+            a.admin_token,
+        )
         room = expect(status, data, 201, "creating room Storm %d" % k)
         if room.get("id") != "storm-%d" % k:
             sys.exit("room Storm %d got id %r, expected storm-%d" % (k, room.get("id"), k))
@@ -98,8 +108,11 @@ def main(argv):
     with open(a.tokens_file, "w") as f:
         for username, token in people:
             f.write("%s %s\n" % (username, token))
-    print("created %d rooms x %d spots in %.1f s; %d people signed in in %.1f s"
-          % (a.rooms, a.capacity, t1 - t0, len(people), t2 - t1), file=sys.stderr)
+    print(
+        "created %d rooms x %d spots in %.1f s; %d people signed in in %.1f s"
+        % (a.rooms, a.capacity, t1 - t0, len(people), t2 - t1),
+        file=sys.stderr,
+    )
     return 0
 
 
