@@ -62,7 +62,7 @@ def schema_of(db):
 
 def now_iso():
     # Quad: ISO8601DateFormatter().string(from: Date()), e.g. 2025-01-31T12:00:00Z
-    return datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    return datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def booking_id():
@@ -89,12 +89,12 @@ def main(argv):
     a = p.parse_args(argv[1:])
     target = a.bookings or a.rooms * a.capacity
     if os.path.exists(a.db):
-        p.error("%s exists; give a fresh file" % a.db)
+        p.error(f"{a.db} exists; give a fresh file")
 
     db = sqlite3.connect(a.db, isolation_level=None)  # autocommit: we write BEGIN/COMMIT ourselves
     mode = db.execute("PRAGMA journal_mode = WAL").fetchone()[0]
     if mode.lower() != "wal":
-        sys.exit("could not switch %s to WAL (got %s)" % (a.db, mode))
+        sys.exit(f"could not switch {a.db} to WAL (got {mode})")
     db.execute("PRAGMA synchronous = FULL")
     db.execute("PRAGMA foreign_keys = ON")
     db.execute("BEGIN IMMEDIATE")
@@ -102,7 +102,7 @@ def main(argv):
         db.execute(statement)
     rooms = []
     for k in range(1, a.rooms + 1):
-        room_id, name = "storm-%d" % k, "Storm %d" % k
+        room_id, name = f"storm-{k}", f"Storm {k}"
         db.execute(
             "INSERT INTO rooms (id, name, name_key, building, capacity, spots, photo, created_at)"
             " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
@@ -124,7 +124,7 @@ def main(argv):
         room_id = rooms[i % len(rooms)]
         # Quad: person = display name, person_key = owner = username, lowercased
         n = (i // len(rooms)) % a.people + 1
-        person, person_key = "Storm person %d" % n, "storm-p%d" % n
+        person, person_key = f"Storm person {n}", f"storm-p{n}"
         i += 1
         db.execute("BEGIN IMMEDIATE")
         try:
@@ -157,11 +157,11 @@ def main(argv):
     stored = db.execute("SELECT COUNT(*) FROM room_bookings").fetchone()[0]
     schema_matches = None
     if a.compare_schema:
-        quad = sqlite3.connect("file:%s?mode=ro" % a.compare_schema, uri=True)
+        quad = sqlite3.connect(f"file:{a.compare_schema}?mode=ro", uri=True)
         schema_matches = schema_of(quad) == schema_of(db)
         if not schema_matches:
             print(
-                "schema differs from %s:\n  ours: %s\n  Quad: %s" % (a.compare_schema, schema_of(db), schema_of(quad)),
+                f"schema differs from {a.compare_schema}:\n  ours: {schema_of(db)}\n  Quad: {schema_of(quad)}",
                 file=sys.stderr,
             )
         quad.close()

@@ -25,7 +25,7 @@ def main(argv):
     a = p.parse_args(argv[1:])
 
     # Read-only, so a missing file is an error rather than a new empty database.
-    db = sqlite3.connect("file:%s?mode=ro" % a.db, uri=True)
+    db = sqlite3.connect(f"file:{a.db}?mode=ro", uri=True)
     rows = db.execute(
         "SELECT r.id, r.capacity, r.spots,"
         " (SELECT COUNT(*) FROM room_bookings b WHERE b.room_id = r.id) AS booked"
@@ -38,11 +38,11 @@ def main(argv):
     for room_id, capacity, spots, booked in rows:
         if spots < 0 or spots != capacity - booked:
             violations.append({"id": room_id, "capacity": capacity, "spots": spots, "bookings": booked})
-    print("overbooked: %d" % len(violations), file=sys.stderr)
+    print(f"overbooked: {len(violations)}", file=sys.stderr)
     for v in violations:
-        print("  %(id)s: capacity %(capacity)d, spots %(spots)d, bookings %(bookings)d" % v, file=sys.stderr)
+        print(f"  {v['id']}: capacity {v['capacity']}, spots {v['spots']}, bookings {v['bookings']}", file=sys.stderr)
     if not rows:
-        print("no room with an id starting %r in %s" % (a.prefix, a.db), file=sys.stderr)
+        print(f"no room with an id starting {a.prefix!r} in {a.db}", file=sys.stderr)
     print(
         json.dumps(
             {

@@ -41,7 +41,8 @@ def cpu_seconds(pid: int) -> float:
 
 
 def png(size_bytes: int, seed: int) -> bytes:
-    """A whole PNG (IHDR 2000 x 2000, one IDAT of `size_bytes` bytes, IEND): Quad reads its structure, not its pixels."""
+    """A whole PNG (IHDR 2000 x 2000, one IDAT of `size_bytes` bytes, IEND): Quad reads its structure,
+    not its pixels."""
 
     def chunk(kind: bytes, data: bytes) -> bytes:
         return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data) & 0xFFFFFFFF)

@@ -80,40 +80,39 @@ def parse_wrk(text):
             if int(count):
                 out["socket_errors"][kind] = int(count)
     if out["rps"] is None:
-        first = next((l.strip() for l in text.splitlines() if l.strip()), "no output")
-        out["failure"] = "wrk gave no result (%s)" % first[:80]
+        first = next((line.strip() for line in text.splitlines() if line.strip()), "no output")
+        out["failure"] = f"wrk gave no result ({first[:80]})"
     return out
 
 
 def wrk_errors(server, parsed):
     errs = []
     if parsed["failure"]:
-        errs.append("%s: %s" % (server, parsed["failure"]))
+        errs.append(f"{server}: {parsed['failure']}")
     if parsed["bad_status"]:
-        errs.append("%s: %d non-2xx/3xx" % (server, parsed["bad_status"]))
+        errs.append(f"{server}: {parsed['bad_status']} non-2xx/3xx")
     if parsed["socket_errors"]:
-        errs.append(
-            "%s: socket errors %s" % (server, ", ".join("%s %d" % kv for kv in sorted(parsed["socket_errors"].items())))
-        )
+        counts = ", ".join(f"{kind} {count}" for kind, count in sorted(parsed["socket_errors"].items()))
+        errs.append(f"{server}: socket errors {counts}")
     return errs
 
 
 def fmt_rps(v):
-    return "-" if v is None else "{:,.0f}".format(v)
+    return "-" if v is None else f"{v:,.0f}"
 
 
 def fmt_lat(us):
     if us is None:
         return "-"
     if us < 1000:
-        return "%.0fus" % us
+        return f"{us:.0f}us"
     if us < 1e6:
-        return "%.2fms" % (us / 1e3)
-    return "%.2fs" % (us / 1e6)
+        return f"{us / 1e3:.2f}ms"
+    return f"{us / 1e6:.2f}s"
 
 
 def fmt_cpu(us):
-    return "-" if us is None else "%.1fus" % us
+    return "-" if us is None else f"{us:.1f}us"
 
 
 def fmt_ratio(a, b):
@@ -136,7 +135,7 @@ def load_wrk_file(path):
             "requests": None,
             "bad_status": 0,
             "socket_errors": {},
-            "failure": "no wrk output (%s)" % e.strerror,
+            "failure": f"no wrk output ({e.strerror})",
         }
 
 
@@ -228,19 +227,15 @@ def build(records_path):
     if others:
         worst = max(others, key=lambda o: o[2])
         shares = sorted(o[2] for o in others)
+        advice = (
+            "; above ~10% the req/s and latency columns are disturbed, compare "
+            "CPU/req instead, or rerun on a quiet machine"
+            if worst[2] > 10
+            else ""
+        )
         notes.append(
-            "other processes' share of the CPUs during the measured runs: median %.0f%%, max %.0f%% "
-            "(%s, %s)%s"
-            % (
-                shares[len(shares) // 2],
-                worst[2],
-                worst[0],
-                worst[1],
-                "; above ~10% the req/s and latency columns are disturbed, compare "
-                "CPU/req instead, or rerun on a quiet machine"
-                if worst[2] > 10
-                else "",
-            )
+            "other processes' share of the CPUs during the measured runs: "
+            f"median {shares[len(shares) // 2]:.0f}%, max {worst[2]:.0f}% ({worst[0]}, {worst[1]}){advice}"
         )
     return meta, notes, rows, targets
 
@@ -268,7 +263,7 @@ def fmt_metric(metric, v):
         return fmt_lat(v)
     if metric.endswith("_cpu_us"):
         return fmt_cpu(v)
-    return "%g" % v
+    return f"{v:g}"
 
 
 def check_target(expr, rows):
@@ -283,14 +278,14 @@ def check_target(expr, rows):
     left = left_row.get(lmetric) if left_row else None
     erred = [n for n, r in ((lname, left_row), (rname, right_row)) if r and r["errors"]]
     if const is not None:
-        needed = "%s %s" % (_SHOW[op], const)
+        needed = f"{_SHOW[op]} {const}"
         if left is None:
             return "-", needed, "not measured", None
         met = _OPS[op](left, float(const))
         measured = fmt_metric(lmetric, left)
     else:
         right = right_row.get(rmetric) if right_row else None
-        needed = "%s %.2fx" % (_SHOW[op], float(factor))
+        needed = f"{_SHOW[op]} {float(factor):.2f}x"
         if left is None or right is None or right == 0:
             return "-", needed, "not measured", None
         met = _OPS[op](left, float(factor) * right)
@@ -301,16 +296,13 @@ def check_target(expr, rows):
                 return server
             return scenario + (" (nginx)" if server == "nginx" else "")
 
-        measured = "%.2fx (%s %s / %s %s)" % (
-            left / right,
-            who(lname, lmetric),
-            fmt_metric(lmetric, left),
-            who(rname, rmetric),
-            fmt_metric(rmetric, right),
+        measured = (
+            f"{left / right:.2f}x ({who(lname, lmetric)} {fmt_metric(lmetric, left)}"
+            f" / {who(rname, rmetric)} {fmt_metric(rmetric, right)})"
         )
     result = "met" if met else "MISSED"
     if erred:
-        result += " (%s had errors)" % ", ".join(dict.fromkeys(erred))
+        result += f" ({', '.join(dict.fromkeys(erred))} had errors)"
     return measured, needed, result, met
 
 
@@ -354,13 +346,13 @@ def render(meta, notes, rows, targets=()):
                 fmt_lat(r["q_p99"]),
                 fmt_lat(r["n_p99"]),
                 fmt_ratio(r["q_p99"], r["n_p99"]),
-                "%s / %s" % (fmt_cpu(r.get("q_cpu_us")), fmt_cpu(r.get("n_cpu_us"))),
+                f"{fmt_cpu(r.get('q_cpu_us'))} / {fmt_cpu(r.get('n_cpu_us'))}",
                 "ok" if not r["errors"] else "ERROR: " + "; ".join(r["errors"]),
             ]
         )
     lines = ["# Quad vs nginx", ""]
     for k, v in meta:
-        lines.append("- %s: %s" % (k, v))
+        lines.append(f"- {k}: {v}")
     lines += [""] + markdown_table(header, table, {1, 2, 3, 4, 5, 6, 7, 8, 9})
     lines += [
         "",
@@ -377,7 +369,7 @@ def render(meta, notes, rows, targets=()):
         met = sum(1 for c in checked if c[4] is True)
         lines += ["", "## Targets", ""]
         lines += markdown_table(["target", "measured", "needed", "result"], [list(c[:4]) for c in checked], set())
-        lines += ["", "targets met: %d of %d" % (met, len(checked))]
+        lines += ["", f"targets met: {met} of {len(checked)}"]
     return "\n".join(lines) + "\n"
 
 

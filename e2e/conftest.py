@@ -37,9 +37,9 @@ import subprocess
 import time
 import urllib.error
 import urllib.request
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
 from zoneinfo import ZoneInfo
 
 import pytest
@@ -100,7 +100,7 @@ def parse_instant(text: str, what: str = TEST_NOW_VARIABLE) -> dt.datetime:
         raise pytest.UsageError(
             f"{what}={text!r} is not an ISO 8601 instant with an offset, such as 2026-11-24T16:00:00Z"
         )
-    return instant.astimezone(dt.timezone.utc)
+    return instant.astimezone(dt.UTC)
 
 
 def test_now() -> dt.datetime:
@@ -108,7 +108,7 @@ def test_now() -> dt.datetime:
     text = os.environ.get(TEST_NOW_VARIABLE, "").strip()
     if text:
         return parse_instant(text)
-    return dt.datetime.now(dt.timezone.utc)
+    return dt.datetime.now(dt.UTC)
 
 
 test_now.__test__ = False  # not a test, whatever its name
@@ -118,7 +118,7 @@ def quad_instant(instant: dt.datetime) -> str:
     """`instant` as QUAD_NOW takes it: UTC, whole seconds (2026-11-24T16:30:00Z)."""
     if instant.tzinfo is None:
         raise ValueError(f"{instant!r} has no time zone: give the instant, e.g. with tzinfo=dt.timezone.utc")
-    return instant.astimezone(dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    return instant.astimezone(dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def melbourne(
@@ -143,7 +143,7 @@ def melbourne(
     date = after.astimezone(MELBOURNE).date()
     for _ in range(400):
         local = dt.datetime.combine(date, dt.time(hour, minute, second), tzinfo=MELBOURNE)
-        instant = local.astimezone(dt.timezone.utc)
+        instant = local.astimezone(dt.UTC)
         real = instant.astimezone(MELBOURNE)  # a time in the spring-forward gap reads otherwise
         if instant >= after and matches(date) and (real.hour, real.minute, real.second) == (hour, minute, second):
             return instant

@@ -6,10 +6,11 @@ from __future__ import annotations
 import json
 
 import pytest
-from helpers import add_person, sign_in
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support import expected_conditions as EC
 from selenium.webdriver.support.ui import WebDriverWait
+
+from helpers import add_person, sign_in
 
 
 @pytest.fixture
@@ -81,7 +82,10 @@ def test_failures_make_that_address_wait_before_trying_that_name_again(server):
     Retry-After); another name from the same address is not held back."""
     add_person(server, "zed", "correct horse battery")
     add_person(server, "yan", "correct horse battery")
-    body = lambda name, password: json.dumps({"username": name, "password": password}).encode()
+
+    def body(name, password):
+        return json.dumps({"username": name, "password": password}).encode()
+
     for _ in range(3):
         assert (
             server.request(

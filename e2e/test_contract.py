@@ -82,10 +82,10 @@ def test_every_event_on_the_stream_matches_its_schema_in_the_contract(quad_serve
     import json
     import socket
     import threading
-    import time
 
     import jsonschema
     import yaml
+
     from conftest import melbourne, wait_until
 
     server = quad_server_factory(demo=True, now=melbourne("10:00", day="tuesday"), env={"QUAD_RATE_LIMIT": "0"})

@@ -27,6 +27,7 @@ import uuid
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
+
 from conftest import http_request
 from helpers import add_person, session_token
 
@@ -197,7 +198,8 @@ def test_kill_9_during_a_booking_storm_loses_no_acknowledged_booking(engine, req
     )
     assert not storm.unexpected, "answers other than 201 and 409 during the storm:\n" + "\n".join(storm.unexpected)
     assert all(kind.endswith("room-full") for kind in storm.refused.values()), (
-        f"refusals other than a full room (each person books each room once): {collections.Counter(storm.refused.values())}"
+        "refusals other than a full room (each person books each room once): "
+        f"{collections.Counter(storm.refused.values())}"
     )
     assert storm.cut_off, "no request was in flight when the server was killed"
 

@@ -25,6 +25,7 @@ import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
+
 from conftest import REPO_ROOT, melbourne, wait_until
 from helpers import bearer, password_of, png, sign_in, text_of, wait_for
 
@@ -362,7 +363,7 @@ def differences(before: dict, after: dict) -> list[str]:
     for key in before:
         old, new = str(before[key]), str(after.get(key))
         if old != new:
-            start = next((i for i, (a, b) in enumerate(zip(old, new)) if a != b), min(len(old), len(new)))
+            start = next((i for i, (a, b) in enumerate(zip(old, new, strict=False)) if a != b), min(len(old), len(new)))
             start = max(0, start - 120)
             found.append(f"{key}:\n  before: …{old[start : start + 400]}\n  after:  …{new[start : start + 400]}")
     return found
@@ -585,7 +586,9 @@ def test_a_page_on_another_origin_changes_nothing_with_the_persons_cookies(serve
     assert changed == [], "the page on another origin changed:\n" + "\n".join(changed)
     for driver, name in ((admin_browser, "Administrator"), (kier_browser, "Kier")):
         driver.get(server.url + "/account")
-        wait_for(driver, lambda d: name in text_of(d, "nav.account"), message=f"{name} is no longer signed in")
+        wait_for(
+            driver, lambda d, name=name: name in text_of(d, "nav.account"), message=f"{name} is no longer signed in"
+        )
 
     # Control: the same requests from Quad's own origin, with the person's token, are accepted, and change every
     # part of what was compared (so the comparison above could fail).

@@ -32,14 +32,15 @@ import itertools
 import json
 import math
 import re
-import socket
 import time
 import unicodedata
 import urllib.parse
 from collections import defaultdict
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import pytest
+
 from conftest import http_request, melbourne
 from helpers import add_person, password_of, png, session_token
 
@@ -242,7 +243,7 @@ class Contract:
                     params={p["name"]: self.resolve(p["schema"]) for p in parameters if p["in"] == "path"},
                     headers={p["name"]: self.resolve(p["schema"]) for p in parameters if p["in"] == "header"},
                     responses={
-                        str(status): list((self.resolve(answer).get("content") or {}))
+                        str(status): list(self.resolve(answer).get("content") or {})
                         for status, answer in operation.get("responses", {}).items()
                     },
                 )
@@ -309,7 +310,7 @@ class Contract:
             reasons = [self.invalid(branch, value) for branch in schema["oneOf"]]
             if all(reasons):  # the reason of the branch of the value's own type, if there is one
                 kind = json_type(value)
-                typed = [r for r, b in zip(reasons, schema["oneOf"]) if kind in self.types(b)]
+                typed = [r for r, b in zip(reasons, schema["oneOf"], strict=True) if kind in self.types(b)]
                 return (typed or reasons)[0]
         for branch in schema.get("allOf", []):
             if reason := self.invalid(branch, value):
@@ -436,7 +437,7 @@ class Wire:
                 )
             else:
                 connection.request(method, path, body=body, headers=headers or {})
-        except (BrokenPipeError, ConnectionResetError, socket.timeout) as error:
+        except (TimeoutError, BrokenPipeError, ConnectionResetError) as error:
             send_error = f"while sending: {type(error).__name__}"  # the server may have answered already
         except OSError as error:
             self.close()
@@ -444,7 +445,7 @@ class Wire:
         try:
             response = connection.getresponse()
             data = response.read()
-        except socket.timeout:
+        except TimeoutError:
             self.close()
             return Answer(None, seconds=time.monotonic() - started, error=f"timed out {send_error}".strip())
         except (http.client.HTTPException, OSError) as error:

@@ -7,6 +7,7 @@ browser in (an account made once per name).
 """
 
 import pytest
+
 from conftest import PHONE
 from helpers import account_token, by_css, one, sign_in_as, text_of, wait_for
 

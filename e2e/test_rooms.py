@@ -12,6 +12,7 @@ import json
 import re
 
 import pytest
+
 from conftest import DESKTOP, PHONE
 from helpers import account_token, advance_page_clock, by_css, follow_clock, one, shown, sign_in_as, text_of, wait_for
 

@@ -12,6 +12,7 @@ import time
 from pathlib import Path
 
 import pytest
+
 from conftest import wait_until
 from helpers import png
 
@@ -85,7 +86,7 @@ def test_a_testing_clock_is_refused_outside_testing_mode_and_dates_every_answer_
     assert not (tmp_path / "quad.sqlite").exists()
 
     # In testing mode the server's one clock starts at QUAD_NOW and runs on: its answers are dated by it.
-    start = dt.datetime(2031, 2, 3, 4, 5, 6, tzinfo=dt.timezone.utc)
+    start = dt.datetime(2031, 2, 3, 4, 5, 6, tzinfo=dt.UTC)
     server = quad_server_factory(now=start)
     dated = email.utils.parsedate_to_datetime(server.request("/health").headers["date"])
     assert start <= dated <= server.now(), (dated, server.now())

@@ -9,6 +9,7 @@ import json
 import urllib.parse
 
 import pytest
+
 from conftest import PHONE
 from helpers import add_person, by_css, sign_in, wait_for
 
@@ -61,7 +62,8 @@ def tile_boxes(driver):
               .map((selector) => cell.querySelector(selector)).filter(shown)
               .filter((el) => {
                 const r = el.getBoundingClientRect();
-                return r.top < card.top - 1 || r.bottom > card.bottom + 1 || r.left < card.left - 1 || r.right > card.right + 1;
+                return r.top < card.top - 1 || r.bottom > card.bottom + 1
+                  || r.left < card.left - 1 || r.right > card.right + 1;
               }).map((el) => el.className);
             return {
               id: cell.dataset.id, w: Number(cell.dataset.width), h: Number(cell.dataset.height),

@@ -16,10 +16,11 @@ import json
 import urllib.parse
 
 import pytest
-from conftest import MELBOURNE, melbourne
-from helpers import bearer, by_css, follow_clock, one, sign_in, wait_for
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support import expected_conditions as EC
+
+from conftest import MELBOURNE, melbourne
+from helpers import bearer, by_css, follow_clock, one, sign_in, wait_for
 
 icalendar = pytest.importorskip("icalendar")
 from dateutil.rrule import rrulestr  # noqa: E402  (icalendar depends on python-dateutil)
