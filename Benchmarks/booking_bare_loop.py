@@ -23,6 +23,7 @@ database file and reports whether they match (the copy below can drift).
 Prints one JSON object: bookings, seconds, bookings_per_s, p50_us, p99_us (per
 transaction, BEGIN..COMMIT), sqlite version, schema_matches. Standard library only.
 """
+
 import argparse
 import base64
 import datetime
@@ -47,8 +48,10 @@ SCHEMA = [
 
 def schema_of(db):
     """The rooms tables' schema, whitespace-normalized, for comparing two databases."""
-    rows = db.execute("SELECT type, name, sql FROM sqlite_master WHERE tbl_name IN ('rooms', 'room_bookings')"
-                      " AND sql IS NOT NULL ORDER BY type, name").fetchall()
+    rows = db.execute(
+        "SELECT type, name, sql FROM sqlite_master WHERE tbl_name IN ('rooms', 'room_bookings')"
+        " AND sql IS NOT NULL ORDER BY type, name"
+    ).fetchall()
     norm = []
     for kind, name, sql in rows:
         sql = re.sub(r"\s+", " ", sql)
@@ -59,7 +62,7 @@ def schema_of(db):
 
 def now_iso():
     # Quad: ISO8601DateFormatter().string(from: Date()), e.g. 2025-01-31T12:00:00Z
-    return datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    return datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def booking_id():
@@ -86,12 +89,12 @@ def main(argv):
     a = p.parse_args(argv[1:])
     target = a.bookings or a.rooms * a.capacity
     if os.path.exists(a.db):
-        p.error("%s exists; give a fresh file" % a.db)
+        p.error(f"{a.db} exists; give a fresh file")
 
     db = sqlite3.connect(a.db, isolation_level=None)  # autocommit: we write BEGIN/COMMIT ourselves
     mode = db.execute("PRAGMA journal_mode = WAL").fetchone()[0]
     if mode.lower() != "wal":
-        sys.exit("could not switch %s to WAL (got %s)" % (a.db, mode))
+        sys.exit(f"could not switch {a.db} to WAL (got {mode})")
     db.execute("PRAGMA synchronous = FULL")
     db.execute("PRAGMA foreign_keys = ON")
     db.execute("BEGIN IMMEDIATE")
@@ -99,11 +102,12 @@ def main(argv):
         db.execute(statement)
     rooms = []
     for k in range(1, a.rooms + 1):
-        room_id, name = "storm-%d" % k, "Storm %d" % k
+        room_id, name = f"storm-{k}", f"Storm {k}"
         db.execute(
             "INSERT INTO rooms (id, name, name_key, building, capacity, spots, photo, created_at)"
             " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-            (room_id, name, name.lower(), "Bench", a.capacity, a.capacity, None, now_iso()))
+            (room_id, name, name.lower(), "Bench", a.capacity, a.capacity, None, now_iso()),
+        )
         rooms.append(room_id)
     db.execute("COMMIT")
 
@@ -120,13 +124,16 @@ def main(argv):
         room_id = rooms[i % len(rooms)]
         # Quad: person = display name, person_key = owner = username, lowercased
         n = (i // len(rooms)) % a.people + 1
-        person, person_key = "Storm person %d" % n, "storm-p%d" % n
+        person, person_key = f"Storm person {n}", f"storm-p{n}"
         i += 1
         db.execute("BEGIN IMMEDIATE")
         try:
-            taken = db.execute("UPDATE rooms SET spots = spots - 1 WHERE id = ? AND spots > 0"
-                               " AND NOT EXISTS (SELECT 1 FROM room_bookings WHERE room_id = ? AND person_key = ?)"
-                               " RETURNING spots", (room_id, room_id, person_key)).fetchone()
+            taken = db.execute(
+                "UPDATE rooms SET spots = spots - 1 WHERE id = ? AND spots > 0"
+                " AND NOT EXISTS (SELECT 1 FROM room_bookings WHERE room_id = ? AND person_key = ?)"
+                " RETURNING spots",
+                (room_id, room_id, person_key),
+            ).fetchone()
             if taken is None:
                 db.execute("ROLLBACK")
                 full += 1
@@ -134,9 +141,11 @@ def main(argv):
                     break
                 continue
             full = 0
-            db.execute("INSERT INTO room_bookings (id, room_id, person, person_key, owner, created_at)"
-                       " VALUES (?, ?, ?, ?, ?, ?)", (booking_id(), room_id, person, person_key, person_key,
-                                                     now_iso()))
+            db.execute(
+                "INSERT INTO room_bookings (id, room_id, person, person_key, owner, created_at)"
+                " VALUES (?, ?, ?, ?, ?, ?)",
+                (booking_id(), room_id, person, person_key, person_key, now_iso()),
+            )
             db.execute("COMMIT")
         except BaseException:
             if db.in_transaction:
@@ -148,28 +157,34 @@ def main(argv):
     stored = db.execute("SELECT COUNT(*) FROM room_bookings").fetchone()[0]
     schema_matches = None
     if a.compare_schema:
-        quad = sqlite3.connect("file:%s?mode=ro" % a.compare_schema, uri=True)
+        quad = sqlite3.connect(f"file:{a.compare_schema}?mode=ro", uri=True)
         schema_matches = schema_of(quad) == schema_of(db)
         if not schema_matches:
-            print("schema differs from %s:\n  ours: %s\n  Quad: %s" % (
-                a.compare_schema, schema_of(db), schema_of(quad)), file=sys.stderr)
+            print(
+                f"schema differs from {a.compare_schema}:\n  ours: {schema_of(db)}\n  Quad: {schema_of(quad)}",
+                file=sys.stderr,
+            )
         quad.close()
     db.close()
 
     durations.sort()
     p50, p99 = percentile(durations, 50), percentile(durations, 99)
-    print(json.dumps({
-        "bookings": booked,
-        "stored": stored,
-        "seconds": round(elapsed, 6),
-        "bookings_per_s": round(booked / elapsed, 1) if elapsed > 0 else None,
-        "stopped_by": "count" if booked >= target else "time" if elapsed >= a.seconds else "full",
-        "p50_us": None if p50 is None else round(p50 * 1e6, 1),
-        "p99_us": None if p99 is None else round(p99 * 1e6, 1),
-        "sqlite": sqlite3.sqlite_version,
-        "journal_mode": mode,
-        "schema_matches": schema_matches,
-    }))
+    print(
+        json.dumps(
+            {
+                "bookings": booked,
+                "stored": stored,
+                "seconds": round(elapsed, 6),
+                "bookings_per_s": round(booked / elapsed, 1) if elapsed > 0 else None,
+                "stopped_by": "count" if booked >= target else "time" if elapsed >= a.seconds else "full",
+                "p50_us": None if p50 is None else round(p50 * 1e6, 1),
+                "p99_us": None if p99 is None else round(p99 * 1e6, 1),
+                "sqlite": sqlite3.sqlite_version,
+                "journal_mode": mode,
+                "schema_matches": schema_matches,
+            }
+        )
+    )
     return 0 if stored == booked else 1
 
 

@@ -11,6 +11,7 @@ JSON object on stdout: rooms, full_rooms, capacity, stored (bookings held),
 overbooked, violations. Exit status 1 if any room breaks a rule or there is no
 such room at all.
 """
+
 import argparse
 import json
 import sqlite3
@@ -24,31 +25,36 @@ def main(argv):
     a = p.parse_args(argv[1:])
 
     # Read-only, so a missing file is an error rather than a new empty database.
-    db = sqlite3.connect("file:%s?mode=ro" % a.db, uri=True)
+    db = sqlite3.connect(f"file:{a.db}?mode=ro", uri=True)
     rows = db.execute(
         "SELECT r.id, r.capacity, r.spots,"
         " (SELECT COUNT(*) FROM room_bookings b WHERE b.room_id = r.id) AS booked"
         " FROM rooms r WHERE substr(r.id, 1, ?) = ? ORDER BY r.id",
-        (len(a.prefix), a.prefix)).fetchall()
+        (len(a.prefix), a.prefix),
+    ).fetchall()
     db.close()
 
     violations = []
     for room_id, capacity, spots, booked in rows:
         if spots < 0 or spots != capacity - booked:
             violations.append({"id": room_id, "capacity": capacity, "spots": spots, "bookings": booked})
-    print("overbooked: %d" % len(violations), file=sys.stderr)
+    print(f"overbooked: {len(violations)}", file=sys.stderr)
     for v in violations:
-        print("  %(id)s: capacity %(capacity)d, spots %(spots)d, bookings %(bookings)d" % v, file=sys.stderr)
+        print(f"  {v['id']}: capacity {v['capacity']}, spots {v['spots']}, bookings {v['bookings']}", file=sys.stderr)
     if not rows:
-        print("no room with an id starting %r in %s" % (a.prefix, a.db), file=sys.stderr)
-    print(json.dumps({
-        "rooms": len(rows),
-        "full_rooms": sum(1 for r in rows if r[2] == 0),
-        "capacity": sum(r[1] for r in rows),
-        "stored": sum(r[3] for r in rows),
-        "overbooked": len(violations),
-        "violations": violations,
-    }))
+        print(f"no room with an id starting {a.prefix!r} in {a.db}", file=sys.stderr)
+    print(
+        json.dumps(
+            {
+                "rooms": len(rows),
+                "full_rooms": sum(1 for r in rows if r[2] == 0),
+                "capacity": sum(r[1] for r in rows),
+                "stored": sum(r[3] for r in rows),
+                "overbooked": len(violations),
+                "violations": violations,
+            }
+        )
+    )
     return 1 if violations or not rows else 0
 
 

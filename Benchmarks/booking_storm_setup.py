@@ -14,6 +14,7 @@ so the storm needs people x rooms >= rooms x capacity, i.e. more people than a r
 spots. Creating a person and signing in each cost a bcrypt hash (cost 12), which is why
 the default is few people and many small rooms. Standard library only.
 """
+
 import argparse
 import concurrent.futures
 import http.client
@@ -55,15 +56,20 @@ def call(base, method, path, body, token=None):
 
 def expect(status, data, want, what):
     if status != want:
-        sys.exit("%s: HTTP %d %s" % (what, status, data[:300].decode("utf-8", "replace")))
+        sys.exit(f"{what}: HTTP {status} {data[:300].decode('utf-8', 'replace')}")
     return json.loads(data) if data else None
 
 
 def make_person(base, admin, n):
-    username = "storm-p%d" % n
+    username = f"storm-p{n}"
     password = secrets.token_urlsafe(12)
-    status, data = call(base, "POST", "/api/people",
-                        {"username": username, "displayName": "Storm person %d" % n, "password": password}, admin)
+    status, data = call(
+        base,
+        "POST",
+        "/api/people",
+        {"username": username, "displayName": f"Storm person {n}", "password": password},
+        admin,
+    )
     expect(status, data, 201, "creating person " + username)
     status, data = call(base, "POST", "/api/sessions", {"username": username, "password": password})
     session = expect(status, data, 201, "signing in " + username)
@@ -81,25 +87,32 @@ def main(argv):
     p.add_argument("--workers", type=int, default=4, help="concurrent people (bcrypt runs on Quad's thread pool)")
     a = p.parse_args(argv[1:])
     if a.people < a.capacity:
-        p.error("--people (%d) must be at least --capacity (%d): one spot per person per room"
-                % (a.people, a.capacity))
+        p.error(f"--people ({a.people}) must be at least --capacity ({a.capacity}): one spot per person per room")
 
     t0 = time.monotonic()
     for k in range(1, a.rooms + 1):
-        status, data = call(a.url, "POST", "/api/rooms",
-                            {"name": "Storm %d" % k, "building": "Bench", "capacity": a.capacity}, a.admin_token)
-        room = expect(status, data, 201, "creating room Storm %d" % k)
-        if room.get("id") != "storm-%d" % k:
-            sys.exit("room Storm %d got id %r, expected storm-%d" % (k, room.get("id"), k))
+        status, data = call(
+            a.url,
+            "POST",
+            "/api/rooms",
+            {"name": f"Storm {k}", "building": "Bench", "capacity": a.capacity},
+            a.admin_token,
+        )
+        room = expect(status, data, 201, f"creating room Storm {k}")
+        if room.get("id") != f"storm-{k}":
+            sys.exit(f"room Storm {k} got id {room.get('id')!r}, expected storm-{k}")
     t1 = time.monotonic()
     with concurrent.futures.ThreadPoolExecutor(a.workers) as pool:
         people = list(pool.map(lambda n: make_person(a.url, a.admin_token, n), range(1, a.people + 1)))
     t2 = time.monotonic()
     with open(a.tokens_file, "w") as f:
         for username, token in people:
-            f.write("%s %s\n" % (username, token))
-    print("created %d rooms x %d spots in %.1f s; %d people signed in in %.1f s"
-          % (a.rooms, a.capacity, t1 - t0, len(people), t2 - t1), file=sys.stderr)
+            f.write(f"{username} {token}\n")
+    print(
+        f"created {a.rooms} rooms x {a.capacity} spots in {t1 - t0:.1f} s; "
+        f"{len(people)} people signed in in {t2 - t1:.1f} s",
+        file=sys.stderr,
+    )
     return 0
 
 

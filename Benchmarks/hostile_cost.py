@@ -10,6 +10,7 @@ Each row sends its request N times, one after another, and reports the server's 
 temporary SQLite file; rate limiting off (it would turn most rows into cheap 429s, which is the point of it,
 but here the cost of the request itself is measured); open sign-up.
 """
+
 from __future__ import annotations
 
 import http.client
@@ -40,24 +41,39 @@ def cpu_seconds(pid: int) -> float:
 
 
 def png(size_bytes: int, seed: int) -> bytes:
-    """A whole PNG (IHDR 2000 x 2000, one IDAT of `size_bytes` bytes, IEND): Quad reads its structure, not its pixels."""
+    """A whole PNG (IHDR 2000 x 2000, one IDAT of `size_bytes` bytes, IEND): Quad reads its structure,
+    not its pixels."""
+
     def chunk(kind: bytes, data: bytes) -> bytes:
         return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data) & 0xFFFFFFFF)
 
     data = (seed.to_bytes(8, "big") * (size_bytes // 8 + 1))[:size_bytes]
-    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", 2000, 2000, 8, 2, 0, 0, 0))
-            + chunk(b"IDAT", data) + chunk(b"IEND", b""))
+    return (
+        b"\x89PNG\r\n\x1a\n"
+        + chunk(b"IHDR", struct.pack(">IIBBBBB", 2000, 2000, 8, 2, 0, 0, 0))
+        + chunk(b"IDAT", data)
+        + chunk(b"IEND", b"")
+    )
 
 
 class Server:
     def __init__(self, binary: str, workdir: str):
         self.port = free_port()
-        env = {**os.environ, "QUAD_ADMIN_TOKEN": ADMIN, "QUAD_RATE_LIMIT": "0", "QUAD_SIGNUP": "open",
-               "QUAD_LOG_LEVEL": "warning"}
+        env = {
+            **os.environ,
+            "QUAD_ADMIN_TOKEN": ADMIN,
+            "QUAD_RATE_LIMIT": "0",
+            "QUAD_SIGNUP": "open",
+            "QUAD_LOG_LEVEL": "warning",
+        }
         self.log = open(os.path.join(workdir, "quad.log"), "w+")
         self.process = subprocess.Popen(
             [binary, "serve", "--port", str(self.port), "--database", os.path.join(workdir, "quad.sqlite")],
-            cwd=workdir, env=env, stdout=self.log, stderr=subprocess.STDOUT)
+            cwd=workdir,
+            env=env,
+            stdout=self.log,
+            stderr=subprocess.STDOUT,
+        )
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:
             try:
@@ -75,13 +91,19 @@ class Server:
         assert match, f"no demo password for {username}"
         return match.group(1)
 
-    def request(self, method: str, path: str, headers: dict | None = None, body: bytes | None = None,
-                chunked: bool = False) -> tuple[int, bytes]:
+    def request(
+        self, method: str, path: str, headers: dict | None = None, body: bytes | None = None, chunked: bool = False
+    ) -> tuple[int, bytes]:
         connection = http.client.HTTPConnection("127.0.0.1", self.port, timeout=60)
         try:
             if chunked:
-                connection.request(method, path, body=iter([body[i:i + 65536] for i in range(0, len(body), 65536)]),
-                                   headers=headers or {}, encode_chunked=True)
+                connection.request(
+                    method,
+                    path,
+                    body=iter([body[i : i + 65536] for i in range(0, len(body), 65536)]),
+                    headers=headers or {},
+                    encode_chunked=True,
+                )
             else:
                 connection.request(method, path, body=body, headers=headers or {})
             response = connection.getresponse()
@@ -92,8 +114,12 @@ class Server:
             connection.close()
 
     def token(self, username: str) -> str:
-        status, body = self.request("POST", "/api/sessions", {"Content-Type": "application/json"},
-                                    json.dumps({"username": username, "password": self.password(username)}).encode())
+        status, body = self.request(
+            "POST",
+            "/api/sessions",
+            {"Content-Type": "application/json"},
+            json.dumps({"username": username, "password": self.password(username)}).encode(),
+        )
         assert status == 201, (status, body)
         return json.loads(body)["token"]
 
@@ -113,31 +139,69 @@ def main() -> None:
             counter = iter(range(10**9))
             mib = 1024 * 1024
             rows = [
-                ("sign-in, wrong password, a new name each time (bcrypt cost 12)", 10, lambda: server.request(
-                    "POST", "/api/sessions", {"Content-Type": "application/json"},
-                    json.dumps({"username": f"nobody{next(counter)}", "password": "guess-guess-guess"}).encode())),
-                ("open sign-up (bcrypt hash; 5 an hour per address)", 5, lambda: server.request(
-                    "POST", "/signup", {"Content-Type": "application/x-www-form-urlencoded",
-                                        "Cookie": "quad_csrf=" + "c" * 43},
-                    f"csrf={'c' * 43}&username=new{next(counter)}&displayName=New&password=long-enough-pw".encode())),
-                ("a book with a 1 MiB title, refused (member)", 20, lambda: server.request(
-                    "POST", "/api/books", ada,
-                    json.dumps({"title": "a" * (mib - 100), "author": "x"}).encode())),
-                ("1 MiB of nested arrays (member)", 20, lambda: server.request(
-                    "POST", "/api/books", ada, b"[" * (mib - 1))),
-                ("2 MiB chunked body, refused at 1 MiB", 10, lambda: server.request(
-                    "POST", "/api/books", ada, b"a" * (2 * mib), chunked=True)),
-                ("delete 100 books that do not exist (member)", 20, lambda: server.request(
-                    "POST", "/api/books/delete", ada, json.dumps({"ids": list(range(10**6, 10**6 + 100))}).encode())),
-                ("search the library for 200 characters", 50, lambda: server.request(
-                    "GET", "/api/books?q=" + "qz" * 100, ada)),
+                (
+                    "sign-in, wrong password, a new name each time (bcrypt cost 12)",
+                    10,
+                    lambda: server.request(
+                        "POST",
+                        "/api/sessions",
+                        {"Content-Type": "application/json"},
+                        json.dumps({"username": f"nobody{next(counter)}", "password": "guess-guess-guess"}).encode(),
+                    ),
+                ),
+                (
+                    "open sign-up (bcrypt hash; 5 an hour per address)",
+                    5,
+                    lambda: server.request(
+                        "POST",
+                        "/signup",
+                        {"Content-Type": "application/x-www-form-urlencoded", "Cookie": "quad_csrf=" + "c" * 43},
+                        f"csrf={'c' * 43}&username=new{next(counter)}&displayName=New&password=long-enough-pw".encode(),
+                    ),
+                ),
+                (
+                    "a book with a 1 MiB title, refused (member)",
+                    20,
+                    lambda: server.request(
+                        "POST", "/api/books", ada, json.dumps({"title": "a" * (mib - 100), "author": "x"}).encode()
+                    ),
+                ),
+                (
+                    "1 MiB of nested arrays (member)",
+                    20,
+                    lambda: server.request("POST", "/api/books", ada, b"[" * (mib - 1)),
+                ),
+                (
+                    "2 MiB chunked body, refused at 1 MiB",
+                    10,
+                    lambda: server.request("POST", "/api/books", ada, b"a" * (2 * mib), chunked=True),
+                ),
+                (
+                    "delete 100 books that do not exist (member)",
+                    20,
+                    lambda: server.request(
+                        "POST", "/api/books/delete", ada, json.dumps({"ids": list(range(10**6, 10**6 + 100))}).encode()
+                    ),
+                ),
+                (
+                    "search the library for 200 characters",
+                    50,
+                    lambda: server.request("GET", "/api/books?q=" + "qz" * 100, ada),
+                ),
                 ("kier's week (GET /api/schedules)", 50, lambda: server.request("GET", "/api/schedules", kier)),
                 ("kier's timetable page", 50, lambda: server.request("GET", "/timetable", kier)),
-                ("a 5 MiB image stored (admin)", 5, lambda: server.request(
-                    "POST", "/api/images", {**admin, "Content-Type": "image/png"},
-                    png(5 * mib - 200, next(counter)))),
-                ("a 100 KiB header, refused by the parser", 20, lambda: server.request(
-                    "GET", "/api/rooms", {"X-Junk": "a" * 102400})),
+                (
+                    "a 5 MiB image stored (admin)",
+                    5,
+                    lambda: server.request(
+                        "POST", "/api/images", {**admin, "Content-Type": "image/png"}, png(5 * mib - 200, next(counter))
+                    ),
+                ),
+                (
+                    "a 100 KiB header, refused by the parser",
+                    20,
+                    lambda: server.request("GET", "/api/rooms", {"X-Junk": "a" * 102400}),
+                ),
             ]
             print("| request (each within Quad's limits) | n | server CPU ms / request | wall ms / request | status |")
             print("|---|---:|---:|---:|---|")
@@ -146,8 +210,9 @@ def main() -> None:
                 statuses = [send()[0] for _ in range(count)]
                 cpu = (cpu_seconds(server.process.pid) - before) / count * 1000
                 wall = (time.monotonic() - started) / count * 1000
-                print(f"| {name} | {count} | {cpu:.1f} | {wall:.1f} | "
-                      f"{', '.join(sorted({str(s) for s in statuses}))} |")
+                print(
+                    f"| {name} | {count} | {cpu:.1f} | {wall:.1f} | {', '.join(sorted({str(s) for s in statuses}))} |"
+                )
             sys.stdout.flush()
         finally:
             server.stop()

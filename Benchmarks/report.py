@@ -20,6 +20,7 @@ A wrk output path of "-" means "no run for that server". Exit status is 1 when
 any scenario has an error (unexpected status, socket errors, no output), else 0.
 Standard library only.
 """
+
 import json
 import re
 import sys
@@ -41,8 +42,14 @@ def parse_duration_us(text):
 def parse_wrk(text):
     """Parse `wrk --latency` output into a dict (missing values are None)."""
     out = {
-        "rps": None, "p50_us": None, "p99_us": None, "requests": None,
-        "bad_status": 0, "socket_errors": {}, "failure": None, "cpu_s": None,
+        "rps": None,
+        "p50_us": None,
+        "p99_us": None,
+        "requests": None,
+        "bad_status": 0,
+        "socket_errors": {},
+        "failure": None,
+        "cpu_s": None,
         "other_pct": None,
     }
     m = re.search(r"^Requests/sec:\s*([0-9.]+)", text, re.M)
@@ -73,39 +80,39 @@ def parse_wrk(text):
             if int(count):
                 out["socket_errors"][kind] = int(count)
     if out["rps"] is None:
-        first = next((l.strip() for l in text.splitlines() if l.strip()), "no output")
-        out["failure"] = "wrk gave no result (%s)" % first[:80]
+        first = next((line.strip() for line in text.splitlines() if line.strip()), "no output")
+        out["failure"] = f"wrk gave no result ({first[:80]})"
     return out
 
 
 def wrk_errors(server, parsed):
     errs = []
     if parsed["failure"]:
-        errs.append("%s: %s" % (server, parsed["failure"]))
+        errs.append(f"{server}: {parsed['failure']}")
     if parsed["bad_status"]:
-        errs.append("%s: %d non-2xx/3xx" % (server, parsed["bad_status"]))
+        errs.append(f"{server}: {parsed['bad_status']} non-2xx/3xx")
     if parsed["socket_errors"]:
-        errs.append("%s: socket errors %s" % (server, ", ".join(
-            "%s %d" % kv for kv in sorted(parsed["socket_errors"].items()))))
+        counts = ", ".join(f"{kind} {count}" for kind, count in sorted(parsed["socket_errors"].items()))
+        errs.append(f"{server}: socket errors {counts}")
     return errs
 
 
 def fmt_rps(v):
-    return "-" if v is None else "{:,.0f}".format(v)
+    return "-" if v is None else f"{v:,.0f}"
 
 
 def fmt_lat(us):
     if us is None:
         return "-"
     if us < 1000:
-        return "%.0fus" % us
+        return f"{us:.0f}us"
     if us < 1e6:
-        return "%.2fms" % (us / 1e3)
-    return "%.2fs" % (us / 1e6)
+        return f"{us / 1e3:.2f}ms"
+    return f"{us / 1e6:.2f}s"
 
 
 def fmt_cpu(us):
-    return "-" if us is None else "%.1fus" % us
+    return "-" if us is None else f"{us:.1f}us"
 
 
 def fmt_ratio(a, b):
@@ -121,9 +128,15 @@ def load_wrk_file(path):
         with open(path, encoding="utf-8", errors="replace") as f:
             return parse_wrk(f.read())
     except OSError as e:
-        return {"rps": None, "p50_us": None, "p99_us": None, "requests": None,
-                "bad_status": 0, "socket_errors": {},
-                "failure": "no wrk output (%s)" % e.strerror}
+        return {
+            "rps": None,
+            "p50_us": None,
+            "p99_us": None,
+            "requests": None,
+            "bad_status": 0,
+            "socket_errors": {},
+            "failure": f"no wrk output ({e.strerror})",
+        }
 
 
 def build(records_path):
@@ -166,15 +179,23 @@ def build(records_path):
                     if d.get("cpu_s") is None or not d.get("requests"):
                         return None
                     return d["cpu_s"] * 1e6 / d["requests"]
-                rows.append({
-                    "name": name,
-                    "q_rps": q.get("rps"), "n_rps": n.get("rps"),
-                    "q_p50": q.get("p50_us"), "n_p50": n.get("p50_us"),
-                    "q_p99": q.get("p99_us"), "n_p99": n.get("p99_us"),
-                    "q_req": q.get("requests"), "n_req": n.get("requests"),
-                    "q_cpu_us": cpu_us(q), "n_cpu_us": cpu_us(n),
-                    "errors": errs,
-                })
+
+                rows.append(
+                    {
+                        "name": name,
+                        "q_rps": q.get("rps"),
+                        "n_rps": n.get("rps"),
+                        "q_p50": q.get("p50_us"),
+                        "n_p50": n.get("p50_us"),
+                        "q_p99": q.get("p99_us"),
+                        "n_p99": n.get("p99_us"),
+                        "q_req": q.get("requests"),
+                        "n_req": n.get("requests"),
+                        "q_cpu_us": cpu_us(q),
+                        "n_cpu_us": cpu_us(n),
+                        "errors": errs,
+                    }
+                )
             elif kind == "row":
                 parts += [""] * (9 - len(parts))
                 _, name, qr, nr, q50, n50, q99, n99, errtext = parts[:9]
@@ -184,32 +205,52 @@ def build(records_path):
                         return float(s)
                     except ValueError:
                         return None
-                rows.append({
-                    "name": name,
-                    "q_rps": num(qr), "n_rps": num(nr),
-                    "q_p50": parse_duration_us(q50), "n_p50": parse_duration_us(n50),
-                    "q_p99": parse_duration_us(q99), "n_p99": parse_duration_us(n99),
-                    "q_req": None, "n_req": None, "q_cpu_us": None, "n_cpu_us": None,
-                    "errors": [e.strip() for e in errtext.split(";") if e.strip()],
-                })
+
+                rows.append(
+                    {
+                        "name": name,
+                        "q_rps": num(qr),
+                        "n_rps": num(nr),
+                        "q_p50": parse_duration_us(q50),
+                        "n_p50": parse_duration_us(n50),
+                        "q_p99": parse_duration_us(q99),
+                        "n_p99": parse_duration_us(n99),
+                        "q_req": None,
+                        "n_req": None,
+                        "q_cpu_us": None,
+                        "n_cpu_us": None,
+                        "errors": [e.strip() for e in errtext.split(";") if e.strip()],
+                    }
+                )
     for r in rows:
         r.update(values.get(r["name"], {}))
     if others:
         worst = max(others, key=lambda o: o[2])
         shares = sorted(o[2] for o in others)
+        advice = (
+            "; above ~10% the req/s and latency columns are disturbed, compare "
+            "CPU/req instead, or rerun on a quiet machine"
+            if worst[2] > 10
+            else ""
+        )
         notes.append(
-            "other processes' share of the CPUs during the measured runs: median %.0f%%, max %.0f%% "
-            "(%s, %s)%s" % (shares[len(shares) // 2], worst[2], worst[0], worst[1],
-                            "; above ~10% the req/s and latency columns are disturbed, compare "
-                            "CPU/req instead, or rerun on a quiet machine" if worst[2] > 10 else ""))
+            "other processes' share of the CPUs during the measured runs: "
+            f"median {shares[len(shares) // 2]:.0f}%, max {worst[2]:.0f}% ({worst[0]}, {worst[1]}){advice}"
+        )
     return meta, notes, rows, targets
 
 
 _TARGET = re.compile(
     r"^\s*([\w.-]+)\.(\w+)\s*(>=|<=|==|>|<)\s*"
-    r"(?:([0-9]*\.?[0-9]+)\s*\*\s*([\w.-]+)\.(\w+)|([0-9]*\.?[0-9]+))\s*$")
-_OPS = {">=": lambda a, b: a >= b, "<=": lambda a, b: a <= b, "==": lambda a, b: a == b,
-        ">": lambda a, b: a > b, "<": lambda a, b: a < b}
+    r"(?:([0-9]*\.?[0-9]+)\s*\*\s*([\w.-]+)\.(\w+)|([0-9]*\.?[0-9]+))\s*$"
+)
+_OPS = {
+    ">=": lambda a, b: a >= b,
+    "<=": lambda a, b: a <= b,
+    "==": lambda a, b: a == b,
+    ">": lambda a, b: a > b,
+    "<": lambda a, b: a < b,
+}
 _SHOW = {">=": "≥", "<=": "≤", "==": "=", ">": ">", "<": "<"}
 
 
@@ -222,7 +263,7 @@ def fmt_metric(metric, v):
         return fmt_lat(v)
     if metric.endswith("_cpu_us"):
         return fmt_cpu(v)
-    return "%g" % v
+    return f"{v:g}"
 
 
 def check_target(expr, rows):
@@ -237,34 +278,36 @@ def check_target(expr, rows):
     left = left_row.get(lmetric) if left_row else None
     erred = [n for n, r in ((lname, left_row), (rname, right_row)) if r and r["errors"]]
     if const is not None:
-        needed = "%s %s" % (_SHOW[op], const)
+        needed = f"{_SHOW[op]} {const}"
         if left is None:
             return "-", needed, "not measured", None
         met = _OPS[op](left, float(const))
         measured = fmt_metric(lmetric, left)
     else:
         right = right_row.get(rmetric) if right_row else None
-        needed = "%s %.2fx" % (_SHOW[op], float(factor))
+        needed = f"{_SHOW[op]} {float(factor):.2f}x"
         if left is None or right is None or right == 0:
             return "-", needed, "not measured", None
         met = _OPS[op](left, float(factor) * right)
+
         def who(scenario, metric):
             server = {"q_": "Quad", "n_": "nginx"}.get(metric[:2])
             if lname == rname and server:
                 return server
             return scenario + (" (nginx)" if server == "nginx" else "")
-        measured = "%.2fx (%s %s / %s %s)" % (
-            left / right, who(lname, lmetric), fmt_metric(lmetric, left),
-            who(rname, rmetric), fmt_metric(rmetric, right))
+
+        measured = (
+            f"{left / right:.2f}x ({who(lname, lmetric)} {fmt_metric(lmetric, left)}"
+            f" / {who(rname, rmetric)} {fmt_metric(rmetric, right)})"
+        )
     result = "met" if met else "MISSED"
     if erred:
-        result += " (%s had errors)" % ", ".join(dict.fromkeys(erred))
+        result += f" ({', '.join(dict.fromkeys(erred))} had errors)"
     return measured, needed, result, met
 
 
 def markdown_table(header, table, right):
-    widths = [max(len(h), *(len(row[i]) for row in table)) if table else len(h)
-              for i, h in enumerate(header)]
+    widths = [max(len(h), *(len(row[i]) for row in table)) if table else len(h) for i, h in enumerate(header)]
 
     def line(cells):
         out = []
@@ -272,35 +315,52 @@ def markdown_table(header, table, right):
             out.append(c.rjust(widths[i]) if i in right else c.ljust(widths[i]))
         return "| " + " | ".join(out) + " |"
 
-    sep = "|" + "|".join(
-        ("-" * (w + 1) + ":") if i in right else ("-" * (w + 2))
-        for i, w in enumerate(widths)) + "|"
+    sep = "|" + "|".join(("-" * (w + 1) + ":") if i in right else ("-" * (w + 2)) for i, w in enumerate(widths)) + "|"
     return [line(header), sep] + [line(t) for t in table]
 
 
 def render(meta, notes, rows, targets=()):
-    header = ["scenario", "Quad req/s", "nginx req/s", "ratio (Quad/nginx)",
-              "Quad p50", "nginx p50", "Quad p99", "nginx p99",
-              "p99 ratio (Quad/nginx)", "server CPU/req (Quad / nginx)", "status"]
+    header = [
+        "scenario",
+        "Quad req/s",
+        "nginx req/s",
+        "ratio (Quad/nginx)",
+        "Quad p50",
+        "nginx p50",
+        "Quad p99",
+        "nginx p99",
+        "p99 ratio (Quad/nginx)",
+        "server CPU/req (Quad / nginx)",
+        "status",
+    ]
     table = []
     for r in rows:
-        table.append([
-            r["name"], fmt_rps(r["q_rps"]), fmt_rps(r["n_rps"]),
-            fmt_ratio(r["q_rps"], r["n_rps"]),
-            fmt_lat(r["q_p50"]), fmt_lat(r["n_p50"]),
-            fmt_lat(r["q_p99"]), fmt_lat(r["n_p99"]),
-            fmt_ratio(r["q_p99"], r["n_p99"]),
-            "%s / %s" % (fmt_cpu(r.get("q_cpu_us")), fmt_cpu(r.get("n_cpu_us"))),
-            "ok" if not r["errors"] else "ERROR: " + "; ".join(r["errors"]),
-        ])
+        table.append(
+            [
+                r["name"],
+                fmt_rps(r["q_rps"]),
+                fmt_rps(r["n_rps"]),
+                fmt_ratio(r["q_rps"], r["n_rps"]),
+                fmt_lat(r["q_p50"]),
+                fmt_lat(r["n_p50"]),
+                fmt_lat(r["q_p99"]),
+                fmt_lat(r["n_p99"]),
+                fmt_ratio(r["q_p99"], r["n_p99"]),
+                f"{fmt_cpu(r.get('q_cpu_us'))} / {fmt_cpu(r.get('n_cpu_us'))}",
+                "ok" if not r["errors"] else "ERROR: " + "; ".join(r["errors"]),
+            ]
+        )
     lines = ["# Quad vs nginx", ""]
     for k, v in meta:
-        lines.append("- %s: %s" % (k, v))
+        lines.append(f"- {k}: {v}")
     lines += [""] + markdown_table(header, table, {1, 2, 3, 4, 5, 6, 7, 8, 9})
-    lines += ["", "ratio > 1 means Quad serves more req/s than nginx; "
-              "p99 ratio > 1 means Quad's p99 latency is higher. Server CPU/req: CPU time "
-              "(user+system) of the server's processes during the measured run / requests "
-              "answered; it depends much less than req/s on what else shares the cores."]
+    lines += [
+        "",
+        "ratio > 1 means Quad serves more req/s than nginx; "
+        "p99 ratio > 1 means Quad's p99 latency is higher. Server CPU/req: CPU time "
+        "(user+system) of the server's processes during the measured run / requests "
+        "answered; it depends much less than req/s on what else shares the cores.",
+    ]
     if notes:
         lines.append("")
         lines += ["- note: " + n for n in notes]
@@ -308,9 +368,8 @@ def render(meta, notes, rows, targets=()):
         checked = [(label,) + check_target(expr, rows) for expr, label in targets]
         met = sum(1 for c in checked if c[4] is True)
         lines += ["", "## Targets", ""]
-        lines += markdown_table(["target", "measured", "needed", "result"],
-                                [list(c[:4]) for c in checked], set())
-        lines += ["", "targets met: %d of %d" % (met, len(checked))]
+        lines += markdown_table(["target", "measured", "needed", "result"], [list(c[:4]) for c in checked], set())
+        lines += ["", f"targets met: {met} of {len(checked)}"]
     return "\n".join(lines) + "\n"
 
 

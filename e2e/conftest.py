@@ -37,9 +37,9 @@ import subprocess
 import time
 import urllib.error
 import urllib.request
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
 from zoneinfo import ZoneInfo
 
 import pytest
@@ -97,9 +97,10 @@ def parse_instant(text: str, what: str = TEST_NOW_VARIABLE) -> dt.datetime:
     except ValueError:
         instant = None
     if instant is None or instant.tzinfo is None:
-        raise pytest.UsageError(f"{what}={text!r} is not an ISO 8601 instant with an offset, "
-                                "such as 2026-11-24T16:00:00Z")
-    return instant.astimezone(dt.timezone.utc)
+        raise pytest.UsageError(
+            f"{what}={text!r} is not an ISO 8601 instant with an offset, such as 2026-11-24T16:00:00Z"
+        )
+    return instant.astimezone(dt.UTC)
 
 
 def test_now() -> dt.datetime:
@@ -107,7 +108,7 @@ def test_now() -> dt.datetime:
     text = os.environ.get(TEST_NOW_VARIABLE, "").strip()
     if text:
         return parse_instant(text)
-    return dt.datetime.now(dt.timezone.utc)
+    return dt.datetime.now(dt.UTC)
 
 
 test_now.__test__ = False  # not a test, whatever its name
@@ -117,11 +118,12 @@ def quad_instant(instant: dt.datetime) -> str:
     """`instant` as QUAD_NOW takes it: UTC, whole seconds (2026-11-24T16:30:00Z)."""
     if instant.tzinfo is None:
         raise ValueError(f"{instant!r} has no time zone: give the instant, e.g. with tzinfo=dt.timezone.utc")
-    return instant.astimezone(dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    return instant.astimezone(dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
-def melbourne(wall_clock: str, day: str | Callable[[dt.date], bool] | None = None,
-              after: dt.datetime | None = None) -> dt.datetime:
+def melbourne(
+    wall_clock: str, day: str | Callable[[dt.date], bool] | None = None, after: dt.datetime | None = None
+) -> dt.datetime:
     """The first instant at or after `after` (the tests' time, test_now()) that reads `wall_clock` ("12:58:30",
     "09:00") in Melbourne, on a day for which `day` holds: a weekday name ("tuesday"), "weekday" (Monday to
     Friday), a function of the date, or any day. The date still follows QUAD_TEST_NOW; only the time of day,
@@ -141,7 +143,7 @@ def melbourne(wall_clock: str, day: str | Callable[[dt.date], bool] | None = Non
     date = after.astimezone(MELBOURNE).date()
     for _ in range(400):
         local = dt.datetime.combine(date, dt.time(hour, minute, second), tzinfo=MELBOURNE)
-        instant = local.astimezone(dt.timezone.utc)
+        instant = local.astimezone(dt.UTC)
         real = instant.astimezone(MELBOURNE)  # a time in the spring-forward gap reads otherwise
         if instant >= after and matches(date) and (real.hour, real.minute, real.second) == (hour, minute, second):
             return instant
@@ -170,8 +172,9 @@ class Response:
         return json.loads(self.body)
 
 
-def http_request(url: str, method: str = "GET", headers: dict | None = None, data: bytes | None = None,
-                 timeout: float = 10.0) -> Response:
+def http_request(
+    url: str, method: str = "GET", headers: dict | None = None, data: bytes | None = None, timeout: float = 10.0
+) -> Response:
     """One HTTP request with urllib; 4xx/5xx answers are returned, not raised."""
     request = urllib.request.Request(url, method=method, headers=headers or {}, data=data)
     try:
@@ -221,8 +224,14 @@ class QuadServer:
         """Everything the server printed so far (stdout and stderr)."""
         return self.log_path.read_text(encoding="utf-8", errors="replace")
 
-    def request(self, path: str, method: str = "GET", headers: dict | None = None, data: bytes | None = None,
-                admin: bool = False) -> Response:
+    def request(
+        self,
+        path: str,
+        method: str = "GET",
+        headers: dict | None = None,
+        data: bytes | None = None,
+        admin: bool = False,
+    ) -> Response:
         headers = dict(headers or {})
         if admin:
             headers.setdefault("Authorization", f"Bearer {self.admin_token}")
@@ -246,15 +255,24 @@ class QuadServer:
         self.started_at = parse_instant(self.env["QUAD_NOW"], "QUAD_NOW")
         with open(self.log_path, "ab") as log:
             self.started_monotonic, self.started_wall = time.monotonic(), time.time()
-            self.process = subprocess.Popen(self.args, cwd=self.workdir, env=self.env, stdout=log,
-                                            stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+            self.process = subprocess.Popen(
+                self.args,
+                cwd=self.workdir,
+                env=self.env,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                stdin=subprocess.DEVNULL,
+            )
         RUNNING_SERVERS.add(self)
         why = _wait_healthy(self)
         if why:
             output = self.log()
             self.stop()
-            pytest.fail(f"quad server {why} after a restart\ncommand: {' '.join(self.args)}\n"
-                        f"--- server output ---\n{output[-8000:]}", pytrace=False)
+            pytest.fail(
+                f"quad server {why} after a restart\ncommand: {' '.join(self.args)}\n"
+                f"--- server output ---\n{output[-8000:]}",
+                pytrace=False,
+            )
 
     __hash__ = object.__hash__
 
@@ -287,8 +305,15 @@ def _wait_healthy(server: QuadServer) -> str | None:
     return None
 
 
-def start_server(binary: Path, workdir: Path, extra_args=(), env: dict | None = None, demo: bool = False,
-                 database: str | None = None, now: dt.datetime | None = None) -> QuadServer:
+def start_server(
+    binary: Path,
+    workdir: Path,
+    extra_args=(),
+    env: dict | None = None,
+    demo: bool = False,
+    database: str | None = None,
+    now: dt.datetime | None = None,
+) -> QuadServer:
     """Starts `quad serve` on a free loopback port and waits until GET /health answers 200.
 
     Its clock starts at `now` (an aware datetime), else at QUAD_TEST_NOW, else at the real time (whole seconds)."""
@@ -297,8 +322,15 @@ def start_server(binary: Path, workdir: Path, extra_args=(), env: dict | None = 
     start_at = quad_instant(test_now() if now is None else now)
     # The per-client rate limit is off unless the environment or `env` sets it: every browser
     # test comes from 127.0.0.1, and a 429 there would be noise, not a finding.
-    process_env = {"QUAD_RATE_LIMIT": "0", **os.environ, "QUAD_ADMIN_TOKEN": ADMIN_TOKEN, "QUAD_LOG_LEVEL": "info",
-                   **(env or {}), "QUAD_TESTING": "on", "QUAD_NOW": start_at}
+    process_env = {
+        "QUAD_RATE_LIMIT": "0",
+        **os.environ,
+        "QUAD_ADMIN_TOKEN": ADMIN_TOKEN,
+        "QUAD_LOG_LEVEL": "info",
+        **(env or {}),
+        "QUAD_TESTING": "on",
+        "QUAD_NOW": start_at,
+    }
 
     for attempt in range(3):  # another process may grab the free port before the server binds it
         port = free_port()
@@ -309,12 +341,23 @@ def start_server(binary: Path, workdir: Path, extra_args=(), env: dict | None = 
         log_path = workdir / f"server-{port}.log"
         log_file = open(log_path, "wb")
         started_monotonic, started_wall = time.monotonic(), time.time()
-        process = subprocess.Popen(args, cwd=workdir, env=process_env, stdout=log_file, stderr=subprocess.STDOUT,
-                                   stdin=subprocess.DEVNULL)
+        process = subprocess.Popen(
+            args, cwd=workdir, env=process_env, stdout=log_file, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL
+        )
         log_file.close()
-        server = QuadServer(f"http://127.0.0.1:{port}", port, process_env["QUAD_ADMIN_TOKEN"], workdir, args,
-                            process, log_path, env=process_env, started_at=parse_instant(start_at, "QUAD_NOW"),
-                            started_monotonic=started_monotonic, started_wall=started_wall)
+        server = QuadServer(
+            f"http://127.0.0.1:{port}",
+            port,
+            process_env["QUAD_ADMIN_TOKEN"],
+            workdir,
+            args,
+            process,
+            log_path,
+            env=process_env,
+            started_at=parse_instant(start_at, "QUAD_NOW"),
+            started_monotonic=started_monotonic,
+            started_wall=started_wall,
+        )
         RUNNING_SERVERS.add(server)
 
         why = _wait_healthy(server)
@@ -326,8 +369,7 @@ def start_server(binary: Path, workdir: Path, extra_args=(), env: dict | None = 
         if exited_early and "in use" in output.lower() and attempt < 2:
             continue
         pytest.fail(
-            f"quad server {why}\n"
-            f"command: {' '.join(args)}\n--- server output ---\n{output[-8000:]}",
+            f"quad server {why}\ncommand: {' '.join(args)}\n--- server output ---\n{output[-8000:]}",
             pytrace=False,
         )
     raise AssertionError("unreachable")
@@ -366,8 +408,13 @@ def quad_server_factory(quad_binary, tmp_path_factory):
     """
     started: list[QuadServer] = []
 
-    def start(*extra_args, env: dict | None = None, demo: bool = False, database: str | None = None,
-              now: dt.datetime | None = None) -> QuadServer:
+    def start(
+        *extra_args,
+        env: dict | None = None,
+        demo: bool = False,
+        database: str | None = None,
+        now: dt.datetime | None = None,
+    ) -> QuadServer:
         server = start_server(quad_binary, tmp_path_factory.mktemp("quad"), extra_args, env, demo, database, now)
         started.append(server)
         return server
@@ -415,9 +462,14 @@ def make_browser(width: int = DESKTOP, lang: str = "en", font_size: int | None =
     languages = _accept_languages(lang)
     options = webdriver.ChromeOptions()
     options.binary_location = CHROMIUM
-    for argument in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage",
-                     f"--window-size={max(width, 500)},{height}",
-                     f"--lang={languages.split(',')[0]}", "--disable-search-engine-choice-screen"):
+    for argument in (
+        "--headless=new",
+        "--no-sandbox",
+        "--disable-dev-shm-usage",
+        f"--window-size={max(width, 500)},{height}",
+        f"--lang={languages.split(',')[0]}",
+        "--disable-search-engine-choice-screen",
+    ):
         options.add_argument(argument)
     prefs = {"intl.accept_languages": languages}
     if font_size is not None:
@@ -429,8 +481,10 @@ def make_browser(width: int = DESKTOP, lang: str = "en", font_size: int | None =
     driver.set_page_load_timeout(30)
     # Chromium will not make a window narrower than 500 px, so the viewport is emulated;
     # phone widths also get mobile behaviour (the page's <meta name=viewport> applies).
-    driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
-                           {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": width < 600})
+    driver.execute_cdp_cmd(
+        "Emulation.setDeviceMetricsOverride",
+        {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": width < 600},
+    )
     RUNNING_BROWSERS.append(driver)
     return driver
 
@@ -468,8 +522,9 @@ def browser(new_browser):
 def emulate_color_scheme(driver, scheme: str) -> None:
     """Makes the page see `prefers-color-scheme: scheme` ("light" or "dark")."""
     assert scheme in ("light", "dark"), scheme
-    driver.execute_cdp_cmd("Emulation.setEmulatedMedia",
-                           {"features": [{"name": "prefers-color-scheme", "value": scheme}]})
+    driver.execute_cdp_cmd(
+        "Emulation.setEmulatedMedia", {"features": [{"name": "prefers-color-scheme", "value": scheme}]}
+    )
 
 
 @pytest.fixture
@@ -496,7 +551,9 @@ def _axe_script() -> str | None:
 def format_violations(violations: list[dict]) -> str:
     lines = []
     for violation in violations:
-        lines.append(f"[{violation.get('impact')}] {violation['id']}: {violation.get('help') or violation.get('description')}")
+        lines.append(
+            f"[{violation.get('impact')}] {violation['id']}: {violation.get('help') or violation.get('description')}"
+        )
         lines.append(f"    {violation.get('helpUrl', '')}")
         for node in violation.get("nodes", [])[:10]:
             target = " ".join(str(t) for t in node.get("target", []))
@@ -554,8 +611,10 @@ def pytest_report_header(config):
     lines = []
     if os.environ.get(TEST_NOW_VARIABLE, "").strip():
         instant = test_now()
-        lines.append(f"time: {TEST_NOW_VARIABLE}={quad_instant(instant)} "
-                     f"({instant.astimezone(MELBOURNE):%A %H:%M:%S} in Melbourne)")
+        lines.append(
+            f"time: {TEST_NOW_VARIABLE}={quad_instant(instant)} "
+            f"({instant.astimezone(MELBOURNE):%A %H:%M:%S} in Melbourne)"
+        )
     else:
         lines.append(f"time: the real time ({TEST_NOW_VARIABLE} is not set)")
     try:

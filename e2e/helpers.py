@@ -50,15 +50,18 @@ def one(driver, selector):
 def text_of(driver, selector) -> str:
     """textContent, trimmed and with runs of white space as one space ('' when absent)."""
     return driver.execute_script(
-        "const e = document.querySelector(arguments[0]);"
-        "return e ? e.textContent.replace(/\\s+/g, ' ').trim() : '';", selector)
+        "const e = document.querySelector(arguments[0]);return e ? e.textContent.replace(/\\s+/g, ' ').trim() : '';",
+        selector,
+    )
 
 
 def shown(driver, selector) -> bool:
     """The first element matching `selector` exists and is rendered."""
     return driver.execute_script(
         "const e = document.querySelector(arguments[0]);"
-        "return !!e && e.getClientRects().length > 0 && getComputedStyle(e).visibility !== 'hidden';", selector)
+        "return !!e && e.getClientRects().length > 0 && getComputedStyle(e).visibility !== 'hidden';",
+        selector,
+    )
 
 
 def wait_for(driver, condition, timeout: float = 10, message: str = ""):
@@ -68,8 +71,9 @@ def wait_for(driver, condition, timeout: float = 10, message: str = ""):
     from selenium.common.exceptions import StaleElementReferenceException
     from selenium.webdriver.support.ui import WebDriverWait
 
-    return WebDriverWait(driver, timeout, poll_frequency=0.1, ignored_exceptions=(StaleElementReferenceException,)
-                         ).until(lambda d: condition(d), message)
+    return WebDriverWait(
+        driver, timeout, poll_frequency=0.1, ignored_exceptions=(StaleElementReferenceException,)
+    ).until(lambda d: condition(d), message)
 
 
 # --- Accounts ---------------------------------------------------------------------------------------
@@ -77,11 +81,18 @@ def wait_for(driver, condition, timeout: float = 10, message: str = ""):
 PASSWORD = "correct-horse-battery-staple"  # for the accounts account_token makes
 
 
-def add_person(server: QuadServer, username: str, password: str, role: str = "member",
-               display: str | None = None, allow_existing: bool = False) -> None:
+def add_person(
+    server: QuadServer,
+    username: str,
+    password: str,
+    role: str = "member",
+    display: str | None = None,
+    allow_existing: bool = False,
+) -> None:
     """Creates an account as the admin, through the API."""
-    body = json.dumps({"username": username, "displayName": display or username.title(), "password": password,
-                       "role": role}).encode()
+    body = json.dumps(
+        {"username": username, "displayName": display or username.title(), "password": password, "role": role}
+    ).encode()
     response = server.request("/api/people", "POST", {"Content-Type": "application/json"}, body, admin=True)
     expected = (201, 409) if allow_existing else (201,)
     assert response.status in expected, f"creating {username}: {response.status} {response.text}"
@@ -126,8 +137,9 @@ def person_username(person: str) -> str:
     return re.sub(r"[^a-z0-9]+", "-", person.lower()).strip("-").ljust(3, "x")[:32]
 
 
-def sign_in(driver, server: QuadServer, username: str, password: str | None = None, next_path: str = "/",
-            wait: bool = True) -> None:
+def sign_in(
+    driver, server: QuadServer, username: str, password: str | None = None, next_path: str = "/", wait: bool = True
+) -> None:
     """Fills in and sends the sign-in form (a demo person's announced password unless one is given). With `wait`,
     returns once the browser is on `next_path`, loaded; else right after sending (a test that expects a refusal).
 
@@ -143,9 +155,15 @@ def sign_in(driver, server: QuadServer, username: str, password: str | None = No
         return
     # (The sign-in page's own address, /signin?next=..., names the next page too: compare paths.)
     target = urllib.parse.urlsplit(next_path).path
-    wait_for(driver, lambda d: urllib.parse.urlsplit(d.current_url).path == target
-             and d.execute_script("return document.readyState") == "complete",
-             timeout=15, message=f"signing in as {username} did not reach {next_path} (at {driver.current_url})")
+    wait_for(
+        driver,
+        lambda d: (
+            urllib.parse.urlsplit(d.current_url).path == target
+            and d.execute_script("return document.readyState") == "complete"
+        ),
+        timeout=15,
+        message=f"signing in as {username} did not reach {next_path} (at {driver.current_url})",
+    )
 
 
 def sign_in_as(driver, server: QuadServer, person: str, next_path: str = "/") -> None:
@@ -199,11 +217,16 @@ def advance_page_clock(driver, seconds: float) -> None:
 def png(seed: int = 0, width: int = 1, height: int = 1) -> bytes:
     """A small whole PNG, its colour from `seed` (so each seed is other bytes); its IHDR may claim any size,
     the pixels being one row's worth (Quad reads the header and the chunks, not the pixels)."""
+
     def chunk(kind: bytes, data: bytes) -> bytes:
         return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data) & 0xFFFFFFFF)
 
-    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0))
-            + chunk(b"IDAT", zlib.compress(bytes([0, seed % 256, (seed // 256) % 256, 90]))) + chunk(b"IEND", b""))
+    return (
+        b"\x89PNG\r\n\x1a\n"
+        + chunk(b"IHDR", struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0))
+        + chunk(b"IDAT", zlib.compress(bytes([0, seed % 256, (seed // 256) % 256, 90])))
+        + chunk(b"IEND", b"")
+    )
 
 
 def open_stream(server: QuadServer, path: str = "/api/events") -> tuple[socket.socket, int]:

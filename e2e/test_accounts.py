@@ -6,10 +6,11 @@ from __future__ import annotations
 import json
 
 import pytest
-from helpers import add_person, sign_in
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support import expected_conditions as EC
 from selenium.webdriver.support.ui import WebDriverWait
+
+from helpers import add_person, sign_in
 
 
 @pytest.fixture
@@ -32,7 +33,9 @@ def test_sign_in_and_out_in_the_browser(server, browser):
     assert cookie and cookie["httpOnly"] and cookie.get("sameSite") == "Lax"
 
     browser.find_element(By.CSS_SELECTOR, "nav.account form[action='/signout'] button").click()
-    WebDriverWait(browser, 10).until(EC.presence_of_element_located((By.CSS_SELECTOR, "nav.account a[href^='/signin']")))
+    WebDriverWait(browser, 10).until(
+        EC.presence_of_element_located((By.CSS_SELECTOR, "nav.account a[href^='/signin']"))
+    )
     assert browser.get_cookie("quad_session") in (None, {}) or not browser.get_cookie("quad_session").get("value")
     # The old session is over on the server too.
     response = server.request("/api/me", headers={"Cookie": f"quad_session={cookie['value']}"})
@@ -57,13 +60,20 @@ def test_a_visitor_is_asked_to_sign_in_to_book_and_comes_back(server, browser):
 
 def test_a_form_without_its_csrf_token_is_refused(server):
     add_person(server, "kai", "correct horse battery")
-    response = server.request("/signin", "POST", {"Content-Type": "application/x-www-form-urlencoded"},
-                              b"username=kai&password=correct+horse+battery")
+    response = server.request(
+        "/signin",
+        "POST",
+        {"Content-Type": "application/x-www-form-urlencoded"},
+        b"username=kai&password=correct+horse+battery",
+    )
     assert response.status == 403
     # With a cookie but a different token: still refused.
-    response = server.request("/signin", "POST", {"Content-Type": "application/x-www-form-urlencoded",
-                                                  "Cookie": "quad_csrf=" + "a" * 43},
-                              b"csrf=" + b"b" * 43 + b"&username=kai&password=correct+horse+battery")
+    response = server.request(
+        "/signin",
+        "POST",
+        {"Content-Type": "application/x-www-form-urlencoded", "Cookie": "quad_csrf=" + "a" * 43},
+        b"csrf=" + b"b" * 43 + b"&username=kai&password=correct+horse+battery",
+    )
     assert response.status == 403
 
 
@@ -72,13 +82,25 @@ def test_failures_make_that_address_wait_before_trying_that_name_again(server):
     Retry-After); another name from the same address is not held back."""
     add_person(server, "zed", "correct horse battery")
     add_person(server, "yan", "correct horse battery")
-    body = lambda name, password: json.dumps({"username": name, "password": password}).encode()
+
+    def body(name, password):
+        return json.dumps({"username": name, "password": password}).encode()
+
     for _ in range(3):
-        assert server.request("/api/sessions", "POST", {"Content-Type": "application/json"}, body("zed", "nope nope nope")).status == 401
-    waiting = server.request("/api/sessions", "POST", {"Content-Type": "application/json"}, body("zed", "correct horse battery"))
+        assert (
+            server.request(
+                "/api/sessions", "POST", {"Content-Type": "application/json"}, body("zed", "nope nope nope")
+            ).status
+            == 401
+        )
+    waiting = server.request(
+        "/api/sessions", "POST", {"Content-Type": "application/json"}, body("zed", "correct horse battery")
+    )
     assert waiting.status == 429
     assert 0 < int(waiting.headers["retry-after"]) <= 5
-    other = server.request("/api/sessions", "POST", {"Content-Type": "application/json"}, body("yan", "correct horse battery"))
+    other = server.request(
+        "/api/sessions", "POST", {"Content-Type": "application/json"}, body("yan", "correct horse battery")
+    )
     assert other.status == 201
 
 
@@ -105,8 +127,12 @@ def test_the_admin_page_adds_people_with_inline_errors(server, browser):
     browser.find_element(By.CSS_SELECTOR, "form[action='/admin/people/newbie/password'] button").click()
     notice = WebDriverWait(browser, 10).until(EC.visibility_of_element_located((By.ID, "people-notice"))).text
     password = notice.rsplit(" ", 1)[-1]
-    ok = server.request("/api/sessions", "POST", {"Content-Type": "application/json"},
-                        json.dumps({"username": "newbie", "password": password}).encode())
+    ok = server.request(
+        "/api/sessions",
+        "POST",
+        {"Content-Type": "application/json"},
+        json.dumps({"username": "newbie", "password": password}).encode(),
+    )
     assert ok.status == 201
 
 
@@ -122,10 +148,18 @@ def test_members_cannot_open_the_admin_page(server, browser):
 
 def test_passwords_never_reach_the_log(server):
     add_person(server, "sam", "my very secret pass")
-    server.request("/api/sessions", "POST", {"Content-Type": "application/json"},
-                   json.dumps({"username": "sam", "password": "my very secret pass"}).encode())
-    server.request("/api/sessions", "POST", {"Content-Type": "application/json"},
-                   json.dumps({"username": "sam", "password": "wrong secret pass"}).encode())
+    server.request(
+        "/api/sessions",
+        "POST",
+        {"Content-Type": "application/json"},
+        json.dumps({"username": "sam", "password": "my very secret pass"}).encode(),
+    )
+    server.request(
+        "/api/sessions",
+        "POST",
+        {"Content-Type": "application/json"},
+        json.dumps({"username": "sam", "password": "wrong secret pass"}).encode(),
+    )
     log = server.log()
     assert "my very secret pass" not in log and "wrong secret pass" not in log
     assert server.admin_token not in log

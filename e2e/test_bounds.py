@@ -2,6 +2,7 @@
 with (no script, style or frame refused in a real Chromium), text from people is shown as text, and event-stream
 slots come back when clients leave.
 """
+
 from __future__ import annotations
 
 import json
@@ -10,14 +11,28 @@ from conftest import wait_until
 from helpers import open_stream, sign_in
 
 PAGES = [
-    "/", "/rooms", "/specials", "/specials/mosaic", "/library", "/library/books/1", "/library/new", "/timetable",
-    "/account", "/admin/people", "/admin/specials", "/admin/specials/new", "/admin/timetable",
+    "/",
+    "/rooms",
+    "/specials",
+    "/specials/mosaic",
+    "/library",
+    "/library/books/1",
+    "/library/new",
+    "/timetable",
+    "/account",
+    "/admin/people",
+    "/admin/specials",
+    "/admin/specials/new",
+    "/admin/timetable",
 ]
 
 
 def csp_reports(driver) -> list[str]:
-    return [entry["message"] for entry in driver.get_log("browser")
-            if "Content Security Policy" in entry["message"] or "Refused to" in entry["message"]]
+    return [
+        entry["message"]
+        for entry in driver.get_log("browser")
+        if "Content Security Policy" in entry["message"] or "Refused to" in entry["message"]
+    ]
 
 
 def test_every_page_keeps_its_content_security_policy(quad_server_factory, browser):
@@ -31,8 +46,9 @@ def test_every_page_keeps_its_content_security_policy(quad_server_factory, brows
         assert "frame-ancestors 'none'" in answer.headers.get("content-security-policy", ""), path
         assert answer.headers.get("x-content-type-options") == "nosniff", path
         browser.get(server.url + path)
-        wait_until(lambda: browser.execute_script("return document.readyState") == "complete",
-                   message=f"{path} did not load")
+        wait_until(
+            lambda: browser.execute_script("return document.readyState") == "complete", message=f"{path} did not load"
+        )
         assert csp_reports(browser) == [], f"{path}: {csp_reports(browser)}"
 
 
@@ -40,14 +56,20 @@ def test_text_from_people_is_shown_as_text(quad_server_factory, browser):
     """A room named like markup is shown with its name as typed, and adds no element to the page."""
     server = quad_server_factory(demo=True)
     name = '<img src=x onerror="document.title=1">'
-    created = server.request("/api/rooms", "POST", {"Content-Type": "application/json"},
-                             json.dumps({"name": name, "building": "<b>North</b>", "capacity": 4}).encode(),
-                             admin=True)
+    created = server.request(
+        "/api/rooms",
+        "POST",
+        {"Content-Type": "application/json"},
+        json.dumps({"name": name, "building": "<b>North</b>", "capacity": 4}).encode(),
+        admin=True,
+    )
     assert created.status == 201, created.text
     html = server.request("/rooms").text
     assert name not in html and "&lt;img src=x onerror=" in html
     browser.get(server.url + "/rooms")
-    wait_until(lambda: name in browser.find_element("css selector", "main").text, message="the room's name is not shown")
+    wait_until(
+        lambda: name in browser.find_element("css selector", "main").text, message="the room's name is not shown"
+    )
     assert browser.execute_script("return document.querySelectorAll('main img[src=x], main b').length") == 0
     assert browser.title != "1"
 

@@ -7,6 +7,7 @@ status is documented, its body matches the schema, no 5xx, valid data accepted, 
 The settings (e2e/schemathesis/schemathesis.toml) list only the answers no schema can predict (an image's
 bytes, a stale If-Match, rules over stored state); the hook gives each generated Idempotency-Key one intent.
 """
+
 import os
 import re
 import shutil
@@ -30,9 +31,26 @@ def schemathesis_command() -> str:
 
 def run_schemathesis(server, workdir: Path, token: str, *exclusions: str) -> str:
     args = [
-        schemathesis_command(), "--config-file", str(HERE / "schemathesis.toml"), "run", f"{server.url}/api/openapi.yaml", "--url", server.url, "--checks", "all",
-        "-H", f"Authorization: Bearer {token}", "--exclude-path", "/api/events",
-        "--max-examples", "30", "--seed", "1", "--workers", "1", "--no-color",
+        schemathesis_command(),
+        "--config-file",
+        str(HERE / "schemathesis.toml"),
+        "run",
+        f"{server.url}/api/openapi.yaml",
+        "--url",
+        server.url,
+        "--checks",
+        "all",
+        "-H",
+        f"Authorization: Bearer {token}",
+        "--exclude-path",
+        "/api/events",
+        "--max-examples",
+        "30",
+        "--seed",
+        "1",
+        "--workers",
+        "1",
+        "--no-color",
     ]
     for operation in exclusions:
         args += ["--exclude-operation-id", operation]
@@ -64,14 +82,13 @@ def test_every_event_on_the_stream_matches_its_schema_in_the_contract(quad_serve
     import json
     import socket
     import threading
-    import time
 
     import jsonschema
     import yaml
+
     from conftest import melbourne, wait_until
 
-    server = quad_server_factory(demo=True, now=melbourne("10:00", day="tuesday"),
-                                 env={"QUAD_RATE_LIMIT": "0"})
+    server = quad_server_factory(demo=True, now=melbourne("10:00", day="tuesday"), env={"QUAD_RATE_LIMIT": "0"})
     contract = yaml.safe_load(server.request("/api/openapi.yaml").text)
     schemas = contract["components"]["schemas"]
     events = contract["paths"]["/api/events"]["get"]["x-quad-events"]
@@ -95,15 +112,17 @@ def test_every_event_on_the_stream_matches_its_schema_in_the_contract(quad_serve
     admin = {"Content-Type": "application/json"}
 
     def call(path, method, body, headers=admin, as_admin=True):
-        answer = server.request(path, method, headers, json.dumps(body).encode() if body is not None else None,
-                                admin=as_admin)
+        answer = server.request(
+            path, method, headers, json.dumps(body).encode() if body is not None else None, admin=as_admin
+        )
         assert answer.status < 300, f"{method} {path}: {answer.status} {answer.text}"
         return answer
 
     call("/api/rooms", "POST", {"name": "Events Room", "building": "North", "capacity": 3})
     call("/api/rooms/events-room/bookings", "POST", {}, ada, as_admin=False)
-    call("/api/specials", "POST", {"display_name": "Kale", "width": 4, "height": 4, "original_price": "2",
-                                   "price": "1"})
+    call(
+        "/api/specials", "POST", {"display_name": "Kale", "width": 4, "height": 4, "original_price": "2", "price": "1"}
+    )
     book = call("/api/books", "POST", {"title": "Events", "author": "A. Writer"}, ada, as_admin=False).json()
     call(f"/api/books/{book['id']}/checkout", "POST", None, ada, as_admin=False)
     parking = call("/api/parkings", "GET", None).json()["parkings"][0]
@@ -115,8 +134,11 @@ def test_every_event_on_the_stream_matches_its_schema_in_the_contract(quad_serve
     def frames() -> list[tuple[str, str]]:
         return re.findall(r"event: (\w+)\ndata: (.*)\n", bytes(received).decode("utf-8", "replace"))
 
-    wait_until(lambda: set(wanted) <= {kind for kind, _ in frames()}, timeout=15,
-               message=f"not every kind of event came: {sorted({kind for kind, _ in frames()})}")
+    wait_until(
+        lambda: set(wanted) <= {kind for kind, _ in frames()},
+        timeout=15,
+        message=f"not every kind of event came: {sorted({kind for kind, _ in frames()})}",
+    )
     sock.close()
     for kind, data in frames():
         assert kind in wanted or kind == "reset", f"an event the contract does not name: {kind}"

@@ -27,6 +27,7 @@ import uuid
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
+
 from conftest import http_request
 from helpers import add_person, session_token
 
@@ -96,8 +97,13 @@ class Storm:
     def send(self, intent: tuple[str, str]) -> None:
         member, room = intent
         try:
-            response = http_request(f"{self.server.url}/api/rooms/{room}/bookings", "POST",
-                                    {**JSON, **bearer(self.tokens[member])}, b"{}", timeout=20)
+            response = http_request(
+                f"{self.server.url}/api/rooms/{room}/bookings",
+                "POST",
+                {**JSON, **bearer(self.tokens[member])},
+                b"{}",
+                timeout=20,
+            )
         except Exception as error:  # reset, cut short, refused: the server died before answering
             with self.lock:
                 if isinstance(getattr(error, "reason", error), ConnectionRefusedError):
@@ -141,9 +147,15 @@ def test_kill_9_during_a_booking_storm_loses_no_acknowledged_booking(engine, req
     # --- 1. Rooms and members ---------------------------------------------------------------------
     capacity = {f"storm-{i:02d}": c for i, c in enumerate(CAPACITIES)}
     for room, seats in capacity.items():
-        made = server.request("/api/rooms", "POST", JSON, json.dumps(
-            {"id": room, "name": room.replace("-", " ").title(), "building": "Crash", "capacity": seats}).encode(),
-            admin=True)
+        made = server.request(
+            "/api/rooms",
+            "POST",
+            JSON,
+            json.dumps(
+                {"id": room, "name": room.replace("-", " ").title(), "building": "Crash", "capacity": seats}
+            ).encode(),
+            admin=True,
+        )
         assert made.status == 201, f"creating {room}: {made.status} {made.text}"
 
     def enrol(member: str) -> tuple[str, str]:
@@ -178,13 +190,17 @@ def test_kill_9_during_a_booking_storm_loses_no_acknowledged_booking(engine, req
         for thread in threads:
             thread.join(timeout=30)
     assert not any(thread.is_alive() for thread in threads), "storm threads still running 30 s after the kill"
-    print(f"{engine}: {len(intents)} intents; killed {killed_at - started:.2f} s into the storm, with "
-          f"{acknowledged_at_kill} acknowledged; at the end {len(storm.acknowledged)} acknowledged, "
-          f"{len(storm.refused)} refused, {len(storm.cut_off)} cut off in flight, "
-          f"{len(storm.not_sent) + len(storm.queue)} never reached the server")
+    print(
+        f"{engine}: {len(intents)} intents; killed {killed_at - started:.2f} s into the storm, with "
+        f"{acknowledged_at_kill} acknowledged; at the end {len(storm.acknowledged)} acknowledged, "
+        f"{len(storm.refused)} refused, {len(storm.cut_off)} cut off in flight, "
+        f"{len(storm.not_sent) + len(storm.queue)} never reached the server"
+    )
     assert not storm.unexpected, "answers other than 201 and 409 during the storm:\n" + "\n".join(storm.unexpected)
     assert all(kind.endswith("room-full") for kind in storm.refused.values()), (
-        f"refusals other than a full room (each person books each room once): {collections.Counter(storm.refused.values())}")
+        "refusals other than a full room (each person books each room once): "
+        f"{collections.Counter(storm.refused.values())}"
+    )
     assert storm.cut_off, "no request was in flight when the server was killed"
 
     # --- 3. A new server on the same database ----------------------------------------------------
@@ -196,23 +212,29 @@ def test_kill_9_during_a_booking_storm_loses_no_acknowledged_booking(engine, req
             kept[(member, room)] = booking_id
 
     lost = {intent: ack["id"] for intent, ack in storm.acknowledged.items() if kept.get(intent) != ack["id"]}
-    assert not lost, (f"{len(lost)} acknowledged booking(s) lost or changed after kill -9 (seed {seed}): "
-                      + ", ".join(f"{m} in {r} ({i!r}, now {kept.get((m, r))!r})" for (m, r), i in sorted(lost.items())))
+    assert not lost, f"{len(lost)} acknowledged booking(s) lost or changed after kill -9 (seed {seed}): " + ", ".join(
+        f"{m} in {r} ({i!r}, now {kept.get((m, r))!r})" for (m, r), i in sorted(lost.items())
+    )
     kept_refused = sorted(set(storm.refused) & set(kept))
     assert not kept_refused, f"refused bookings were kept: {kept_refused}"
     unacknowledged = set(kept) - set(storm.acknowledged)
     assert unacknowledged <= set(storm.cut_off), (
-        "bookings kept that no request in flight made: "
-        f"{sorted(unacknowledged - set(storm.cut_off))}")
-    print(f"{engine}: {len(kept)} bookings kept: {len(storm.acknowledged)} acknowledged, "
-          f"{len(unacknowledged)} committed without an answer (of {len(storm.cut_off)} cut off)")
+        f"bookings kept that no request in flight made: {sorted(unacknowledged - set(storm.cut_off))}"
+    )
+    print(
+        f"{engine}: {len(kept)} bookings kept: {len(storm.acknowledged)} acknowledged, "
+        f"{len(unacknowledged)} committed without an answer (of {len(storm.cut_off)} cut off)"
+    )
 
     # No half states: each room's free spots are its capacity less the bookings it holds.
     rooms = rooms_of(after)
     assert set(rooms) == set(capacity)
     held = collections.Counter(room for _, room in kept)
-    mismatched = {room: (capacity[room], held[room], rooms[room]["spots"]) for room in capacity
-                  if rooms[room]["capacity"] != capacity[room] or capacity[room] - held[room] != rooms[room]["spots"]}
+    mismatched = {
+        room: (capacity[room], held[room], rooms[room]["spots"])
+        for room in capacity
+        if rooms[room]["capacity"] != capacity[room] or capacity[room] - held[room] != rooms[room]["spots"]
+    }
     assert not mismatched, f"capacity - bookings != spots (room: capacity, bookings, spots): {mismatched}"
     # The storm's answers agree: spots only went down, each acknowledged booking left its own count, and a
     # room that answered "full" is still full.
@@ -220,10 +242,12 @@ def test_kill_9_during_a_booking_storm_loses_no_acknowledged_booking(engine, req
         left = [ack["spots"] for (_, r), ack in storm.acknowledged.items() if r == room]
         assert len(left) == len(set(left)), f"{room}: two bookings answered the same spots left: {sorted(left)}"
         assert all(rooms[room]["spots"] <= n < capacity[room] for n in left), (
-            f"{room}: answered spots {sorted(left)} vs {rooms[room]['spots']} now (capacity {capacity[room]})")
+            f"{room}: answered spots {sorted(left)} vs {rooms[room]['spots']} now (capacity {capacity[room]})"
+        )
     full = {r for (_, r) in storm.refused}
     assert all(rooms[room]["spots"] == 0 for room in full), (
-        f"rooms answered full but with spots now: { {r: rooms[r]['spots'] for r in full if rooms[r]['spots']} }")
+        f"rooms answered full but with spots now: { {r: rooms[r]['spots'] for r in full if rooms[r]['spots']} }"
+    )
 
     # The database still takes bookings: one spot, exactly.
     untried = [(m, r) for (m, r) in [*storm.queue, *storm.not_sent] if rooms[r]["spots"] > 0]

@@ -25,6 +25,7 @@ import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
+
 from conftest import REPO_ROOT, melbourne, wait_until
 from helpers import bearer, password_of, png, sign_in, text_of, wait_for
 
@@ -49,8 +50,12 @@ def contract_operations() -> set[str]:
         import yaml
 
         paths = yaml.safe_load(CONTRACT.read_text(encoding="utf-8"))["paths"]
-        return {f"{method.upper()} {path}" for path, operations in paths.items()
-                for method in operations if method in UNSAFE}
+        return {
+            f"{method.upper()} {path}"
+            for path, operations in paths.items()
+            for method in operations
+            if method in UNSAFE
+        }
     except ImportError:  # the same, from the text: a path at two spaces, its methods at four
         found, path = set(), None
         for line in CONTRACT.read_text(encoding="utf-8").split("\n"):
@@ -70,7 +75,7 @@ def registered_forms() -> set[str]:
             if "\\(" not in path:
                 found.add(f"{method.upper()} {path}")
         if '"/admin/timetable/\\(path)"' in text:  # one route per entry of the admin's `actions`
-            actions = text[text.index("let actions"):text.index("for (path, action) in actions")]
+            actions = text[text.index("let actions") : text.index("for (path, action) in actions")]
             found |= {f"POST /admin/timetable/{name}" for name in re.findall(r'^\s*\(?\s*"([a-z/]+)",', actions, re.M)}
     return found
 
@@ -81,11 +86,24 @@ def plan(server, ids: dict) -> list[dict]:
     (`form`), JSON (`json`) or image bytes (`image`). `who` is whom the control sends it as."""
     books, specials = ids["books"], ids["specials"]
     grace = password_of(server, "grace")
-    special_form = [("display_name", "Free lunch"), ("width", "4"), ("height", "4"), ("original_price", "9.00"),
-                    ("price", "0.01"), ("promotion", "Today only"), ("validFrom", ""), ("validUntil", ""),
-                    ("image", "")]
-    book_form = [("title", "Forged"), ("author", "Mallory"), ("publisher", "Elsewhere"), ("categories", "crime"),
-                 ("isbn", "")]
+    special_form = [
+        ("display_name", "Free lunch"),
+        ("width", "4"),
+        ("height", "4"),
+        ("original_price", "9.00"),
+        ("price", "0.01"),
+        ("promotion", "Today only"),
+        ("validFrom", ""),
+        ("validUntil", ""),
+        ("image", ""),
+    ]
+    book_form = [
+        ("title", "Forged"),
+        ("author", "Mallory"),
+        ("publisher", "Elsewhere"),
+        ("categories", "crime"),
+        ("isbn", ""),
+    ]
 
     def form(route, path, fields=(), who="admin"):
         return {"route": f"POST {route}", "method": "POST", "path": path, "form": list(fields), "who": who}
@@ -104,16 +122,22 @@ def plan(server, ids: dict) -> list[dict]:
         api("POST /api/rooms/{roomId}/bookings", "/api/rooms/septima/bookings", {}),
         api("DELETE /api/rooms/{roomId}/bookings/{bookingId}", f"/api/rooms/mina/bookings/{ids['bookings'][1]}"),
         api("POST /api/book", "/api/book", {"name": "Helmold"}),
-        api("POST /api/rooms", "/api/rooms", {"id": "forged", "name": "Forged", "building": "Elsewhere",
-                                               "capacity": 10, "spots": 10}),
+        api(
+            "POST /api/rooms",
+            "/api/rooms",
+            {"id": "forged", "name": "Forged", "building": "Elsewhere", "capacity": 10, "spots": 10},
+        ),
         api("PATCH /api/rooms/{roomId}", "/api/rooms/mostafa", {"spots": 0}),
         api("PUT /api/rooms/{roomId}/photo", "/api/rooms/painter/photo", image=list(png(1))),
         api("DELETE /api/rooms/{roomId}", "/api/rooms/alexis"),
         api("POST /api/images", "/api/images", image=list(png(2))),
         # Library.
         form("/library/books", "/library/books", book_form),
-        form("/library/books/:bookId", f"/library/books/{books[0]}",
-             [("etag", ids["etags"][books[0]])] + [("title", "Renamed")] + book_form[1:]),
+        form(
+            "/library/books/:bookId",
+            f"/library/books/{books[0]}",
+            [("etag", ids["etags"][books[0]])] + [("title", "Renamed")] + book_form[1:],
+        ),
         form("/library/books/:bookId/checkout", f"/library/books/{books[1]}/checkout", [("name", "Mallory")]),
         form("/library/books/:bookId/return", f"/library/books/{ids['on_loan'][0]}/return"),
         form("/library/books/:bookId/delete", f"/library/books/{books[2]}/delete"),
@@ -131,37 +155,73 @@ def plan(server, ids: dict) -> list[dict]:
         form("/admin/specials/:specialId", f"/admin/specials/{specials[0]}", special_form),
         form("/admin/specials/:specialId/move", f"/admin/specials/{specials[1]}/move", [("direction", "down")]),
         form("/admin/specials/:specialId/delete", f"/admin/specials/{specials[2]}/delete"),
-        form("/admin/specials/settings", "/admin/specials/settings",
-             [("canvasUnit", "20"), ("currency", "EUR"), ("timeZone", "Australia/Melbourne")]),
-        api("POST /api/specials", "/api/specials", {"display_name": "Free lunch", "width": 4, "height": 4,
-                                                     "original_price": "9.00", "price": "0.01"}),
+        form(
+            "/admin/specials/settings",
+            "/admin/specials/settings",
+            [("canvasUnit", "20"), ("currency", "EUR"), ("timeZone", "Australia/Melbourne")],
+        ),
+        api(
+            "POST /api/specials",
+            "/api/specials",
+            {"display_name": "Free lunch", "width": 4, "height": 4, "original_price": "9.00", "price": "0.01"},
+        ),
         api("PATCH /api/specials/{specialId}", f"/api/specials/{specials[3]}", {"price": "0.01"}),
         api("PUT /api/specials/{specialId}/image", f"/api/specials/{specials[4]}/image", image=list(png(3))),
         api("DELETE /api/specials/{specialId}", f"/api/specials/{specials[5]}"),
         api("PUT /api/specials/settings", "/api/specials/settings", {"canvasUnit": 24, "currency": "GBP"}),
         # The timetable, car parks and buses.
-        form("/admin/timetable/campus", "/admin/timetable/campus",
-             [("name", "Forged campus"), ("timeZone", "Australia/Melbourne"), ("semesterStart", "2026-09-28"),
-              ("teachingWeeks", "12"), ("breaks", "")]),
+        form(
+            "/admin/timetable/campus",
+            "/admin/timetable/campus",
+            [
+                ("name", "Forged campus"),
+                ("timeZone", "Australia/Melbourne"),
+                ("semesterStart", "2026-09-28"),
+                ("teachingWeeks", "12"),
+                ("breaks", ""),
+            ],
+        ),
         form("/admin/timetable/courses", "/admin/timetable/courses", [("code", "HAX1001"), ("title", "Forgery")]),
         form("/admin/timetable/courses/delete", "/admin/timetable/courses/delete", [("code", ids["course"])]),
-        form("/admin/timetable/classes", "/admin/timetable/classes",
-             [("course", "FIT1031"), ("name", "Forged 01"), ("lecturer", "Mallory"), ("room", "G81"),
-              ("campus", "Clayton"), ("weekday", "5"), ("start", "09:00"), ("end", "10:00"), ("weeks", "1-12")]),
+        form(
+            "/admin/timetable/classes",
+            "/admin/timetable/classes",
+            [
+                ("course", "FIT1031"),
+                ("name", "Forged 01"),
+                ("lecturer", "Mallory"),
+                ("room", "G81"),
+                ("campus", "Clayton"),
+                ("weekday", "5"),
+                ("start", "09:00"),
+                ("end", "10:00"),
+                ("weeks", "1-12"),
+            ],
+        ),
         form("/admin/timetable/classes/delete", "/admin/timetable/classes/delete", [("id", "fit1032-lecture-01")]),
         form("/admin/timetable/students", "/admin/timetable/students", [("id", "666666"), ("name", "Mallory")]),
-        form("/admin/timetable/enrolments", "/admin/timetable/enrolments",
-             [("student", ids["student"]), ("class", "fit1031-lab-01")]),
-        form("/admin/timetable/enrolments/delete", "/admin/timetable/enrolments/delete",
-             [("student", "305491"), ("class", "fit1031-workshop-01")]),
+        form(
+            "/admin/timetable/enrolments",
+            "/admin/timetable/enrolments",
+            [("student", ids["student"]), ("class", "fit1031-lab-01")],
+        ),
+        form(
+            "/admin/timetable/enrolments/delete",
+            "/admin/timetable/enrolments/delete",
+            [("student", "305491"), ("class", "fit1031-workshop-01")],
+        ),
         form("/admin/timetable/carparks", "/admin/timetable/carparks", [("name", "Forged park"), ("capacity", "10")]),
         form("/admin/timetable/carparks/delete", "/admin/timetable/carparks/delete", [("id", "caulfield")]),
-        form("/admin/timetable/routes", "/admin/timetable/routes",
-             [("from", "Clayton"), ("to", "Nowhere"), ("times", "09:00")]),
+        form(
+            "/admin/timetable/routes",
+            "/admin/timetable/routes",
+            [("from", "Clayton"), ("to", "Nowhere"), ("times", "09:00")],
+        ),
         form("/admin/timetable/routes/delete", "/admin/timetable/routes/delete", [("id", "clayton-cbd")]),
         api("PUT /api/parkings/{parkingId}", "/api/parkings/clayton", {"free": 0}),
-        api("PUT /api/departures/{departureId}", f"/api/departures/{ids['departure']}",
-            {"predicted": ids["predicted"]}),
+        api(
+            "PUT /api/departures/{departureId}", f"/api/departures/{ids['departure']}", {"predicted": ids["predicted"]}
+        ),
         # App links.
         form("/account/app-links", "/account/app-links", [("label", "Forged app")]),
         form("/account/app-links/:linkId/revoke", f"/account/app-links/{ids['links'][0]}/revoke"),
@@ -169,19 +229,36 @@ def plan(server, ids: dict) -> list[dict]:
         api("DELETE /api/me/app-links/{linkId}", f"/api/me/app-links/{ids['links'][1]}"),
         api("POST /api/people/{username}/app-links", "/api/people/kier/app-links", {"label": "Forged app"}),
         # People.
-        form("/admin/people", "/admin/people", [("username", "mallory"), ("displayName", "Mallory"),
-                                                 ("password", ATTACKER_PASSWORD), ("role", "admin"),
-                                                 ("studentId", "")]),
-        form("/admin/people/:username", "/admin/people/kier", [("displayName", "Kier the Admin"), ("role", "admin"),
-                                                               ("studentId", "305491")]),
+        form(
+            "/admin/people",
+            "/admin/people",
+            [
+                ("username", "mallory"),
+                ("displayName", "Mallory"),
+                ("password", ATTACKER_PASSWORD),
+                ("role", "admin"),
+                ("studentId", ""),
+            ],
+        ),
+        form(
+            "/admin/people/:username",
+            "/admin/people/kier",
+            [("displayName", "Kier the Admin"), ("role", "admin"), ("studentId", "305491")],
+        ),
         form("/admin/people/:username/password", "/admin/people/kier/password"),
         form("/admin/people/:username/remove", "/admin/people/ada/remove"),
-        api("POST /api/people", "/api/people", {"username": "mallory2", "displayName": "Mallory",
-                                                 "password": ATTACKER_PASSWORD, "role": "admin"}),
+        api(
+            "POST /api/people",
+            "/api/people",
+            {"username": "mallory2", "displayName": "Mallory", "password": ATTACKER_PASSWORD, "role": "admin"},
+        ),
         api("PATCH /api/people/{username}", "/api/people/parking-feed", {"role": "admin"}),
         api("DELETE /api/people/{username}", "/api/people/kier"),
-        form("/signup", "/signup", [("username", "mallory3"), ("displayName", "Mallory"),
-                                    ("password", ATTACKER_PASSWORD)]),
+        form(
+            "/signup",
+            "/signup",
+            [("username", "mallory3"), ("displayName", "Mallory"), ("password", ATTACKER_PASSWORD)],
+        ),
         # Last: whose session it is (signing in as the attacker's account, ending the session).
         api("POST /api/sessions", "/api/sessions", {"username": "grace", "password": grace}),
         form("/signin", "/signin", [("next", "/"), ("username", "grace"), ("password", grace)]),
@@ -209,13 +286,16 @@ def setup_targets(server) -> dict:
         bookings.append(response.json()["booking"]["id"])
     links = []
     for label in ("Phone", "Tablet"):
-        response = server.request("/api/me/app-links", "POST", admin_json, json.dumps({"label": label}).encode(),
-                                  admin=True)
+        response = server.request(
+            "/api/me/app-links", "POST", admin_json, json.dumps({"label": label}).encode(), admin=True
+        )
         assert response.status == 201, response.text
         links.append(response.json()["id"])
     form = {"Content-Type": "application/x-www-form-urlencoded"}
-    for path, body in (("/admin/timetable/courses", "code=CSRF1001&title=Empty+course"),
-                       ("/admin/timetable/students", "id=424242&name=Nobody+yet")):
+    for path, body in (
+        ("/admin/timetable/courses", "code=CSRF1001&title=Empty+course"),
+        ("/admin/timetable/students", "id=424242&name=Nobody+yet"),
+    ):
         response = server.request(path, "POST", form, body.encode(), admin=True)
         assert response.status in (200, 303), response.text
     departures = server.request("/api/departures").json()["departures"]
@@ -223,15 +303,25 @@ def setup_targets(server) -> dict:
     departure = departures[-1]
     expected = dt.datetime.fromisoformat(departure["expectedAt"].replace("Z", "+00:00"))
     predicted = (expected + dt.timedelta(minutes=7)).strftime("%Y-%m-%dT%H:%M:%SZ")  # running late
-    return {"books": available, "on_loan": on_loan, "etags": {b["id"]: b["etag"] for b in listed},
-            "specials": specials, "specials_reversed": list(reversed(specials)), "bookings": bookings,
-            "links": links, "course": "CSRF1001", "student": "424242", "departure": departure["id"],
-            "predicted": predicted}
+    return {
+        "books": available,
+        "on_loan": on_loan,
+        "etags": {b["id"]: b["etag"] for b in listed},
+        "specials": specials,
+        "specials_reversed": list(reversed(specials)),
+        "bookings": bookings,
+        "links": links,
+        "course": "CSRF1001",
+        "student": "424242",
+        "departure": departure["id"],
+        "predicted": predicted,
+    }
 
 
 def snapshot(server, kier: dict, far_bus: str, images: list[str]) -> dict:
     """What the admin and Kier could see change, through the API (the admin token, Kier's own token) and the admin's
     pages. Left out is only what moves by itself: live car-park counts and bus predictions within three hours."""
+
     def get(path, headers=None):
         response = server.request(path, headers=headers, admin=headers is None)
         return response.status, response.text
@@ -240,8 +330,17 @@ def snapshot(server, kier: dict, far_bus: str, images: list[str]) -> dict:
         response = server.request(path, headers={"Accept": "text/html"}, admin=True)
         return response.status, re.sub(r'(name="csrf" value=|data-csrf=)"[^"]*"', r"\1", response.text)
 
-    state = {path: get(path) for path in ("/api/books", "/api/people", "/api/rooms", "/api/specials/all",
-                                          "/api/me/bookings", "/api/me/app-links")}
+    state = {
+        path: get(path)
+        for path in (
+            "/api/books",
+            "/api/people",
+            "/api/rooms",
+            "/api/specials/all",
+            "/api/me/bookings",
+            "/api/me/app-links",
+        )
+    }
     for path in ("/admin/timetable", "/admin/specials", "/admin/people"):
         state["page " + path] = page(path)
     for path in ("/api/me", "/api/me/bookings", "/api/me/app-links", "/api/me/calendar"):
@@ -264,9 +363,9 @@ def differences(before: dict, after: dict) -> list[str]:
     for key in before:
         old, new = str(before[key]), str(after.get(key))
         if old != new:
-            start = next((i for i, (a, b) in enumerate(zip(old, new)) if a != b), min(len(old), len(new)))
+            start = next((i for i, (a, b) in enumerate(zip(old, new, strict=False)) if a != b), min(len(old), len(new)))
             start = max(0, start - 120)
-            found.append(f"{key}:\n  before: …{old[start:start + 400]}\n  after:  …{new[start:start + 400]}")
+            found.append(f"{key}:\n  before: …{old[start : start + 400]}\n  after:  …{new[start : start + 400]}")
     return found
 
 
@@ -335,12 +434,15 @@ report();
 def attack_page(server, requests: list[dict]) -> str:
     """The attacker's page: every request at the path as Quad writes it, with a trailing slash, and with an empty
     first segment (`//api/...`)."""
-    sent = [dict(request, paths=[request["path"], request["path"] + "/", "/" + request["path"]])
-            for request in requests]
+    sent = [
+        dict(request, paths=[request["path"], request["path"] + "/", "/" + request["path"]]) for request in requests
+    ]
     data = json.dumps({"quad": server.url, "requests": sent, "fetches": 3 * len(sent)}).replace("</", "<\\/")
-    return (f'<!doctype html><html lang="en"><head><meta charset="utf-8"><title>You won a prize</title></head>'
-            f'<body><h1>Congratulations!</h1><script type="application/json" id="plan">{data}</script>'
-            f"<script>{ATTACK_SCRIPT}</script></body></html>")
+    return (
+        f'<!doctype html><html lang="en"><head><meta charset="utf-8"><title>You won a prize</title></head>'
+        f'<body><h1>Congratulations!</h1><script type="application/json" id="plan">{data}</script>'
+        f"<script>{ATTACK_SCRIPT}</script></body></html>"
+    )
 
 
 def logged_per_visit(requests: list[dict]) -> int:
@@ -393,8 +495,10 @@ class Attacker:
 
 def unsafe_lines(log: str) -> list[tuple[str, str, int]]:
     """(method, path, status) of every unsafe request in the server's log."""
-    return [(method, path, int(status)) for method, path, status
-            in re.findall(r"\[QuadServer\] (POST|PUT|PATCH|DELETE) (\S+) (\d{3})$", log, re.M)]
+    return [
+        (method, path, int(status))
+        for method, path, status in re.findall(r"\[QuadServer\] (POST|PUT|PATCH|DELETE) (\S+) (\d{3})$", log, re.M)
+    ]
 
 
 CONTROL_SCRIPT = r"""
@@ -453,8 +557,12 @@ def test_a_page_on_another_origin_changes_nothing_with_the_persons_cookies(serve
     try:
         for driver in (admin_browser, kier_browser):
             driver.get(attacker.url)
-            wait_for(driver, lambda d: d.execute_script("return window.__done === true"), timeout=40,
-                     message="the attacker's page did not hear back from every request")
+            wait_for(
+                driver,
+                lambda d: d.execute_script("return window.__done === true"),
+                timeout=40,
+                message="the attacker's page did not hear back from every request",
+            )
     finally:
         attacker.stop()
 
@@ -462,8 +570,11 @@ def test_a_page_on_another_origin_changes_nothing_with_the_persons_cookies(serve
     # CSRF layer. (It also shows the cookies went: without them a form would be sent to sign in, 303, and an
     # API request would get 401.)
     expected = 2 * logged_per_visit(requests)
-    wait_until(lambda: len(unsafe_lines(server.log()[log_start:])) >= expected, timeout=15,
-               message=f"the server's log should show {expected} unsafe requests from the attacker's page")
+    wait_until(
+        lambda: len(unsafe_lines(server.log()[log_start:])) >= expected,
+        timeout=15,
+        message=f"the server's log should show {expected} unsafe requests from the attacker's page",
+    )
     answered = unsafe_lines(server.log()[log_start:])
     not_refused = [line for line in answered if line[2] != 403]
     assert not_refused == [], "requests from the other origin Quad did not refuse:\n" + "\n".join(map(str, not_refused))
@@ -475,14 +586,18 @@ def test_a_page_on_another_origin_changes_nothing_with_the_persons_cookies(serve
     assert changed == [], "the page on another origin changed:\n" + "\n".join(changed)
     for driver, name in ((admin_browser, "Administrator"), (kier_browser, "Kier")):
         driver.get(server.url + "/account")
-        wait_for(driver, lambda d: name in text_of(d, "nav.account"), message=f"{name} is no longer signed in")
+        wait_for(
+            driver, lambda d, name=name: name in text_of(d, "nav.account"), message=f"{name} is no longer signed in"
+        )
 
     # Control: the same requests from Quad's own origin, with the person's token, are accepted, and change every
     # part of what was compared (so the comparison above could fail).
     for driver in (admin_browser, kier_browser):
         driver.set_script_timeout(15)
-    statuses = {request["route"]: send_from_quad(admin_browser if request["who"] == "admin" else kier_browser,
-                                                 request) for request in requests}
+    statuses = {
+        request["route"]: send_from_quad(admin_browser if request["who"] == "admin" else kier_browser, request)
+        for request in requests
+    }
     refused = {route: status for route, status in statuses.items() if status not in (200, 201, 204, "redirect")}
     assert refused == {}, f"requests Quad's own pages could not make (a body this test got wrong?): {refused}"
     done = snapshot(server, kier, targets["departure"], images)

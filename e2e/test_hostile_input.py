@@ -32,14 +32,15 @@ import itertools
 import json
 import math
 import re
-import socket
 import time
 import unicodedata
 import urllib.parse
 from collections import defaultdict
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import pytest
+
 from conftest import http_request, melbourne
 from helpers import add_person, password_of, png, session_token
 
@@ -169,15 +170,26 @@ WRONG_TYPES = [
 # Path parameters: the strings (URL-encoded; 1M characters make a request line that is a test of its own,
 # in the raw test), and numbers as text.
 PATH_VALUES = [(label, value) for label, value in HOSTILE_STRINGS if label != "1M chars"] + [
-    ("%00 text", "%00"), ("dot dot", ".."), ("9223372036854775808", "9223372036854775808"), ("-1", "-1"),
-    ("0", "0"), ("1e400", "1e400"), ("1.5", "1.5"), ("NaN", "NaN"),
+    ("%00 text", "%00"),
+    ("dot dot", ".."),
+    ("9223372036854775808", "9223372036854775808"),
+    ("-1", "-1"),
+    ("0", "0"),
+    ("1e400", "1e400"),
+    ("1.5", "1.5"),
+    ("NaN", "NaN"),
 ]
 
 # Passwords are never shown, and each one accepted costs a bcrypt hash (a third of a second): a shorter list.
-PASSWORD_VALUES = [(label, value) for label, value in HOSTILE_STRINGS
-                   if label in ("NUL", "ESC[31m", "RLO U+202E", "e + U+0301", "lone surrogate \\ud800", "10k chars",
-                                "1M chars", "empty")] + [
-    ("72 bytes of e-acute", "\xe9" * 36), ("73 bytes", "\xe9" * 36 + "a"), ("emoji past 72 bytes", "\U0001f511" * 19),
+PASSWORD_VALUES = [
+    (label, value)
+    for label, value in HOSTILE_STRINGS
+    if label
+    in ("NUL", "ESC[31m", "RLO U+202E", "e + U+0301", "lone surrogate \\ud800", "10k chars", "1M chars", "empty")
+] + [
+    ("72 bytes of e-acute", "\xe9" * 36),
+    ("73 bytes", "\xe9" * 36 + "a"),
+    ("emoji past 72 bytes", "\U0001f511" * 19),
 ]
 
 
@@ -222,13 +234,18 @@ class Contract:
                 content = (operation.get("requestBody") or {}).get("content", {})
                 schema = content.get("application/json", {}).get("schema")
                 self.operations[operation["operationId"]] = Operation(
-                    id=operation["operationId"], method=method.upper(), path=path,
-                    access=operation.get("x-quad-access", "?"), body_types=list(content),
+                    id=operation["operationId"],
+                    method=method.upper(),
+                    path=path,
+                    access=operation.get("x-quad-access", "?"),
+                    body_types=list(content),
                     schema=self.object_schema(schema) if schema else None,
                     params={p["name"]: self.resolve(p["schema"]) for p in parameters if p["in"] == "path"},
                     headers={p["name"]: self.resolve(p["schema"]) for p in parameters if p["in"] == "header"},
-                    responses={str(status): list((self.resolve(answer).get("content") or {}))
-                               for status, answer in operation.get("responses", {}).items()},
+                    responses={
+                        str(status): list(self.resolve(answer).get("content") or {})
+                        for status, answer in operation.get("responses", {}).items()
+                    },
                 )
 
     def resolve(self, node):
@@ -264,16 +281,23 @@ class Contract:
         return [b for b in branches if "string" in self.types(b)]
 
     def is_date(self, schema) -> bool:
-        return any(b.get("format") in ("date", "date-time") or re.search(r"\[0-9\]\{[34]\}-", b.get("pattern", ""))
-                   for b in self.string_branches(schema))
+        return any(
+            b.get("format") in ("date", "date-time") or re.search(r"\[0-9\]\{[34]\}-", b.get("pattern", ""))
+            for b in self.string_branches(schema)
+        )
 
     def is_free_text(self, name: str, schema) -> bool:
         """Text people write and others read: no enum, no format, no pattern but one that excludes characters."""
         if "password" in name.lower():
             return False
         branches = self.string_branches(schema)
-        return bool(branches) and not self.is_date(schema) and all(
-            "enum" not in b and "format" not in b and ("pattern" not in b or "[^" in b["pattern"]) for b in branches)
+        return (
+            bool(branches)
+            and not self.is_date(schema)
+            and all(
+                "enum" not in b and "format" not in b and ("pattern" not in b or "[^" in b["pattern"]) for b in branches
+            )
+        )
 
     def invalid(self, schema, value) -> str | None:
         """Why the schema refuses `value`, or None when it takes it (the keywords the contract uses)."""
@@ -286,7 +310,7 @@ class Contract:
             reasons = [self.invalid(branch, value) for branch in schema["oneOf"]]
             if all(reasons):  # the reason of the branch of the value's own type, if there is one
                 kind = json_type(value)
-                typed = [r for r, b in zip(reasons, schema["oneOf"]) if kind in self.types(b)]
+                typed = [r for r, b in zip(reasons, schema["oneOf"], strict=True) if kind in self.types(b)]
                 return (typed or reasons)[0]
         for branch in schema.get("allOf", []):
             if reason := self.invalid(branch, value):
@@ -403,12 +427,17 @@ class Wire:
         send_error = ""
         try:
             if chunked:
-                chunks = (body[i:i + 64 * 1024] for i in range(0, len(body), 64 * 1024))
-                connection.request(method, path, body=chunks, headers={**(headers or {}), "Transfer-Encoding": "chunked"},
-                                   encode_chunked=True)
+                chunks = (body[i : i + 64 * 1024] for i in range(0, len(body), 64 * 1024))
+                connection.request(
+                    method,
+                    path,
+                    body=chunks,
+                    headers={**(headers or {}), "Transfer-Encoding": "chunked"},
+                    encode_chunked=True,
+                )
             else:
                 connection.request(method, path, body=body, headers=headers or {})
-        except (BrokenPipeError, ConnectionResetError, socket.timeout) as error:
+        except (TimeoutError, BrokenPipeError, ConnectionResetError) as error:
             send_error = f"while sending: {type(error).__name__}"  # the server may have answered already
         except OSError as error:
             self.close()
@@ -416,12 +445,14 @@ class Wire:
         try:
             response = connection.getresponse()
             data = response.read()
-        except socket.timeout:
+        except TimeoutError:
             self.close()
             return Answer(None, seconds=time.monotonic() - started, error=f"timed out {send_error}".strip())
         except (http.client.HTTPException, OSError) as error:
             self.close()
-            return Answer(None, seconds=time.monotonic() - started, error=f"{type(error).__name__} {send_error}".strip())
+            return Answer(
+                None, seconds=time.monotonic() - started, error=f"{type(error).__name__} {send_error}".strip()
+            )
         seconds = time.monotonic() - started
         if response.will_close or send_error:
             self.close()
@@ -472,9 +503,20 @@ class Finding:
     outcome: str
 
 
-KINDS = ("crash", "5xx", "no answer or too slow", "not a problem document", "accepted control/format characters",
-         "accepted what the contract refuses", "accepted a body it must refuse", "read-back differs", "read-back failed",
-         "lists fail afterwards", "baseline refused (the test's own body)", "no baseline")
+KINDS = (
+    "crash",
+    "5xx",
+    "no answer or too slow",
+    "not a problem document",
+    "accepted control/format characters",
+    "accepted what the contract refuses",
+    "accepted a body it must refuse",
+    "read-back differs",
+    "read-back failed",
+    "lists fail afterwards",
+    "baseline refused (the test's own body)",
+    "no baseline",
+)
 
 
 class Findings:
@@ -563,8 +605,11 @@ class Run:
 
     def fresh_room(self) -> str:
         n = self.next()
-        return self.admin("POST", "/api/rooms", {"id": f"hostile-{n}", "name": f"Hostile room {n}",
-                                                 "building": "Annex", "capacity": 10}).json()["id"]
+        return self.admin(
+            "POST",
+            "/api/rooms",
+            {"id": f"hostile-{n}", "name": f"Hostile room {n}", "building": "Annex", "capacity": 10},
+        ).json()["id"]
 
     def room_name(self, room_id: str) -> str:
         return self.admin("GET", f"/api/rooms/{room_id}").json()["name"]
@@ -583,16 +628,28 @@ class Run:
 
     def fresh_special(self) -> str:
         n = self.next()
-        return self.admin("POST", "/api/specials", {"display_name": f"Hostile special {n}", "width": 2, "height": 2,
-                                                    "original_price": "2.00", "price": "1.00"}).json()["id"]
+        return self.admin(
+            "POST",
+            "/api/specials",
+            {
+                "display_name": f"Hostile special {n}",
+                "width": 2,
+                "height": 2,
+                "original_price": "2.00",
+                "price": "1.00",
+            },
+        ).json()["id"]
 
     def fresh_link(self, token: str) -> str:
         return self.call("POST", "/api/me/app-links", {"label": f"Link {self.next()}"}, token=token).json()["id"]
 
     def fresh_person(self) -> str:
         username = f"hostile-{self.next()}"
-        self.admin("POST", "/api/people", {"username": username, "displayName": username.title(),
-                                           "password": PASSWORD, "role": "member"})
+        self.admin(
+            "POST",
+            "/api/people",
+            {"username": username, "displayName": username.title(), "password": PASSWORD, "role": "member"},
+        )
         return username
 
     def fresh_session(self) -> str:
@@ -613,8 +670,11 @@ class Run:
 
     def lists_still_answer(self, when: str) -> None:
         """Every GET of the contract without parameters, and the pages, as the admin, as ada and as a visitor."""
-        paths = [path for path, item in self.contract.document["paths"].items()
-                 if "get" in item and "{" not in path and path != "/api/events"]
+        paths = [
+            path
+            for path, item in self.contract.document["paths"].items()
+            if "get" in item and "{" not in path and path != "/api/events"
+        ]
         paths += ["/", "/rooms", "/library", "/specials", "/specials/mosaic", "/timetable", "/account"]
         for path in paths:
             for who, token in (("admin", self.tokens["admin"]), ("ada", self.tokens["ada"]), ("visitor", None)):
@@ -636,6 +696,7 @@ def person(run: Run, username: str) -> dict:
 # What each write operation sends when nothing is hostile (the server accepts it), how what it stored reads
 # back (field -> value, for the text fields sent), and what to undo afterwards. A path value may be a function:
 # it is called only when that parameter is not the one being replaced.
+
 
 @dataclasses.dataclass
 class Baseline:
@@ -661,8 +722,9 @@ def new_room(run: Run) -> Request:
 
 def new_person(run: Run) -> Request:
     n = run.next()
-    return Request({}, {"username": f"hostile-{n}", "displayName": f"Hostile person {n}", "password": PASSWORD,
-                        "role": "member"})
+    return Request(
+        {}, {"username": f"hostile-{n}", "displayName": f"Hostile person {n}", "password": PASSWORD, "role": "member"}
+    )
 
 
 def next_departure(run: Run) -> Request:
@@ -675,75 +737,118 @@ BASELINES: dict[str, Baseline] = {
     "uploadImage": Baseline(lambda run: Request({}, png(run.next()), content_type="image/png")),
     # Rooms (renaming first: room names are unique, and each rename frees the hostile name again)
     "updateRoom": Baseline(
-        lambda run: Request({"roomId": run.once("room", run.fresh_room)},
-                            {"name": f"Renamed room {run.next()}", "capacity": 20}),
-        read=lambda run, request, answer: run.admin("GET", f"/api/rooms/{request.path['roomId']}").json()),
+        lambda run: Request(
+            {"roomId": run.once("room", run.fresh_room)}, {"name": f"Renamed room {run.next()}", "capacity": 20}
+        ),
+        read=lambda run, request, answer: run.admin("GET", f"/api/rooms/{request.path['roomId']}").json(),
+    ),
     "createRoom": Baseline(
-        new_room,
-        read=lambda run, request, answer: run.admin("GET", f"/api/rooms/{answer.json()['id']}").json()),
+        new_room, read=lambda run, request, answer: run.admin("GET", f"/api/rooms/{answer.json()['id']}").json()
+    ),
     "setRoomPhoto": Baseline(
-        lambda run: Request({"roomId": run.once("room", run.fresh_room)}, png(run.next()), content_type="image/png")),
+        lambda run: Request({"roomId": run.once("room", run.fresh_room)}, png(run.next()), content_type="image/png")
+    ),
     "deleteRoom": Baseline(lambda run: Request({"roomId": lambda: run.spare("room", run.fresh_room)})),
-    "bookRoom": Baseline(lambda run: Request({"roomId": lambda: run.spare("room", run.fresh_room)}, {}),
-                         ignored=("person",), member=True),
+    "bookRoom": Baseline(
+        lambda run: Request({"roomId": lambda: run.spare("room", run.fresh_room)}, {}), ignored=("person",), member=True
+    ),
     "cancelBooking": Baseline(
-        lambda run: Request(dict(run.spare("booking", lambda: run.fresh_booking(run.token)))), member=True),
+        lambda run: Request(dict(run.spare("booking", lambda: run.fresh_booking(run.token)))), member=True
+    ),
     "legacyBook": Baseline(
         lambda run: Request({}, {"name": run.spare("room name", lambda: run.room_name(run.fresh_room()))}),
-        ignored=("name",), member=True),
+        ignored=("name",),
+        member=True,
+    ),
     # Accounts
     "createMyAppLink": Baseline(
         lambda run: Request({}, {"label": f"Phone {run.next()}"}),
         read=lambda run, request, answer: link_label(run, run.token, answer.json()["id"]),
-        undo=lambda run, request, answer: run.call("DELETE", f"/api/me/app-links/{answer.json()['id']}"), member=True),
+        undo=lambda run, request, answer: run.call("DELETE", f"/api/me/app-links/{answer.json()['id']}"),
+        member=True,
+    ),
     "revokeMyAppLink": Baseline(
-        lambda run: Request({"linkId": lambda: run.spare("link", lambda: run.fresh_link(run.token))}), member=True),
+        lambda run: Request({"linkId": lambda: run.spare("link", lambda: run.fresh_link(run.token))}), member=True
+    ),
     "createAppLinkFor": Baseline(
         lambda run: Request({"username": "linker"}, {"label": f"Given {run.next()}"}),
         read=lambda run, request, answer: link_label(run, run.tokens["linker"], answer.json()["id"]),
-        undo=lambda run, request, answer: run.call("DELETE", f"/api/me/app-links/{answer.json()['id']}",
-                                                   token=run.tokens["linker"])),
-    "createPerson": Baseline(
-        new_person,
-        read=lambda run, request, answer: person(run, answer.json()["username"])),
+        undo=lambda run, request, answer: run.call(
+            "DELETE", f"/api/me/app-links/{answer.json()['id']}", token=run.tokens["linker"]
+        ),
+    ),
+    "createPerson": Baseline(new_person, read=lambda run, request, answer: person(run, answer.json()["username"])),
     "updatePerson": Baseline(
         lambda run: Request({"username": "renamee"}, {"displayName": f"Renamed person {run.next()}"}),
-        read=lambda run, request, answer: person(run, "renamee")),
+        read=lambda run, request, answer: person(run, "renamee"),
+    ),
     "deletePerson": Baseline(lambda run: Request({"username": lambda: run.spare("person", run.fresh_person)})),
     # Specials
     "createSpecial": Baseline(
-        lambda run: Request({}, {"display_name": f"Hostile special {run.next()}", "width": 4, "height": 4,
-                                 "original_price": "9.00", "price": "5.00"}),
+        lambda run: Request(
+            {},
+            {
+                "display_name": f"Hostile special {run.next()}",
+                "width": 4,
+                "height": 4,
+                "original_price": "9.00",
+                "price": "5.00",
+            },
+        ),
         read=lambda run, request, answer: run.admin("GET", f"/api/specials/{answer.json()['id']}").json(),
-        undo=lambda run, request, answer: run.admin("DELETE", f"/api/specials/{answer.json()['id']}")),
+        undo=lambda run, request, answer: run.admin("DELETE", f"/api/specials/{answer.json()['id']}"),
+    ),
     "updateSpecial": Baseline(
-        lambda run: Request({"specialId": run.once("special", run.fresh_special)},
-                            {"display_name": f"Renamed special {run.next()}"}),
-        read=lambda run, request, answer: run.admin("GET", f"/api/specials/{request.path['specialId']}").json()),
+        lambda run: Request(
+            {"specialId": run.once("special", run.fresh_special)}, {"display_name": f"Renamed special {run.next()}"}
+        ),
+        read=lambda run, request, answer: run.admin("GET", f"/api/specials/{request.path['specialId']}").json(),
+    ),
     "setSpecialImage": Baseline(
-        lambda run: Request({"specialId": run.once("special", run.fresh_special)}, png(run.next()),
-                            content_type="image/png")),
+        lambda run: Request(
+            {"specialId": run.once("special", run.fresh_special)}, png(run.next()), content_type="image/png"
+        )
+    ),
     "deleteSpecial": Baseline(lambda run: Request({"specialId": lambda: run.spare("special", run.fresh_special)})),
     "reorderSpecials": Baseline(  # every special, in the order they are in
-        lambda run: Request({}, {"ids": [s["id"] for s in
-                                         run.admin("GET", "/api/specials/all").json()["managerSpecials"]]})),
+        lambda run: Request(
+            {}, {"ids": [s["id"] for s in run.admin("GET", "/api/specials/all").json()["managerSpecials"]]}
+        )
+    ),
     "updateSpecialsSettings": Baseline(
-        lambda run: Request({}, {"canvasUnit": 16, "currency": "AUD", "timeZone": "Australia/Melbourne"})),
+        lambda run: Request({}, {"canvasUnit": 16, "currency": "AUD", "timeZone": "Australia/Melbourne"})
+    ),
     # Library
     "createBook": Baseline(
-        lambda run: Request({}, {"title": f"Hostile book {run.next()}", "author": "Anonymous",
-                                 "lastCheckedOutBy": display_name(run), "lastCheckedOut": "2026-11-20 10:00:00"}),
-        read=lambda run, request, answer: run.admin("GET", f"/api/books/{answer.json()['id']}").json(), member=True),
+        lambda run: Request(
+            {},
+            {
+                "title": f"Hostile book {run.next()}",
+                "author": "Anonymous",
+                "lastCheckedOutBy": display_name(run),
+                "lastCheckedOut": "2026-11-20 10:00:00",
+            },
+        ),
+        read=lambda run, request, answer: run.admin("GET", f"/api/books/{answer.json()['id']}").json(),
+        member=True,
+    ),
     "updateBook": Baseline(
         lambda run: Request({"bookId": run.once("book", run.fresh_book)}, {"title": f"Renamed book {run.next()}"}),
-        read=lambda run, request, answer: run.admin("GET", f"/api/books/{request.path['bookId']}").json(), member=True),
+        read=lambda run, request, answer: run.admin("GET", f"/api/books/{request.path['bookId']}").json(),
+        member=True,
+    ),
     "checkOutBook": Baseline(
-        lambda run: Request({"bookId": lambda: run.spare("book", run.fresh_book)},
-                            {"name": "Anonymous Reader"} if is_admin(run) else {}),
+        lambda run: Request(
+            {"bookId": lambda: run.spare("book", run.fresh_book)}, {"name": "Anonymous Reader"} if is_admin(run) else {}
+        ),
         read=lambda run, request, answer: {
-            "name": run.admin("GET", f"/api/books/{request.path['bookId']}").json()["lastCheckedOutBy"]}, member=True),
+            "name": run.admin("GET", f"/api/books/{request.path['bookId']}").json()["lastCheckedOutBy"]
+        },
+        member=True,
+    ),
     "returnBook": Baseline(
-        lambda run: Request({"bookId": lambda: run.spare("lent book", lambda: run.fresh_book(run.token))}), member=True),
+        lambda run: Request({"bookId": lambda: run.spare("lent book", lambda: run.fresh_book(run.token))}), member=True
+    ),
     "deleteBook": Baseline(lambda run: Request({"bookId": lambda: run.spare("book", run.fresh_book)}), member=True),
     "deleteBooks": Baseline(lambda run: Request({}, {"ids": [run.spare("book", run.fresh_book)]}), member=True),
     # Timetable
@@ -754,10 +859,13 @@ BASELINES: dict[str, Baseline] = {
     # a session of their own each time), signing in (after five failures from one address, every sign-in from
     # it waits), and deleting every book.
     "endSession": Baseline(
-        lambda run: Request({}, token="" if is_admin(run) else run.spare("session", run.fresh_session)), member=True),
+        lambda run: Request({}, token="" if is_admin(run) else run.spare("session", run.fresh_session)), member=True
+    ),
     "createSession": Baseline(
         lambda run: Request({}, {"username": "grace", "password": run.tokens["grace password"]}, token=None),
-        ignored=("username", "password"), member=True),
+        ignored=("username", "password"),
+        member=True,
+    ),
     "cleanLibrary": Baseline(lambda run: Request({})),
 }
 ORDER = list(BASELINES)
@@ -769,8 +877,13 @@ def start(quad_server_factory):
     server = quad_server_factory(demo=True, now=melbourne("10:00", "weekday"), env={"QUAD_RATE_LIMIT": "0"})
     for username in ("linker", "renamee", "leaver"):
         add_person(server, username, PASSWORD)
-    tokens = {"admin": server.admin_token, "ada": session_token(server, "ada"), "kier": session_token(server, "kier"),
-              "linker": session_token(server, "linker", PASSWORD), "grace password": password_of(server, "grace")}
+    tokens = {
+        "admin": server.admin_token,
+        "ada": session_token(server, "ada"),
+        "kier": session_token(server, "kier"),
+        "linker": session_token(server, "linker", PASSWORD),
+        "grace password": password_of(server, "grace"),
+    }
     return server, load_contract(server), tokens
 
 
@@ -778,8 +891,14 @@ def operations_for(run: Run) -> list[Operation]:
     contract_ops = run.contract.operations
     missing = sorted(set(contract_ops) - set(BASELINES)) if run.role == "admin" else []
     for operation_id in missing:
-        run.findings.add("no baseline", run.role, contract_ops[operation_id].name, "", "",
-                         "add it to BASELINES in e2e/test_hostile_input.py")
+        run.findings.add(
+            "no baseline",
+            run.role,
+            contract_ops[operation_id].name,
+            "",
+            "",
+            "add it to BASELINES in e2e/test_hostile_input.py",
+        )
     chosen = [contract_ops[o] for o in ORDER if o in contract_ops]
     if run.role != "admin":
         chosen = [op for op in chosen if BASELINES[op.id].member]
@@ -819,8 +938,9 @@ def judge(run: Run, op: Operation, where: str, label: str, answer: Answer) -> bo
         run.findings.add("no answer or too slow", who, op.name, where, label, answer.summary())
         return False
     if answer.status >= 500 or answer.status < 200 or 300 <= answer.status < 400:
-        run.findings.add("5xx" if answer.status >= 500 else "not a problem document", who, op.name, where, label,
-                         answer.summary())
+        run.findings.add(
+            "5xx" if answer.status >= 500 else "not a problem document", who, op.name, where, label, answer.summary()
+        )
         return False
     if answer.status >= 400:
         documented = op.responses.get(str(answer.status), [])
@@ -834,15 +954,22 @@ def judge(run: Run, op: Operation, where: str, label: str, answer: Answer) -> bo
             except (ValueError, AttributeError):
                 status = "unreadable"
             if status != answer.status:
-                run.findings.add("not a problem document", who, op.name, where, label,
-                                 f"{answer.status} with a problem whose status is {status!r}")
+                run.findings.add(
+                    "not a problem document",
+                    who,
+                    op.name,
+                    where,
+                    label,
+                    f"{answer.status} with a problem whose status is {status!r}",
+                )
         return False
     run.spares.clear()  # an accepted request may have used them up
     return True
 
 
-def send_json(run: Run, op: Operation, request: Request, where: str, label: str, body=None,
-              path_override=None, extra_headers=None) -> tuple[Answer, bool]:
+def send_json(
+    run: Run, op: Operation, request: Request, where: str, label: str, body=None, path_override=None, extra_headers=None
+) -> tuple[Answer, bool]:
     path = build(run, op, request, path_override)
     body = request.body if body is None else body
     if isinstance(body, bytes):
@@ -883,8 +1010,9 @@ def as_text(value) -> str | None:
     return None
 
 
-def check_accepted_field(run: Run, op: Operation, baseline: Baseline, request: Request, answer: Answer,
-                         field: str, label: str, value) -> None:
+def check_accepted_field(
+    run: Run, op: Operation, baseline: Baseline, request: Request, answer: Answer, field: str, label: str, value
+) -> None:
     """An accepted write: was the value one the contract allows, without refused characters; does what was
     stored still read, and read back as sent (NFC)?"""
     schema = op.schema["properties"].get(field, {})
@@ -896,24 +1024,33 @@ def check_accepted_field(run: Run, op: Operation, baseline: Baseline, request: R
     if refused:  # (reported once: the contract's pattern may refuse them too)
         run.findings.add("accepted control/format characters", run.role, op.name, where, label, f"{answer.status}")
     elif reason := run.contract.invalid(schema, plain_value):
-        run.findings.add("accepted what the contract refuses", run.role, op.name, where, label,
-                         f"{answer.status} ({reason})")
+        run.findings.add(
+            "accepted what the contract refuses", run.role, op.name, where, label, f"{answer.status} ({reason})"
+        )
     if baseline.read:
         try:
             stored = baseline.read(run, request, answer)
         except (AssertionError, StopIteration, KeyError, ValueError, TypeError) as error:
-            run.findings.add("read-back failed", run.role, op.name, where, label,
-                             f"{type(error).__name__}: {error}"[:200])
+            run.findings.add(
+                "read-back failed", run.role, op.name, where, label, f"{type(error).__name__}: {error}"[:200]
+            )
         else:
             got = stored.get(field)
             if isinstance(got, list):
                 got = ", ".join(got)
             # Categories come back joined with ", " whatever separated them.
             categories = field == "categories" and got == ", ".join(
-                part.strip() for part in expected_text(text or "").split(","))
+                part.strip() for part in expected_text(text or "").split(",")
+            )
             if free_text and not refused and not reads_back_right(text, got) and not categories:
-                run.findings.add("read-back differs", run.role, op.name, where, label,
-                                 f"sent {short(text)}, NFC {short(expected_text(text))}, read back {short(got)}")
+                run.findings.add(
+                    "read-back differs",
+                    run.role,
+                    op.name,
+                    where,
+                    label,
+                    f"sent {short(text)}, NFC {short(expected_text(text))}, read back {short(got)}",
+                )
     if baseline.undo:
         baseline.undo(run, request, answer)
 
@@ -952,8 +1089,11 @@ def field_values(contract: Contract, name: str, schema: dict) -> list[tuple[str,
             values += [("100k ids", list(range(1, 100_001))), ("100k times one id", [1] * 100_000)]
             values += [(f"[{label}]", [value]) for label, value in HOSTILE_NUMBERS]
         else:
-            values += [("65k ids", [f"{i:012d}" for i in range(65_000)]),  # just under 1 MiB
-                       ("100k ids", [f"{i:012d}" for i in range(100_000)]), ("100k times one id", ["A" * 12] * 100_000)]
+            values += [
+                ("65k ids", [f"{i:012d}" for i in range(65_000)]),  # just under 1 MiB
+                ("100k ids", [f"{i:012d}" for i in range(100_000)]),
+                ("100k times one id", ["A" * 12] * 100_000),
+            ]
             values += [(f"[{label}]", [value]) for label, value in HOSTILE_STRINGS if label != "1M chars"]
     seen = {json.dumps(plain(v), default=str) for _, v in values if not isinstance(v, Raw)}
     values += [(label, v) for label, v in WRONG_TYPES if isinstance(v, Raw) or json.dumps(v) not in seen]
@@ -989,8 +1129,14 @@ def run_fields_of(run: Run, op: Operation, baseline: Baseline) -> None:
             request = baseline.make(run)
             answer, accepted = send_json(run, op, request, f"path {name}", label, path_override=(name, value))
             if accepted and (reason := path_value_invalid(run.contract, schema, value)):
-                run.findings.add("accepted what the contract refuses", run.role, op.name, f"path {name}", label,
-                                 f"{answer.status} ({reason})")
+                run.findings.add(
+                    "accepted what the contract refuses",
+                    run.role,
+                    op.name,
+                    f"path {name}",
+                    label,
+                    f"{answer.status} ({reason})",
+                )
 
 
 # --- Whole bodies and headers --------------------------------------------------------------------------
@@ -1012,8 +1158,13 @@ def raw_bodies(run: Run, op: Operation, baseline: Baseline, request: Request) ->
         ("empty, no type", b"", {}, False, False),
         ("2 MiB JSON, Content-Length", big, json_type, False, True),
         ("2 MiB JSON, chunked", big, json_type, True, True),
-        ("2 MiB as image/png", b"\x89PNG\r\n\x1a\n" + b"\0" * (2 * MiB), {"Content-Type": "image/png"}, False,
-         not op.binary_body),
+        (
+            "2 MiB as image/png",
+            b"\x89PNG\r\n\x1a\n" + b"\0" * (2 * MiB),
+            {"Content-Type": "image/png"},
+            False,
+            not op.binary_body,
+        ),
         ("100k-deep [[[", b"[" * 100_000 + b"]" * 100_000, json_type, False, bool(op.json_body)),
         ('100k-deep {"a":', b'{"a":' * 100_000 + b"1" + b"}" * 100_000, json_type, False, bool(op.json_body)),
     ]
@@ -1036,12 +1187,19 @@ def raw_bodies(run: Run, op: Operation, baseline: Baseline, request: Request) ->
     field = first_text_field(run, op, baseline, document)
     # Bytes no UTF-8 has: 0xFF 0xFE, an overlong "/" (C0 AF), a surrogate encoded (ED A0 80).
     bad = b'"bad \xff\xfe \xc0\xaf \xed\xa0\x80 end"'
-    invalid_text = encode({**document, field: "@@bad@@"}).replace(b'"@@bad@@"', bad) if field else b'{"\xff\xfe": "\xc0\xaf"}'
+    invalid_text = (
+        encode({**document, field: "@@bad@@"}).replace(b'"@@bad@@"', bad) if field else b'{"\xff\xfe": "\xc0\xaf"}'
+    )
     bodies += [
         ("invalid UTF-8" + (f" in {field}" if field else ""), invalid_text, json_type, False, bool(field)),
         ("UTF-8 BOM + JSON", b"\xef\xbb\xbf" + valid, json_type, False, False),
-        ("UTF-16 JSON", json.dumps(document).encode("utf-16"), {"Content-Type": "application/json; charset=utf-16"},
-         False, False),
+        (
+            "UTF-16 JSON",
+            json.dumps(document).encode("utf-16"),
+            {"Content-Type": "application/json; charset=utf-16"},
+            False,
+            False,
+        ),
         ("JSON as text/plain", valid, {"Content-Type": "text/plain"}, False, False),
         ("JSON as image/png", valid, {"Content-Type": "image/png"}, False, False),
         ("trailing garbage", valid + b"}garbage", json_type, False, bool(op.json_body)),
@@ -1114,8 +1272,14 @@ def run_raw_of(run: Run, op: Operation) -> None:
         answer = run.send(op.method, path, body, headers)
         if judge(run, op, "header Authorization", label, answer):
             if op.access != "public":
-                run.findings.add("accepted what the contract refuses", run.role, op.name, "header Authorization", label,
-                                 str(answer.status))
+                run.findings.add(
+                    "accepted what the contract refuses",
+                    run.role,
+                    op.name,
+                    "header Authorization",
+                    label,
+                    str(answer.status),
+                )
             undo(run, baseline, request, answer)
     for header, schema in op.headers.items():
         for label, value in HOSTILE_HEADER_VALUES:
@@ -1123,8 +1287,14 @@ def run_raw_of(run: Run, op: Operation) -> None:
             answer, accepted = send_json(run, op, request, f"header {header}", label, extra_headers={header: value})
             text = value.decode("latin-1")
             if accepted and (reason := run.contract.invalid(schema, text)):
-                run.findings.add("accepted what the contract refuses", run.role, op.name, f"header {header}", label,
-                                 f"{answer.status} ({reason})")
+                run.findings.add(
+                    "accepted what the contract refuses",
+                    run.role,
+                    op.name,
+                    f"header {header}",
+                    label,
+                    f"{answer.status} ({reason})",
+                )
             if accepted:
                 undo(run, baseline, request, answer)
 
@@ -1137,12 +1307,13 @@ def run_request_heads(run: Run) -> None:
     body = encode({"capacity": 20})
     base = {"Authorization": f"Bearer {run.token}", "Content-Type": "application/json"}
     for label, path, headers in (
-            ("Authorization: Bearer NUL", f"/api/rooms/{room}", {**base, "Authorization": b"Bearer \x00"}),
-            ("Authorization: Bearer ESC[31m", f"/api/rooms/{room}", {**base, "Authorization": b"Bearer \x1b[31m"}),
-            ("Idempotency-Key: NUL", f"/api/rooms/{room}", {**base, "Idempotency-Key": b"key\x00"}),
-            ("URL of 100k characters", "/api/rooms/" + "z" * 100_000, base),
-            ("header of 100k characters", f"/api/rooms/{room}", {**base, "X-Long": "a" * 100_000}),
-            ("1000 headers", f"/api/rooms/{room}", {**base, **{f"X-Many-{i}": "a" for i in range(1000)}})):
+        ("Authorization: Bearer NUL", f"/api/rooms/{room}", {**base, "Authorization": b"Bearer \x00"}),
+        ("Authorization: Bearer ESC[31m", f"/api/rooms/{room}", {**base, "Authorization": b"Bearer \x1b[31m"}),
+        ("Idempotency-Key: NUL", f"/api/rooms/{room}", {**base, "Idempotency-Key": b"key\x00"}),
+        ("URL of 100k characters", "/api/rooms/" + "z" * 100_000, base),
+        ("header of 100k characters", f"/api/rooms/{room}", {**base, "X-Long": "a" * 100_000}),
+        ("1000 headers", f"/api/rooms/{room}", {**base, **{f"X-Many-{i}": "a" for i in range(1000)}}),
+    ):
         judge(run, op, "request head", label, run.send(op.method, path, body, headers))
 
 
@@ -1154,16 +1325,20 @@ def run_raw_members_everywhere(run: Run) -> None:
         if op.id in member_ops or op.id not in BASELINES or op.id == "endSession":
             continue
         big = b'{"x":"' + b"a" * (2 * MiB) + b'"}'
-        for label, data, chunked in (("2 MiB JSON, chunked", big, True), ("100k-deep [[[", b"[" * 100_000, False),
-                                     ("invalid UTF-8", b'{"\xff": "\xc0\xaf"}', False)):
+        for label, data, chunked in (
+            ("2 MiB JSON, chunked", big, True),
+            ("100k-deep [[[", b"[" * 100_000, False),
+            ("invalid UTF-8", b'{"\xff": "\xc0\xaf"}', False),
+        ):
             path = op.path
             for name in op.params:
                 path = path.replace("{" + name + "}", "x1")
             headers = {"Authorization": f"Bearer {run.token}", "Content-Type": "application/json"}
             answer = run.send(op.method, path, data, headers, chunked)
             if judge(run, op, "body", label, answer):
-                run.findings.add("accepted a body it must refuse", run.role, op.name, "body (as a member)", label,
-                                 str(answer.status))
+                run.findings.add(
+                    "accepted a body it must refuse", run.role, op.name, "body (as a member)", label, str(answer.status)
+                )
 
 
 def finish(run: Run, server, started: float) -> None:

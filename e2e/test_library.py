@@ -6,8 +6,8 @@ on loan, The Mythical Man-Month overdue), laid out back from the server's clock.
 browser in (an account made once per name).
 """
 
-
 import pytest
+
 from conftest import PHONE
 from helpers import account_token, by_css, one, sign_in_as, text_of, wait_for
 
@@ -64,8 +64,11 @@ def test_check_out_and_return(library_server, browser, axe):
     axe.assert_clean(browser, "detail")
 
     one(browser, "#book-checkout").click()
-    wait_for(browser, lambda d: text_of(d, "#book-status").startswith("With Grace Hopper since"),
-             message="the badge does not say who has it")
+    wait_for(
+        browser,
+        lambda d: text_of(d, "#book-status").startswith("With Grace Hopper since"),
+        message="the badge does not say who has it",
+    )
     assert api_book(library_server, book)["lastCheckedOutBy"] == "Grace Hopper"
     # The list says it too, next to the title.
     item = f".book-item[data-book-id='{book}']"
@@ -89,7 +92,8 @@ def test_cancel_with_unsaved_changes_asks_first(library_server, browser):
 
     # Leaving the page is guarded too.
     prevented = browser.execute_script(
-        "const e = new Event('beforeunload', {cancelable: true}); window.dispatchEvent(e); return e.defaultPrevented;")
+        "const e = new Event('beforeunload', {cancelable: true}); window.dispatchEvent(e); return e.defaultPrevented;"
+    )
     assert prevented
 
     one(browser, "#book-cancel").click()
@@ -120,21 +124,33 @@ def test_someone_elses_checkout_shows_without_reload(library_server, browser):
     assert text_of(browser, "#book-status") == "Available"
     browser.execute_script("window.__notReloaded = true;")
     token = account_token(library_server, "Margaret Hamilton")
-    response = library_server.request(f"/api/books/{book}/checkout", method="POST",
-                                      headers={"Authorization": f"Bearer {token}", "Content-Type": "application/json"},
-                                      data=b"{}")
+    response = library_server.request(
+        f"/api/books/{book}/checkout",
+        method="POST",
+        headers={"Authorization": f"Bearer {token}", "Content-Type": "application/json"},
+        data=b"{}",
+    )
     assert response.status == 200, response.text
     # The visitor sees it go out, but not who has it: names are for people signed in.
-    wait_for(browser, lambda d: text_of(d, "#book-status").startswith("On loan since"),
-             message="the checkout did not show live")
+    wait_for(
+        browser,
+        lambda d: text_of(d, "#book-status").startswith("On loan since"),
+        message="the checkout did not show live",
+    )
     assert "Margaret" not in browser.page_source
     # An edit shows too, in the book and in the list.
-    response = library_server.request(f"/api/books/{book}", method="PUT",
-                                      headers={"Authorization": f"Bearer {token}", "Content-Type": "application/json"},
-                                      data=b'{"title": "Don\'t Make Me Think, Revisited"}')
+    response = library_server.request(
+        f"/api/books/{book}",
+        method="PUT",
+        headers={"Authorization": f"Bearer {token}", "Content-Type": "application/json"},
+        data=b'{"title": "Don\'t Make Me Think, Revisited"}',
+    )
     assert response.status == 200, response.text
-    wait_for(browser, lambda d: text_of(d, "#book-heading") == "Don't Make Me Think, Revisited",
-             message="the edit did not show live")
+    wait_for(
+        browser,
+        lambda d: text_of(d, "#book-heading") == "Don't Make Me Think, Revisited",
+        message="the edit did not show live",
+    )
     assert text_of(browser, f".book-item[data-book-id='{book}'] .book-title") == "Don't Make Me Think, Revisited"
     assert browser.execute_script("return window.__notReloaded === true;")
 
@@ -205,7 +221,8 @@ def test_wide_screen_shows_the_list_beside_the_book_and_shares_its_link(library_
     browser.execute_script(
         "delete navigator.share;"
         "Object.defineProperty(navigator, 'clipboard', {configurable: true,"
-        " value: {writeText: async (text) => { window.__copied = text; }}});")
+        " value: {writeText: async (text) => { window.__copied = text; }}});"
+    )
     share.click()
     wait_for(browser, lambda d: text_of(d, "#library-live") == "Link copied.", message="no word of the copy")
     assert browser.execute_script("return window.__copied;") == link

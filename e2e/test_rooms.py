@@ -12,13 +12,20 @@ import json
 import re
 
 import pytest
+
 from conftest import DESKTOP, PHONE
 from helpers import account_token, advance_page_clock, by_css, follow_clock, one, shown, sign_in_as, text_of, wait_for
 
 # id: (spots, capacity)
 DEMO = {
-    "ljerka": (43, 50), "mostafa": (4, 12), "helmold": (86, 100), "painter": (16, 20),
-    "septima": (84, 90), "alexis": (0, 8), "yana": (34, 40), "mina": (39, 45),
+    "ljerka": (43, 50),
+    "mostafa": (4, 12),
+    "helmold": (86, 100),
+    "painter": (16, 20),
+    "septima": (84, 90),
+    "alexis": (0, 8),
+    "yana": (34, 40),
+    "mina": (39, 45),
 }
 PHOTO_RATIO = 328 / 220
 
@@ -90,8 +97,9 @@ def book_disabled(driver, room: str) -> bool:
 def booking_requests(driver, room: str) -> int:
     """How many requests the page sent to POST /api/rooms/{room}/bookings (Resource Timing)."""
     return driver.execute_script(
-        "return performance.getEntriesByType('resource')"
-        ".filter(e => new URL(e.name).pathname === arguments[0]).length", f"/api/rooms/{room}/bookings")
+        "return performance.getEntriesByType('resource').filter(e => new URL(e.name).pathname === arguments[0]).length",
+        f"/api/rooms/{room}/bookings",
+    )
 
 
 def count_booking_calls(driver) -> None:
@@ -116,8 +124,10 @@ def booking_calls(driver, room: str) -> int:
 
 def set_offline(driver, offline: bool):
     driver.execute_cdp_cmd("Network.enable", {})
-    driver.execute_cdp_cmd("Network.emulateNetworkConditions",
-                           {"offline": offline, "latency": 0, "downloadThroughput": -1, "uploadThroughput": -1})
+    driver.execute_cdp_cmd(
+        "Network.emulateNetworkConditions",
+        {"offline": offline, "latency": 0, "downloadThroughput": -1, "uploadThroughput": -1},
+    )
 
 
 def book_buttons_state(driver) -> dict:
@@ -126,13 +136,15 @@ def book_buttons_state(driver) -> dict:
         "const r = {}; for (const c of document.querySelectorAll('.room-card')) {"
         "  const b = c.querySelector('button.book');"
         "  r[c.dataset.roomId] = [b.disabled, b.getAttribute('aria-disabled')]; }"
-        "return r;")
+        "return r;"
+    )
 
 
 def list_ids(driver, list_id: str) -> list[str]:
     return driver.execute_script(
         "return Array.from(document.querySelectorAll('#' + arguments[0] + ' > .room-card'), c => c.dataset.roomId)",
-        list_id)
+        list_id,
+    )
 
 
 def expected_available_order(rooms: dict) -> list[str]:
@@ -167,7 +179,10 @@ def record_drawn_shape(driver, room: str, selector: str) -> None:
         "new MutationObserver((_, observer) => {"
         "  if (document.querySelector(`#room-${arguments[0]} ${arguments[1]}`)) {"
         "    window.__drawn = shape(`room-${arguments[0]}`); observer.disconnect(); }"
-        "}).observe(document.getElementById('rooms'), {subtree: true, childList: true});", room, selector)
+        "}).observe(document.getElementById('rooms'), {subtree: true, childList: true});",
+        room,
+        selector,
+    )
 
 
 def test_book_and_cancel_in_the_browser(rooms_server, browser):
@@ -183,16 +198,25 @@ def test_book_and_cancel_in_the_browser(rooms_server, browser):
 
     wait_for(browser, lambda d: spots_text(d, "ljerka") == "42 spots remaining", message="count did not drop to 42")
     wait_for(browser, lambda d: text_of(d, "#room-ljerka .booked-state") == "Booked", message="no 'Booked' state")
-    wait_for(browser, lambda d: shown(d, "#room-ljerka .cancel-form button")
-             and one(d, "#room-ljerka .cancel-form button").accessible_name == "Cancel Ljerka", message="no Cancel")
+    wait_for(
+        browser,
+        lambda d: (
+            shown(d, "#room-ljerka .cancel-form button")
+            and one(d, "#room-ljerka .cancel-form button").accessible_name == "Cancel Ljerka"
+        ),
+        message="no Cancel",
+    )
     assert not shown(browser, "#room-ljerka button.book"), "the Book button is still shown"
     assert "Booked a spot in Ljerka." in text_of(browser, "#room-ljerka .card-message")
     assert browser.execute_script("return window.__noReload") == marker, "the page reloaded to book"
     assert api_rooms(rooms_server)["ljerka"]["spots"] == 42
     booking_id = one(browser, "#room-ljerka").get_attribute("data-booking-id")
     assert booking_id, "the card does not say which booking it shows"
-    wait_for(browser, lambda d: by_css(d, f'#my-bookings-list li[data-room-id="ljerka"][data-booking-id="{booking_id}"]'),
-             message="not in the person's bookings")
+    wait_for(
+        browser,
+        lambda d: by_css(d, f'#my-bookings-list li[data-room-id="ljerka"][data-booking-id="{booking_id}"]'),
+        message="not in the person's bookings",
+    )
     drawn = browser.execute_script("return window.__drawn")
     assert drawn, "rooms.js did not draw the booked card"
 
@@ -207,8 +231,11 @@ def test_book_and_cancel_in_the_browser(rooms_server, browser):
     record_drawn_shape(browser, "ljerka", "button.book")
     one(browser, "#room-ljerka .cancel-form button").click()
     wait_for(browser, lambda d: spots_text(d, "ljerka") == "43 spots remaining", message="count did not go back to 43")
-    wait_for(browser, lambda d: shown(d, "#room-ljerka button.book")
-             and book_button(d, "ljerka").accessible_name == "Book Ljerka", message="Book button not restored")
+    wait_for(
+        browser,
+        lambda d: shown(d, "#room-ljerka button.book") and book_button(d, "ljerka").accessible_name == "Book Ljerka",
+        message="Book button not restored",
+    )
     assert "Your booking in Ljerka is cancelled." in text_of(browser, "#room-ljerka .card-message")
     assert not by_css(browser, "#room-ljerka .booked-state, #room-ljerka .cancel-form")
     assert one(browser, "#room-ljerka").get_attribute("data-booking-id") is None
@@ -234,8 +261,11 @@ def test_cancel_from_my_bookings_in_place(rooms_server, browser):
     wait_for(browser, lambda d: spots_text(d, "mina") == "39 spots remaining")
     assert api_rooms(rooms_server)["mina"]["spots"] == 39
     # The list's Cancel went away with its booking: focus goes to the room's Book button, not the page.
-    wait_for(browser, lambda d: d.execute_script("return document.activeElement.matches('#room-mina button.book')"),
-             message="focus was lost")
+    wait_for(
+        browser,
+        lambda d: d.execute_script("return document.activeElement.matches('#room-mina button.book')"),
+        message="focus was lost",
+    )
     wait_for(browser, lambda d: shown(d, "#my-bookings-empty"), message="no 'You have no bookings.'")
     assert browser.execute_script("return window.__noReload") == marker, "the page reloaded to cancel"
 
@@ -258,8 +288,11 @@ def test_ended_session_and_failed_cancel_speak_the_pages_language(rooms_server, 
     driver.delete_cookie("quad_csrf")
     driver.add_cookie({"name": "quad_csrf", "value": "x" * 43, "path": "/"})
     one(driver, "#room-painter .cancel-form button").click()
-    wait_for(driver, lambda d: "card-message-error" in (one(d, "#room-painter .card-message").get_attribute("class")),
-             message="no error after a refused cancel")
+    wait_for(
+        driver,
+        lambda d: "card-message-error" in (one(d, "#room-painter .card-message").get_attribute("class")),
+        message="no error after a refused cancel",
+    )
     assert text_of(driver, "#room-painter .card-message").startswith("La réservation n’a pas pu être annulée : ")
     assert api_rooms(rooms_server)["painter"]["spots"] == 15
     assert shown(driver, "#room-painter .cancel-form button"), "the booking is still there: Cancel stays"
@@ -267,12 +300,18 @@ def test_ended_session_and_failed_cancel_speak_the_pages_language(rooms_server, 
     # The session ends (signed out elsewhere): booking says to sign in, in French, not the server's English.
     driver.delete_cookie("quad_session")
     book_button(driver, "ljerka").click()
-    wait_for(driver, lambda d: text_of(d, "#room-ljerka .card-message") == "Connectez-vous pour réserver",
-             message=f"got {text_of(driver, '#room-ljerka .card-message')!r}")
+    wait_for(
+        driver,
+        lambda d: text_of(d, "#room-ljerka .card-message") == "Connectez-vous pour réserver",
+        message=f"got {text_of(driver, '#room-ljerka .card-message')!r}",
+    )
     assert "Sign in" not in text_of(driver, "#rooms")
     # The lists are redrawn as the server now draws them: sign-in links, no list of bookings.
-    wait_for(driver, lambda d: by_css(d, "#room-ljerka a.sign-in-to-book") and not by_css(d, "#my-bookings"),
-             message="the page still offers to book")
+    wait_for(
+        driver,
+        lambda d: by_css(d, "#room-ljerka a.sign-in-to-book") and not by_css(d, "#my-bookings"),
+        message="the page still offers to book",
+    )
     assert api_rooms(rooms_server)["ljerka"]["spots"] == 43
 
 
@@ -286,10 +325,18 @@ def test_booking_made_elsewhere_shows_without_reload(rooms_server, browser):
 
     api_book(rooms_server, "mina", "Other")
 
-    wait_for(browser, lambda d: spots_text(d, "mina") == "38 spots remaining", timeout=3,
-             message="the booking made elsewhere did not show within 3 s")
-    wait_for(browser, lambda d: "Mina: 38 spots remaining" in text_of(d, "#rooms-live"), timeout=3,
-             message="the live region did not announce it")
+    wait_for(
+        browser,
+        lambda d: spots_text(d, "mina") == "38 spots remaining",
+        timeout=3,
+        message="the booking made elsewhere did not show within 3 s",
+    )
+    wait_for(
+        browser,
+        lambda d: "Mina: 38 spots remaining" in text_of(d, "#rooms-live"),
+        timeout=3,
+        message="the live region did not announce it",
+    )
     assert one(browser, "#rooms-live").get_attribute("aria-live") == "polite"
     assert browser.execute_script("return window.__noReload") == marker, "the page reloaded"
     assert text_of(browser, "#rooms-updated") == "Updated just now"
@@ -304,17 +351,29 @@ def test_polls_when_the_event_stream_is_unavailable(quad_server_factory, browser
 
     api_book(server, "yana", "Poller")
 
-    wait_for(browser, lambda d: spots_text(d, "yana") == "33 spots remaining", timeout=12,
-             message="polling (every 5 s ± 20 %) did not pick up the booking")
+    wait_for(
+        browser,
+        lambda d: spots_text(d, "yana") == "33 spots remaining",
+        timeout=12,
+        message="polling (every 5 s ± 20 %) did not pick up the booking",
+    )
     assert not shown(browser, "#rooms-error")
 
     # Nothing refreshes while offline: the page says how old its news is.
     set_offline(browser, True)
-    wait_for(browser, lambda d: re.fullmatch(r"Updated \d+ seconds ago", text_of(d, "#rooms-updated")), timeout=15,
-             message=f"freshness stayed {text_of(browser, '#rooms-updated')!r}")
+    wait_for(
+        browser,
+        lambda d: re.fullmatch(r"Updated \d+ seconds ago", text_of(d, "#rooms-updated")),
+        timeout=15,
+        message=f"freshness stayed {text_of(browser, '#rooms-updated')!r}",
+    )
     set_offline(browser, False)
-    wait_for(browser, lambda d: text_of(d, "#rooms-updated") == "Updated just now", timeout=10,
-             message="coming back online did not refresh")
+    wait_for(
+        browser,
+        lambda d: text_of(d, "#rooms-updated") == "Updated just now",
+        timeout=10,
+        message="coming back online did not refresh",
+    )
 
 
 def test_rooms_added_and_removed_live(rooms_server, browser):
@@ -322,8 +381,13 @@ def test_rooms_added_and_removed_live(rooms_server, browser):
     marker = browser.execute_script("return window.__noReload = Math.random()")
 
     zora = {"id": "zora", "name": "Zora", "building": "Annex", "capacity": 10, "spots": 2}
-    created = rooms_server.request("/api/rooms", method="POST", admin=True,
-                                   headers={"Content-Type": "application/json"}, data=json.dumps(zora).encode())
+    created = rooms_server.request(
+        "/api/rooms",
+        method="POST",
+        admin=True,
+        headers={"Content-Type": "application/json"},
+        data=json.dumps(zora).encode(),
+    )
     assert created.status == 201, created.text
     wait_for(browser, lambda d: "zora" in list_ids(d, "rooms-available"), timeout=5, message="new room not shown")
     assert list_ids(browser, "rooms-available") == expected_available_order(api_rooms(rooms_server))
@@ -361,26 +425,40 @@ def test_last_list_shows_when_the_server_is_gone(rooms_server, browser):
     assert browser.execute_async_script(
         "const done = arguments[arguments.length - 1];"
         "navigator.serviceWorker.ready.then(() => navigator.serviceWorker.controller ? done(true) :"
-        "  navigator.serviceWorker.addEventListener('controllerchange', () => done(true)));")
+        "  navigator.serviceWorker.addEventListener('controllerchange', () => done(true)));"
+    )
     open_rooms(browser, rooms_server)  # through the service worker: the page's copy has Ljerka at 43
     api_book(rooms_server, "ljerka", "Somebody")
     wait_for(browser, lambda d: spots_text(d, "ljerka") == "42 spots remaining", timeout=5)
     one(browser, "#rooms-refresh").click()  # GET /api/rooms: the worker keeps this copy, at 42
-    wait_for(browser, lambda d: d.execute_async_script(
-        "const done = arguments[arguments.length - 1];"
-        "caches.match('/api/rooms').then(r => r ? r.json() : null)"
-        "  .then(b => done(b && b.rooms.find(r => r.id === 'ljerka').spots === 42), () => done(false));"),
-        timeout=5, message="the service worker kept no copy of /api/rooms")
+    wait_for(
+        browser,
+        lambda d: d.execute_async_script(
+            "const done = arguments[arguments.length - 1];"
+            "caches.match('/api/rooms').then(r => r ? r.json() : null)"
+            "  .then(b => done(b && b.rooms.find(r => r.id === 'ljerka').spots === 42), () => done(false));"
+        ),
+        timeout=5,
+        message="the service worker kept no copy of /api/rooms",
+    )
 
     rooms_server.stop()
     browser.get(rooms_server.url + "/rooms")
     wait_for(browser, lambda d: by_css(d, "#room-ljerka"), message="the page did not open from the cache")
-    wait_for(browser, lambda d: spots_text(d, "ljerka") == "42 spots remaining", timeout=5,
-             message=f"showed {spots_text(browser, 'ljerka')!r}, not the last list")
+    wait_for(
+        browser,
+        lambda d: spots_text(d, "ljerka") == "42 spots remaining",
+        timeout=5,
+        message=f"showed {spots_text(browser, 'ljerka')!r}, not the last list",
+    )
     wait_for(browser, lambda d: shown(d, "#rooms-error"), message="no error banner: the server is not there")
     # An old copy is not news: the page counts the time since its last news, from the cached page.
-    wait_for(browser, lambda d: re.fullmatch(r"Updated \d+ seconds ago", text_of(d, "#rooms-updated")), timeout=12,
-             message=f"freshness stayed {text_of(browser, '#rooms-updated')!r}")
+    wait_for(
+        browser,
+        lambda d: re.fullmatch(r"Updated \d+ seconds ago", text_of(d, "#rooms-updated")),
+        timeout=12,
+        message=f"freshness stayed {text_of(browser, '#rooms-updated')!r}",
+    )
 
 
 # --- 3. One booking per intent ------------------------------------------------------------------
@@ -426,8 +504,11 @@ def test_offline_disables_booking_and_online_restores_it(rooms_server, browser):
     set_offline(browser, True)
     wait_for(browser, lambda d: shown(d, "#rooms-offline"), message="no offline banner")
     assert text_of(browser, "#rooms-offline") == "Offline — booking unavailable"
-    wait_for(browser, lambda d: all(disabled and aria == "true" for disabled, aria in book_buttons_state(d).values()),
-             message=f"Book buttons not all disabled offline: {book_buttons_state(browser)}")
+    wait_for(
+        browser,
+        lambda d: all(disabled and aria == "true" for disabled, aria in book_buttons_state(d).values()),
+        message=f"Book buttons not all disabled offline: {book_buttons_state(browser)}",
+    )
     assert all(shown(browser, f"#room-{room}") for room in DEMO), "the rooms must stay shown"
     assert not shown(browser, "#rooms-error"), "offline is not an error"
     assert live_mode(browser) == "offline"
@@ -435,8 +516,11 @@ def test_offline_disables_booking_and_online_restores_it(rooms_server, browser):
     set_offline(browser, False)
     wait_for(browser, lambda d: not shown(d, "#rooms-offline"), message="offline banner still shown")
     expected = {room: (room == "alexis", None) for room in DEMO}
-    wait_for(browser, lambda d: {k: tuple(v) for k, v in book_buttons_state(d).items()} == expected,
-             message=f"Book buttons after coming back: {book_buttons_state(browser)}")
+    wait_for(
+        browser,
+        lambda d: {k: tuple(v) for k, v in book_buttons_state(d).items()} == expected,
+        message=f"Book buttons after coming back: {book_buttons_state(browser)}",
+    )
     wait_for(browser, lambda d: live_mode(d) == "stream", message="the event stream did not reopen")
     assert not shown(browser, "#rooms-error")
 
@@ -466,8 +550,9 @@ def test_full_rooms_are_listed_apart_and_rooms_move_live(rooms_server, browser):
 
     # A spot given back: it returns to the available list where the server puts it.
     api_cancel(rooms_server, "mostafa", bookings[0], "Guest 0")
-    wait_for(browser, lambda d: "mostafa" in list_ids(d, "rooms-available"), timeout=5,
-             message="Mostafa did not come back")
+    wait_for(
+        browser, lambda d: "mostafa" in list_ids(d, "rooms-available"), timeout=5, message="Mostafa did not come back"
+    )
     assert list_ids(browser, "rooms-available") == expected_available_order(api_rooms(rooms_server))
     assert text_of(browser, "#room-mostafa .badge") == "Almost full"
     assert spots_text(browser, "mostafa") == "1 spot remaining"
@@ -475,8 +560,13 @@ def test_full_rooms_are_listed_apart_and_rooms_move_live(rooms_server, browser):
     assert browser.execute_script("return window.__noReload") == marker
 
     # An admin's change (not a booking) redraws the lists from the server's page.
-    response = rooms_server.request("/api/rooms/yana", method="PATCH", admin=True,
-                                    headers={"Content-Type": "application/json"}, data=b'{"spots": 0}')
+    response = rooms_server.request(
+        "/api/rooms/yana",
+        method="PATCH",
+        admin=True,
+        headers={"Content-Type": "application/json"},
+        data=b'{"spots": 0}',
+    )
     assert response.status == 200, response.text
     wait_for(browser, lambda d: "yana" in list_ids(d, "rooms-full"), timeout=5, message="Yana did not move")
     assert list_ids(browser, "rooms-full") == ["alexis", "yana"]
@@ -527,10 +617,12 @@ def test_phone_layout(rooms_server, new_browser):
 def test_desktop_shows_a_card_grid(rooms_server, browser):
     open_rooms(browser, rooms_server)
     columns = browser.execute_script(
-        "return getComputedStyle(document.getElementById('rooms-available')).gridTemplateColumns.split(' ').length")
+        "return getComputedStyle(document.getElementById('rooms-available')).gridTemplateColumns.split(' ').length"
+    )
     assert columns >= 3, f"{columns} column(s) at {DESKTOP}px"
-    frame = browser.execute_script("const r = document.querySelector('.room-photo').getBoundingClientRect();"
-                                   "return [r.width, r.height]")
+    frame = browser.execute_script(
+        "const r = document.querySelector('.room-photo').getBoundingClientRect();return [r.width, r.height]"
+    )
     assert abs(frame[0] / frame[1] / PHOTO_RATIO - 1) <= 0.02
 
 
@@ -554,9 +646,14 @@ def test_page_works_without_javascript(rooms_server, browser):
     button.click()
     WebDriverWait(browser, 10).until(EC.staleness_of(button))
     # The page after the redirect (waited for as a whole: it may still be loading).
-    wait_for(browser, lambda d: "Booked a spot in Ljerka." in text_of(d, "#rooms-notice")
-             and spots_text(d, "ljerka") == "42 spots remaining",
-             message=f"after booking: {text_of(browser, '#rooms-notice')!r}, {spots_text(browser, 'ljerka')!r}")
+    wait_for(
+        browser,
+        lambda d: (
+            "Booked a spot in Ljerka." in text_of(d, "#rooms-notice")
+            and spots_text(d, "ljerka") == "42 spots remaining"
+        ),
+        message=f"after booking: {text_of(browser, '#rooms-notice')!r}, {spots_text(browser, 'ljerka')!r}",
+    )
     assert api_rooms(rooms_server)["ljerka"]["spots"] == 42
 
     # The card shows the booking, with a Cancel of its own.
@@ -569,16 +666,27 @@ def test_page_works_without_javascript(rooms_server, browser):
     assert cancel.accessible_name == "Cancel Ljerka"
     cancel.click()
     WebDriverWait(browser, 10).until(EC.staleness_of(cancel))
-    wait_for(browser, lambda d: "Your booking in Ljerka is cancelled." in text_of(d, "#rooms-notice")
-             and spots_text(d, "ljerka") == "43 spots remaining", message="not cancelled")
+    wait_for(
+        browser,
+        lambda d: (
+            "Your booking in Ljerka is cancelled." in text_of(d, "#rooms-notice")
+            and spots_text(d, "ljerka") == "43 spots remaining"
+        ),
+        message="not cancelled",
+    )
 
     # And so does the card's, after booking again.
     book_button(browser, "mina").click()
     cancel = wait_for(browser, lambda d: by_css(d, "#room-mina .cancel-form button"), message="Mina not booked")[0]
     cancel.click()
     WebDriverWait(browser, 10).until(EC.staleness_of(cancel))
-    wait_for(browser, lambda d: "Your booking in Mina is cancelled." in text_of(d, "#rooms-notice")
-             and shown(d, "#room-mina button.book"), message="not cancelled from the card")
+    wait_for(
+        browser,
+        lambda d: (
+            "Your booking in Mina is cancelled." in text_of(d, "#rooms-notice") and shown(d, "#room-mina button.book")
+        ),
+        message="not cancelled from the card",
+    )
     assert api_rooms(rooms_server)["mina"]["spots"] == 39
 
 
@@ -597,12 +705,20 @@ def test_french_plurals(rooms_server, new_browser):
     # Counted by rooms.js as spots go: 4 → 1 → 0 (French "one" covers 0 and 1; "0" has its own words).
     for n in range(3):
         api_book(rooms_server, "mostafa", f"Invité {n}")
-    wait_for(driver, lambda d: spots_text(d, "mostafa") == "1 place restante", timeout=5,
-             message=f"got {spots_text(driver, 'mostafa')!r}")
+    wait_for(
+        driver,
+        lambda d: spots_text(d, "mostafa") == "1 place restante",
+        timeout=5,
+        message=f"got {spots_text(driver, 'mostafa')!r}",
+    )
     assert text_of(driver, "#room-mostafa .badge") == "Presque complet"
     api_book(rooms_server, "mostafa", "Invité 3")
-    wait_for(driver, lambda d: spots_text(d, "mostafa") == "Plus aucune place", timeout=5,
-             message=f"got {spots_text(driver, 'mostafa')!r}")
+    wait_for(
+        driver,
+        lambda d: spots_text(d, "mostafa") == "Plus aucune place",
+        timeout=5,
+        message=f"got {spots_text(driver, 'mostafa')!r}",
+    )
     wait_for(driver, lambda d: "Mostafa : Plus aucune place" in text_of(d, "#rooms-live"), timeout=3)
 
     # The server says the same.
@@ -626,26 +742,34 @@ def test_keyboard_tab_and_enter_books(rooms_server, browser):
         ActionChains(browser).send_keys(Keys.TAB).perform()
         reached = browser.execute_script(
             "const e = document.activeElement;"
-            "return e && e.matches('button.book') ? e.closest('.room-card').dataset.roomId : null")
+            "return e && e.matches('button.book') ? e.closest('.room-card').dataset.roomId : null"
+        )
         if reached:
             break
     assert reached, "Tab never reached a Book button"
-    assert browser.execute_script("return getComputedStyle(document.activeElement).outlineStyle") != "none", \
+    assert browser.execute_script("return getComputedStyle(document.activeElement).outlineStyle") != "none", (
         "the focused Book button shows no outline"
+    )
     before = api_rooms(rooms_server)[reached]["spots"]
 
     ActionChains(browser).send_keys(Keys.ENTER).perform()
     wait_for(browser, lambda d: text_of(d, f"#room-{reached} .booked-state") == "Booked", message="Enter did not book")
     assert api_rooms(rooms_server)[reached]["spots"] == before - 1
     # Focus moved to the Cancel button that replaced Book, so Enter cancels.
-    wait_for(browser, lambda d: d.execute_script("return document.activeElement.matches('.room-card .cancel-form button')"),
-             message="focus did not move to Cancel")
+    wait_for(
+        browser,
+        lambda d: d.execute_script("return document.activeElement.matches('.room-card .cancel-form button')"),
+        message="focus did not move to Cancel",
+    )
     # A fresh Cancel ignores presses for a moment (see test_repeated_enter_books_once): the page's clock moves
     # on past that moment, as a person pressing Enter a second later.
     advance_page_clock(browser, 1)
     ActionChains(browser).send_keys(Keys.ENTER).perform()
-    wait_for(browser, lambda d: d.execute_script("return document.activeElement.matches('button.book')"),
-             message="focus did not return to Book after cancelling")
+    wait_for(
+        browser,
+        lambda d: d.execute_script("return document.activeElement.matches('button.book')"),
+        message="focus did not return to Book after cancelling",
+    )
     wait_for(browser, lambda d: api_rooms(rooms_server)[reached]["spots"] == before)
 
 
@@ -682,12 +806,14 @@ def test_phone_at_200_percent_text(rooms_server, new_browser, axe):
         "return Array.from(document.querySelectorAll('#rooms button, #rooms input:not([type=hidden])'))"
         ".filter(e => e.getClientRects().length)"
         ".map(e => [e.id || e.className, e.getBoundingClientRect()])"
-        ".filter(([, r]) => r.width < 44 || r.height < 44).map(([n, r]) => `${n} ${r.width}x${r.height}`)")
+        ".filter(([, r]) => r.width < 44 || r.height < 44).map(([n, r]) => `${n} ${r.width}x${r.height}`)"
+    )
     assert not small, f"targets under 44x44 px: {small}"
     overflowing = driver.execute_script(
         "return Array.from(document.querySelectorAll('.room-card *'))"
         ".filter(e => e.getClientRects().length && e.clientWidth > 0 && e.scrollWidth > e.clientWidth + 1)"
         ".filter(e => getComputedStyle(e).overflow === 'visible' && !e.classList.contains('visually-hidden'))"
-        ".map(e => e.className || e.tagName)")
+        ".map(e => e.className || e.tagName)"
+    )
     assert not overflowing, f"content overflows its box at 200 % text: {overflowing}"
     axe.assert_clean(driver, "390px, 200 % text")

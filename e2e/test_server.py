@@ -12,6 +12,7 @@ import time
 from pathlib import Path
 
 import pytest
+
 from conftest import wait_until
 from helpers import png
 
@@ -56,27 +57,36 @@ def server_has_read(server, sock: socket.socket) -> bool:
 
 
 def test_an_invalid_setting_stops_start_up_with_one_line(quad_binary, tmp_path):
-    result = subprocess.run([str(quad_binary), "serve", "--port", "eighty"], cwd=tmp_path, capture_output=True,
-                            text=True, timeout=30)
+    result = subprocess.run(
+        [str(quad_binary), "serve", "--port", "eighty"], cwd=tmp_path, capture_output=True, text=True, timeout=30
+    )
     assert result.returncode != 0
     lines = result.stderr.strip().splitlines()
     assert lines == ['quad: Invalid --port: "eighty" is not a port number (0–65535).']
     assert not (tmp_path / "quad.sqlite").exists()
 
 
-def test_a_testing_clock_is_refused_outside_testing_mode_and_dates_every_answer_inside(quad_binary, tmp_path,
-                                                                                       quad_server_factory):
+def test_a_testing_clock_is_refused_outside_testing_mode_and_dates_every_answer_inside(
+    quad_binary, tmp_path, quad_server_factory
+):
     environment = {k: v for k, v in os.environ.items() if k != "QUAD_TESTING"}
     environment["QUAD_NOW"] = "2026-11-24T16:30:00Z"
-    result = subprocess.run([str(quad_binary), "serve", "--port", "0", "--no-demo"], cwd=tmp_path, env=environment,
-                            capture_output=True, text=True, timeout=30)
+    result = subprocess.run(
+        [str(quad_binary), "serve", "--port", "0", "--no-demo"],
+        cwd=tmp_path,
+        env=environment,
+        capture_output=True,
+        text=True,
+        timeout=30,
+    )
     assert result.returncode != 0
     assert result.stderr.strip().splitlines() == [
-        "quad: Invalid QUAD_NOW: it is a testing setting, refused unless QUAD_TESTING=on."]
+        "quad: Invalid QUAD_NOW: it is a testing setting, refused unless QUAD_TESTING=on."
+    ]
     assert not (tmp_path / "quad.sqlite").exists()
 
     # In testing mode the server's one clock starts at QUAD_NOW and runs on: its answers are dated by it.
-    start = dt.datetime(2031, 2, 3, 4, 5, 6, tzinfo=dt.timezone.utc)
+    start = dt.datetime(2031, 2, 3, 4, 5, 6, tzinfo=dt.UTC)
     server = quad_server_factory(now=start)
     dated = email.utils.parsedate_to_datetime(server.request("/health").headers["date"])
     assert start <= dated <= server.now(), (dated, server.now())
@@ -88,8 +98,9 @@ def test_a_generated_admin_token_is_printed_once_and_never_logged(quad_server_fa
     line = next(line for line in first.log().splitlines() if "Admin token" in line)
     token = line.split()[-1]
     assert len(token) >= 43
-    uploaded = first.request("/api/images", "POST", {"Content-Type": "image/png",
-                                                      "Authorization": f"Bearer {token}"}, PNG)
+    uploaded = first.request(
+        "/api/images", "POST", {"Content-Type": "image/png", "Authorization": f"Bearer {token}"}, PNG
+    )
     assert uploaded.status == 201
     refused = first.request("/api/images", "POST", {"Content-Type": "image/png"}, PNG)
     assert refused.status == 401
@@ -98,8 +109,9 @@ def test_a_generated_admin_token_is_printed_once_and_never_logged(quad_server_fa
 
     second = quad_server_factory(env={"QUAD_ADMIN_TOKEN": ""}, database=database)
     assert "Admin token" not in second.log()
-    again = second.request("/api/images", "POST", {"Content-Type": "image/png", "Authorization": f"Bearer {token}"},
-                           PNG)
+    again = second.request(
+        "/api/images", "POST", {"Content-Type": "image/png", "Authorization": f"Bearer {token}"}, PNG
+    )
     assert again.status == 201
     second.stop()
     assert token not in second.log()
@@ -151,10 +163,12 @@ def test_a_second_signal_stops_at_once(quad_server_factory):
     # A request whose body never finishes keeps the first, graceful, shutdown waiting.
     sock = socket.create_connection(("127.0.0.1", server.port), timeout=10)
     # (As the admin: the access layer answers anyone else before reading the body.)
-    sock.sendall(b"POST /api/images HTTP/1.1\r\nHost: x\r\nContent-Type: image/png\r\nContent-Length: 1000\r\n"
-                 + f"Authorization: Bearer {server.admin_token}\r\n\r\n".encode() + PNG[:8])
-    wait_until(lambda: server_has_read(server, sock), timeout=10,
-               message="the server did not read the request's head")
+    sock.sendall(
+        b"POST /api/images HTTP/1.1\r\nHost: x\r\nContent-Type: image/png\r\nContent-Length: 1000\r\n"
+        + f"Authorization: Bearer {server.admin_token}\r\n\r\n".encode()
+        + PNG[:8]
+    )
+    wait_until(lambda: server_has_read(server, sock), timeout=10, message="the server did not read the request's head")
     server.process.send_signal(signal.SIGTERM)
     with pytest.raises(subprocess.TimeoutExpired):
         server.process.wait(timeout=2)
@@ -178,14 +192,26 @@ def test_two_instances_on_postgresql_deliver_each_others_events(quad_server_fact
         # LISTEN starts in the background: book until the other instance's stream hears it.
         heard = b""
         for attempt in range(20):
-            person = {"username": f"walker{attempt}", "displayName": f"Walker {attempt}", "password": "correct horse battery"}
-            first.request("/api/people", "POST", {"Content-Type": "application/json"}, json.dumps(person).encode(),
-                          admin=True)
-            token = first.request("/api/sessions", "POST", {"Content-Type": "application/json"},
-                                  json.dumps({"username": person["username"], "password": person["password"]}).encode()
-                                  ).json()["token"]
-            booked = first.request("/api/rooms/ljerka/bookings", "POST",
-                                   {"Content-Type": "application/json", "Authorization": f"Bearer {token}"}, b"{}")
+            person = {
+                "username": f"walker{attempt}",
+                "displayName": f"Walker {attempt}",
+                "password": "correct horse battery",
+            }
+            first.request(
+                "/api/people", "POST", {"Content-Type": "application/json"}, json.dumps(person).encode(), admin=True
+            )
+            token = first.request(
+                "/api/sessions",
+                "POST",
+                {"Content-Type": "application/json"},
+                json.dumps({"username": person["username"], "password": person["password"]}).encode(),
+            ).json()["token"]
+            booked = first.request(
+                "/api/rooms/ljerka/bookings",
+                "POST",
+                {"Content-Type": "application/json", "Authorization": f"Bearer {token}"},
+                b"{}",
+            )
             assert booked.status == 201
             stream.settimeout(0.5)
             try:

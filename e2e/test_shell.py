@@ -6,6 +6,7 @@ Each test starts a fresh browser (own cookies, own service worker) against the s
 import re
 
 import pytest
+
 from conftest import DESKTOP, PHONE, TABLET, http_request
 from helpers import by_css, wait_for
 

@@ -9,13 +9,33 @@ import json
 import urllib.parse
 
 import pytest
+
 from conftest import PHONE
 from helpers import add_person, by_css, sign_in, wait_for
 
 # backup.json's tiles, in order: (width, height) in units.
 DEMO_SIZES = [
-    (16, 8), (8, 8), (8, 8), (14, 4), (4, 6), (4, 6), (4, 6), (4, 6), (16, 16), (16, 16), (9, 8), (5, 8),
-    (3, 3), (3, 3), (3, 3), (3, 4), (12, 4), (4, 4), (5, 5), (5, 5), (5, 5),
+    (16, 8),
+    (8, 8),
+    (8, 8),
+    (14, 4),
+    (4, 6),
+    (4, 6),
+    (4, 6),
+    (4, 6),
+    (16, 16),
+    (16, 16),
+    (9, 8),
+    (5, 8),
+    (3, 3),
+    (3, 3),
+    (3, 3),
+    (3, 4),
+    (12, 4),
+    (4, 4),
+    (5, 5),
+    (5, 5),
+    (5, 5),
 ]
 
 
@@ -42,7 +62,8 @@ def tile_boxes(driver):
               .map((selector) => cell.querySelector(selector)).filter(shown)
               .filter((el) => {
                 const r = el.getBoundingClientRect();
-                return r.top < card.top - 1 || r.bottom > card.bottom + 1 || r.left < card.left - 1 || r.right > card.right + 1;
+                return r.top < card.top - 1 || r.bottom > card.bottom + 1
+                  || r.left < card.left - 1 || r.right > card.right + 1;
               }).map((el) => el.className);
             return {
               id: cell.dataset.id, w: Number(cell.dataset.width), h: Number(cell.dataset.height),
@@ -124,7 +145,10 @@ def test_a_special_added_through_the_api_appears_without_reload(specials_server,
     driver.execute_script("arguments[0].focus()", second.find_element("css selector", "a"))
     body = {"display_name": "Fresh Figs", "width": 8, "height": 4, "original_price": "4.00", "price": "3.00"}
     response = specials_server.request(
-        "/api/specials", method="POST", admin=True, headers={"Content-Type": "application/json"},
+        "/api/specials",
+        method="POST",
+        admin=True,
+        headers={"Content-Type": "application/json"},
         data=json.dumps(body).encode(),
     )
     assert response.status == 201
@@ -137,12 +161,19 @@ def test_a_special_added_through_the_api_appears_without_reload(specials_server,
     # An edit shows too: a promotion appears on the tile and is read with it.
     special_id = json.loads(response.text)["id"]
     patch = specials_server.request(
-        f"/api/specials/{special_id}", method="PATCH", admin=True, headers={"Content-Type": "application/json"},
+        f"/api/specials/{special_id}",
+        method="PATCH",
+        admin=True,
+        headers={"Content-Type": "application/json"},
         data=json.dumps({"promotion": "2 for $5"}).encode(),
     )
     assert patch.status == 200
-    wait_for(driver, lambda d: [e.text for e in by_css(d, ".special-promotion")] == ["2 for $5"], timeout=3,
-             message="the promotion on the tile")
+    wait_for(
+        driver,
+        lambda d: [e.text for e in by_css(d, ".special-promotion")] == ["2 for $5"],
+        timeout=3,
+        message="the promotion on the tile",
+    )
     assert tile_boxes(driver)["tiles"][-1]["label"] == "Fresh Figs, was $4.00, now $3.00, save 25 %, 2 for $5"
     # And a deletion takes it away again.
     assert specials_server.request(f"/api/specials/{special_id}", method="DELETE", admin=True).status == 204
@@ -154,7 +185,10 @@ def test_a_tile_opens_its_details_in_french(specials_server, new_browser, axe):
     driver.get(specials_server.url + "/specials")
     wait_for(driver, lambda d: len(by_css(d, ".special-cell")) == 21)
     label = tile_boxes(driver)["tiles"][0]["label"]
-    assert label == "Noodle Dish with Roasted Black Bean Sauce, avant 2,00\u00a0$, maintenant 1,00\u00a0$, économie de 50 %"
+    assert (
+        label
+        == "Noodle Dish with Roasted Black Bean Sauce, avant 2,00\u00a0$, maintenant 1,00\u00a0$, économie de 50 %"
+    )
     by_css(driver, ".special-tile")[0].click()
     wait_for(driver, lambda d: "/specials/" in d.current_url)
     assert by_css(driver, "h1")[0].text == "Noodle Dish with Roasted Black Bean Sauce"
@@ -231,8 +265,13 @@ def test_the_manager_adds_moves_and_deletes(specials_server, new_browser, axe, t
     # Move it up one place.
     items[-1].find_element(By.XPATH, ".//form[input[@name='direction'][@value='up']]//button").click()
     # (While the page reloads the list can be momentarily empty.)
-    wait_for(driver, lambda d: len(by_css(d, ".specials-manager-item")) == 22
-             and "Ripe Mangoes" in by_css(d, ".specials-manager-item")[-2].text)
+    wait_for(
+        driver,
+        lambda d: (
+            len(by_css(d, ".specials-manager-item")) == 22
+            and "Ripe Mangoes" in by_css(d, ".specials-manager-item")[-2].text
+        ),
+    )
     names = [s["display_name"] for s in json.loads(specials_server.request("/api/specials").text)["managerSpecials"]]
     assert names[-2:] == ["Ripe Mangoes", "Arrowhead Mountain Spring Water 1.5 L"]
 
@@ -314,7 +353,10 @@ def test_without_events_the_page_polls_every_five_minutes_and_not_while_hidden(s
     def add(name):
         body = {"display_name": name, "width": 8, "height": 4, "original_price": "4.00", "price": "3.00"}
         response = specials_server.request(
-            "/api/specials", method="POST", admin=True, headers={"Content-Type": "application/json"},
+            "/api/specials",
+            method="POST",
+            admin=True,
+            headers={"Content-Type": "application/json"},
             data=json.dumps(body).encode(),
         )
         assert response.status == 201
@@ -399,6 +441,12 @@ def test_the_managers_settings_change_open_pages(specials_server, new_browser, a
     # Saved: the shopper's open page follows at once, in euros.
     submit("16", "EUR", "Europe/Paris")
     wait_for(manager, lambda d: by_css(d, "#specials-settings-notice"))
-    wait_for(shopper, lambda d: any("€" in e.text for e in by_css(d, ".special-price")[:1]), timeout=3, message="prices in euros")
+    wait_for(
+        shopper,
+        lambda d: any("€" in e.text for e in by_css(d, ".special-price")[:1]),
+        timeout=3,
+        message="prices in euros",
+    )
     assert tile_boxes(shopper)["tiles"][0]["label"] == (
-        "Noodle Dish with Roasted Black Bean Sauce, was €2.00, now €1.00, save 50 %")
+        "Noodle Dish with Roasted Black Bean Sauce, was €2.00, now €1.00, save 50 %"
+    )

@@ -16,10 +16,11 @@ import json
 import urllib.parse
 
 import pytest
-from conftest import MELBOURNE, melbourne
-from helpers import bearer, by_css, follow_clock, one, sign_in, wait_for
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support import expected_conditions as EC
+
+from conftest import MELBOURNE, melbourne
+from helpers import bearer, by_css, follow_clock, one, sign_in, wait_for
 
 icalendar = pytest.importorskip("icalendar")
 from dateutil.rrule import rrulestr  # noqa: E402  (icalendar depends on python-dateutil)
@@ -56,7 +57,7 @@ def test_the_calendar_expands_to_the_right_dates(quad_server_factory):
     server = demo_at(quad_server_factory, MIDDAY)
     headers = bearer(server, "kier")
     link = server.request("/api/me/calendar", headers=headers).json()
-    path = link["url"][link["url"].index("/api/"):]
+    path = link["url"][link["url"].index("/api/") :]
     response = server.request(path)
     assert response.status == 200
     assert response.content_type.startswith("text/calendar")
@@ -107,15 +108,21 @@ def test_a_one_day_holiday_has_no_class_in_the_calendar_or_the_week(quad_server_
     holiday = this_monday + dt.timedelta(weeks=1, days=2)
     token = "e2e-csrf-token-0123456789abcdefghijklmnop"
     fields = {
-        "csrf": token, "name": "Clayton", "timeZone": "Australia/Melbourne", "semesterStart": week1.isoformat(),
+        "csrf": token,
+        "name": "Clayton",
+        "timeZone": "Australia/Melbourne",
+        "semesterStart": week1.isoformat(),
         "teachingWeeks": "12",
         "breaks": f"Mid-semester break; {break_monday}; {break_monday + dt.timedelta(days=6)}\n"
-                  f"Show day; {holiday}; {holiday}",
+        f"Show day; {holiday}; {holiday}",
     }
     response = server.request(
-        "/admin/timetable/campus", "POST",
+        "/admin/timetable/campus",
+        "POST",
         {"Content-Type": "application/x-www-form-urlencoded", "Cookie": f"quad_csrf={token}"},
-        urllib.parse.urlencode(fields).encode(), admin=True)
+        urllib.parse.urlencode(fields).encode(),
+        admin=True,
+    )
     assert response.status in (200, 303), response.text
 
     headers = bearer(server, "kier")
@@ -128,7 +135,7 @@ def test_a_one_day_holiday_has_no_class_in_the_calendar_or_the_week(quad_server_
 
     # The calendar, read by a real parser: the workshop skips the holiday, the other classes keep that week.
     link = server.request("/api/me/calendar", headers=headers).json()
-    calendar = icalendar.Calendar.from_ical(server.request(link["url"][link["url"].index("/api/"):]).text)
+    calendar = icalendar.Calendar.from_ical(server.request(link["url"][link["url"].index("/api/") :]).text)
     events = {str(event["SUMMARY"]): event for event in calendar.walk("VEVENT")}
 
     def dates(summary):
@@ -182,8 +189,12 @@ def test_kiers_page_counts_down_and_car_parks_change_without_reload(quad_server_
     assert states <= {"Plenty", "Filling", "Almost full", "Full"}
     assert all(e.text == "Live" for e in by_css(browser, "#parking-list .parking-live"))
     # Predictions arrive too: departures are marked live.
-    wait_for(browser, lambda d: any(e.text == "Live" for e in by_css(d, "#stop-list .stop-mode")), timeout=30,
-             message="no live prediction")
+    wait_for(
+        browser,
+        lambda d: any(e.text == "Live" for e in by_css(d, "#stop-list .stop-mode")),
+        timeout=30,
+        message="no live prediction",
+    )
     axe.assert_clean(browser, "timetable")
 
 
@@ -211,8 +222,10 @@ def test_a_server_error_is_shown_with_retry_and_the_page_is_kept(server, browser
 
     # No connection: the last timetable stays, with a note.
     browser.execute_cdp_cmd("Network.enable", {})
-    browser.execute_cdp_cmd("Network.emulateNetworkConditions",
-                            {"offline": True, "latency": 0, "downloadThroughput": -1, "uploadThroughput": -1})
+    browser.execute_cdp_cmd(
+        "Network.emulateNetworkConditions",
+        {"offline": True, "latency": 0, "downloadThroughput": -1, "uploadThroughput": -1},
+    )
     try:
         browser.execute_script("document.getElementById('timetable-retry').click()")
         note = wait_for(browser, EC.visibility_of_element_located((By.ID, "timetable-offline")))
@@ -220,8 +233,10 @@ def test_a_server_error_is_shown_with_retry_and_the_page_is_kept(server, browser
         assert len(by_css(browser, "#class-list .class-card")) == cards
         assert by_css(browser, "#stop-list li.stop")
     finally:
-        browser.execute_cdp_cmd("Network.emulateNetworkConditions",
-                                {"offline": False, "latency": 0, "downloadThroughput": -1, "uploadThroughput": -1})
+        browser.execute_cdp_cmd(
+            "Network.emulateNetworkConditions",
+            {"offline": False, "latency": 0, "downloadThroughput": -1, "uploadThroughput": -1},
+        )
 
 
 def test_an_open_page_moves_on_after_the_last_class(quad_server_factory, browser):
@@ -235,16 +250,23 @@ def test_an_open_page_moves_on_after_the_last_class(quad_server_factory, browser
     assert heading == "Today's classes"
     # Pretend the page was drawn before the last class ended: the heading it showed then, and the moment
     # it changes just passed. The page fetches itself again and shows what the server says now, without a reload.
-    browser.execute_script("""
+    browser.execute_script(
+        """
         window.__sameDocument = true;
         document.getElementById('classes-heading').textContent = 'Earlier';
         document.getElementById('class-list').replaceChildren();
         document.getElementById('timetable').dataset.changesAt = arguments[0];
-    """, (server.now() - dt.timedelta(seconds=1)).isoformat())
-    wait_for(browser, lambda d: one(d, "#classes-heading").text == heading,
-             message=f"the page did not redraw its day (server at {server.now():%H:%M:%S} UTC)")
+    """,
+        (server.now() - dt.timedelta(seconds=1)).isoformat(),
+    )
+    wait_for(
+        browser,
+        lambda d: one(d, "#classes-heading").text == heading,
+        message=f"the page did not redraw its day (server at {server.now():%H:%M:%S} UTC)",
+    )
     assert [card.get_attribute("data-class-id") for card in by_css(browser, "#class-list .class-card")] == [
-        "fit1031-lecture-01"]
+        "fit1031-lecture-01"
+    ]
     assert browser.execute_script("return window.__sameDocument === true")
     assert instant(one(browser, "#timetable").get_attribute("data-changes-at")) == changes_at
 
@@ -261,15 +283,20 @@ def test_a_device_clock_set_wrong_still_shows_live_car_parks_and_true_countdowns
     # The page learns the server's clock: readings a few seconds old are live, and the first bus is not
     # shown as already gone or 20 minutes nearer.
     # (A live update may redraw the list while it is read.)
-    wait_for(driver, lambda d: [e.text for e in by_css(d, "#parking-list .parking-live")] == ["Live", "Live"],
-             timeout=15, message="the car parks' readings are not shown as live")
+    wait_for(
+        driver,
+        lambda d: [e.text for e in by_css(d, "#parking-list .parking-live")] == ["Live", "Live"],
+        timeout=15,
+        message="the car parks' readings are not shown as live",
+    )
     first = one(driver, "#stop-list li.stop")
     expected = instant(first.get_attribute("data-expected-at"))
     minutes = int((expected - server.now()).total_seconds() // 60)
     assert 0 <= minutes < 20, f"the first bus shown leaves in {minutes} minutes, not within the device's error"
     shown = first.find_element(By.CSS_SELECTOR, ".stop-minutes").text
     assert shown in {f"in {m} minutes" for m in (minutes - 1, minutes, minutes + 1)} | (
-        {"now", "in 1 minute"} if minutes <= 2 else set()), shown
+        {"now", "in 1 minute"} if minutes <= 2 else set()
+    ), shown
 
 
 DEMO_CLASSES = {  # id: the admin form's fields, as the demo data has them
@@ -291,16 +318,34 @@ def test_an_admin_moves_a_class_and_the_open_page_follows(quad_server_factory, b
     assert "S4" in card.text
     course, name, lecturer, _, weekday, start, end, weeks = DEMO_CLASSES[class_id]
     token = "e2e-csrf-token-0123456789abcdefghijklmnop"
-    fields = {"csrf": token, "id": class_id, "course": course, "name": name, "lecturer": lecturer, "room": "G81",
-              "campus": "13 College Walk, Clayton", "weekday": weekday, "start": start, "end": end, "weeks": weeks}
+    fields = {
+        "csrf": token,
+        "id": class_id,
+        "course": course,
+        "name": name,
+        "lecturer": lecturer,
+        "room": "G81",
+        "campus": "13 College Walk, Clayton",
+        "weekday": weekday,
+        "start": start,
+        "end": end,
+        "weeks": weeks,
+    }
     response = server.request(
-        "/admin/timetable/classes", "POST",
+        "/admin/timetable/classes",
+        "POST",
         {"Content-Type": "application/x-www-form-urlencoded", "Cookie": f"quad_csrf={token}"},
-        urllib.parse.urlencode(fields).encode(), admin=True)
+        urllib.parse.urlencode(fields).encode(),
+        admin=True,
+    )
     assert response.status in (200, 303), response.text
     moved = f'#class-list .class-card[data-class-id="{class_id}"]'
-    wait_for(browser, lambda d: "G81, 13 College Walk, Clayton" in one(d, moved).text, timeout=20,
-             message="the open page still shows the old room")
+    wait_for(
+        browser,
+        lambda d: "G81, 13 College Walk, Clayton" in one(d, moved).text,
+        timeout=20,
+        message="the open page still shows the old room",
+    )
     assert browser.execute_script("return window.__sameDocument === true")
 
 
@@ -333,7 +378,8 @@ def test_in_the_mid_semester_break_the_page_says_when_teaching_resumes(quad_serv
     cards = by_css(browser, "#class-list .class-card")
     assert [card.get_attribute("data-class-id") for card in cards] == ["fit1031-lecture-01"]
     assert instant(cards[0].get_attribute("data-start-at")).astimezone(MELBOURNE) == dt.datetime.combine(
-        resumes, dt.time(10), tzinfo=MELBOURNE)
+        resumes, dt.time(10), tzinfo=MELBOURNE
+    )
 
 
 def test_a_visitor_sees_live_car_parks_and_shuttles_and_the_api_privacy(quad_server_factory, browser, axe):
@@ -342,7 +388,8 @@ def test_a_visitor_sees_live_car_parks_and_shuttles_and_the_api_privacy(quad_ser
     browser.get(server.url + "/timetable")
     # A sign-in prompt for the personal timetable, and nothing personal.
     assert one(browser, "#timetable-signin a[href='/signin?next=/timetable']").text == (
-        "Sign in to see your timetable.")
+        "Sign in to see your timetable."
+    )
     assert not by_css(browser, ".class-card, #add-to-calendar, #timetable-greeting")
     # The car parks and the shuttle are public: shown with their states, and live.
     browser.execute_script("window.__sameDocument = true")
@@ -355,8 +402,12 @@ def test_a_visitor_sees_live_car_parks_and_shuttles_and_the_api_privacy(quad_ser
     assert "→" in one(browser, "#stop-list li.stop .stop-route").text
     # The simulator's readings reach the visitor's page without a reload.
     wait_for(browser, lambda d: counts(d) != before, timeout=30, message="the car parks did not change")
-    wait_for(browser, lambda d: any(e.text == "Live" for e in by_css(d, "#stop-list .stop-mode")), timeout=30,
-             message="no live prediction")
+    wait_for(
+        browser,
+        lambda d: any(e.text == "Live" for e in by_css(d, "#stop-list .stop-mode")),
+        timeout=30,
+        message="no live prediction",
+    )
     assert browser.execute_script("return window.__sameDocument === true")
     axe.assert_clean(browser, "timetable visitor")
 
@@ -446,13 +497,17 @@ def test_a_live_prediction_moves_the_shown_time_and_the_order(quad_server_factor
     # The first bus is now predicted a minute after the last one shown.
     predicted = instant(last.get_attribute("data-expected-at")) + dt.timedelta(minutes=1)
     body = json.dumps({"predicted": predicted.strftime("%Y-%m-%dT%H:%M:%SZ")}).encode()
-    response = server.request(f"/api/departures/{stop_id}", "PUT", {"Content-Type": "application/json"}, body,
-                              admin=True)
+    response = server.request(
+        f"/api/departures/{stop_id}", "PUT", {"Content-Type": "application/json"}, body, admin=True
+    )
     assert response.status == 200, response.text
     shown = predicted.astimezone(MELBOURNE).strftime("%H:%M")
     moved = lambda d: one(d, f'#stop-list li[data-stop-id="{stop_id}"]')  # noqa: E731
-    wait_for(browser, lambda d: moved(d).find_element(By.CSS_SELECTOR, ".stop-time").text == shown,
-             message=f"the delayed bus is not shown leaving at {shown}")
+    wait_for(
+        browser,
+        lambda d: moved(d).find_element(By.CSS_SELECTOR, ".stop-time").text == shown,
+        message=f"the delayed bus is not shown leaving at {shown}",
+    )
     # The list is in the order the buses come: the delayed one is now last.
     assert stops(browser)[-1].get_attribute("data-stop-id") == stop_id
     times = [li.get_attribute("data-expected-at") for li in stops(browser)]

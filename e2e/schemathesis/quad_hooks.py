@@ -2,6 +2,7 @@
 (one key per intent). Without it, generated keys such as "0" repeat across different bodies and the
 server rightly answers 422 "Idempotency-Key reused". Invalid keys (empty, blank, > 255) are left as
 generated, so the negative tests still run."""
+
 import uuid
 
 import schemathesis

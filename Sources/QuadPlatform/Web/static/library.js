@@ -7,7 +7,7 @@
   let strings = {};
   try {
     strings = JSON.parse(document.getElementById("library-strings").textContent);
-  } catch (_) {}
+  } catch { /* no strings: the keys stand in */ }
   const t = (key) => strings[key] || key;
   const live = document.getElementById("library-live");
   const announce = (text) => {
@@ -28,7 +28,7 @@
       try {
         await navigator.clipboard.writeText(text);
         return true;
-      } catch (_) {}
+      } catch { /* refused: copy the old way below */ }
     }
     const field = document.createElement("textarea");
     field.value = text;
@@ -39,7 +39,7 @@
     let copied = false;
     try {
       copied = document.execCommand("copy");
-    } catch (_) {}
+    } catch { /* not copied: the caller offers the link to copy by hand */ }
     field.remove();
     button.focus();
     return copied;
@@ -55,7 +55,7 @@
       if (navigator.share) {
         try {
           await navigator.share({ title, url });
-        } catch (_) {}
+        } catch { /* closed or refused: nothing more to do */ }
         return;
       }
       if (await copy(url, button)) {
@@ -126,7 +126,7 @@
         }
       }
       announce(t("library.live"));
-    } catch (_) {
+    } catch {
       // Offline: the next event tries again.
     } finally {
       refreshing = false;

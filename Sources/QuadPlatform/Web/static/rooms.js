@@ -58,6 +58,11 @@
       h("input", { type: "hidden", name: "csrf", value: csrf }),
       h("button", { type: "submit", ...buttonAttributes }, text, h("span", { class: "visually-hidden" }, ` ${name}`)));
 
+  // The button that replaces the one just pressed (Cancel after Book) ignores presses for a moment,
+  // so a double tap or a held Enter never books and then cancels at once.
+  const swappedAt = new Map();
+  const justSwapped = (id) => Date.now() - (swappedAt.get(id) ?? 0) < 800;
+
   /** Shows "Booked" and Cancel on the card, or (bookingId null) the Book button. */
   function showBooked(card, bookingId) {
     const { roomId: id, name } = card.dataset;
@@ -76,11 +81,6 @@
     swappedAt.set(id, Date.now());
     syncButtons(id);
   }
-
-  // The button that replaces the one just pressed (Cancel after Book) ignores presses for a moment,
-  // so a double tap or a held Enter never books and then cancels at once.
-  const swappedAt = new Map();
-  const justSwapped = (id) => Date.now() - (swappedAt.get(id) ?? 0) < 800;
 
   // --- Spots --------------------------------------------------------------------------------------
 
@@ -139,14 +139,14 @@
   function syncButtons(id) {
     const full = cardFor(id)?.dataset.state === "full";
     for (const button of root.querySelectorAll(`[data-room-id="${CSS.escape(id)}"] form button`)) {
-      const book = button.matches(".book");
-      button.disabled = offline || busy.has(id) || (book && full);
+      const isBook = button.matches(".book");
+      button.disabled = offline || busy.has(id) || (isBook && full);
       // Offline, the buttons stay announced, as unavailable: the banner says why.
       if (offline) button.setAttribute("aria-disabled", "true");
       else button.removeAttribute("aria-disabled");
       if (busy.has(id)) button.setAttribute("aria-busy", "true");
       else button.removeAttribute("aria-busy");
-      if (book) setLabel(button, t(busy.get(id) === "book" ? "rooms.booking" : "rooms.book"));
+      if (isBook) setLabel(button, t(busy.get(id) === "book" ? "rooms.booking" : "rooms.book"));
     }
   }
 

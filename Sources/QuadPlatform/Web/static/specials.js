@@ -7,10 +7,10 @@
   "use strict";
   const byId = (id) => document.getElementById(id);
 
-  const root = byId("specials");
-  if (root) live(root);
-  const form = byId("special-form");
-  if (form) preview(form);
+  const mosaicPage = byId("specials");
+  if (mosaicPage) live(mosaicPage);
+  const managerForm = byId("special-form");
+  if (managerForm) preview(managerForm);
 
   function live(root) {
     const mosaic = byId("specials-mosaic");
@@ -48,7 +48,7 @@
         }
         errorBanner.hidden = true;
         root.dataset.loaded = String(Date.now());
-      } catch (error) {
+      } catch {
         // Offline: keep the last mosaic, which the banner explains. Online: say so, with Retry.
         if (!navigator.onLine) { offline = true; setState(); } else errorBanner.hidden = false;
       } finally {
@@ -108,10 +108,10 @@
     const symbol = form.dataset.currencySymbol || currency;
     const format = (value) => {
       const whole = String(Math.floor(value / 100));
-      const cents = String(value % 100).padStart(2, "0");
+      const fraction = String(value % 100).padStart(2, "0");
       const grouped = (separator) => whole.replace(/\B(?=(\d{3})+$)/g, separator);
-      if (lang.startsWith("fr")) return `${grouped("\u202F")},${cents}\u00A0${symbol}`;
-      return (symbol.length === 1 ? symbol : symbol + "\u00A0") + `${grouped(",")}.${cents}`;
+      if (lang.startsWith("fr")) return `${grouped("\u202F")},${fraction}\u00A0${symbol}`;
+      return (symbol.length === 1 ? symbol : symbol + "\u00A0") + `${grouped(",")}.${fraction}`;
     };
     const clamp = (value, max) => Math.min(max, Math.max(1, Number.parseInt(value, 10) || 1));
 

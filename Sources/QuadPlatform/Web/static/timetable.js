@@ -115,7 +115,7 @@
     const date = new Date(instant);
     if (Number.isNaN(date.getTime())) return null;
     let zone;
-    try { zone = JSON.parse(dataNode.textContent).timeZone; } catch (_) { zone = undefined; }
+    try { zone = JSON.parse(dataNode.textContent).timeZone; } catch { zone = undefined; }
     try {
       const parts = {};
       const format = new Intl.DateTimeFormat("en-GB", {
@@ -124,7 +124,7 @@
       });
       for (const part of format.formatToParts(date)) parts[part.type] = part.value;
       return `${parts.year}-${parts.month}-${parts.day}T${parts.hour}:${parts.minute}:${parts.second}`;
-    } catch (_) {
+    } catch {
       return null;
     }
   }
@@ -172,7 +172,7 @@
         if (node && old) old.replaceWith(document.adoptNode(node));
       }
       next = freshRoot.dataset.changesAt || "";
-    } catch (_) {
+    } catch {
       // Offline or refused: try again in a minute.
     } finally {
       // Never sooner than a minute when the server does not agree yet (a clock running ahead).
@@ -219,13 +219,13 @@
   async function loadPublic() {
     const [parkings, departures] = await Promise.all([load("/api/parkings"), load("/api/departures")]);
     let timeZone;
-    try { timeZone = JSON.parse(dataNode.textContent).timeZone; } catch (_) { timeZone = undefined; }
+    try { timeZone = JSON.parse(dataNode.textContent).timeZone; } catch { timeZone = undefined; }
     return { parkings: parkings.parkings, stops: departures.departures.slice(0, publicStops), timeZone };
   }
 
   let refreshing = false;
   let shownSchedules = null;
-  try { shownSchedules = JSON.stringify(JSON.parse(dataNode.textContent).schedules || null); } catch (_) { /* none */ }
+  try { shownSchedules = JSON.stringify(JSON.parse(dataNode.textContent).schedules || null); } catch { /* none */ }
   let timer = null;
   async function refresh() {
     if (refreshing) return;
@@ -240,7 +240,7 @@
         if (shownSchedules !== null && schedules !== shownSchedules) refreshDay();
         shownSchedules = schedules;
       }
-      try { localStorage.setItem(storageKey, JSON.stringify(data)); } catch (_) { /* private mode */ }
+      try { localStorage.setItem(storageKey, JSON.stringify(data)); } catch { /* private mode */ }
       errorBanner.hidden = true;
       offlineBanner.hidden = true;
     } catch (error) {
@@ -271,13 +271,19 @@
     stream.addEventListener("parking", (event) => {
       const change = JSON.parse(event.data);
       // An admin added, changed or removed a car park: reload the list.
-      if (change.refresh) return refresh();
+      if (change.refresh) {
+        refresh();
+        return;
+      }
       const li = parkingList && parkingList.querySelector(`li[data-parking-id="${CSS.escape(change.id)}"]`);
       if (li) updateParking(li, change.free, change.state, change.updatedAt);
     });
     stream.addEventListener("departure", (event) => {
       const change = JSON.parse(event.data);
-      if (change.refresh) return refresh();
+      if (change.refresh) {
+        refresh();
+        return;
+      }
       const li = stopList && stopList.querySelector(`li[data-stop-id="${CSS.escape(change.id)}"]`);
       if (!li) return;
       // The shown time follows the prediction (the campus wall clock the server sends, or worked out
@@ -298,7 +304,7 @@
       localStorage.setItem(storageKey, dataNode.textContent);
     }
     if (isPublic) localStorage.removeItem(studentKey);
-  } catch (_) { /* unreadable: keep the page as drawn */ }
+  } catch { /* unreadable: keep the page as drawn */ }
 
   tick();
   setInterval(tick, 1000);
@@ -306,7 +312,7 @@
   // A page drawn more than two minutes away from this device's clock (a clock set wrong, or a page kept from
   // earlier) refreshes at once, which also learns the server's clock.
   let drawnAt = NaN;
-  try { drawnAt = Date.parse(JSON.parse(dataNode.textContent).generatedAt); } catch (_) { /* none */ }
+  try { drawnAt = Date.parse(JSON.parse(dataNode.textContent).generatedAt); } catch { /* none */ }
   const farOff = !Number.isNaN(drawnAt) && Math.abs(drawnAt - Date.now()) > 120000;
   timer = setTimeout(refresh, farOff ? 0 : refreshMs);
 })();
