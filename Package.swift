@@ -115,11 +115,12 @@ let package = Package(
             ],
             path: "Tests/QuadTestSupport"),
         .testTarget(name: "QuadCoreTests", dependencies: ["QuadCore"]),
-        // The kit against a real Quad listening on a free port (so URLSession is exercised).
+        // The kit and the command line (its terminal rendering included) against a real Quad listening on a free
+        // port (so URLSession is exercised).
         .testTarget(
             name: "QuadKitTests",
             dependencies: [
-                "QuadKit", "QuadServer", "QuadPlatform", "QuadTestSupport",
+                "QuadKit", "quad", "QuadServer", "QuadPlatform", "QuadTestSupport",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

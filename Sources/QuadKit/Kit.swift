@@ -6,4 +6,3 @@
 // - `Refresher`, `EventStreamClient` (SSE with Last-Event-ID resume), `OfflineStore`, `ImageCache`.
 // - Feature stores built on a `KitSession`: `RoomsStore` (Specials, Library and Timetable slot in alike).
 // - `KitClock`: injected time (`SystemClock`, `ManualClock` for tests).
-// - `TextTable`, `TerminalText`: terminal rendering shared by the `quad` command line and its tests.

@@ -6,6 +6,7 @@ import QuadTestSupport
 import Testing
 
 @testable import QuadKit
+@testable import quad
 
 /// The `quad` binary's output as a person sees it: the specials mosaic (golden, at 40 and 80 columns, piped
 /// and on a real terminal), colour and NO_COLOR, one-line usage errors, and reads while the server is away.

@@ -6,6 +6,7 @@ import QuadTestSupport
 import Testing
 
 @testable import QuadKit
+@testable import quad
 
 @Suite("Retries and backoff")
 struct RetryTests {

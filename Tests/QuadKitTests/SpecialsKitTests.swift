@@ -4,6 +4,7 @@ import QuadTestSupport
 import Testing
 
 @testable import QuadKit
+@testable import quad
 
 /// The specials mosaic in a terminal (golden output from a fixed input) and SpecialsStore against a real Quad.
 @Suite("Specials in the kit and the command line", .serialized)

@@ -4,6 +4,7 @@ import QuadTestSupport
 import Testing
 
 @testable import QuadKit
+@testable import quad
 
 /// TimetableStore and `quad timetable` against a real Quad with the demo campus (Clayton, Melbourne time;
 /// this week is teaching week 8, the week two before it the mid-semester break) and student Kier.

@@ -1,8 +1,9 @@
 import Foundation
 import QuadCore
+import QuadKit
 
 /// The timetable in a terminal: the greeting, the day's classes, the car parks and the next shuttles.
-public enum TimetableText {
+enum TimetableText {
     static let weekdays = ["Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"]
     static let months = [
         "January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
@@ -10,12 +11,12 @@ public enum TimetableText {
     ]
 
     /// "Monday 23 November".
-    public static func day(_ date: LocalDate) -> String {
+    static func day(_ date: LocalDate) -> String {
         "\(weekdays[(date.weekday - 1) % 7]) \(date.day) \(months[(date.month - 1) % 12])"
     }
 
     /// "Hey, Kier · Week 8" (or "· mid-semester break", "· before the semester", "· after the semester").
-    public static func greeting(name: String, week: Int, weekStatus: String) -> String {
+    static func greeting(name: String, week: Int, weekStatus: String) -> String {
         let first = name.split(separator: " ").first.map(String.init) ?? name
         let when =
             switch weekStatus {
@@ -28,7 +29,7 @@ public enum TimetableText {
     }
 
     /// What the day shown is: "Today, Monday 23 November", "Next teaching day: …", "After the break: …".
-    public static func heading(_ plan: DayPlan) -> String {
+    static func heading(_ plan: DayPlan) -> String {
         guard let date = plan.date else { return "No more classes this semester." }
         switch plan.kind {
         case .today: return "Today, \(day(date))"
@@ -41,7 +42,7 @@ public enum TimetableText {
     }
 
     /// The whole screen. `clock` gives the classes' wall-clock times; `now` marks the class in progress.
-    public static func render(
+    static func render(
         name: String, week: Int, weekStatus: String, plan: DayPlan, parkings: [ScheduleResponse.Parking],
         countdowns: [TimetableStore.Countdown], clock: CampusClock, now: Date, style: TerminalStyle = .plain
     ) -> String {
@@ -100,7 +101,7 @@ public enum TimetableText {
         return out
     }
 
-    public static func stateText(_ state: CarParkState) -> String {
+    static func stateText(_ state: CarParkState) -> String {
         switch state {
         case .plenty: "plenty"
         case .filling: "filling"

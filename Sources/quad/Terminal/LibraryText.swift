@@ -1,9 +1,10 @@
 import Foundation
 import QuadCore
+import QuadKit
 
 extension TerminalText {
     /// The shelf as a table: id, title, author (long ones cut with "…"), status (and who has it, until when).
-    public static func booksTable(_ books: [BookRecord], style: TerminalStyle = .plain) -> String {
+    static func booksTable(_ books: [BookRecord], style: TerminalStyle = .plain) -> String {
         guard !books.isEmpty else { return "No books match.\n" }
         var table = TextTable(columns: [.init("ID", .right), .init("TITLE"), .init("AUTHOR"), .init("STATUS")])
         for book in books {
@@ -26,7 +27,7 @@ extension TerminalText {
     }
 
     /// One book: its fields, one a line with aligned labels, then its loans.
-    public static func bookDetail(_ book: BookRecord, style: TerminalStyle = .plain) -> String {
+    static func bookDetail(_ book: BookRecord, style: TerminalStyle = .plain) -> String {
         let status = statusCell(book)
         let fields: [(String, String)] = [
             ("Title", book.title), ("Author", book.author), ("Publisher", book.publisher),

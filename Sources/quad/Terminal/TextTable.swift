@@ -1,28 +1,29 @@
 import Foundation
 import QuadCore
+import QuadKit
 
 /// How terminal output may be decorated: colour only on a terminal, never when `NO_COLOR` is set.
-public struct TerminalStyle: Sendable, Equatable {
-    public var colour: Bool
+struct TerminalStyle: Sendable, Equatable {
+    var colour: Bool
     /// Whether ANSI strikethrough (SGR 9) shows: a styled terminal other than the Linux console.
-    public var strikethrough: Bool
+    var strikethrough: Bool
 
-    public init(colour: Bool, strikethrough: Bool? = nil) {
+    init(colour: Bool, strikethrough: Bool? = nil) {
         self.colour = colour
         self.strikethrough = strikethrough ?? colour
     }
 
-    public static let plain = TerminalStyle(colour: false)
+    static let plain = TerminalStyle(colour: false)
 
     /// Colour when `isTTY` and `NO_COLOR` is absent or empty (https://no-color.org), and TERM is not `dumb`.
-    public static func detect(isTTY: Bool, environment: [String: String]) -> TerminalStyle {
+    static func detect(isTTY: Bool, environment: [String: String]) -> TerminalStyle {
         let noColor = environment["NO_COLOR"].map { !$0.isEmpty } ?? false
         let colour = isTTY && !noColor && environment["TERM"] != "dumb"
         let term = environment["TERM"] ?? ""
         return TerminalStyle(colour: colour, strikethrough: colour && term != "linux" && !term.hasPrefix("vt"))
     }
 
-    public enum Colour: String, Sendable {
+    enum Colour: String, Sendable {
         case green = "32"
         case yellow = "33"
         case red = "31"
@@ -32,7 +33,7 @@ public struct TerminalStyle: Sendable, Equatable {
 
     /// `text` made visible (`TerminalText.visible`), in `colour` when colour shows: the only escapes that reach
     /// the terminal are the ones written here.
-    public func paint(_ text: String, _ colour: Colour?) -> String {
+    func paint(_ text: String, _ colour: Colour?) -> String {
         let text = TerminalText.visible(text)
         guard self.colour, let colour, !text.isEmpty else { return text }
         return "\u{1B}[\(colour.rawValue)m\(text)\u{1B}[0m"
@@ -40,37 +41,37 @@ public struct TerminalStyle: Sendable, Equatable {
 }
 
 /// A table of aligned columns in plain text: a header, then rows; numbers right-aligned.
-public struct TextTable: Sendable {
-    public enum Alignment: Sendable { case left, right }
+struct TextTable: Sendable {
+    enum Alignment: Sendable { case left, right }
 
-    public struct Column: Sendable {
-        public var title: String
-        public var alignment: Alignment
-        public init(_ title: String, _ alignment: Alignment = .left) {
+    struct Column: Sendable {
+        var title: String
+        var alignment: Alignment
+        init(_ title: String, _ alignment: Alignment = .left) {
             self.title = title
             self.alignment = alignment
         }
     }
 
     /// A cell: its text and an optional colour (applied after padding, so alignment is kept).
-    public struct Cell: Sendable, ExpressibleByStringLiteral {
-        public var text: String
-        public var colour: TerminalStyle.Colour?
-        public init(_ text: String, _ colour: TerminalStyle.Colour? = nil) {
+    struct Cell: Sendable, ExpressibleByStringLiteral {
+        var text: String
+        var colour: TerminalStyle.Colour?
+        init(_ text: String, _ colour: TerminalStyle.Colour? = nil) {
             self.text = TerminalText.visible(text)
             self.colour = colour
         }
-        public init(stringLiteral value: String) { self.init(value) }
+        init(stringLiteral value: String) { self.init(value) }
     }
 
-    public var columns: [Column]
-    public var rows: [[Cell]] = []
+    var columns: [Column]
+    var rows: [[Cell]] = []
 
-    public init(columns: [Column]) {
+    init(columns: [Column]) {
         self.columns = columns
     }
 
-    public mutating func add(_ row: [Cell]) { rows.append(row) }
+    mutating func add(_ row: [Cell]) { rows.append(row) }
 
     /// Display width: characters, with East Asian wide ones (and emoji) counting two.
     static func width(_ text: String) -> Int {
@@ -89,7 +90,7 @@ public struct TextTable: Sendable {
         }
     }
 
-    public func render(style: TerminalStyle = .plain) -> String {
+    func render(style: TerminalStyle = .plain) -> String {
         var widths = columns.map { Self.width($0.title) }
         for row in rows {
             for (index, cell) in row.enumerated() where index < widths.count {
@@ -116,13 +117,13 @@ public struct TextTable: Sendable {
 }
 
 /// Text for the `quad` command line and any terminal client.
-public enum TerminalText {
+enum TerminalText {
     /// The one encoder for text from elsewhere (a server, a file) on a terminal: every character that a
     /// terminal would act on rather than show (ESC and the other controls, line breaks, bidirectional overrides,
     /// invisible marks) is shown as a symbol (`␛`, `␊`) or as its code (`<U+202E>`), so a room named
     /// `\e]0;pwned\a` prints as text and cannot move the cursor, recolour or retitle the terminal. `lines`
     /// keeps line feeds, for messages that are several lines.
-    public static func visible(_ text: String, lines: Bool = false) -> String {
+    static func visible(_ text: String, lines: Bool = false) -> String {
         guard text.unicodeScalars.contains(where: HumanText.isRefused) else { return text }
         var out = String.UnicodeScalarView()
         for scalar in text.unicodeScalars {
@@ -140,7 +141,7 @@ public enum TerminalText {
     }
 
     /// "just now", "42 s ago", "5 min ago", "3 h ago", "2 days ago".
-    public static func age(_ seconds: TimeInterval) -> String {
+    static func age(_ seconds: TimeInterval) -> String {
         let seconds = max(0, Int(seconds))
         switch seconds {
         case ..<5: return "just now"
@@ -154,7 +155,7 @@ public enum TerminalText {
     }
 
     /// The rooms as a table: name, building, free spots of capacity, status (and whether you hold a spot).
-    public static func roomsTable(_ rooms: [Room], booked: Set<String> = [], style: TerminalStyle = .plain) -> String {
+    static func roomsTable(_ rooms: [Room], booked: Set<String> = [], style: TerminalStyle = .plain) -> String {
         guard !rooms.isEmpty else { return "No rooms match.\n" }
         var table = TextTable(columns: [
             .init("ID"), .init("ROOM"), .init("BUILDING"), .init("FREE", .right), .init("OF", .right),

@@ -1,11 +1,12 @@
 import Foundation
 import QuadCore
+import QuadKit
 
 /// The specials mosaic drawn with box-drawing characters, `width` columns wide: QuadCore's row layout
 /// (`SpecialsLayout`), each tile a box as many columns wide as its units take of the width, prices
 /// right-aligned on its first lines (the original struck through, with ANSI, only when the terminal
 /// supports it and the original is numerically greater), then its name, wrapped.
-public enum SpecialsMosaic {
+enum SpecialsMosaic {
     struct Cell {
         var character: Character = " "
         var struck = false
@@ -17,7 +18,7 @@ public enum SpecialsMosaic {
         max(4, Int((Double(height) * columnsPerUnit / 4).rounded()))
     }
 
-    public static func render(
+    static func render(
         _ list: SpecialsList, width: Int, style: TerminalStyle = .plain, language: Language = .english
     ) -> String {
         let specials = list.managerSpecials
