@@ -398,9 +398,7 @@ struct LibraryRoutes {
 
     func deleteSelected(_ request: Request) async throws -> Response {
         var request = request
-        let body = String(buffer: try await request.collectBody(upTo: BodyLimit.json))
-        let pairs = Self.pairs(body)
-        let ids = pairs.filter { $0.0 == "ids" }.compactMap { Int($0.1) }
+        let ids = try await request.form(Selection.self).ids ?? []
         let t = Localizer(language: web.language(for: request))
         guard !ids.isEmpty else {
             return try await page(
@@ -418,13 +416,8 @@ struct LibraryRoutes {
         }
     }
 
-    /// Every name and value of a form body, repeated names included (`ids=1&ids=2`).
-    static func pairs(_ body: String) -> [(String, String)] {
-        body.split(separator: "&").map { pair in
-            let parts = pair.split(separator: "=", maxSplits: 1).map {
-                $0.replacingOccurrences(of: "+", with: " ").removingPercentEncoding ?? ""
-            }
-            return (parts.first ?? "", parts.count > 1 ? parts[1] : "")
-        }
+    /// The books picked for deletion (`ids[]=1&ids[]=2`).
+    struct Selection: Decodable {
+        var ids: [Int]?
     }
 }

@@ -86,7 +86,7 @@ import Testing
             #expect(try await store.find(shelf.id)?.loan == nil)
 
             let ids = books.prefix(3).map(\.id)
-            let form = "csrf=\(Self.csrf)" + ids.map { "&ids=\($0)" }.joined()
+            let form = "csrf=\(Self.csrf)" + ids.map { "&ids%5B%5D=\($0)" }.joined()
             let deleted = try await Self.post(client, "/library/delete", form, headers: headers)
             #expect(deleted.headers[.location] == "/library?done=deleted&count=3")
             #expect(try await store.all().count == books.count - 3)

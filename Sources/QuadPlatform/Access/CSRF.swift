@@ -48,7 +48,7 @@ package enum CSRF {
         var submitted = request.headers[header]
         let type = request.headers[.contentType]?.lowercased() ?? ""
         if submitted == nil, type.hasPrefix("application/x-www-form-urlencoded") {
-            submitted = try await request.formFields()[field]
+            submitted = try await request.form(CSRFField.self).csrf
         }
         try verify(request, submitted: submitted)
     }
@@ -71,18 +71,23 @@ extension HTTPField.Name {
 }
 
 extension Request {
-    /// The fields of an `application/x-www-form-urlencoded` body (its CSRF token already checked by
-    /// `AccessMiddleware`).
-    package mutating func formFields() async throws -> [String: String] {
+    /// An `application/x-www-form-urlencoded` body decoded as `T` with Hummingbird's `URLEncodedFormDecoder`
+    /// (repeated fields are named `field[]`), read within the JSON body limit; a body that is not such a form
+    /// answers 400. The body stays readable, so the CSRF check and the handler can both read it.
+    package mutating func form<T: Decodable>(_ type: T.Type) async throws -> T {
         let body = try await collectBody(upTo: BodyLimit.json)
-        let text = String(buffer: body)
-        var fields: [String: String] = [:]
-        for pair in text.split(separator: "&") {
-            let parts = pair.split(separator: "=", maxSplits: 1).map {
-                $0.replacingOccurrences(of: "+", with: " ").removingPercentEncoding ?? ""
-            }
-            if let name = parts.first { fields[name] = parts.count > 1 ? parts[1] : "" }
+        do {
+            return try URLEncodedFormDecoder().decode(T.self, from: String(buffer: body))
+        } catch {
+            throw Problem.malformedBody("The form could not be read: \(error).")
         }
-        return fields
     }
+
+    /// The fields of a form of single values (its CSRF token already checked by `AccessMiddleware`).
+    package mutating func formFields() async throws -> [String: String] { try await form([String: String].self) }
+}
+
+/// What the CSRF check reads of a form: its token, whatever else the form holds.
+private struct CSRFField: Decodable {
+    var csrf: String?
 }
