@@ -137,7 +137,11 @@ let package = Package(
         moduleTests("QuadAccountsTests", ["QuadAccounts", "QuadRooms"]),
         // The composed server: one door in front of every module's routes, the contract covering all of them.
         moduleTests(
-            "QuadServerTests", ["QuadRooms", "QuadSpecials", "QuadLibrary", "QuadTimetable", "QuadAccounts"]),
+            "QuadServerTests",
+            [
+                "QuadRooms", "QuadSpecials", "QuadLibrary", "QuadTimetable", "QuadAccounts",
+                .product(name: "Yams", package: "Yams"),
+            ]),
     ]
 )
 
