@@ -61,8 +61,10 @@ let package = Package(
             plugins: [.plugin(name: "OpenAPIGenerator", package: "swift-openapi-generator")]
         ),
         // One target per feature: each sees the platform and QuadCore, never another feature.
-        feature("QuadRooms"),
-        feature("QuadSpecials"),
+        // Demo room photos and letter tiles are pictures committed with the code (drawn once); nothing draws or
+        // encodes pictures at run time.
+        feature("QuadRooms", resources: [.copy("DemoPhotos")]),
+        feature("QuadSpecials", resources: [.copy("LetterTiles")]),
         feature("QuadLibrary"),
         feature("QuadTimetable"),
         feature(
@@ -147,7 +149,7 @@ let package = Package(
 
 /// A feature module: its operations (generated from the contract, filtered in its openapi-generator-config.yaml),
 /// pages, store and services, on the platform.
-func feature(_ name: String, extra: [Target.Dependency] = []) -> Target {
+func feature(_ name: String, extra: [Target.Dependency] = [], resources: [Resource]? = nil) -> Target {
     .target(
         name: name,
         dependencies: [
@@ -160,6 +162,7 @@ func feature(_ name: String, extra: [Target.Dependency] = []) -> Target {
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             .product(name: "SQLKit", package: "sql-kit"),
         ] + extra,
+        resources: resources,
         plugins: [.plugin(name: "OpenAPIGenerator", package: "swift-openapi-generator")]
     )
 }

@@ -94,3 +94,12 @@ public final class ImageStore: Sendable {
         return (format, bytes)
     }
 }
+
+extension ImageStore {
+    /// The bytes of a picture a module ships (`resources` in Package.swift), by its path in `bundle`.
+    package static func shipped(_ path: String, in bundle: Bundle) throws -> [UInt8] {
+        guard let url = bundle.resourceURL?.appendingPathComponent(path), let data = try? Data(contentsOf: url)
+        else { throw StartupError(description: "\(path) is missing from the build.") }
+        return [UInt8](data)
+    }
+}

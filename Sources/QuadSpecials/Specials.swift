@@ -62,14 +62,14 @@ package final class Specials: Feature {
         return path
     }
 
-    /// A letter tile for a special without an image, drawn by Quad: its initial on a hue from its name.
+    /// A letter tile for a special without an image: its initial (A–Z, accents dropped; "?" for anything
+    /// else), one of the tiles shipped in `LetterTiles/`, stored as an image like an upload (once per letter, as
+    /// images are kept by their hash).
     func letterTile(for name: String) async throws -> String {
-        let letter = name.first(where: { $0.isLetter || $0.isNumber }) ?? "?"
-        var hash: UInt32 = 2_166_136_261
-        for byte in name.utf8 { hash = (hash ^ UInt32(byte)) &* 16_777_619 }
-        let image = try await platform.images.store(
-            DemoPhotos.tile(letter: letter, hue: Double(hash % 360) / 360, size: 160))
-        return image.path
+        let initial = name.first(where: { $0.isLetter || $0.isNumber }).map { String($0) } ?? ""
+        let letter = initial.folding(options: [.diacriticInsensitive, .caseInsensitive], locale: nil).uppercased()
+        let file = letter.count == 1 && ("A"..."Z").contains(letter) ? letter : "other"
+        return try await platform.images.store(try ImageStore.shipped("LetterTiles/\(file).png", in: .module)).path
     }
 }
 

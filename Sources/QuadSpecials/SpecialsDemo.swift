@@ -1,8 +1,9 @@
+import Foundation
 import QuadCore
 import QuadPlatform
 
 /// The original payload's 21 products (`backup.json`), in its order, with its sizes and prices; each image
-/// is a letter tile Quad draws itself, in the spirit of the mockup (nothing is downloaded).
+/// is a letter tile shipped with Quad (`LetterTiles/`), in the spirit of the mockup (nothing is downloaded).
 enum SpecialsDemo {
     /// name, width, height, original price, price, the original image's letter.
     static let products: [(name: String, width: Int, height: Int, original: String, price: String, letter: Character)] =
@@ -30,16 +31,11 @@ enum SpecialsDemo {
             ("Arrowhead Mountain Spring Water 1.5 L", 5, 5, "1.29", "1.01", "L"),
         ]
 
-    /// The mockup's colours: teal for L and K, green for J.
-    static func hue(_ letter: Character) -> Double { letter == "J" ? 0.27 : 0.5 }
-
-    /// Drawn once per process: every new database gets the same pictures.
-    private static let tiles: [Character: [UInt8]] = Dictionary(
-        uniqueKeysWithValues: ["J", "K", "L"].map { ($0, DemoPhotos.tile(letter: $0, hue: hue($0), size: 160)) })
-
     static func load(_ store: SpecialStore, images: ImageStore) async throws {
         for product in products {
-            let image = try await images.store(tiles[product.letter]!)
+            // The mockup's tiles (teal for L and K, green for J), shipped in `LetterTiles/`.
+            let image = try await images.store(
+                try ImageStore.shipped("LetterTiles/demo-\(product.letter).png", in: .module))
             _ = try await store.create(
                 SpecialDraft(
                     displayName: product.name, width: String(product.width), height: String(product.height),

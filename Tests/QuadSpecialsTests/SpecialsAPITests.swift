@@ -245,7 +245,7 @@ import Testing
             let id = try await client.execute(
                 uri: "/api/specials", method: .post, headers: Self.admin, body: Self.body(Self.noodles)
             ) { try #require($0.json["id"] as? String) }
-            let png = DemoPhotos.tile(letter: "F", hue: 0.3, size: 32)
+            let png = TestImages.png
             let url = try await client.execute(
                 uri: "/api/specials/\(id)/image", method: .put,
                 headers: [.authorization: "Bearer \(TestApp.adminToken)", .contentType: "image/png"],

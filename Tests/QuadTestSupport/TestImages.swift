@@ -1,6 +1,11 @@
-import QuadPlatform
+import Foundation
 
-/// A real, small PNG for upload tests.
+/// A real, small PNG for upload tests: 3×2 light-grey pixels (made once with Python's zlib; nothing in Quad
+/// draws or encodes pictures).
 package enum TestImages {
-    package static let png = PNGEncoder.encode(width: 3, height: 2, rgb: Array(repeating: 200, count: 18))
+    package static let png = [UInt8](
+        Data(
+            base64Encoded:
+                "iVBORw0KGgoAAAANSUhEUgAAAAMAAAACCAIAAAASFvFNAAAADklEQVR42mM4AQMMcBYAjLQOESEo73kAAAAASUVORK5CYII="
+        )!)
 }
