@@ -123,6 +123,7 @@ let package = Package(
             name: "QuadKitTests",
             dependencies: [
                 "QuadKit", "quad", "QuadServer", "QuadPlatform", "QuadTestSupport",
+                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

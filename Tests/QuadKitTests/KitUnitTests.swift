@@ -258,28 +258,33 @@ extension RefresherTests {
     }
 }
 
-@Suite("Server-Sent Events parser")
+@Suite("Server-Sent Events decoding")
 struct ParserTests {
     @Test("Events split across chunks at any byte, with comments, CRLF and multi-line data")
-    func chunked() {
+    func chunked() async throws {
         let text =
             "retry: 2000\r\n\r\n: heartbeat\n\nid: 7\nevent: room\ndata: {\"id\":\"a\",\ndata: \"spots\":3}\n\nid: 8\nevent: reset\ndata: {}\n\n"
         let bytes = Array(text.utf8)
         for size in [1, 2, 3, 7, bytes.count] {
-            var parser = ServerSentEventParser()
-            var events: [ServerEvent] = []
+            let (chunks, input) = AsyncThrowingStream<ArraySlice<UInt8>, any Error>.makeStream()
             var index = 0
             while index < bytes.count {
-                events += parser.feed(bytes[index..<min(index + size, bytes.count)])
+                input.yield(bytes[index..<min(index + size, bytes.count)])
                 index += size
+            }
+            input.finish()
+            var state = ServerEventState()
+            var events: [ServerEvent] = []
+            for try await decoded in chunks.asDecodedServerSentEvents() {
+                if let event = state.take(decoded) { events.append(event) }
             }
             #expect(
                 events == [
                     ServerEvent(id: "7", type: "room", data: "{\"id\":\"a\",\n\"spots\":3}"),
                     ServerEvent(id: "8", type: "reset", data: "{}"),
                 ])
-            #expect(parser.lastEventId == "8")
-            #expect(parser.retry == .seconds(2))
+            #expect(state.lastEventId == "8")
+            #expect(state.retry == .seconds(2))
         }
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import OpenAPIRuntime
 import QuadCore
 
 #if canImport(FoundationNetworking)
@@ -24,13 +25,12 @@ public struct ServerEvent: Sendable, Equatable {
     }
 }
 
-/// The text/event-stream format, fed bytes as they arrive (any chunking), giving whole events.
-public struct ServerSentEventParser: Sendable {
-    private var buffer: [UInt8] = []
+/// What the kit keeps across one connection's events, which OpenAPIRuntime's text/event-stream decoder
+/// (`asDecodedServerSentEvents()`) gives one by one with every field reset: the event id carries over to the
+/// events after it (as the format says) and the server's `retry:` advice stays until it gives another.
+public struct ServerEventState: Sendable {
     private var id: String?
-    private var type: String?
-    private var data: [String] = []
-    /// The last `id:` seen: what to send as `Last-Event-ID` on reconnecting.
+    /// The last id seen: what to send as `Last-Event-ID` on reconnecting.
     public private(set) var lastEventId: String?
     /// The server's `retry:` advice, when it gave one.
     public private(set) var retry: Duration?
@@ -39,64 +39,28 @@ public struct ServerSentEventParser: Sendable {
         self.lastEventId = lastEventId
     }
 
-    public mutating func feed(_ bytes: some Sequence<UInt8>) -> [ServerEvent] {
-        buffer.append(contentsOf: bytes)
-        var events: [ServerEvent] = []
-        while let end = buffer.firstIndex(where: { $0 == 0x0A || $0 == 0x0D }) {
-            // A CR LF pair is one line end; a lone CR at the buffer's end waits for the next chunk.
-            if buffer[end] == 0x0D, end + 1 == buffer.count { break }
-            let line = String(decoding: buffer[..<end], as: UTF8.self)
-            var next = end + 1
-            if buffer[end] == 0x0D, next < buffer.count, buffer[next] == 0x0A { next += 1 }
-            buffer.removeSubrange(..<next)
-            if let event = process(line) { events.append(event) }
-        }
-        return events
-    }
-
-    private mutating func process(_ line: String) -> ServerEvent? {
-        if line.isEmpty {
-            defer {
-                type = nil
-                data = []
-            }
-            guard !data.isEmpty || type != nil else { return nil }
-            if let id { lastEventId = id }
-            return ServerEvent(id: id, type: type ?? "message", data: data.joined(separator: "\n"))
-        }
-        if line.hasPrefix(":") { return nil }
-        let field: Substring
-        var value: Substring
-        if let colon = line.firstIndex(of: ":") {
-            field = line[..<colon]
-            value = line[line.index(after: colon)...]
-            if value.hasPrefix(" ") { value = value.dropFirst() }
-        } else {
-            field = Substring(line)
-            value = ""
-        }
-        switch field {
-        case "id": if !value.contains("\0") { id = String(value) }
-        case "event": type = String(value)
-        case "data": data.append(String(value))
-        case "retry": if let ms = Int(value) { retry = .milliseconds(ms) }
-        default: break
-        }
-        return nil
+    /// The kit's event for a decoded one; nil for one with neither data nor type (the `retry:` head, a
+    /// heartbeat's blank line).
+    public mutating func take(_ event: ServerSentEvent) -> ServerEvent? {
+        if let milliseconds = event.retry { retry = .milliseconds(milliseconds) }
+        if let value = event.id, !value.contains("\0") { id = value }
+        guard event.data != nil || event.event != nil else { return nil }
+        if let id { lastEventId = id }
+        return ServerEvent(id: id, type: event.event ?? "message", data: event.data ?? "")
     }
 }
 
 /// Bytes of a long-lived response as they arrive, through URLSession's delegate (FoundationNetworking on
 /// Linux has no `bytes(for:)`).
 final class StreamingDownload: NSObject, URLSessionDataDelegate, @unchecked Sendable {
-    private let continuation: AsyncThrowingStream<Data, any Error>.Continuation
-    let chunks: AsyncThrowingStream<Data, any Error>
+    private let continuation: AsyncThrowingStream<ArraySlice<UInt8>, any Error>.Continuation
+    let chunks: AsyncThrowingStream<ArraySlice<UInt8>, any Error>
     private var session: URLSession?
     private var task: URLSessionDataTask?
     private let lock = NSLock()
 
     init(request: URLRequest) {
-        (chunks, continuation) = AsyncThrowingStream<Data, any Error>.makeStream()
+        (chunks, continuation) = AsyncThrowingStream<ArraySlice<UInt8>, any Error>.makeStream()
         super.init()
         let configuration = URLSessionConfiguration.ephemeral
         configuration.urlCache = nil
@@ -132,7 +96,7 @@ final class StreamingDownload: NSObject, URLSessionDataDelegate, @unchecked Send
     }
 
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
-        continuation.yield(data)
+        continuation.yield(ArraySlice(data))
     }
 
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
@@ -268,19 +232,20 @@ public actor EventStreamClient {
             connections += 1
             let download = StreamingDownload(request: request())
             current = download
-            var parser = ServerSentEventParser(lastEventId: lastEventId)
+            var state = ServerEventState(lastEventId: lastEventId)
             var wait: Duration?
             do {
-                for try await chunk in download.chunks {
+                // The server's first frame (its `retry:` advice) arrives at once: connected from then on.
+                for try await decoded in download.chunks.asDecodedServerSentEvents() {
                     if status != .connected {
                         setStatus(.connected)
                         failures = 0
                     }
-                    for event in parser.feed(chunk) {
+                    if let event = state.take(decoded) {
                         if let id = event.id { lastEventId = id }
                         for subscriber in subscribers.values { subscriber.yield(event) }
                     }
-                    serverRetry = parser.retry ?? serverRetry
+                    serverRetry = state.retry ?? serverRetry
                 }
             } catch EventStreamError.status(_, let retryAfter) {
                 wait = parseRetryAfter(retryAfter, now: clock.now)
