@@ -1,3 +1,4 @@
+import Configuration
 import Foundation
 import Logging
 import NIOCore
@@ -44,13 +45,17 @@ public struct ServerConfiguration: Sendable {
 
     public init() {}
 
-    /// Reads the environment, with command-line values (keyed by setting) taking precedence.
-    /// Throws a `ConfigurationError` naming the first setting that is not valid.
+    /// Reads the environment, with command-line values (keyed by setting) taking precedence, through
+    /// swift-configuration's reader; the defaults are this type's own. Each value is read as text and checked here,
+    /// so a bad one stops start-up with a message naming it (the reader's typed getters would fall back to the
+    /// default in silence). Throws a `ConfigurationError` naming the first setting that is not valid.
     public init(environment: [String: String], flags: [Setting: String] = [:]) throws {
+        let reader = Self.reader(environment: environment, flags: flags)
         func raw(_ setting: Setting) -> (value: String, name: String)? {
-            if let value = flags[setting] { return (value, setting.flag ?? setting.variable) }
-            if let value = environment[setting.variable], !value.isEmpty { return (value, setting.variable) }
-            return nil
+            guard let value = reader.string(forKey: setting.key, isSecret: setting.isSecret) else { return nil }
+            if flags[setting] != nil { return (value, setting.flag ?? setting.variable) }
+            // A variable set to nothing is as good as unset.
+            return value.isEmpty ? nil : (value, setting.variable)
         }
         func parse<T>(_ setting: Setting, _ expected: String, _ convert: (String) -> T?) throws -> T? {
             guard let (value, name) = raw(setting) else { return nil }
@@ -263,4 +268,28 @@ public enum DatabaseLocation: Sendable, Equatable, CustomStringConvertible {
             return "postgres://…"
         }
     }
+}
+
+extension ServerConfiguration {
+    /// The command line first, then the environment. The admin token and the database URL (it may hold a password)
+    /// are secrets: the reader never reports their values (`CONFIG_ACCESS_LOG_FILE` would otherwise log them).
+    static func reader(environment: [String: String], flags: [Setting: String]) -> ConfigReader {
+        let given = flags.map { setting, value in
+            (AbsoluteConfigKey(setting.key), ConfigValue(.string(value), isSecret: setting.isSecret))
+        }
+        return ConfigReader(providers: [
+            InMemoryProvider(name: "command line", values: Dictionary(given) { first, _ in first }),
+            EnvironmentVariablesProvider(
+                environmentVariables: environment,
+                secretsSpecifier: .specific(Set(Setting.allCases.filter(\.isSecret).map(\.variable)))),
+        ])
+    }
+}
+
+extension ServerConfiguration.Setting {
+    /// The key the reader looks up: `QUAD_DATABASE_URL` is `quad.database.url`, which the environment provider
+    /// spells back as the variable's name.
+    var key: ConfigKey { ConfigKey(variable.lowercased().split(separator: "_").map(String.init)) }
+
+    var isSecret: Bool { self == .adminToken || self == .database }
 }

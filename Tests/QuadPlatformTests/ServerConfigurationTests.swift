@@ -26,6 +26,23 @@ import Testing
         #expect(!configuration.loadDemoData)
     }
 
+    /// Each setting is looked up by its variable's name (through swift-configuration's environment provider);
+    /// a variable set to nothing is as good as unset.
+    @Test func everyVariableIsReadAndAnEmptyOneIsUnset() throws {
+        let configuration = try ServerConfiguration(environment: [
+            "QUAD_PORT": "", "QUAD_LOG_LEVEL": "debug", "QUAD_ADMIN_TOKEN": "0123456789abcdef", "QUAD_RATE_BURST": "7",
+            "QUAD_EVENT_HEARTBEAT": "3", "QUAD_REFRESH_SECONDS": "60", "QUAD_TRUST_PROXY": "10.0.0.1, 10.0.0.2",
+            "QUAD_SIGNUP": "open", "QUAD_LOAN_DAYS": "21", "QUAD_TESTING": "on",
+        ])
+        #expect(configuration.port == 8080)
+        #expect(configuration.logLevel == .debug)
+        #expect(configuration.adminToken == "0123456789abcdef")
+        #expect(configuration.rateBurst == 7 && configuration.eventHeartbeat == .seconds(3))
+        #expect(configuration.refreshSeconds == 60)
+        #expect(configuration.trustedProxies == ["10.0.0.1", "10.0.0.2"])
+        #expect(configuration.openSignup && configuration.loanDays == 21 && configuration.testing)
+    }
+
     @Test func anInvalidValueNamesItsSetting() {
         #expect(throws: ConfigurationError(setting: "QUAD_PORT", message: "\"eighty\" is not a port number (0–65535)"))
         {
