@@ -30,7 +30,7 @@ from conftest import REPO_ROOT, melbourne, wait_until
 from helpers import bearer, password_of, png, sign_in, text_of, wait_for
 
 CONTRACT = REPO_ROOT / "Sources" / "QuadAPI" / "openapi.yaml"
-SERVER_SOURCES = REPO_ROOT / "Sources" / "QuadServer"
+SERVER_SOURCES = REPO_ROOT / "Sources"
 UNSAFE = ("post", "put", "patch", "delete")
 ATTACKER_PASSWORD = "correct-horse-battery-staple"
 
@@ -141,7 +141,7 @@ def plan(server, ids: dict) -> list[dict]:
         form("/library/books/:bookId/checkout", f"/library/books/{books[1]}/checkout", [("name", "Mallory")]),
         form("/library/books/:bookId/return", f"/library/books/{ids['on_loan'][0]}/return"),
         form("/library/books/:bookId/delete", f"/library/books/{books[2]}/delete"),
-        form("/library/delete", "/library/delete", [("ids", str(books[3])), ("ids", str(books[4]))]),
+        form("/library/delete", "/library/delete", [("ids[]", str(books[3])), ("ids[]", str(books[4]))]),
         api("POST /api/books", "/api/books", {"title": "Forged", "author": "Mallory"}),
         api("PUT /api/books/{bookId}", f"/api/books/{books[5]}", {"title": "Renamed", "author": "Mallory"}),
         api("POST /api/books/{bookId}/checkout", f"/api/books/{books[6]}/checkout", {"name": "Mallory"}),
@@ -497,7 +497,7 @@ def unsafe_lines(log: str) -> list[tuple[str, str, int]]:
     """(method, path, status) of every unsafe request in the server's log."""
     return [
         (method, path, int(status))
-        for method, path, status in re.findall(r"\[QuadServer\] (POST|PUT|PATCH|DELETE) (\S+) (\d{3})$", log, re.M)
+        for method, path, status in re.findall(r"\[QuadPlatform\] (POST|PUT|PATCH|DELETE) (\S+) (\d{3})$", log, re.M)
     ]
 
 
