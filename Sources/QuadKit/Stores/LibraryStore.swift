@@ -17,7 +17,6 @@ public final class LibraryStore {
     public private(set) var isOffline = false
     public private(set) var lastUpdated: Date?
     public private(set) var lastError: String?
-    public var isLive: Bool { link?.isLive ?? false }
     /// The messages of the last refused add or edit, by field (`title`, `isbn`…); empty after a success.
     public private(set) var fieldErrors: [FieldError] = []
     /// Books with a checkout or return under way: repeat taps on them are ignored.
@@ -27,7 +26,7 @@ public final class LibraryStore {
 
     public let session: KitSession
     /// Polling and live updates: the lifecycle every store shares.
-    @ObservationIgnored private var link: LiveLink?
+    @ObservationIgnored public private(set) var link: LiveLink?
     private var refresher: Refresher? { link?.refresher }
     /// One Idempotency-Key per intent to check a book out, kept until the server gives a definite answer.
     @ObservationIgnored private var intents: [Int: String] = [:]
@@ -77,32 +76,6 @@ public final class LibraryStore {
         books = entry.value
         lastUpdated = entry.savedAt
     }
-
-    /// Starts refreshing and listening to `book` events.
-    public func start(live: Bool = true) async {
-        await link?.start(live: live, for: self)
-    }
-
-    public func stop() async {
-        await link?.stop()
-    }
-
-    /// The app went to the background: stop polling, and let go of the live connection.
-    public func pause() async {
-        await link?.pause()
-    }
-
-    /// The app is active again: refresh at once, resume polling and live updates.
-    public func resume() async {
-        await link?.resume()
-    }
-
-    /// Refreshes now; joins a refresh already running. True when it reached the server.
-    @discardableResult
-    public func refresh() async -> Bool { await refresher?.refreshNow() ?? false }
-
-    /// Sets how often to poll (at least 5 s).
-    public func setInterval(_ interval: Duration) async { await refresher?.setInterval(interval) }
 
     /// A `book` or `reset` event refreshes the shelf.
     public func apply(_ event: ServerEvent) async {
@@ -244,4 +217,4 @@ public final class LibraryStore {
     }
 }
 
-extension LibraryStore: LiveLinked {}
+extension LibraryStore: LiveStore {}

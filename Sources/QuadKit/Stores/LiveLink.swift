@@ -1,10 +1,36 @@
 import Observation
 
-/// What a feature store gives its `LiveLink`: what to do with a server event, and whether its data is stale.
+/// A feature store that keeps its data fresh over time through a `LiveLink`: what it does with a server event,
+/// and whether its data is stale. Every store starts, stops, pauses and resumes the same way (below).
 @MainActor
-protocol LiveLinked: AnyObject {
+public protocol LiveStore: AnyObject {
     var isOffline: Bool { get }
     func apply(_ event: ServerEvent) async
+    /// Its link to the server, made in its init.
+    var link: LiveLink? { get }
+}
+
+extension LiveStore {
+    /// Whether live updates are connected (the refresher is then only a safety net).
+    public var isLive: Bool { link?.isLive ?? false }
+
+    /// Starts refreshing (at once, then on the interval) and listening to live updates.
+    public func start(live: Bool = true) async { await link?.start(live: live, for: self) }
+
+    public func stop() async { await link?.stop() }
+
+    /// The app went to the background: stop polling, and let go of the live connection.
+    public func pause() async { await link?.pause() }
+
+    /// The app is active again: refresh at once, resume polling and live updates.
+    public func resume() async { await link?.resume() }
+
+    /// Refreshes now; joins a refresh already running. True when it reached the server.
+    @discardableResult
+    public func refresh() async -> Bool { await link?.refresher.refreshNow() ?? false }
+
+    /// Sets how often to poll (at least 5 s).
+    public func setInterval(_ interval: Duration) async { await link?.refresher.setInterval(interval) }
 }
 
 /// A feature store's link to the server over time: its `Refresher` (polling) and its share of the session's
@@ -16,7 +42,7 @@ protocol LiveLinked: AnyObject {
 /// asked for live updates. Observable, so a store's `isLive` (read through here) updates views.
 @MainActor
 @Observable
-final class LiveLink {
+public final class LiveLink {
     /// Whether live updates are connected (the refresher is then only a safety net).
     private(set) var isLive = false
 
@@ -35,7 +61,7 @@ final class LiveLink {
 
     /// Starts refreshing (at once, then on the interval) and, when `live`, passing the session's events to
     /// `store`.
-    func start(live: Bool, for store: some LiveLinked) async {
+    func start(live: Bool, for store: some LiveStore) async {
         await refresher.start()
         guard live else { return }
         wantsLive = true
@@ -91,7 +117,7 @@ final class LiveLink {
         if wantsLive { await holdLive() }
     }
 
-    private func setLive<Store: LiveLinked>(_ live: Bool, for store: Store?) async {
+    private func setLive<Store: LiveStore>(_ live: Bool, for store: Store?) async {
         isLive = live
         await refresher.setLive(live)
         // The live stream is back while the data is stale: the server is reachable again, refresh now rather

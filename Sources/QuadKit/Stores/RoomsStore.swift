@@ -24,13 +24,11 @@ public final class RoomsStore {
     public private(set) var lastUpdated: Date?
     /// The last error, in words, for a banner; nil after a success.
     public private(set) var lastError: String?
-    /// Whether live updates are connected (the refresher is then only a safety net).
-    public var isLive: Bool { link?.isLive ?? false }
     public private(set) var bookingStates: [String: BookingState] = [:]
 
     public let session: KitSession
     /// Polling and live updates: the lifecycle every store shares.
-    @ObservationIgnored private var link: LiveLink?
+    @ObservationIgnored public private(set) var link: LiveLink?
     private var refresher: Refresher? { link?.refresher }
     /// One Idempotency-Key per intent to book a room, kept until the server gives a definite answer, so a
     /// retry after a network failure cannot book twice.
@@ -74,36 +72,6 @@ public final class RoomsStore {
         rooms = Room.sortedForBooking(entry.value)
         lastUpdated = entry.savedAt
         if let bookings = offline.load([MyBooking].self, for: Self.bookingsKey) { applyBookings(bookings.value) }
-    }
-
-    /// Starts refreshing (at once, then on the interval) and listening to live updates.
-    public func start(live: Bool = true) async {
-        await link?.start(live: live, for: self)
-    }
-
-    public func stop() async {
-        await link?.stop()
-    }
-
-    /// The app went to the background: stop polling, and let go of the live connection.
-    public func pause() async {
-        await link?.pause()
-    }
-
-    /// The app is active again: refresh at once, resume polling and live updates.
-    public func resume() async {
-        await link?.resume()
-    }
-
-    /// Sets how often to poll (at least 5 s).
-    public func setInterval(_ interval: Duration) async {
-        await refresher?.setInterval(interval)
-    }
-
-    /// Refreshes now (pull to refresh); joins a refresh already running. True when it reached the server.
-    @discardableResult
-    public func refresh() async -> Bool {
-        await refresher?.refreshNow() ?? false
     }
 
     /// How many refreshes reached the network layer (coalesced ones count once).
@@ -251,4 +219,4 @@ public final class RoomsStore {
     }
 }
 
-extension RoomsStore: LiveLinked {}
+extension RoomsStore: LiveStore {}

@@ -12,11 +12,10 @@ public final class SpecialsStore {
     public private(set) var isOffline = false
     public private(set) var lastUpdated: Date?
     public private(set) var lastError: String?
-    public var isLive: Bool { link?.isLive ?? false }
 
     public let session: KitSession
     /// Polling and live updates: the lifecycle every store shares.
-    @ObservationIgnored private var link: LiveLink?
+    @ObservationIgnored public private(set) var link: LiveLink?
     private var refresher: Refresher? { link?.refresher }
 
     static let specialsKey = "specials"
@@ -75,31 +74,6 @@ public final class SpecialsStore {
         lastUpdated = entry.savedAt
     }
 
-    /// Starts refreshing and listening to `special` events.
-    public func start(live: Bool = true) async {
-        await link?.start(live: live, for: self)
-    }
-
-    public func stop() async {
-        await link?.stop()
-    }
-
-    /// The app went to the background: stop polling, and let go of the live connection.
-    public func pause() async {
-        await link?.pause()
-    }
-
-    /// The app is active again: refresh at once, resume polling and live updates.
-    public func resume() async {
-        await link?.resume()
-    }
-
-    @discardableResult
-    public func refresh() async -> Bool { await refresher?.refreshNow() ?? false }
-
-    /// Sets how often to poll (at least 5 s).
-    public func setInterval(_ interval: Duration) async { await refresher?.setInterval(interval) }
-
     /// A `special` (added, changed, moved, deleted, or a validity boundary passed) or `reset` refreshes.
     public func apply(_ event: ServerEvent) async {
         if event.type == "special" || event.type == "reset" { await refresher?.refreshAfterChange() }
@@ -123,4 +97,4 @@ public final class SpecialsStore {
     }
 }
 
-extension SpecialsStore: LiveLinked {}
+extension SpecialsStore: LiveStore {}

@@ -23,13 +23,12 @@ public final class TimetableStore {
     public private(set) var lastError: String?
     /// The last failure as an error (nil after a success): `.unauthorized` means signing in is needed.
     public private(set) var lastFailure: KitError?
-    public var isLive: Bool { link?.isLive ?? false }
 
     /// The day asked for (nil: today on the campus, by the session's clock).
     public let date: LocalDate?
     public let session: KitSession
     /// Polling and live updates: the lifecycle every store shares.
-    @ObservationIgnored private var link: LiveLink?
+    @ObservationIgnored public private(set) var link: LiveLink?
     private var refresher: Refresher? { link?.refresher }
 
     /// Weeks looked ahead for the next teaching day (a break, the weekend after the last class).
@@ -161,31 +160,6 @@ public final class TimetableStore {
         lastUpdated = entry.savedAt
     }
 
-    /// Starts refreshing and listening to `parking` and `departure` events.
-    public func start(live: Bool = true) async {
-        await link?.start(live: live, for: self)
-    }
-
-    public func stop() async {
-        await link?.stop()
-    }
-
-    /// The app went to the background: stop polling, and let go of the live connection.
-    public func pause() async {
-        await link?.pause()
-    }
-
-    /// The app is active again: refresh at once, resume polling and live updates.
-    public func resume() async {
-        await link?.resume()
-    }
-
-    @discardableResult
-    public func refresh() async -> Bool { await refresher?.refreshNow() ?? false }
-
-    /// Sets how often to poll (at least 5 s).
-    public func setInterval(_ interval: Duration) async { await refresher?.setInterval(interval) }
-
     /// What a `parking` event says.
     struct ParkingChange: Decodable {
         var id: String
@@ -281,4 +255,4 @@ public final class TimetableStore {
     }
 }
 
-extension TimetableStore: LiveLinked {}
+extension TimetableStore: LiveStore {}
