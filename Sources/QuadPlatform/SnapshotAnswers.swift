@@ -4,7 +4,7 @@ import NIOCore
 import OpenAPIRuntime
 
 /// The lists every open page and app polls (`listRooms`, `listSpecials`), answered in the generated interface
-/// from bytes encoded once per change (`RoomsSnapshot`, `SpecialsSnapshot`), as the anonymous fast path
+/// from bytes encoded once per change (`Snapshot`), as the anonymous fast path
 /// answers them, instead of encoding them again for every request. Only the whole list is: a request with a
 /// query (`?minSpots=3`) goes on to its operation's handler. The ETag is the snapshot's; `HTTPCacheMiddleware`
 /// answers a matching `If-None-Match` with 304.

@@ -63,7 +63,11 @@ extension Rooms {
             ]))
     }
 
-    package var services: [any Service] { [RoomsInvalidation(rooms: self)] }
+    /// Drops the snapshot when another instance changes a room.
+    package var services: [any Service] {
+        let snapshot = snapshot
+        return [SnapshotInvalidation(events: platform.events, type: "room") { snapshot.invalidate() }]
+    }
 
     package func loadDemoData(announce: @escaping @Sendable (String) -> Void) async throws {
         try await RoomsDemo.load(store, images: platform.images)
@@ -72,23 +76,5 @@ extension Rooms {
     package var fastPath: [String: SnapshotFastPath.Lookup] {
         let snapshot = snapshot
         return ["/api/rooms": { snapshot.cached(baseURL: $0).map { ($0.body, $0.etag) } }]
-    }
-}
-
-/// Drops the rooms snapshot when another instance changes a room (its event arrives through the hub).
-struct RoomsInvalidation: Service {
-    let rooms: Rooms
-
-    func run() async throws {
-        await cancelWhenGracefulShutdown {
-            // A subscription that fell behind is cut off: subscribe again (and drop the snapshot, as events were missed).
-            while !Task.isCancelled {
-                let subscription = rooms.platform.events.subscribe(after: nil, types: ["room"])
-                for await _ in subscription.events { rooms.snapshot.invalidate() }
-                subscription.cancel()
-                rooms.snapshot.invalidate()
-                try? await Task.sleep(for: .milliseconds(100))
-            }
-        }
     }
 }

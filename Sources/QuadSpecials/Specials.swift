@@ -73,7 +73,6 @@ package final class Specials: Feature {
     }
 }
 
-/// Drops the specials snapshot when another instance changes a special (its event arrives through the hub).
 extension Specials {
     package static var migrations: [Migration] { SpecialStore.migrations }
     package var link: ServiceLink? { ServiceLink(key: "specials", path: "/specials") }
@@ -91,26 +90,17 @@ extension Specials {
             ]))
     }
 
-    package var services: [any Service] { [SpecialsInvalidation(specials: self), SpecialsSchedule(specials: self)] }
+    /// Drops the snapshot when another instance changes a special; announces validity boundaries.
+    package var services: [any Service] {
+        let snapshot = snapshot
+        return [
+            SnapshotInvalidation(events: platform.events, type: "special") { snapshot.invalidate() },
+            SpecialsSchedule(specials: self),
+        ]
+    }
 
     package func loadDemoData(announce: @escaping @Sendable (String) -> Void) async throws {
         try await SpecialsDemo.load(store, images: platform.images)
-    }
-}
-
-struct SpecialsInvalidation: Service {
-    let specials: Specials
-
-    func run() async throws {
-        await cancelWhenGracefulShutdown {
-            while !Task.isCancelled {
-                let subscription = specials.platform.events.subscribe(after: nil, types: ["special"])
-                for await _ in subscription.events { specials.snapshot.invalidate() }
-                subscription.cancel()
-                specials.snapshot.invalidate()
-                try? await Task.sleep(for: .milliseconds(100))
-            }
-        }
     }
 }
 

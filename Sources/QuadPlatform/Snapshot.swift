@@ -1,0 +1,119 @@
+import Foundation
+import NIOConcurrencyHelpers
+import NIOCore
+import QuadCore
+import ServiceLifecycle
+
+/// A feature's list kept between changes: loaded once per change, and encoded once per change and base URL (and,
+/// for a list that changes by itself at known instants, until the next of them), so a poll or a 304 costs no
+/// query, no encoding and no hashing. The feature calls `invalidate()` after a change it commits;
+/// `SnapshotInvalidation` does for changes other instances commit.
+package final class Snapshot<Loaded: Sendable>: Sendable {
+    package struct Encoded: Sendable {
+        package let body: ByteBuffer
+        package let etag: String
+        /// When these bytes go stale by themselves (a special's validity starts or ends), if ever.
+        package let expires: Date?
+    }
+
+    private struct State {
+        var loaded: Loaded?
+        /// By base URL, since image URLs are absolute; bounded, as the Host header is the client's to choose.
+        var encoded: [String: Encoded] = [:]
+        var generation = 0
+    }
+
+    private let state = NIOLockedValueBox(State())
+    private let load: @Sendable () async throws -> Loaded
+    private let encode: @Sendable (_ loaded: Loaded, _ baseURL: String, _ now: Date) throws -> Encoded
+    private let clock: any QuadClock
+    private static var maxBaseURLs: Int { 8 }
+
+    /// `load` reads the list from the store; `encode` writes it for a base URL at an instant (`Self.json`).
+    package init(
+        clock: any QuadClock, load: @escaping @Sendable () async throws -> Loaded,
+        encode: @escaping @Sendable (_ loaded: Loaded, _ baseURL: String, _ now: Date) throws -> Encoded
+    ) {
+        self.clock = clock
+        self.load = load
+        self.encode = encode
+    }
+
+    package func invalidate() {
+        state.withLockedValue { state in state = State(generation: state.generation + 1) }
+    }
+
+    /// The list as loaded.
+    package func loaded() async throws -> Loaded {
+        let (cached, generation) = state.withLockedValue { ($0.loaded, $0.generation) }
+        if let cached { return cached }
+        let loaded = try await load()
+        state.withLockedValue { state in
+            // A change that landed while loading wins: keep nothing older than it.
+            if state.generation == generation { state.loaded = loaded }
+        }
+        return loaded
+    }
+
+    /// The encoded list for `baseURL` if it is ready and fresh, without waiting (for the event loop).
+    package func cached(baseURL: String) -> Encoded? {
+        let now = clock.now
+        return state.withLockedValue { $0.encoded[baseURL] }.flatMap { hit in
+            hit.expires.map { now < $0 } ?? true ? hit : nil
+        }
+    }
+
+    /// The encoded list for clients that reach Quad at `baseURL`.
+    package func encoded(baseURL: String) async throws -> Encoded {
+        if let hit = cached(baseURL: baseURL) { return hit }
+        let generation = state.withLockedValue { $0.generation }
+        let encoded = try encode(try await loaded(), baseURL, clock.now)
+        state.withLockedValue { state in
+            if state.generation == generation,
+                state.encoded.count < Self.maxBaseURLs || state.encoded[baseURL] != nil
+            {
+                state.encoded[baseURL] = encoded
+            }
+        }
+        return encoded
+    }
+
+    /// `value` as the API writes it (sorted keys, unescaped slashes, ISO 8601 dates), with its ETag.
+    package static func json(_ value: some Encodable, expires: Date? = nil) throws -> Encoded {
+        let data = try encoder.encode(value)
+        return Encoded(body: ByteBuffer(data: data), etag: HTTPCache.etag(for: data), expires: expires)
+    }
+
+    private static var encoder: JSONEncoder {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        encoder.dateEncodingStrategy = .iso8601
+        return encoder
+    }
+}
+
+/// Drops a snapshot when another instance changes its list: their events (of `type`) arrive through the hub.
+package struct SnapshotInvalidation: Service {
+    package let events: EventHub
+    package let type: String
+    package let invalidate: @Sendable () -> Void
+
+    package init(events: EventHub, type: String, invalidate: @escaping @Sendable () -> Void) {
+        self.events = events
+        self.type = type
+        self.invalidate = invalidate
+    }
+
+    package func run() async throws {
+        await cancelWhenGracefulShutdown {
+            // A subscription that fell behind is cut off: subscribe again (and drop the snapshot, as events were missed).
+            while !Task.isCancelled {
+                let subscription = events.subscribe(after: nil, types: [type])
+                for await _ in subscription.events { invalidate() }
+                subscription.cancel()
+                invalidate()
+                try? await Task.sleep(for: .milliseconds(100))
+            }
+        }
+    }
+}
