@@ -78,6 +78,19 @@ package final class Snapshot<Loaded: Sendable>: Sendable {
         return encoded
     }
 
+    /// How `SnapshotAnswers` answers the operation that lists it.
+    package var answer: SnapshotAnswers.Source {
+        { baseURL in
+            let encoded = try await self.encoded(baseURL: baseURL)
+            return (encoded.body, encoded.etag)
+        }
+    }
+
+    /// How the fast path (`SnapshotFastPath`) finds the list ready, before the router.
+    package var lookup: SnapshotFastPath.Lookup {
+        { self.cached(baseURL: $0).map { ($0.body, $0.etag) } }
+    }
+
     /// `value` as the API writes it (sorted keys, unescaped slashes, ISO 8601 dates), with its ETag.
     package static func json(_ value: some Encodable, expires: Date? = nil) throws -> Encoded {
         let data = try encoder.encode(value)
@@ -98,10 +111,10 @@ package struct SnapshotInvalidation: Service {
     package let type: String
     package let invalidate: @Sendable () -> Void
 
-    package init(events: EventHub, type: String, invalidate: @escaping @Sendable () -> Void) {
+    package init<Loaded>(events: EventHub, type: String, snapshot: Snapshot<Loaded>) {
         self.events = events
         self.type = type
-        self.invalidate = invalidate
+        self.invalidate = { snapshot.invalidate() }
     }
 
     package func run() async throws {

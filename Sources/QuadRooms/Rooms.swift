@@ -52,29 +52,18 @@ extension Rooms {
 
     package func register(on routes: Routes, web: WebShell) throws {
         RoomsRoutes(rooms: self, web: web).register(on: routes)
-        let snapshot = snapshot
         try RoomsOperations(rooms: self).registerHandlers(
-            on: routes.router, configuration: .quad,
-            middlewares: .quad(snapshots: [
-                "listRooms": { baseURL in
-                    let encoded = try await snapshot.encoded(baseURL: baseURL)
-                    return (encoded.body, encoded.etag)
-                }
-            ]))
+            on: routes.router, configuration: .quad, middlewares: .quad(snapshots: ["listRooms": snapshot.answer]))
     }
 
     /// Drops the snapshot when another instance changes a room.
     package var services: [any Service] {
-        let snapshot = snapshot
-        return [SnapshotInvalidation(events: platform.events, type: "room") { snapshot.invalidate() }]
+        [SnapshotInvalidation(events: platform.events, type: "room", snapshot: snapshot)]
     }
 
     package func loadDemoData(announce: @escaping @Sendable (String) -> Void) async throws {
         try await RoomsDemo.load(store, images: platform.images)
     }
 
-    package var fastPath: [String: SnapshotFastPath.Lookup] {
-        let snapshot = snapshot
-        return ["/api/rooms": { snapshot.cached(baseURL: $0).map { ($0.body, $0.etag) } }]
-    }
+    package var fastPath: [String: SnapshotFastPath.Lookup] { ["/api/rooms": snapshot.lookup] }
 }

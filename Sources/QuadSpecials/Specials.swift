@@ -79,22 +79,14 @@ extension Specials {
 
     package func register(on routes: Routes, web: WebShell) throws {
         SpecialsRoutes(specials: self, web: web).register(on: routes)
-        let snapshot = snapshot
         try SpecialsOperations(specials: self).registerHandlers(
-            on: routes.router, configuration: .quad,
-            middlewares: .quad(snapshots: [
-                "listSpecials": { baseURL in
-                    let encoded = try await snapshot.encoded(baseURL: baseURL)
-                    return (encoded.body, encoded.etag)
-                }
-            ]))
+            on: routes.router, configuration: .quad, middlewares: .quad(snapshots: ["listSpecials": snapshot.answer]))
     }
 
     /// Drops the snapshot when another instance changes a special; announces validity boundaries.
     package var services: [any Service] {
-        let snapshot = snapshot
-        return [
-            SnapshotInvalidation(events: platform.events, type: "special") { snapshot.invalidate() },
+        [
+            SnapshotInvalidation(events: platform.events, type: "special", snapshot: snapshot),
             SpecialsSchedule(specials: self),
         ]
     }
