@@ -19,14 +19,7 @@ package final class Library: Feature {
             database: platform.database, policy: LoanPolicy(days: platform.configuration.loanDays))
     }
 
-    /// What a `book` event says: which book (nil when every book went), and what happened.
-    struct Change: Codable, Sendable, Equatable {
-        var id: Int?
-        var change: Kind
-        var status: BookStatus?
-
-        enum Kind: String, Codable, Sendable { case created, updated, checkedOut, returned, deleted, cleaned }
-    }
+    typealias Change = BookEvent
 
     func changed(_ book: Book?, id: Int? = nil, _ kind: Change.Kind) async {
         await platform.events.publish(

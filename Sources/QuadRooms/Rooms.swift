@@ -18,14 +18,7 @@ package final class Rooms: Feature, PersonRemoval {
         self.snapshot = RoomsSnapshot(store: store)
     }
 
-    /// What a `room` event says: which room, and its spots now (nil when it was deleted).
-    struct Change: Codable, Sendable {
-        var id: String
-        var spots: Int?
-        var change: Kind
-
-        enum Kind: String, Codable, Sendable { case spots, updated, created, deleted }
-    }
+    typealias Change = RoomEvent
 
     /// Call after a committed change: this instance's snapshot is dropped at once, the others' when the event reaches them.
     func changed(_ id: String, spots: Int?, _ kind: Change.Kind) async {

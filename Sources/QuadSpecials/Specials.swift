@@ -21,13 +21,7 @@ package final class Specials: Feature {
         self.snapshot = SpecialsSnapshot(store: store)
     }
 
-    /// What a `special` event says: which special (nil for the whole list) and what happened.
-    struct Change: Codable, Sendable {
-        var id: String?
-        var change: Kind
-
-        enum Kind: String, Codable, Sendable { case created, updated, deleted, reordered, settings, schedule }
-    }
+    typealias Change = SpecialEvent
 
     /// A special as the caller may see it: one outside its validity is the manager's secret until it starts.
     func visible(_ id: String) async throws -> SpecialRecord {

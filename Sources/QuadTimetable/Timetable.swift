@@ -90,33 +90,8 @@ package final class Timetable: Feature, CampusTime {
 
     // MARK: Feeds
 
-    /// What a `parking` event says.
-    struct ParkingChange: Codable, Sendable {
-        var id: String
-        var free: Int
-        var capacity: Int
-        var state: CarParkState
-        var updatedAt: String
-        var live: Bool
-        /// Set when an admin changed or removed the car park: pages reload the list rather than patch one count.
-        var refresh: Bool? = nil
-    }
-
-    /// What a `departure` event says: the new time as an instant and on the campus wall clock
-    /// (`yyyy-mm-ddTHH:mm:ss`, as the schedule's stops give it), so the page shows the time it counts down to.
-    struct DepartureChange: Codable, Sendable {
-        var id: String
-        var expectedAt: String
-        var live: Bool
-        /// Set when an admin changed or removed a route (then `id` may name the route): pages reload the list.
-        var refresh: Bool? = nil
-        var predictedArrivalDate: String
-
-        enum CodingKeys: String, CodingKey {
-            case id, expectedAt, live, refresh
-            case predictedArrivalDate = "predicted_arrival_date"
-        }
-    }
+    typealias ParkingChange = ParkingEvent
+    typealias DepartureChange = DepartureEvent
 
     /// An admin saved or deleted a car park: the same `parking` event a feed publishes, marked `refresh`.
     func carParkChanged(_ id: String) async throws {

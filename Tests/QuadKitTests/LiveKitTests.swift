@@ -191,7 +191,7 @@ struct LiveKitTests {
             let all = received.all
             #expect(all.map(\.type) == ["room", "room"])
             #expect(all[1].data.contains("painter"))
-            #expect(all[1].decode(RoomsStore.RoomChange.self)?.spots == 15)
+            #expect(all[1].decode(RoomEvent.self)?.spots == 15)
             let ids = all.compactMap { $0.id.flatMap(Int64.init) }
             #expect(ids.count == 2 && ids[0] < ids[1])
             #expect(await events.lastEventId == all[1].id)

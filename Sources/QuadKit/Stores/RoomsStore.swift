@@ -133,18 +133,12 @@ public final class RoomsStore {
 
     // MARK: Live updates
 
-    struct RoomChange: Decodable {
-        var id: String
-        var spots: Int?
-        var change: String
-    }
-
     /// A `room` event with new spots updates that room in place; anything else (a new room, a rename, a
     /// `reset`) refreshes.
     public func apply(_ event: ServerEvent) async {
         switch event.type {
         case "room":
-            if let change = event.decode(RoomChange.self), change.change == "spots", let spots = change.spots,
+            if let change = event.decode(RoomEvent.self), change.change == .spots, let spots = change.spots,
                 rooms.contains(where: { $0.id == change.id })
             {
                 setSpots(change.id, spots)

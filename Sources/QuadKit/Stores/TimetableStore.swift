@@ -160,30 +160,13 @@ public final class TimetableStore {
         lastUpdated = entry.savedAt
     }
 
-    /// What a `parking` event says.
-    struct ParkingChange: Decodable {
-        var id: String
-        var free: Int
-        var capacity: Int
-        var state: CarParkState
-        var updatedAt: String
-        var live: Bool
-    }
-
-    /// What a `departure` event says.
-    struct DepartureChange: Decodable {
-        var id: String
-        var expectedAt: String
-        var live: Bool
-    }
-
     /// A `parking` event moves that car park, a `departure` event that shuttle; `reset` refreshes.
     public func apply(_ event: ServerEvent) async {
         switch event.type {
         case "parking":
             // A refresh running now may have read before this change: it reads again.
             await refresher?.noteChange()
-            guard let change = event.decode(ParkingChange.self),
+            guard let change = event.decode(ParkingEvent.self),
                 let index = snapshot?.parkings.firstIndex(where: { $0.id == change.id })
             else { return }
             snapshot?.parkings[index].slot = change.free
@@ -194,7 +177,7 @@ public final class TimetableStore {
             save(at: session.clock.now)
         case "departure":
             await refresher?.noteChange()
-            guard let change = event.decode(DepartureChange.self),
+            guard let change = event.decode(DepartureEvent.self),
                 let index = snapshot?.stops.firstIndex(where: { $0.id == change.id })
             else { return }
             snapshot?.stops[index].expectedAt = change.expectedAt

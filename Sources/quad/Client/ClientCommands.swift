@@ -247,11 +247,6 @@ struct Watch: AsyncParsableCommand {
             ]
             defer { for forwarder in forwarders { forwarder.cancel() } }
             await events.start()
-            struct Change: Decodable {
-                var id: String
-                var spots: Int?
-                var change: String
-            }
             let time = Date.FormatStyle().hour(.twoDigits(amPM: .omitted)).minute(.twoDigits).second(.twoDigits)
             var wasConnected = false
             var needsReload = startedOffline
@@ -296,7 +291,7 @@ struct Watch: AsyncParsableCommand {
                     context.print(String(decoding: line, as: UTF8.self) + "\n")
                     continue
                 }
-                guard event.type == "room", let change = event.decode(Change.self) else {
+                guard event.type == "room", let change = event.decode(RoomEvent.self) else {
                     if event.type == "reset", let fresh = try? await context.client.rooms().value {
                         rooms = Self.byId(fresh)
                         context.print(TerminalText.roomsTable(Room.sortedForBooking(fresh), style: context.style))
@@ -320,7 +315,7 @@ struct Watch: AsyncParsableCommand {
                     )
                 } else {
                     context.print(
-                        "\(stamp)  \(TerminalText.visible(change.id)): \(TerminalText.visible(change.change))\n")
+                        "\(stamp)  \(TerminalText.visible(change.id)): \(change.change.rawValue)\n")
                     if let fresh = try? await context.client.rooms().value { rooms = Self.byId(fresh) }
                 }
             }

@@ -1,0 +1,94 @@
+/// What each event on `/api/events` says, by its type (the contract's `x-quad-events` schemas): the server
+/// publishes these and the kit and the command line read them, so both sides agree by construction.
+
+/// `room`: which room, and its spots now (nil when it was deleted).
+public struct RoomEvent: Codable, Sendable, Equatable {
+    public var id: String
+    public var spots: Int?
+    public var change: Kind
+
+    public enum Kind: String, Codable, Sendable { case spots, updated, created, deleted }
+
+    public init(id: String, spots: Int?, change: Kind) {
+        self.id = id
+        self.spots = spots
+        self.change = change
+    }
+}
+
+/// `special`: which special (nil for the whole list) and what happened.
+public struct SpecialEvent: Codable, Sendable, Equatable {
+    public var id: String?
+    public var change: Kind
+
+    public enum Kind: String, Codable, Sendable { case created, updated, deleted, reordered, settings, schedule }
+
+    public init(id: String?, change: Kind) {
+        self.id = id
+        self.change = change
+    }
+}
+
+/// `book`: which book (nil when every book went), what happened, and its status now. No one's name: anyone may
+/// listen to the stream.
+public struct BookEvent: Codable, Sendable, Equatable {
+    public var id: Int?
+    public var change: Kind
+    public var status: BookStatus?
+
+    public enum Kind: String, Codable, Sendable { case created, updated, checkedOut, returned, deleted, cleaned }
+
+    public init(id: Int?, change: Kind, status: BookStatus?) {
+        self.id = id
+        self.change = change
+        self.status = status
+    }
+}
+
+/// `parking`: a car park's reading.
+public struct ParkingEvent: Codable, Sendable, Equatable {
+    public var id: String
+    public var free: Int
+    public var capacity: Int
+    public var state: CarParkState
+    public var updatedAt: String
+    public var live: Bool
+    /// Set when an admin changed or removed the car park: clients reload the list rather than patch one count.
+    public var refresh: Bool?
+
+    public init(
+        id: String, free: Int, capacity: Int, state: CarParkState, updatedAt: String, live: Bool, refresh: Bool? = nil
+    ) {
+        self.id = id
+        self.free = free
+        self.capacity = capacity
+        self.state = state
+        self.updatedAt = updatedAt
+        self.live = live
+        self.refresh = refresh
+    }
+}
+
+/// `departure`: a shuttle's new time, as an instant and on the campus wall clock (`yyyy-mm-ddTHH:mm:ss`, as the
+/// schedule's stops give it), so a page shows the time it counts down to.
+public struct DepartureEvent: Codable, Sendable, Equatable {
+    public var id: String
+    public var expectedAt: String
+    public var live: Bool
+    /// Set when an admin changed or removed a route (then `id` may name the route): clients reload the list.
+    public var refresh: Bool?
+    public var predictedArrivalDate: String
+
+    enum CodingKeys: String, CodingKey {
+        case id, expectedAt, live, refresh
+        case predictedArrivalDate = "predicted_arrival_date"
+    }
+
+    public init(id: String, expectedAt: String, live: Bool, refresh: Bool? = nil, predictedArrivalDate: String) {
+        self.id = id
+        self.expectedAt = expectedAt
+        self.live = live
+        self.refresh = refresh
+        self.predictedArrivalDate = predictedArrivalDate
+    }
+}
