@@ -34,28 +34,23 @@ struct AccountRoutes {
         let links = try await accounts.appLinks.list(for: person.username)
         let zone = TimeZone(identifier: "UTC")!
         return try web.page(request, template: "account", status: status, title: { $0("account.title") }) { t in
-            var values: [String: Any] = [
-                "signedInAs": t("account.signedInAs", ["name": person.displayName, "username": person.username]),
-                "feed": person.role == .feed,
-                "hasLinks": !links.isEmpty,
-                "links": links.map { link -> [String: Any] in
-                    [
-                        "id": link.id, "label": link.label,
-                        "createdText": t(
+            AccountPage(
+                signedInAs: t("account.signedInAs", ["name": person.displayName, "username": person.username]),
+                feed: person.role == .feed, hasLinks: !links.isEmpty,
+                links: links.map { link in
+                    .init(
+                        id: link.id, label: link.label,
+                        createdText: t(
                             "account.createdOn",
                             [
                                 "date": LibraryDate.day(
                                     link.createdAt, language: t.language, zone: zone, now: link.createdAt)
                             ]),
-                        "revokeConfirm": t("account.revokeConfirm", ["label": link.label]),
-                    ]
+                        revokeConfirm: t("account.revokeConfirm", ["label": link.label]))
                 },
-                "form": form,
-                "errors": Dictionary(errors.map { ($0.field, $0.message) }, uniquingKeysWith: { first, _ in first }),
-            ]
-            if let notice { values["notice"] = notice(t) }
-            if let newLink { values["newLink"] = ["label": newLink.label, "url": newLink.url] }
-            return values
+                form: form,
+                errors: Dictionary(errors.map { ($0.field, $0.message) }, uniquingKeysWith: { first, _ in first }),
+                notice: notice?(t), newLink: newLink)
         }
     }
 
@@ -75,5 +70,25 @@ struct AccountRoutes {
         } catch let failure as ValidationFailure {
             return try await page(request, status: .unprocessableContent, form: fields, errors: failure.errors)
         }
+    }
+}
+
+/// `/account`: who you are, and your personal app links.
+struct AccountPage {
+    let signedInAs: String
+    let feed: Bool
+    let hasLinks: Bool
+    let links: [Link]
+    let form: [String: String]
+    let errors: [String: String]
+    let notice: String?
+    /// A link just made, shown once.
+    let newLink: AccountRoutes.NewLink?
+
+    struct Link {
+        let id: String
+        let label: String
+        let createdText: String
+        let revokeConfirm: String
     }
 }

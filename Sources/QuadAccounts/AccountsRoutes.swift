@@ -14,7 +14,7 @@ struct AccountsRoutes {
         routes.on(.post, "/signout", .public) { request, context in try await signOut(request, context: context) }
         routes.on(.get, "/signup", .public) { request, _ in
             guard accounts.platform.configuration.openSignup else { throw HTTPError(.notFound) }
-            return try web.page(request, template: "signup", title: { $0("signup.title") })
+            return try web.page(request, template: "signup", title: { $0("signup.title") }) { _ in FormState() }
         }
         routes.on(.post, "/signup", .public) { request, context in try await signUp(request, context: context) }
         routes.on(.get, "/admin/people", .admin) { request, _ in try await peoplePage(request) }
@@ -38,12 +38,9 @@ struct AccountsRoutes {
         throws -> Response
     {
         try web.page(request, template: "signin", status: status, title: { $0("signin.title") }) { _ in
-            var values: [String: Any] = [
-                "next": SitePath.from(request.uri.queryParameters.get("next")).value, "username": username,
-                "openSignup": accounts.platform.configuration.openSignup,
-            ]
-            if let error { values["error"] = error }
-            return values
+            SignInPage(
+                next: SitePath.from(request.uri.queryParameters.get("next")).value, username: username,
+                openSignup: accounts.platform.configuration.openSignup, error: error)
         }
     }
 
@@ -107,29 +104,31 @@ struct AccountsRoutes {
             return try await startWebSession(for: person, request: request, next: "/")
         } catch let failure as ValidationFailure {
             return try formErrorPage(
-                request, template: "signup", title: "signup.title", fields: fields, errors: failure.errors)
+                request, template: "signup", title: "signup.title", fields: fields, errors: failure.errors
+            ) { _, form in form }
         } catch let problem as Problem where problem.status == .conflict {
             return try formErrorPage(
                 request, template: "signup", title: "signup.title", fields: fields,
-                errors: [FieldError(field: "username", message: problem.detail ?? problem.title)])
+                errors: [FieldError(field: "username", message: problem.detail ?? problem.title)]
+            ) { _, form in form }
         }
     }
 
     /// A form shown again with what was typed (never the password) and each error next to its field.
-    private func formErrorPage(
+    private func formErrorPage<Model>(
         _ request: Request, template: String, title: String, fields: [String: String], errors: [FieldError],
-        extra: @escaping (Localizer) -> [String: Any] = { _ in [:] }
+        model: @escaping (Localizer, FormState) -> Model
     ) throws -> Response {
         try web.page(request, template: template, status: .unprocessableContent, title: { $0(title) }) { t in
-            var values = extra(t)
             var typed = fields
             typed["password"] = nil
             typed["csrf"] = nil
-            values["form"] = typed
-            values["errors"] = Dictionary(
-                errors.map { ($0.field, $0.message) }, uniquingKeysWith: { first, _ in first })
-            values["errorSummary"] = t("form.invalid")
-            return values
+            return model(
+                t,
+                FormState(
+                    form: typed,
+                    errors: Dictionary(errors.map { ($0.field, $0.message) }, uniquingKeysWith: { first, _ in first }),
+                    errorSummary: t("form.invalid")))
         }
     }
 
@@ -138,7 +137,7 @@ struct AccountsRoutes {
     func peoplePage(_ request: Request, notice: String? = nil) async throws -> Response {
         let people = try await accounts.people.all()
         return try web.page(request, template: "people", title: { $0("people.title") }) { t in
-            self.peopleValues(people, t: t, notice: notice ?? Self.doneNotice(request, people: people, t: t))
+            self.peopleModel(people, t: t, notice: notice ?? Self.doneNotice(request, people: people, t: t))
         }
     }
 
@@ -152,28 +151,23 @@ struct AccountsRoutes {
         return t("people.\(done)", ["name": name])
     }
 
-    private func peopleValues(
-        _ people: [Person], t: Localizer, notice: String?, formRole: String = "member"
-    )
-        -> [String: Any]
-    {
-        func roles(_ selected: String) -> [[String: Any]] {
+    private func peopleModel(
+        _ people: [Person], t: Localizer, notice: String?, formRole: String = "member", form: FormState = FormState()
+    ) -> PeoplePage {
+        func roles(_ selected: String) -> [PeoplePage.RoleOption] {
             Role.allCases.map {
-                ["value": $0.rawValue, "label": t("people.roles.\($0.rawValue)"), "selected": $0.rawValue == selected]
+                .init(value: $0.rawValue, label: t("people.roles.\($0.rawValue)"), selected: $0.rawValue == selected)
             }
         }
-        var values: [String: Any] = [
-            "people": people.map { person -> [String: Any] in
-                [
-                    "username": person.username, "displayName": person.displayName, "studentId": person.studentId ?? "",
-                    "roles": roles(person.role.rawValue),
-                    "removeConfirm": t("people.removeConfirm", ["name": person.displayName]),
-                ]
+        return PeoplePage(
+            people: people.map { person in
+                .init(
+                    username: person.username, displayName: person.displayName, studentId: person.studentId ?? "",
+                    roles: roles(person.role.rawValue),
+                    removeConfirm: t("people.removeConfirm", ["name": person.displayName]))
             },
-            "formRoles": roles(formRole),
-        ]
-        if let notice { values["notice"] = notice }
-        return values
+            formRoles: roles(formRole), notice: notice, form: form.form, errors: form.errors,
+            errorSummary: form.errorSummary)
     }
 
     func addPerson(_ request: Request) async throws -> Response {
@@ -190,8 +184,8 @@ struct AccountsRoutes {
                 ?? [FieldError(field: "username", message: (error as? Problem)?.detail ?? "")]
             let people = try await accounts.people.all()
             return try formErrorPage(request, template: "people", title: "people.title", fields: fields, errors: errors)
-            {
-                self.peopleValues(people, t: $0, notice: nil, formRole: fields["role"] ?? "member")
+            { t, form in
+                self.peopleModel(people, t: t, notice: nil, formRole: fields["role"] ?? "member", form: form)
             }
         }
     }
@@ -232,9 +226,46 @@ struct AccountsRoutes {
         let people = try await accounts.people.all()
         return try web.page(request, template: "people", status: .unprocessableContent, title: { $0("people.title") }) {
             t in
-            var values = self.peopleValues(people, t: t, notice: nil)
-            values["errorSummary"] = message
-            return values
+            self.peopleModel(people, t: t, notice: nil, form: FormState(errorSummary: message))
         }
+    }
+}
+
+/// A form shown again after it was refused: what was typed (never the password) and each field's error.
+struct FormState {
+    var form: [String: String] = [:]
+    var errors: [String: String] = [:]
+    var errorSummary: String?
+}
+
+/// `/signin`.
+struct SignInPage {
+    let next: String
+    let username: String
+    let openSignup: Bool
+    let error: String?
+}
+
+/// `/admin/people`: everyone, with their role, and the form to add someone.
+struct PeoplePage {
+    let people: [Row]
+    let formRoles: [RoleOption]
+    let notice: String?
+    let form: [String: String]
+    let errors: [String: String]
+    let errorSummary: String?
+
+    struct Row {
+        let username: String
+        let displayName: String
+        let studentId: String
+        let roles: [RoleOption]
+        let removeConfirm: String
+    }
+
+    struct RoleOption {
+        let value: String
+        let label: String
+        let selected: Bool
     }
 }

@@ -76,8 +76,8 @@ package final class WebShell: Sendable {
     package func register(on routes: Routes) {
         routes.on(.get, "/", .public) { request, context in
             try self.page(request, template: "home", title: { $0("home.title") }) { localizer in
-                let count = self.services.count
-                return count > 0 ? ["servicesCount": localizer("home.services", count: count)] : [:]
+                HomePage(
+                    servicesCount: self.services.isEmpty ? nil : localizer("home.services", count: self.services.count))
             }
         }
         routes.on(.get, "/assets/:file", .public) { request, context -> Response in
@@ -100,12 +100,14 @@ package final class WebShell: Sendable {
         return Language.negotiate(acceptLanguage: request.headers[.acceptLanguage])
     }
 
-    /// Renders a page in the layout. A `?lang=` choice is stored and the page reloaded without it.
+    /// An asset's content-hash URL.
     package func asset(_ key: String) -> String { assetPaths[key] ?? "" }
 
-    package func page(
+    /// Renders a page in the layout, around its `model`. A `?lang=` choice is stored and the page reloaded
+    /// without it.
+    package func page<Model>(
         _ request: Request, template: String, status: HTTPResponse.Status = .ok, title: (Localizer) -> String,
-        values: (Localizer) -> [String: Any] = { _ in [:] }
+        model: (Localizer) throws -> Model
     ) throws -> Response {
         if let chosen = request.uri.queryParameters.get("lang").flatMap({ Language(code: $0) }) {
             var response = Response.seeOther(request.uri.path)
@@ -116,11 +118,7 @@ package final class WebShell: Sendable {
             return response
         }
         let (csrf, csrfCookie) = CSRF.token(for: request)
-        let html = render(request, template: template, title: title) { t in
-            var all = values(t)
-            all["csrf"] = csrf
-            return all
-        }
+        let html = try render(request, template: template, title: title, csrf: csrf, model: model)
         var response = Response(
             status: status,
             headers: [
@@ -132,33 +130,66 @@ package final class WebShell: Sendable {
         return response
     }
 
-    package func render(
-        _ request: Request, template: String, title: (Localizer) -> String, values: (Localizer) -> [String: Any]
-    ) -> String {
+    /// What every page's template sees: the frame's values (the layout's), and the page's own `model` under
+    /// `page` (templates write their content in `{{#page}}…{{/page}}`, where the frame's values stay in reach).
+    package struct Frame<Model> {
+        let lang: String
+        let title: String
+        /// The localisation table, so templates write `{{t.home.title}}`.
+        let t: [String: Any]
+        /// Each asset's content-hash URL, by key: `{{assets.css}}`.
+        let assets: [String: String]
+        let services: [Service]
+        let languages: [LanguageChoice]
+        let path: String
+        let me: Me?
+        let csrf: String
+        let page: Model
+
+        struct Service {
+            let name: String
+            let summary: String
+            let path: String
+            let current: Bool
+        }
+
+        struct LanguageChoice {
+            let code: String
+            let name: String
+            let current: Bool
+        }
+
+        struct Me {
+            let displayName: String
+            let username: String
+            let isAdmin: Bool
+        }
+    }
+
+    /// The page's HTML: `template` with the frame around `model`.
+    package func render<Model>(
+        _ request: Request, template: String, title: (Localizer) -> String, csrf: String = "",
+        model: (Localizer) throws -> Model
+    ) throws -> String {
         let language = language(for: request)
         let localizer = Localizer(language: language)
         let path = request.uri.path
-        var context: [String: Any] = [
-            "lang": language.rawValue,
-            "title": title(localizer),
-            "t": Strings.table(for: language),
-            "assets": assetPaths,
-            "services": services.map { service -> [String: Any] in
-                [
-                    "name": localizer("\(service.key).name"), "summary": localizer("\(service.key).summary"),
-                    "path": service.path, "current": path.hasPrefix(service.path),
-                ]
+        let frame = Frame(
+            lang: language.rawValue, title: title(localizer), t: Strings.table(for: language), assets: assetPaths,
+            services: services.map { service in
+                .init(
+                    name: localizer("\(service.key).name"), summary: localizer("\(service.key).summary"),
+                    path: service.path, current: path.hasPrefix(service.path))
             },
-            "languages": Language.allCases.map {
-                ["code": $0.rawValue, "name": $0.nativeName, "current": $0 == language]
+            languages: Language.allCases.map {
+                .init(code: $0.rawValue, name: $0.nativeName, current: $0 == language)
             },
-        ]
-        context["path"] = path
-        if let person = RequestInfo.current.person {
-            context["me"] = ["displayName": person.displayName, "username": person.username, "isAdmin": person.isAdmin]
-        }
-        for (key, value) in values(localizer) { context[key] = value }
-        return library.render(context, withTemplate: template) ?? ""
+            path: path,
+            me: RequestInfo.current.person.map {
+                .init(displayName: $0.displayName, username: $0.username, isAdmin: $0.isAdmin)
+            },
+            csrf: csrf, page: try model(localizer))
+        return library.render(frame, withTemplate: template) ?? ""
     }
 
     /// The HTML answer to an error on a web route, for browsers.
@@ -166,13 +197,23 @@ package final class WebShell: Sendable {
         guard request.headers[.accept]?.contains("text/html") == true else { return nil }
         let notFound = problem.status == .notFound
         return try? page(request, template: "error", status: problem.status, title: { $0("error.title") }) { t in
-            [
-                "heading": notFound ? t("error.notFound") : t("error.title"),
-                "message": problem.detail ?? "",
-                "reference": problem.requestId.map { t("error.reference", ["id": $0]) } ?? "",
-            ]
+            ErrorPage(
+                heading: notFound ? t("error.notFound") : t("error.title"), message: problem.detail ?? "",
+                reference: problem.requestId.map { t("error.reference", ["id": $0]) } ?? "")
         }
     }
+}
+
+/// The home page: how many services there are, said in the page's language.
+struct HomePage {
+    let servicesCount: String?
+}
+
+/// A problem on a web route, for a browser.
+struct ErrorPage {
+    let heading: String
+    let message: String
+    let reference: String
 }
 
 /// The localisation table as nested dictionaries, so templates write `{{t.home.title}}`.

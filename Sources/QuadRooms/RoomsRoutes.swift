@@ -51,40 +51,16 @@ struct RoomsRoutes {
             let booked = Dictionary(
                 mine.map { ($0.booking.roomId, $0.booking.id) }, uniquingKeysWith: { first, _ in first })
             let cards = records.map {
-                self.card($0.room(baseURL: ""), photo: $0.photo, bookingId: booked[$0.id], t: t)
+                RoomsPage.Card($0.room(baseURL: ""), photo: $0.photo, bookingId: booked[$0.id], t: t)
             }
-            var values: [String: Any] = [
-                "available": cards.filter { ($0["isFull"] as? Bool) != true },
-                "full": cards.filter { ($0["isFull"] as? Bool) == true },
-                "hasRooms": !records.isEmpty,
-                "myBookings": mine.map { ["id": $0.booking.id, "roomId": $0.booking.roomId, "roomName": $0.roomName] },
-                "refreshSeconds": configuration.refreshSeconds,
-                "generatedAt": Int(rooms.platform.clock.now.timeIntervalSince1970 * 1000),
-                "roomsScript": web.asset("rooms"),
-                "stringsJSON": Self.scriptStrings(t),
-            ]
-            if let notice = Self.notice(query: query, names: names, mine: mine.map(\.booking), t: t) {
-                var dict: [String: Any] = ["kind": notice.kind, "text": notice.text]
-                if let action = notice.cancelAction { dict["cancelAction"] = action }
-                if let room = notice.roomName { dict["roomName"] = room }
-                values["notice"] = dict
-            }
-            return values
+            return RoomsPage(
+                available: cards.filter { !$0.isFull }, full: cards.filter(\.isFull), hasRooms: !records.isEmpty,
+                myBookings: mine.map { .init(id: $0.booking.id, roomId: $0.booking.roomId, roomName: $0.roomName) },
+                refreshSeconds: configuration.refreshSeconds,
+                generatedAt: Int(rooms.platform.clock.now.timeIntervalSince1970 * 1000),
+                roomsScript: web.asset("rooms"), stringsJSON: Self.scriptStrings(t),
+                notice: Self.notice(query: query, names: names, mine: mine.map(\.booking), t: t))
         }
-    }
-
-    private func card(_ room: Room, photo: String?, bookingId: String?, t: Localizer) -> [String: Any] {
-        var card: [String: Any] = [
-            "id": room.id, "name": room.name, "building": room.building, "spots": room.spots,
-            "capacity": room.capacity, "availability": room.availability.rawValue,
-            "isFull": room.availability == .full,
-            "stateLabel": t("rooms.state.\(room.availability.rawValue)"),
-            "spotsText": t("rooms.spotsRemaining", count: room.spots),
-            "capacityText": t("rooms.capacity", count: room.capacity),
-        ]
-        if let photo { card["photo"] = photo }
-        if let bookingId { card["bookingId"] = bookingId }
-        return card
     }
 
     /// What the last form did, from `?booked=ROOM&booking=ID`, `?cancelled=ROOM` or `?error=…`: only known rooms,
@@ -141,5 +117,56 @@ struct RoomsRoutes {
             await rooms.changed(roomId.value, spots: spots, .spots)
         }
         return .seeOther("/rooms?cancelled=\(roomId)")
+    }
+}
+
+/// `/rooms`: the rooms with free spots first, then the full ones, and the person's bookings.
+struct RoomsPage {
+    let available: [Card]
+    let full: [Card]
+    let hasRooms: Bool
+    let myBookings: [MyBooking]
+    let refreshSeconds: Int
+    /// When the page was made (ms since 1970), for the freshness line.
+    let generatedAt: Int
+    let roomsScript: String
+    let stringsJSON: String
+    let notice: RoomsRoutes.Notice?
+
+    /// One room, as QuadCore's rules see it (availability) and as the page says it.
+    struct Card {
+        let id: String
+        let name: String
+        let building: String
+        let spots: Int
+        let capacity: Int
+        let availability: String
+        let isFull: Bool
+        let stateLabel: String
+        let spotsText: String
+        let capacityText: String
+        let photo: String?
+        let bookingId: String?
+
+        init(_ room: Room, photo: String?, bookingId: String?, t: Localizer) {
+            id = room.id
+            name = room.name
+            building = room.building
+            spots = room.spots
+            capacity = room.capacity
+            availability = room.availability.rawValue
+            isFull = room.availability == .full
+            stateLabel = t("rooms.state.\(room.availability.rawValue)")
+            spotsText = t("rooms.spotsRemaining", count: room.spots)
+            capacityText = t("rooms.capacity", count: room.capacity)
+            self.photo = photo
+            self.bookingId = bookingId
+        }
+    }
+
+    struct MyBooking {
+        let id: String
+        let roomId: String
+        let roomName: String
     }
 }

@@ -95,7 +95,7 @@ struct SpecialsRoutes {
     func mosaic(_ request: Request) async throws -> Response {
         let language = web.language(for: request)
         let values = try await mosaicValues(Localizer(language: language))
-        let html = web.render(request, template: "specials-mosaic", title: { _ in "" }) { _ in values }
+        let html = try web.render(request, template: "specials-mosaic", title: { _ in "" }) { _ in values }
         var response = HTTPCache.response(
             ByteBuffer(string: html), etag: HTTPCache.etag(for: Data(html.utf8)),
             contentType: "text/html; charset=utf-8", policy: .revalidate, request: request)
