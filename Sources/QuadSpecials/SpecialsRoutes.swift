@@ -36,66 +36,63 @@ struct SpecialsRoutes {
 
     // MARK: The mosaic
 
-    /// A tile's values for the templates: its size in units, its texts in the page's language.
-    static func tile(_ record: SpecialRecord, currency: Currency, t: Localizer) -> [String: Any] {
+    /// A tile for the templates: its size in units, its texts in the page's language.
+    static func tile(_ record: SpecialRecord, currency: Currency, t: Localizer) -> SpecialTile {
         let special = record.special(baseURL: "")
         let prices = special.prices
         let price = currency.format(special.price, language: t.language)
         let original = currency.format(special.originalPrice, language: t.language)
-        var tile: [String: Any] = [
-            "id": record.id, "name": record.displayName, "width": record.width, "height": record.height,
-            "image": record.image ?? "", "price": price,
-        ]
-        var label: String
+        var tile = SpecialTile(
+            id: record.id, name: record.displayName, width: record.width, height: record.height,
+            image: record.image ?? "", price: price, label: "")
         if prices.isReduced {
-            tile["original"] = original
-            tile["originalLabel"] = t("specials.was", ["price": original])
+            tile.original = original
+            tile.originalLabel = t("specials.was", ["price": original])
             if let percent = prices.savingsPercent {
-                tile["savings"] = t("specials.savings", ["percent": String(percent)])
-                label = t(
+                tile.savings = t("specials.savings", ["percent": String(percent)])
+                tile.label = t(
                     "specials.label.saving",
                     ["name": record.displayName, "original": original, "price": price, "percent": String(percent)])
             } else {
-                label = t("specials.label.reduced", ["name": record.displayName, "original": original, "price": price])
+                tile.label = t(
+                    "specials.label.reduced", ["name": record.displayName, "original": original, "price": price])
             }
         } else {
-            label = t("specials.label.plain", ["name": record.displayName, "price": price])
+            tile.label = t("specials.label.plain", ["name": record.displayName, "price": price])
         }
         if let promotion = record.promotion {
-            tile["promotion"] = promotion
-            label += ", " + promotion
+            tile.promotion = promotion
+            tile.label += ", " + promotion
         }
-        tile["label"] = label
         return tile
     }
 
     /// The mosaic's rows, by the shared layout rule.
-    func mosaicValues(_ t: Localizer) async throws -> [String: Any] {
+    func mosaicModel(_ t: Localizer) async throws -> Mosaic {
         let (records, settings, _) = try await specials.snapshot.current(at: specials.platform.clock.now)
         let currency = Currency(code: settings.currency)
         let rows = SpecialsLayout.rows(widths: records.map(\.width), canvas: settings.canvasUnit).map { row in
-            ["tiles": row.tiles.map { Self.tile(records[$0], currency: currency, t: t) }, "width": row.width]
+            Mosaic.Row(tiles: row.tiles.map { Self.tile(records[$0], currency: currency, t: t) }, width: row.width)
         }
-        return ["rows": rows, "hasSpecials": !records.isEmpty, "canvasUnit": settings.canvasUnit]
+        return Mosaic(rows: rows, hasSpecials: !records.isEmpty, canvasUnit: settings.canvasUnit)
     }
 
     func page(_ request: Request) async throws -> Response {
         let t = Localizer(language: web.language(for: request))
-        let values = try await mosaicValues(t)
-        return try web.page(request, template: "specials", title: { $0("specials.title") }) { t in
-            var all = values
-            all["refreshSeconds"] = Specials.refreshSeconds
-            all["specialsScript"] = web.asset("specials")
-            all["isAdmin"] = RequestInfo.current.person?.isAdmin == true
-            return all
+        let mosaic = try await mosaicModel(t)
+        return try web.page(request, template: "specials", title: { $0("specials.title") }) { _ in
+            SpecialsPage(
+                rows: mosaic.rows, hasSpecials: mosaic.hasSpecials, canvasUnit: mosaic.canvasUnit,
+                refreshSeconds: Specials.refreshSeconds, specialsScript: web.asset("specials"),
+                isAdmin: RequestInfo.current.person?.isAdmin == true)
         }
     }
 
     /// The mosaic alone, for `specials.js` to swap in when something changed (ETag / 304).
     func mosaic(_ request: Request) async throws -> Response {
         let language = web.language(for: request)
-        let values = try await mosaicValues(Localizer(language: language))
-        let html = try web.render(request, template: "specials-mosaic", title: { _ in "" }) { _ in values }
+        let mosaic = try await mosaicModel(Localizer(language: language))
+        let html = try web.render(request, template: "specials-mosaic", title: { _ in "" }) { _ in mosaic }
         var response = HTTPCache.response(
             ByteBuffer(string: html), etag: HTTPCache.etag(for: Data(html.utf8)),
             contentType: "text/html; charset=utf-8", policy: .revalidate, request: request)
@@ -107,15 +104,10 @@ struct SpecialsRoutes {
         let record = try await specials.visible(id)
         let settings = try await specials.snapshot.settings()
         return try web.page(request, template: "special", title: { _ in record.displayName }) { t in
-            var values = Self.tile(record, currency: Currency(code: settings.currency), t: t)
-            if let from = record.validFrom {
-                values["validFrom"] = t("specials.validFrom", ["date": Self.dateTime(from, settings, t.language)])
-            }
-            if let until = record.validUntil {
-                values["validUntil"] = t("specials.validUntil", ["date": Self.dateTime(until, settings, t.language)])
-            }
-            values["isValidNow"] = record.special(baseURL: "").isValid(at: specials.platform.clock.now)
-            return values
+            var tile = Self.tile(record, currency: Currency(code: settings.currency), t: t)
+            tile.validity(record, settings: settings, t: t)
+            tile.isValidNow = record.special(baseURL: "").isValid(at: specials.platform.clock.now)
+            return tile
         }
     }
 
@@ -147,37 +139,29 @@ struct SpecialsRoutes {
         return try web.page(
             request, template: "specials-manager", status: status, title: { $0("specials.manager.title") }
         ) { t in
-            var values: [String: Any] = [
-                "specials": records.enumerated().map { index, record -> [String: Any] in
+            SpecialsManagerPage(
+                specials: records.enumerated().map { index, record in
                     var tile = Self.tile(record, currency: Currency(code: settings.currency), t: t)
-                    tile["isFirst"] = index == 0
-                    tile["isLast"] = index == records.count - 1
-                    tile["isHidden"] = !record.special(baseURL: "").isValid(at: now)
-                    if let from = record.validFrom {
-                        tile["validFrom"] = t("specials.validFrom", ["date": Self.dateTime(from, settings, t.language)])
-                    }
-                    if let until = record.validUntil {
-                        tile["validUntil"] = t(
-                            "specials.validUntil", ["date": Self.dateTime(until, settings, t.language)])
-                    }
-                    tile["deleteConfirm"] = t("specials.manager.deleteConfirm", ["name": record.displayName])
+                    tile.isFirst = index == 0
+                    tile.isLast = index == records.count - 1
+                    tile.isHidden = !record.special(baseURL: "").isValid(at: now)
+                    tile.validity(record, settings: settings, t: t)
+                    tile.deleteConfirm = t("specials.manager.deleteConfirm", ["name": record.displayName])
                     return tile
                 },
-                "hasSpecials": !records.isEmpty,
-                "settings": settingsForm ?? [
+                hasSpecials: !records.isEmpty,
+                settings: settingsForm ?? [
                     "canvasUnit": String(settings.canvasUnit), "currency": settings.currency,
                     "timeZone": settings.timeZone,
                 ],
-            ]
-            if !errors.isEmpty {
-                values["settingsErrors"] = Dictionary(
-                    errors.map { ($0.field, $0.message) }, uniquingKeysWith: { first, _ in first })
-                values["settingsErrorSummary"] = t("form.invalid")
-            } else if let done {
+                settingsErrors: errors.isEmpty
+                    ? nil
+                    : Dictionary(errors.map { ($0.field, $0.message) }, uniquingKeysWith: { first, _ in first }),
+                settingsErrorSummary: errors.isEmpty ? nil : t("form.invalid"),
                 // Said where the manager is: the settings' notice next to their form, at the end of the page.
-                values[done == "settings" ? "settingsNotice" : "notice"] = t("specials.manager.\(done)")
-            }
-            return values
+                notice: errors.isEmpty && done != nil && done != "settings"
+                    ? done.map { t("specials.manager.\($0)") } : nil,
+                settingsNotice: errors.isEmpty && done == "settings" ? t("specials.manager.settings") : nil)
         }
     }
 
@@ -226,20 +210,14 @@ struct SpecialsRoutes {
         let status: HTTPResponse.Status = errors.isEmpty ? .ok : .unprocessableContent
         let titleKey = id == nil ? "specials.manager.add" : "specials.manager.edit"
         return try web.page(request, template: "specials-form", status: status, title: { $0(titleKey) }) { t in
-            var values: [String: Any] = [
-                "form": fields, "heading": t(titleKey),
-                "action": id.map { "/admin/specials/\($0)" } ?? "/admin/specials",
-                "canvasUnit": settings.canvasUnit, "maxHeight": settings.canvasUnit * 2,
-                "currency": settings.currency, "currencySymbol": Currency(code: settings.currency).symbol,
-                "specialsScript": web.asset("specials"),
-                "zoneNote": t("specials.fields.zone", ["zone": settings.timeZone]),
-            ]
-            if !errors.isEmpty {
-                values["errors"] = Dictionary(
-                    errors.map { ($0.field, $0.message) }, uniquingKeysWith: { first, _ in first })
-                values["errorSummary"] = t("form.invalid")
-            }
-            return values
+            SpecialFormPage(
+                form: fields, heading: t(titleKey), action: id.map { "/admin/specials/\($0)" } ?? "/admin/specials",
+                canvasUnit: settings.canvasUnit, maxHeight: settings.canvasUnit * 2, currency: settings.currency,
+                currencySymbol: Currency(code: settings.currency).symbol, specialsScript: web.asset("specials"),
+                zoneNote: t("specials.fields.zone", ["zone": settings.timeZone]),
+                errors: errors.isEmpty
+                    ? nil : Dictionary(errors.map { ($0.field, $0.message) }, uniquingKeysWith: { first, _ in first }),
+                errorSummary: errors.isEmpty ? nil : t("form.invalid"))
         }
     }
 
@@ -288,4 +266,97 @@ struct SpecialsRoutes {
         if try await specials.store.delete(id) { await specials.changed(id, .deleted) }
         return .seeOther("/admin/specials?done=deleted")
     }
+}
+
+/// A special as a tile: its size in units and its texts in the page's language (prices written by QuadCore's
+/// money rules).
+struct SpecialTile {
+    let id: String
+    let name: String
+    let width: Int
+    let height: Int
+    let image: String
+    let price: String
+    var original: String?
+    var originalLabel: String?
+    var savings: String?
+    var promotion: String?
+    /// What a screen reader says of the tile.
+    var label: String
+    // Its own page and the manager's list:
+    var validFrom: String?
+    var validUntil: String?
+    var isValidNow = true
+    var isFirst = false
+    var isLast = false
+    var isHidden = false
+    var deleteConfirm: String?
+
+    init(id: String, name: String, width: Int, height: Int, image: String, price: String, label: String) {
+        self.id = id
+        self.name = name
+        self.width = width
+        self.height = height
+        self.image = image
+        self.price = price
+        self.label = label
+    }
+
+    /// When it starts and ends, in the store's time and the page's language.
+    mutating func validity(_ record: SpecialRecord, settings: SpecialsSettings, t: Localizer) {
+        validFrom = record.validFrom.map {
+            t("specials.validFrom", ["date": SpecialsRoutes.dateTime($0, settings, t.language)])
+        }
+        validUntil = record.validUntil.map {
+            t("specials.validUntil", ["date": SpecialsRoutes.dateTime($0, settings, t.language)])
+        }
+    }
+}
+
+/// The mosaic: rows of tiles by the shared layout rule (also sent alone, for `specials.js` to swap in).
+struct Mosaic {
+    let rows: [Row]
+    let hasSpecials: Bool
+    let canvasUnit: Int
+
+    struct Row {
+        let tiles: [SpecialTile]
+        let width: Int
+    }
+}
+
+/// `/specials`.
+struct SpecialsPage {
+    let rows: [Mosaic.Row]
+    let hasSpecials: Bool
+    let canvasUnit: Int
+    let refreshSeconds: Int
+    let specialsScript: String
+    let isAdmin: Bool
+}
+
+/// `/admin/specials`: the list in order, and the store's settings form.
+struct SpecialsManagerPage {
+    let specials: [SpecialTile]
+    let hasSpecials: Bool
+    let settings: [String: String]
+    let settingsErrors: [String: String]?
+    let settingsErrorSummary: String?
+    let notice: String?
+    let settingsNotice: String?
+}
+
+/// `/admin/specials/new` and `/admin/specials/{id}`: a special's form.
+struct SpecialFormPage {
+    let form: [String: String]
+    let heading: String
+    let action: String
+    let canvasUnit: Int
+    let maxHeight: Int
+    let currency: String
+    let currencySymbol: String
+    let specialsScript: String
+    let zoneNote: String
+    let errors: [String: String]?
+    let errorSummary: String?
 }
