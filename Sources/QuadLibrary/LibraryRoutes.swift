@@ -85,44 +85,31 @@ struct LibraryRoutes {
             return shown?.title ?? t("library.title")
         }
         var response = try web.page(request, template: "library", status: status, title: title) { t in
-            var values: [String: Any] = [
-                "books": books.map { book -> [String: Any] in
-                    var item = Self.badge(book, now: now, zone: zone, named: person != nil, t: t)
-                    item["id"] = book.id
-                    item["title"] = book.title
-                    item["author"] = book.author
-                    item["current"] = book.id == detail
-                    item["checked"] = selectAll
-                    item["pickLabel"] = t("library.pick", ["title": book.title])
-                    return item
+            return LibraryPage(
+                books: books.map { book in
+                    let badge = Self.badge(book, now: now, zone: zone, named: person != nil, t: t)
+                    return .init(
+                        id: book.id, title: book.title, author: book.author, status: badge.status,
+                        statusText: badge.statusText, current: book.id == detail, checked: selectAll,
+                        pickLabel: t("library.pick", ["title": book.title]))
                 },
-                "hasBooks": !all.isEmpty,
-                "noMatch": !all.isEmpty && books.isEmpty,
-                "countText": t("library.count", count: books.count),
-                "q": search,
-                "sorts": BookSort.allCases.map { option -> [String: Any] in
-                    [
-                        "value": option.rawValue, "selected": option == sort,
-                        "label": t(option == .newest ? "library.sortNewest" : "library.sortOldest"),
-                    ]
+                hasBooks: !all.isEmpty, noMatch: !all.isEmpty && books.isEmpty,
+                countText: t("library.count", count: books.count), q: search,
+                sorts: BookSort.allCases.map { option in
+                    .init(
+                        value: option.rawValue, selected: option == sort,
+                        label: t(option == .newest ? "library.sortNewest" : "library.sortOldest"))
                 },
-                "selectMode": selectMode,
-                "selectHref": "/library?select=1" + listQuery.replacingOccurrences(of: "?", with: "&"),
-                "selectAllHref": "/library?select=all" + listQuery.replacingOccurrences(of: "?", with: "&"),
-                "doneHref": "/library" + listQuery,
-                "listHref": "/library" + listQuery,
-                "hasDetail": shown != nil || editor != nil,
-                "libraryScript": web.asset("library"),
-                "stringsJSON": Self.scriptStrings(t),
-            ]
-            if let shown, editor == nil {
-                values["detail"] = Self.detail(shown, loans: loans, person: person, now: now, zone: zone, t: t)
-            }
-            if let editor { values["editor"] = Self.editor(editor, t: t) }
-            if let notice = notice ?? Self.notice(query: query, title: shown?.title ?? "", t: t) {
-                values["notice"] = ["kind": notice.kind, "text": notice.text]
-            }
-            return values
+                selectMode: selectMode,
+                selectHref: "/library?select=1" + listQuery.replacingOccurrences(of: "?", with: "&"),
+                selectAllHref: "/library?select=all" + listQuery.replacingOccurrences(of: "?", with: "&"),
+                doneHref: "/library" + listQuery, listHref: "/library" + listQuery,
+                hasDetail: shown != nil || editor != nil, libraryScript: web.asset("library"),
+                stringsJSON: Self.scriptStrings(t),
+                detail: editor == nil
+                    ? shown.map { Self.detail($0, loans: loans, person: person, now: now, zone: zone, t: t) } : nil,
+                editor: editor.map { Self.editor($0, t: t) },
+                notice: notice ?? Self.notice(query: query, title: shown?.title ?? "", t: t))
         }
         if let remember { response.setCookie(remember) }
         return response
@@ -165,7 +152,11 @@ struct LibraryRoutes {
     }
 
     /// The book's status; who has it only for people signed in (`named`).
-    static func badge(_ book: Book, now: Date, zone: TimeZone, named: Bool, t: Localizer) -> [String: Any] {
+    static func badge(
+        _ book: Book, now: Date, zone: TimeZone, named: Bool, t: Localizer
+    ) -> (
+        status: String, statusText: String
+    ) {
         let status = book.status(at: now)
         let since = book.loan.map { day($0.checkedOutAt, t.language, zone: zone, now: now) } ?? ""
         let text: String =
@@ -177,20 +168,17 @@ struct LibraryRoutes {
                     ? t("library.status.withSince", ["name": book.loan?.person ?? "", "date": since])
                     : t("library.status.onLoanSince", ["date": since])
             }
-        return ["status": status.rawValue, "statusText": text]
+        return (status.rawValue, text)
     }
 
     static func detail(
         _ book: Book, loans: [Loan], person: Person?, now: Date, zone: TimeZone, t: Localizer
-    ) -> [String: Any] {
+    ) -> LibraryPage.Detail {
         let named = person != nil
-        var detail = badge(book, now: now, zone: zone, named: named, t: t)
-        detail["id"] = book.id
-        detail["title"] = book.title
-        detail["author"] = book.author
-        var fields: [[String: String]] = []
+        let badge = badge(book, now: now, zone: zone, named: named, t: t)
+        var fields: [LibraryPage.Detail.Field] = []
         func field(_ key: String, _ value: String?) {
-            if let value, !value.isEmpty { fields.append(["label": t("library.field.\(key)"), "value": value]) }
+            if let value, !value.isEmpty { fields.append(.init(label: t("library.field.\(key)"), value: value)) }
         }
         field("publisher", book.publisher)
         field("categories", book.categories.joined(separator: ", "))
@@ -199,8 +187,7 @@ struct LibraryRoutes {
         if named { field("borrower", book.loan?.person) }
         field("due", book.loan.map { day($0.dueAt, t.language, zone: zone, now: now) })
         field("lastCheckedOut", book.lastCheckedOut.map { day($0, t.language, zone: zone, now: now) })
-        detail["fields"] = fields
-        detail["loans"] = (named ? loans : []).map { loan -> String in
+        let history = (named ? loans : []).map { loan -> String in
             let from = day(loan.checkedOutAt, t.language, zone: zone, now: now)
             if let returned = loan.returnedAt {
                 return t(
@@ -211,45 +198,34 @@ struct LibraryRoutes {
                 "library.loanOpen",
                 ["name": loan.person, "from": from, "due": day(loan.dueAt, t.language, zone: zone, now: now)])
         }
-        detail["hasLoans"] = named && !loans.isEmpty
-        detail["canCheckOut"] = person != nil && book.loan == nil
-        detail["canName"] = person?.isAdmin == true
-        detail["canReturn"] =
-            person.map { person in book.loan.map { LoanPermission.mayReturn($0, by: person) } ?? false }
-            ?? false
-        detail["canEdit"] = person != nil
-        detail["deleteConfirm"] = t("library.deleteConfirm", ["title": book.title])
-        return detail
+        return LibraryPage.Detail(
+            id: book.id, title: book.title, author: book.author, status: badge.status, statusText: badge.statusText,
+            fields: fields, loans: history, hasLoans: named && !loans.isEmpty,
+            canCheckOut: person != nil && book.loan == nil, canName: person?.isAdmin == true,
+            canReturn: person.map { person in book.loan.map { LoanPermission.mayReturn($0, by: person) } ?? false }
+                ?? false,
+            canEdit: person != nil, deleteConfirm: t("library.deleteConfirm", ["title": book.title]))
     }
 
-    static func editor(_ editor: Editor, t: Localizer) -> [String: Any] {
+    static func editor(_ editor: Editor, t: Localizer) -> LibraryPage.Editor {
         let specs: [(name: String, required: Bool, hint: String?, autocomplete: String)] = [
             ("title", true, nil, "off"), ("author", true, nil, "off"), ("publisher", false, nil, "off"),
             ("categories", false, "library.field.categoriesHint", "off"),
             ("isbn", false, "library.field.isbnHint", "off"),
         ]
-        var values: [String: Any] = [
-            "action": editor.bookId.map { "/library/books/\($0)" } ?? "/library/books",
-            "heading": editor.bookId == nil
+        return LibraryPage.Editor(
+            action: editor.bookId.map { "/library/books/\($0)" } ?? "/library/books",
+            heading: editor.bookId == nil
                 ? t("library.newTitle") : t("library.editTitle", ["title": editor.form["originalTitle"] ?? ""]),
-            "cancelHref": editor.bookId.map { "/library/books/\($0)" } ?? "/library",
-            "fields": specs.map { spec -> [String: Any] in
-                var field: [String: Any] = [
-                    "name": spec.name, "label": t("library.field.\(spec.name)"), "value": editor.form[spec.name] ?? "",
-                    "required": spec.required, "autocomplete": spec.autocomplete,
-                ]
-                if let hint = spec.hint { field["hint"] = t(hint) }
-                if let error = editor.errors[spec.name] { field["error"] = error }
-                return field
+            cancelHref: editor.bookId.map { "/library/books/\($0)" } ?? "/library",
+            fields: specs.map { spec in
+                .init(
+                    name: spec.name, label: t("library.field.\(spec.name)"), value: editor.form[spec.name] ?? "",
+                    required: spec.required, autocomplete: spec.autocomplete, hint: spec.hint.map { t($0) },
+                    error: editor.errors[spec.name])
             },
-        ]
-        if let etag = editor.etag { values["etag"] = etag }
-        if let message = editor.message {
-            values["message"] = message
-        } else if !editor.errors.isEmpty {
-            values["message"] = t("library.errors.summary")
-        }
-        return values
+            etag: editor.etag,
+            message: editor.message ?? (editor.errors.isEmpty ? nil : t("library.errors.summary")))
     }
 
     /// What the last form did, after its redirect (`?done=`).
@@ -419,5 +395,83 @@ struct LibraryRoutes {
     /// The books picked for deletion (`ids[]=1&ids[]=2`).
     struct Selection: Decodable {
         var ids: [Int]?
+    }
+}
+
+/// `/library`: the shelf, and a book's details or the editor beside it.
+struct LibraryPage {
+    let books: [Item]
+    let hasBooks: Bool
+    let noMatch: Bool
+    let countText: String
+    let q: String
+    let sorts: [SortOption]
+    let selectMode: Bool
+    let selectHref: String
+    let selectAllHref: String
+    let doneHref: String
+    let listHref: String
+    let hasDetail: Bool
+    let libraryScript: String
+    let stringsJSON: String
+    let detail: Detail?
+    let editor: Editor?
+    let notice: LibraryRoutes.Notice?
+
+    struct Item {
+        let id: Int
+        let title: String
+        let author: String
+        let status: String
+        let statusText: String
+        let current: Bool
+        let checked: Bool
+        let pickLabel: String
+    }
+
+    struct SortOption {
+        let value: String
+        let selected: Bool
+        let label: String
+    }
+
+    struct Detail {
+        let id: Int
+        let title: String
+        let author: String
+        let status: String
+        let statusText: String
+        let fields: [Field]
+        let loans: [String]
+        let hasLoans: Bool
+        let canCheckOut: Bool
+        let canName: Bool
+        let canReturn: Bool
+        let canEdit: Bool
+        let deleteConfirm: String
+
+        struct Field {
+            let label: String
+            let value: String
+        }
+    }
+
+    struct Editor {
+        let action: String
+        let heading: String
+        let cancelHref: String
+        let fields: [Field]
+        let etag: String?
+        let message: String?
+
+        struct Field {
+            let name: String
+            let label: String
+            let value: String
+            let required: Bool
+            let autocomplete: String
+            let hint: String?
+            let error: String?
+        }
     }
 }
