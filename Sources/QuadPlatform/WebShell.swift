@@ -204,6 +204,29 @@ package final class WebShell: Sendable {
     }
 }
 
+/// A form as a page shows it: its fields' values (what was typed, or the row being edited), whether it edits an
+/// existing row, and each field's error. Templates read a field by its name (`{{classForm.weeks}}`), and
+/// `{{classForm.editing}}`, `{{classForm.errors.weeks}}`.
+package struct FormValues: MustacheParent {
+    package var values: [String: String] = [:]
+    package var editing = false
+    package var errors: [String: String] = [:]
+
+    package init(values: [String: String] = [:], editing: Bool = false, errors: [String: String] = [:]) {
+        self.values = values
+        self.editing = editing
+        self.errors = errors
+    }
+
+    package func child(named name: String) -> Any? {
+        switch name {
+        case "editing": editing
+        case "errors": errors
+        default: values[name]
+        }
+    }
+}
+
 /// The home page: how many services there are, said in the page's language.
 struct HomePage {
     let servicesCount: String?

@@ -134,82 +134,156 @@ struct TimetableAdminRoutes {
         let enrolments = try await store.enrolments()
         let parks = try await store.carParks()
         let routes = try await store.routes()
-        let campusValues: [String: Any] = [
-            "name": campus?.name ?? "", "timeZone": campus?.timeZone.identifier ?? "",
-            "semesterStart": campus?.semesterStart.description ?? "",
-            "teachingWeeks": campus.map { String($0.teachingWeeks) } ?? "",
-            "breaks": campus.map { TimetableInput.breaksText($0.breaks) } ?? "",
+        // What each kind of row fills its form with, by the row's id (`?edit=classes&id=…`).
+        let editable: [String: [(id: String, fields: [String: String])]] = [
+            "courses": courses.map { ($0.code, ["code": $0.code, "title": $0.title]) },
+            "classes": classes.map {
+                (
+                    $0.id,
+                    [
+                        "id": $0.id, "course": $0.course, "name": $0.name, "lecturer": $0.lecturer, "room": $0.room,
+                        "campus": $0.campus, "weekday": String($0.weekday), "start": $0.start.description,
+                        "end": $0.end.description, "weeks": TimetableInput.weeksText($0.weeks),
+                    ]
+                )
+            },
+            "students": students.map { ($0.id, ["id": $0.id, "name": $0.name]) },
+            "carparks": parks.map { ($0.id, ["id": $0.id, "name": $0.name, "capacity": String($0.capacity)]) },
+            "routes": routes.map {
+                (
+                    $0.id,
+                    [
+                        "id": $0.id, "from": $0.from, "to": $0.to,
+                        "times": $0.times.map(\.description).joined(separator: ", "),
+                    ]
+                )
+            },
         ]
-        // An enrolment at fault keeps the student and class that were chosen.
-        let chosen = form == "enrolments" ? submitted : nil
-        let courseRows = courses.map { ["code": $0.code, "title": $0.title] }
-        let classRows: [[String: Any]] = classes.map {
-            [
-                "id": $0.id, "course": $0.course, "name": $0.name, "lecturer": $0.lecturer, "room": $0.room,
-                "campus": $0.campus, "weekday": String($0.weekday), "start": $0.start.description,
-                "end": $0.end.description, "weeks": TimetableInput.weeksText($0.weeks),
-                "selected": chosen?["class"] == $0.id,
-            ]
-        }
-        let studentRows: [[String: Any]] = students.map {
-            ["id": $0.id, "name": $0.name, "selected": chosen?["student"] == $0.id]
-        }
-        let parkRows: [[String: Any]] = parks.map { ["id": $0.id, "name": $0.name, "capacity": String($0.capacity)] }
-        let routeRows: [[String: Any]] = routes.map {
-            [
-                "id": $0.id, "from": $0.from, "to": $0.to,
-                "times": $0.times.map(\.description).joined(separator: ", "),
-            ]
-        }
-        var forms: [String: [String: Any]] = ["campusForm": campusValues, "classForm": ["weeks": "1-12"]]
-        if let (kind, id) = editing {
-            let rows: [String: (rows: [[String: Any]], key: String)] = [
-                "courses": (courseRows, "code"), "classes": (classRows, "id"), "students": (studentRows, "id"),
-                "carparks": (parkRows, "id"), "routes": (routeRows, "id"),
-            ]
-            if let (list, key) = rows[kind], let formKey = Self.formKeys[kind],
-                var row = list.first(where: { $0[key] as? String == id })
-            {
-                row["editing"] = true
-                forms[formKey] = row
-            }
+        var forms: [String: FormValues] = [
+            "campusForm": FormValues(values: [
+                "name": campus?.name ?? "", "timeZone": campus?.timeZone.identifier ?? "",
+                "semesterStart": campus?.semesterStart.description ?? "",
+                "teachingWeeks": campus.map { String($0.teachingWeeks) } ?? "",
+                "breaks": campus.map { TimetableInput.breaksText($0.breaks) } ?? "",
+            ]),
+            "classForm": FormValues(values: ["weeks": "1-12"]),
+        ]
+        if let (kind, id) = editing, let formKey = Self.formKeys[kind],
+            let row = editable[kind]?.first(where: { $0.id == id })
+        {
+            forms[formKey] = FormValues(values: row.fields, editing: true)
         }
         if let form, let submitted, let formKey = Self.formKeys[form] {
-            var values: [String: Any] = submitted.filter { $0.key != "csrf" }
             // An edit at fault stays an edit.
-            if !(submitted["id"] ?? "").isEmpty || form == "campus" { values["editing"] = true }
-            if form == "courses", courses.contains(where: { $0.code == submitted["code"] }) {
-                values["editing"] = true
-            }
+            let editing =
+                !(submitted["id"] ?? "").isEmpty || form == "campus"
+                || (form == "courses" && courses.contains { $0.code == submitted["code"] })
             var messages: [String: String] = [:]
             for error in errors where messages[error.field] == nil { messages[error.field] = error.message }
-            values["errors"] = messages
-            forms[formKey] = values
+            forms[formKey] = FormValues(
+                values: submitted.filter { $0.key != "csrf" }, editing: editing, errors: messages)
         }
+        // An enrolment at fault keeps the student and class that were chosen.
+        let chosen = form == "enrolments" ? submitted : nil
+        let page = TimetableAdminPage(
+            courses: courses.map { .init(code: $0.code, title: $0.title) },
+            classes: classes.map {
+                .init(
+                    id: $0.id, course: $0.course, name: $0.name, lecturer: $0.lecturer, room: $0.room,
+                    campus: $0.campus, weekday: String($0.weekday), start: $0.start.description,
+                    end: $0.end.description, weeks: TimetableInput.weeksText($0.weeks),
+                    selected: chosen?["class"] == $0.id)
+            },
+            students: students.map { .init(id: $0.id, name: $0.name, selected: chosen?["student"] == $0.id) },
+            enrolments: enrolments.map { enrolment in
+                .init(
+                    student: enrolment.student, classId: enrolment.classId,
+                    studentName: students.first { $0.id == enrolment.student }?.name ?? "",
+                    className: classes.first { $0.id == enrolment.classId }.map { "\($0.course) \($0.name)" }
+                        ?? enrolment.classId)
+            },
+            carParks: parks.map { .init(id: $0.id, name: $0.name, capacity: String($0.capacity)) },
+            routes: routes.map {
+                .init(id: $0.id, from: $0.from, to: $0.to, times: $0.times.map(\.description).joined(separator: ", "))
+            },
+            campusForm: forms["campusForm"] ?? FormValues(), courseForm: forms["courseForm"] ?? FormValues(),
+            classForm: forms["classForm"] ?? FormValues(), studentForm: forms["studentForm"] ?? FormValues(),
+            enrolmentForm: forms["enrolmentForm"] ?? FormValues(), carParkForm: forms["carParkForm"] ?? FormValues(),
+            routeForm: forms["routeForm"] ?? FormValues(), timetableStyle: web.asset("timetableCSS"), saved: saved,
+            hasErrors: !errors.isEmpty, errors: errors.map { .init(field: $0.field, message: $0.message) })
         return try web.page(request, template: "timetable-admin", status: status, title: { $0("timetable.adminTitle") })
-        {
-            _ in
-            var values: [String: Any] = [
-                "courses": courseRows, "classes": classRows, "students": studentRows,
-                "enrolments": enrolments.map { enrolment in
-                    [
-                        "student": enrolment.student, "classId": enrolment.classId,
-                        "studentName": students.first { $0.id == enrolment.student }?.name ?? "",
-                        "className": classes.first { $0.id == enrolment.classId }.map { "\($0.course) \($0.name)" }
-                            ?? enrolment.classId,
-                    ]
-                },
-                "carParks": parkRows, "routes": routeRows,
-            ]
-            for (key, form) in forms { values[key] = form }
-            values["timetableStyle"] = web.asset("timetableCSS")
-            if saved { values["saved"] = true }
-            if !errors.isEmpty {
-                values["hasErrors"] = true
-                values["errors"] = errors.map { ["field": $0.field, "message": $0.message] }
-                values["errorForm"] = form ?? ""
-            }
-            return values
-        }
+        { _ in page }
+    }
+}
+
+/// `/admin/timetable`: the campus, courses, classes, students, enrolments, car parks and shuttle routes, each with
+/// its form.
+struct TimetableAdminPage {
+    let courses: [Course]
+    let classes: [Class]
+    let students: [Student]
+    let enrolments: [Enrolment]
+    let carParks: [CarPark]
+    let routes: [Route]
+    let campusForm: FormValues
+    let courseForm: FormValues
+    let classForm: FormValues
+    let studentForm: FormValues
+    let enrolmentForm: FormValues
+    let carParkForm: FormValues
+    let routeForm: FormValues
+    let timetableStyle: String
+    let saved: Bool
+    let hasErrors: Bool
+    let errors: [Message]
+
+    struct Course {
+        let code: String
+        let title: String
+    }
+
+    struct Class {
+        let id: String
+        let course: String
+        let name: String
+        let lecturer: String
+        let room: String
+        let campus: String
+        let weekday: String
+        let start: String
+        let end: String
+        let weeks: String
+        let selected: Bool
+    }
+
+    struct Student {
+        let id: String
+        let name: String
+        let selected: Bool
+    }
+
+    struct Enrolment {
+        let student: String
+        let classId: String
+        let studentName: String
+        let className: String
+    }
+
+    struct CarPark {
+        let id: String
+        let name: String
+        let capacity: String
+    }
+
+    struct Route {
+        let id: String
+        let from: String
+        let to: String
+        let times: String
+    }
+
+    struct Message {
+        let field: String
+        let message: String
     }
 }

@@ -82,56 +82,52 @@ struct TimetableRoutes {
         let rotated = request.uri.queryParameters.get("rotated") != nil
         let refreshSeconds = timetable.platform.configuration.refreshSeconds
         return try web.page(request, template: "timetable", title: { $0("timetable.title") }) { t in
-            var values: [String: Any] = [
-                "stringsJSON": Self.scriptStrings(t), "timetableScript": web.asset("timetable"),
-                "timetableStyle": web.asset("timetableCSS"), "refreshSeconds": refreshSeconds,
-            ]
+            var page = TimetablePage(
+                stringsJSON: Self.scriptStrings(t), timetableScript: web.asset("timetable"),
+                timetableStyle: web.asset("timetableCSS"), refreshSeconds: refreshSeconds)
             if let view {
-                values.merge(Self.values(view, t: t, language: language)) { $1 }
-                values["source"] = "schedules"
-                if rotated { values["rotated"] = true }
+                page.show(Self.day(view, t: t, language: language))
+                page.source = "schedules"
+                page.rotated = rotated
             } else if let live {
-                values.merge(
-                    Self.liveValues(parkings: live.parkings, stops: live.stops, now: now, clock: settings.clock, t: t)
-                ) { $1 }
-                values["source"] = "public"
-                values["payloadJSON"] = ScriptJSON.encode(live)
-                values[notStudent ? "notStudent" : "signedOut"] = true
+                let lists = Self.live(parkings: live.parkings, stops: live.stops, now: now, clock: settings.clock, t: t)
+                page.parkings = lists.parkings
+                page.stops = lists.stops
+                page.source = "public"
+                page.payloadJSON = ScriptJSON.encode(live)
+                page.notStudent = notStudent
+                page.signedOut = !notStudent
             }
-            return values
+            return page
         }
     }
 
     /// The car parks and shuttles as the page's lists show them.
-    static func liveValues(
+    static func live(
         parkings: [ScheduleResponse.Parking], stops: [ScheduleResponse.Stop], now: Date, clock: CampusClock,
         t: Localizer
-    ) -> [String: Any] {
-        let parkings: [[String: Any]] = parkings.map { park in
-            var item: [String: Any] = [
-                "id": park.id, "name": park.name, "free": park.slot, "capacity": park.capacity,
-                "freeText": t("timetable.freePlaces", count: park.slot),
-                "ofText": t("timetable.of", ["capacity": String(park.capacity)]),
-                "state": park.state.rawValue, "stateLabel": t("timetable.state.\(park.state.rawValue)"),
-                "live": park.live, "liveLabel": park.live ? t("timetable.live") : t("timetable.notLive"),
-            ]
-            if let updated = park.updatedAt { item["updatedAt"] = updated }
-            return item
+    ) -> (parkings: [TimetablePage.Parking], stops: [TimetablePage.Stop]) {
+        let parkings = parkings.map { park in
+            TimetablePage.Parking(
+                id: park.id, name: park.name, free: park.slot, capacity: park.capacity,
+                freeText: t("timetable.freePlaces", count: park.slot),
+                ofText: t("timetable.of", ["capacity": String(park.capacity)]), state: park.state.rawValue,
+                stateLabel: t("timetable.state.\(park.state.rawValue)"), live: park.live,
+                liveLabel: park.live ? t("timetable.live") : t("timetable.notLive"), updatedAt: park.updatedAt)
         }
-        let stops: [[String: Any]] = stops.map { stop in
+        let stops = stops.map { stop in
             let expected = Timestamp.date(stop.expectedAt) ?? now
             let minutes = max(0, Int(expected.timeIntervalSince(now)) / 60)
-            return [
-                "id": stop.id, "from": stop.departure, "to": stop.arrival,
-                "time": clock.time(of: expected).description, "expectedAt": stop.expectedAt,
-                "countdown": t("timetable.minutes", count: minutes), "live": stop.live,
-                "modeLabel": stop.live ? t("timetable.live") : t("timetable.scheduled"),
-            ]
+            return TimetablePage.Stop(
+                id: stop.id, from: stop.departure, to: stop.arrival, time: clock.time(of: expected).description,
+                expectedAt: stop.expectedAt, countdown: t("timetable.minutes", count: minutes), live: stop.live,
+                modeLabel: stop.live ? t("timetable.live") : t("timetable.scheduled"))
         }
-        return ["parkings": parkings, "stops": stops]
+        return (parkings, stops)
     }
 
-    static func values(_ view: StudentView, t: Localizer, language: Language) -> [String: Any] {
+    /// A student's day: their week, the classes shown (today's, or the next teaching day's) and the live lists.
+    static func day(_ view: StudentView, t: Localizer, language: Language) -> TimetablePage.Day {
         let settings = view.settings
         let zone = settings.timeZone
         let clock = settings.clock
@@ -171,16 +167,13 @@ struct TimetableRoutes {
             }
         }
         if plan.kind == .none { note = t("timetable.noClasses") }
-        let cards: [[String: Any]] = plan.meetings.map { meeting in
-            [
-                "id": meeting.class.id, "start": meeting.class.start.description, "end": meeting.class.end.description,
-                "startAt": meeting.start.formatted(.iso8601), "endAt": meeting.end.formatted(.iso8601),
-                "course": meeting.class.course, "courseTitle": meeting.class.courseTitle,
-                "className": meeting.class.name,
-                "lecturer": t("timetable.lecturer", ["name": meeting.class.lecturer]),
-                "room": meeting.class.room, "campus": meeting.class.campus,
-                "inProgress": meeting.isInProgress(at: view.now),
-            ]
+        let cards = plan.meetings.map { meeting in
+            TimetablePage.Card(
+                id: meeting.class.id, start: meeting.class.start.description, end: meeting.class.end.description,
+                startAt: meeting.start.formatted(.iso8601), endAt: meeting.end.formatted(.iso8601),
+                course: meeting.class.course, courseTitle: meeting.class.courseTitle, className: meeting.class.name,
+                lecturer: t("timetable.lecturer", ["name": meeting.class.lecturer]), room: meeting.class.room,
+                campus: meeting.class.campus, inProgress: meeting.isInProgress(at: view.now))
         }
         // When what the page shows next changes: the end of today's last class (then the next teaching day is
         // shown), else the campus midnight. An open page fetches itself again then.
@@ -188,25 +181,14 @@ struct TimetableRoutes {
         if plan.kind == .today, let lastEnd = plan.meetings.map(\.end).max(), lastEnd < changesAt {
             changesAt = lastEnd
         }
-        var values: [String: Any] = [
-            "changesAt": changesAt.formatted(.iso8601),
-            "student": ["name": view.student.name, "id": view.student.id],
-            "greeting": t("timetable.greeting", ["name": view.student.name]),
-            "dateText": longDate(view.today, zone: zone, language: language),
-            "weekText": weekText,
-            "heading": heading,
-            "cards": cards,
-            "hasCards": !cards.isEmpty,
-            "calendarURL": view.link.url,
-            "webcalURL": view.link.webcal,
-            "payloadJSON": ScriptJSON.encode(view.payload),
-        ]
-        values.merge(
-            liveValues(
-                parkings: view.payload.parkings, stops: view.payload.stops, now: view.now, clock: clock, t: t)
-        ) { $1 }
-        if let note { values["note"] = note }
-        return values
+        let lists = live(parkings: view.payload.parkings, stops: view.payload.stops, now: view.now, clock: clock, t: t)
+        return TimetablePage.Day(
+            changesAt: changesAt.formatted(.iso8601),
+            student: .init(name: view.student.name, id: view.student.id),
+            greeting: t("timetable.greeting", ["name": view.student.name]),
+            dateText: longDate(view.today, zone: zone, language: language), weekText: weekText, heading: heading,
+            note: note, cards: cards, calendarURL: view.link.url, webcalURL: view.link.webcal,
+            payloadJSON: ScriptJSON.encode(view.payload), parkings: lists.parkings, stops: lists.stops)
     }
 
     /// The strings `timetable.js` needs, plural forms included, in the page's language.
@@ -230,5 +212,120 @@ struct TimetableRoutes {
         }
         _ = try await timetable.store.rotateKey(student: student.id)
         return .seeOther("/timetable?rotated=1#calendar")
+    }
+}
+
+/// `/timetable`: a student's day (their week, classes, calendar address), or for anyone else the live car parks
+/// and shuttles; the page's script keeps either fresh from the same data (`payloadJSON`).
+struct TimetablePage {
+    let stringsJSON: String
+    let timetableScript: String
+    let timetableStyle: String
+    let refreshSeconds: Int
+    /// `schedules` (a student's) or `public`: where the script refreshes from.
+    var source = ""
+    var rotated = false
+    var notStudent = false
+    var signedOut = false
+    var payloadJSON = ""
+    var parkings: [Parking] = []
+    var stops: [Stop] = []
+    // A student's day:
+    var changesAt: String?
+    var student: Student?
+    var greeting: String?
+    var dateText: String?
+    var weekText: String?
+    var heading: String?
+    var note: String?
+    var cards: [Card] = []
+    var hasCards = false
+    var calendarURL: String?
+    var webcalURL: String?
+
+    init(stringsJSON: String, timetableScript: String, timetableStyle: String, refreshSeconds: Int) {
+        self.stringsJSON = stringsJSON
+        self.timetableScript = timetableScript
+        self.timetableStyle = timetableStyle
+        self.refreshSeconds = refreshSeconds
+    }
+
+    /// Shows a student's day.
+    mutating func show(_ day: Day) {
+        changesAt = day.changesAt
+        student = day.student
+        greeting = day.greeting
+        dateText = day.dateText
+        weekText = day.weekText
+        heading = day.heading
+        note = day.note
+        cards = day.cards
+        hasCards = !day.cards.isEmpty
+        calendarURL = day.calendarURL
+        webcalURL = day.webcalURL
+        payloadJSON = day.payloadJSON
+        parkings = day.parkings
+        stops = day.stops
+    }
+
+    struct Day {
+        let changesAt: String
+        let student: Student
+        let greeting: String
+        let dateText: String
+        let weekText: String
+        let heading: String
+        let note: String?
+        let cards: [Card]
+        let calendarURL: String
+        let webcalURL: String
+        let payloadJSON: String
+        let parkings: [Parking]
+        let stops: [Stop]
+    }
+
+    struct Student {
+        let name: String
+        let id: String
+    }
+
+    struct Card {
+        let id: String
+        let start: String
+        let end: String
+        let startAt: String
+        let endAt: String
+        let course: String
+        let courseTitle: String
+        let className: String
+        let lecturer: String
+        let room: String
+        let campus: String
+        let inProgress: Bool
+    }
+
+    struct Parking {
+        let id: String
+        let name: String
+        let free: Int
+        let capacity: Int
+        let freeText: String
+        let ofText: String
+        let state: String
+        let stateLabel: String
+        let live: Bool
+        let liveLabel: String
+        let updatedAt: String?
+    }
+
+    struct Stop {
+        let id: String
+        let from: String
+        let to: String
+        let time: String
+        let expectedAt: String
+        let countdown: String
+        let live: Bool
+        let modeLabel: String
     }
 }

@@ -380,7 +380,7 @@ import Testing
             id: "fit1031-lecture-01", course: "FIT1031", courseTitle: "Computers and networks", name: "Lecture 01",
             lecturer: "Arun", room: "S4", campus: "13 College Walk, Clayton", weekday: 5, start: LocalTime("10:00")!,
             end: LocalTime("12:00")!, weeks: Array(1...12))
-        func words(at wallClock: String, language: Language = .english) -> [String: Any] {
+        func words(at wallClock: String, language: Language = .english) -> TimetablePage.Day {
             let now = settings.clock.parseWallClock(wallClock)!
             let today = settings.clock.date(of: now)
             let student = StudentRecord(id: "305491", name: "Kier", calendarKey: "k")
@@ -391,39 +391,39 @@ import Testing
                     classes: [lecture], carParks: [], departures: []),
                 plan: settings.plan(now: now, classes: [lecture]), settings: settings, today: today, now: now,
                 link: .init(url: "", webcal: ""))
-            return TimetableRoutes.values(view, t: Localizer(language: language), language: language)
+            return TimetableRoutes.day(view, t: Localizer(language: language), language: language)
         }
         let during = words(at: "2020-03-13T11:00:00")
-        #expect(during["weekText"] as? String == "Week 2")
-        #expect(during["heading"] as? String == "Today's classes")
-        #expect((during["cards"] as? [[String: Any]])?.first?["inProgress"] as? Bool == true)
+        #expect(during.weekText == "Week 2")
+        #expect(during.heading == "Today's classes")
+        #expect(during.cards.first?.inProgress == true)
 
         // An open page fetches itself again when today's last class ends, then at the campus midnight.
-        #expect(during["changesAt"] as? String == "2020-03-13T01:00:00Z")  // 12:00 AEDT
+        #expect(during.changesAt == "2020-03-13T01:00:00Z")  // 12:00 AEDT
         let after = words(at: "2020-03-13T12:30:00")
-        #expect(after["changesAt"] as? String == "2020-03-13T13:00:00Z")  // midnight AEDT
-        #expect(after["heading"] as? String == "Next classes: Friday 20 March 2020")
-        #expect(after["note"] as? String == "No more classes today: here is the next teaching day.")
+        #expect(after.changesAt == "2020-03-13T13:00:00Z")  // midnight AEDT
+        #expect(after.heading == "Next classes: Friday 20 March 2020")
+        #expect(after.note == "No more classes today: here is the next teaching day.")
 
         let inBreak = words(at: "2020-04-15T09:00:00")
-        #expect(inBreak["weekText"] as? String == "Mid-semester break: teaching resumes on Monday 20 April 2020.")
-        #expect(inBreak["heading"] as? String == "Next classes: Friday 24 April 2020")
-        #expect(inBreak["note"] as? String == inBreak["weekText"] as? String)
+        #expect(inBreak.weekText == "Mid-semester break: teaching resumes on Monday 20 April 2020.")
+        #expect(inBreak.heading == "Next classes: Friday 24 April 2020")
+        #expect(inBreak.note == inBreak.weekText)
 
         // Good Friday, a day off inside teaching week 6: the week keeps its number, the day is named, and the
         // next classes are after the break (the Friday lecture has no meeting on Good Friday).
         let goodFriday = words(at: "2020-04-10T09:00:00")
-        #expect(goodFriday["weekText"] as? String == "Week 6")
-        #expect(goodFriday["heading"] as? String == "Next classes: Friday 24 April 2020")
-        #expect(goodFriday["note"] as? String == "Good Friday: no classes today.")
-        #expect((goodFriday["cards"] as? [[String: Any]])?.count == 1)
-        #expect((goodFriday["cards"] as? [[String: Any]])?.first?["inProgress"] as? Bool == false)
+        #expect(goodFriday.weekText == "Week 6")
+        #expect(goodFriday.heading == "Next classes: Friday 24 April 2020")
+        #expect(goodFriday.note == "Good Friday: no classes today.")
+        #expect(goodFriday.cards.count == 1)
+        #expect(goodFriday.cards.first?.inProgress == false)
         // The day before, after class: the next class skips Good Friday and the break.
         let thursday = words(at: "2020-04-09T19:00:00")
-        #expect(thursday["heading"] as? String == "Next classes: Friday 24 April 2020")
-        #expect(thursday["note"] as? String == "No classes today: here is the next teaching day.")
+        #expect(thursday.heading == "Next classes: Friday 24 April 2020")
+        #expect(thursday.note == "No classes today: here is the next teaching day.")
 
         let french = words(at: "2020-04-15T09:00:00", language: .french)
-        #expect(french["weekText"] as? String == "Mid-semester break : les cours reprennent le lundi 20 avril 2020.")
+        #expect(french.weekText == "Mid-semester break : les cours reprennent le lundi 20 avril 2020.")
     }
 }
