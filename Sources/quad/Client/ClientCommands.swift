@@ -135,8 +135,7 @@ struct BookCommand: AsyncParsableCommand {
 
     func run() async throws {
         try await runClient {
-            let context = try ClientContext(options)
-            guard context.client.tokens.token != nil else { throw CLIError.failed("not signed in: run `quad login`") }
+            let context = try ClientContext(options, signedIn: true)
             let target: Room
             do { target = try await resolveRoom(room, client: context.client) } catch let error as CLIError {
                 throw error
@@ -175,8 +174,7 @@ struct CancelCommand: AsyncParsableCommand {
 
     func run() async throws {
         try await runClient {
-            let context = try ClientContext(options)
-            guard context.client.tokens.token != nil else { throw CLIError.failed("not signed in: run `quad login`") }
+            let context = try ClientContext(options, signedIn: true)
             let booking: MyBooking
             do {
                 let mine = try await context.client.myBookings()

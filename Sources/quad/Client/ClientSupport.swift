@@ -125,7 +125,8 @@ struct ClientContext {
     /// The real clock, or a test's (`QUAD_NOW` with `QUAD_TESTING=on`, as `quad serve` reads them).
     let clock: any KitClock
 
-    init(_ options: ClientOptions) throws {
+    /// `signedIn`: the command acts as the person signed in with `quad login`, and stops here when no one is.
+    init(_ options: ClientOptions, signedIn: Bool = false) throws {
         serverURL = try options.serverURL()
         // A command line answers quickly: two retries, short waits.
         var kitOptions = QuadClient.Options()
@@ -142,7 +143,9 @@ struct ClientContext {
         offline = OfflineStore(directory: OfflineStore.defaultDirectory(server: serverURL))
         // Responses kept between runs: the next run revalidates them (a 304 when nothing changed).
         kitOptions.cacheDirectory = offline.httpCacheDirectory
-        client = QuadClient(serverURL: serverURL, token: Credentials.token(for: serverURL), options: kitOptions)
+        let token = Credentials.token(for: serverURL)
+        if signedIn, token == nil { throw CLIError.failed("not signed in: run `quad login`") }
+        client = QuadClient(serverURL: serverURL, token: token, options: kitOptions)
         json = options.json
         style = TerminalStyle.detect(
             isTTY: isatty(STDOUT_FILENO) == 1, environment: ProcessInfo.processInfo.environment)

@@ -204,8 +204,7 @@ struct LibraryCheckout: AsyncParsableCommand {
 
     func run() async throws {
         try await runClient {
-            let context = try ClientContext(options)
-            guard context.client.tokens.token != nil else { throw CLIError.failed("not signed in: run `quad login`") }
+            let context = try ClientContext(options, signedIn: true)
             let book: BookRecord
             // One key for this intent: retries repeat it, so a lost answer never checks out twice.
             do { book = try await context.client.checkOutBook(id: id, idempotencyKey: UUID().uuidString) } catch {
