@@ -104,7 +104,7 @@ struct LibraryRoutes {
                 selectHref: "/library?select=1" + listQuery.replacingOccurrences(of: "?", with: "&"),
                 selectAllHref: "/library?select=all" + listQuery.replacingOccurrences(of: "?", with: "&"),
                 doneHref: "/library" + listQuery, listHref: "/library" + listQuery,
-                hasDetail: shown != nil || editor != nil, libraryScript: web.asset("library"),
+                hasDetail: shown != nil || editor != nil,
                 stringsJSON: Self.scriptStrings(t),
                 detail: editor == nil
                     ? shown.map { Self.detail($0, loans: loans, person: person, now: now, zone: zone, t: t) } : nil,
@@ -412,7 +412,6 @@ struct LibraryPage {
     let doneHref: String
     let listHref: String
     let hasDetail: Bool
-    let libraryScript: String
     let stringsJSON: String
     let detail: Detail?
     let editor: Editor?

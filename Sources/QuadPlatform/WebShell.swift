@@ -21,19 +21,13 @@ public struct ServiceLink: Sendable {
 package final class WebShell: Sendable {
     private let library: MustacheLibrary
     private let assets: [String: (bytes: ByteBuffer, type: String)]
-    private let assetPaths: [String: String]
+    /// By name and extension, for templates: `{{assets.rooms.js}}`, `{{assets.app.css}}`.
+    private let assetPaths: [String: [String: String]]
     private let serviceWorker: ByteBuffer
     private let services: [ServiceLink]
     static let languageCookie = "quad_lang"
-    private static let staticFiles = [
-        ("css", "app.css", "text/css; charset=utf-8"), ("js", "app.js", "text/javascript; charset=utf-8"),
-        ("rooms", "rooms.js", "text/javascript; charset=utf-8"),
-        ("specials", "specials.js", "text/javascript; charset=utf-8"),
-        ("specialsCSS", "specials.css", "text/css; charset=utf-8"),
-        ("library", "library.js", "text/javascript; charset=utf-8"),
-        ("timetable", "timetable.js", "text/javascript; charset=utf-8"),
-        ("timetableCSS", "timetable.css", "text/css; charset=utf-8"),
-    ]
+    /// The types of what `static/` may hold.
+    private static let types = ["css": "text/css; charset=utf-8", "js": "text/javascript; charset=utf-8"]
 
     package init(services: [ServiceLink], directory: String? = nil) async throws {
         guard
@@ -44,28 +38,25 @@ package final class WebShell: Sendable {
         }
         self.library = try await MustacheLibrary(directory: web.appendingPathComponent("templates").path)
         var assets: [String: (ByteBuffer, String)] = [:]
-        var paths: [String: String] = [:]
-        // Templates name each asset by its key: {{assets.css}}, {{assets.js}}, {{assets.rooms}}.
-        for (key, name, type) in Self.staticFiles {
+        var paths: [String: [String: String]] = [:]
+        // Every file in static/ but the service worker is an asset, at a URL with its content's hash.
+        let files = try FileManager.default.contentsOfDirectory(atPath: web.appendingPathComponent("static").path)
+        for name in files.sorted() where name != "sw.js" {
+            let parts = name.split(separator: ".").map(String.init)
+            guard parts.count == 2, let type = Self.types[parts[1]] else {
+                throw StartupError(description: "static/\(name) is neither name.css nor name.js.")
+            }
             let data = try Data(contentsOf: web.appendingPathComponent("static/\(name)"))
-            let hash = SHA256.hash(data: data).prefix(6).hex
-            let parts = name.split(separator: ".")
-            let path = "/assets/\(parts[0]).\(hash).\(parts[1])"
+            let path = "/assets/\(parts[0]).\(SHA256.hash(data: data).prefix(6).hex).\(parts[1])"
             assets[path] = (ByteBuffer(data: data), type)
-            paths[key] = path
+            paths[parts[0], default: [:]][parts[1]] = path
         }
         self.assets = assets
         self.assetPaths = paths
-        let version = SHA256.hash(data: Data(paths.values.sorted().joined().utf8)).prefix(6)
-            .hex
-        let shellURLs =
-            "["
-            + (["/"]
-            + ["css", "js", "rooms", "specials", "specialsCSS", "library", "timetable", "timetableCSS"].compactMap {
-                paths[$0]
-            }).map { "\"\($0)\"" }.joined(
-                separator: ", ")
-            + "]"
+        let all = assets.keys.sorted()
+        let version = SHA256.hash(data: Data(all.joined().utf8)).prefix(6).hex
+        // The shell the service worker keeps for offline use: the home page and every asset.
+        let shellURLs = "[" + (["/"] + all).map { "\"\($0)\"" }.joined(separator: ", ") + "]"
         let worker = try String(contentsOf: web.appendingPathComponent("static/sw.js"), encoding: .utf8)
             .replacingOccurrences(of: "{{version}}", with: version)
             .replacingOccurrences(of: "{{shellURLs}}", with: shellURLs)
@@ -99,9 +90,6 @@ package final class WebShell: Sendable {
         if let cookie = request.cookies[Self.languageCookie].flatMap({ Language(code: $0.value) }) { return cookie }
         return Language.negotiate(acceptLanguage: request.headers[.acceptLanguage])
     }
-
-    /// An asset's content-hash URL.
-    package func asset(_ key: String) -> String { assetPaths[key] ?? "" }
 
     /// Renders a page in the layout, around its `model`. A `?lang=` choice is stored and the page reloaded
     /// without it.
@@ -137,8 +125,8 @@ package final class WebShell: Sendable {
         let title: String
         /// The localisation table, so templates write `{{t.home.title}}`.
         let t: [String: Any]
-        /// Each asset's content-hash URL, by key: `{{assets.css}}`.
-        let assets: [String: String]
+        /// Each asset's content-hash URL, by name and extension: `{{assets.rooms.js}}`.
+        let assets: [String: [String: String]]
         let services: [Service]
         let languages: [LanguageChoice]
         let path: String

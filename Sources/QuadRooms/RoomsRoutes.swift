@@ -58,7 +58,7 @@ struct RoomsRoutes {
                 myBookings: mine.map { .init(id: $0.booking.id, roomId: $0.booking.roomId, roomName: $0.roomName) },
                 refreshSeconds: configuration.refreshSeconds,
                 generatedAt: Int(rooms.platform.clock.now.timeIntervalSince1970 * 1000),
-                roomsScript: web.asset("rooms"), stringsJSON: Self.scriptStrings(t),
+                stringsJSON: Self.scriptStrings(t),
                 notice: Self.notice(query: query, names: names, mine: mine.map(\.booking), t: t))
         }
     }
@@ -129,7 +129,6 @@ struct RoomsPage {
     let refreshSeconds: Int
     /// When the page was made (ms since 1970), for the freshness line.
     let generatedAt: Int
-    let roomsScript: String
     let stringsJSON: String
     let notice: RoomsRoutes.Notice?
 

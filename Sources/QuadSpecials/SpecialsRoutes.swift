@@ -83,7 +83,7 @@ struct SpecialsRoutes {
         return try web.page(request, template: "specials", title: { $0("specials.title") }) { _ in
             SpecialsPage(
                 rows: mosaic.rows, hasSpecials: mosaic.hasSpecials, canvasUnit: mosaic.canvasUnit,
-                refreshSeconds: Specials.refreshSeconds, specialsScript: web.asset("specials"),
+                refreshSeconds: Specials.refreshSeconds,
                 isAdmin: RequestInfo.current.person?.isAdmin == true)
         }
     }
@@ -213,7 +213,7 @@ struct SpecialsRoutes {
             SpecialFormPage(
                 form: fields, heading: t(titleKey), action: id.map { "/admin/specials/\($0)" } ?? "/admin/specials",
                 canvasUnit: settings.canvasUnit, maxHeight: settings.canvasUnit * 2, currency: settings.currency,
-                currencySymbol: Currency(code: settings.currency).symbol, specialsScript: web.asset("specials"),
+                currencySymbol: Currency(code: settings.currency).symbol,
                 zoneNote: t("specials.fields.zone", ["zone": settings.timeZone]),
                 errors: errors.isEmpty
                     ? nil : Dictionary(errors.map { ($0.field, $0.message) }, uniquingKeysWith: { first, _ in first }),
@@ -331,7 +331,6 @@ struct SpecialsPage {
     let hasSpecials: Bool
     let canvasUnit: Int
     let refreshSeconds: Int
-    let specialsScript: String
     let isAdmin: Bool
 }
 
@@ -355,7 +354,6 @@ struct SpecialFormPage {
     let maxHeight: Int
     let currency: String
     let currencySymbol: String
-    let specialsScript: String
     let zoneNote: String
     let errors: [String: String]?
     let errorSummary: String?

@@ -209,7 +209,7 @@ struct TimetableAdminRoutes {
             campusForm: forms["campusForm"] ?? FormValues(), courseForm: forms["courseForm"] ?? FormValues(),
             classForm: forms["classForm"] ?? FormValues(), studentForm: forms["studentForm"] ?? FormValues(),
             enrolmentForm: forms["enrolmentForm"] ?? FormValues(), carParkForm: forms["carParkForm"] ?? FormValues(),
-            routeForm: forms["routeForm"] ?? FormValues(), timetableStyle: web.asset("timetableCSS"), saved: saved,
+            routeForm: forms["routeForm"] ?? FormValues(), saved: saved,
             hasErrors: !errors.isEmpty, errors: errors.map { .init(field: $0.field, message: $0.message) })
         return try web.page(request, template: "timetable-admin", status: status, title: { $0("timetable.adminTitle") })
         { _ in page }
@@ -232,7 +232,6 @@ struct TimetableAdminPage {
     let enrolmentForm: FormValues
     let carParkForm: FormValues
     let routeForm: FormValues
-    let timetableStyle: String
     let saved: Bool
     let hasErrors: Bool
     let errors: [Message]

@@ -83,8 +83,7 @@ struct TimetableRoutes {
         let refreshSeconds = timetable.platform.configuration.refreshSeconds
         return try web.page(request, template: "timetable", title: { $0("timetable.title") }) { t in
             var page = TimetablePage(
-                stringsJSON: Self.scriptStrings(t), timetableScript: web.asset("timetable"),
-                timetableStyle: web.asset("timetableCSS"), refreshSeconds: refreshSeconds)
+                stringsJSON: Self.scriptStrings(t), refreshSeconds: refreshSeconds)
             if let view {
                 page.show(Self.day(view, t: t, language: language))
                 page.source = "schedules"
@@ -219,8 +218,6 @@ struct TimetableRoutes {
 /// and shuttles; the page's script keeps either fresh from the same data (`payloadJSON`).
 struct TimetablePage {
     let stringsJSON: String
-    let timetableScript: String
-    let timetableStyle: String
     let refreshSeconds: Int
     /// `schedules` (a student's) or `public`: where the script refreshes from.
     var source = ""
@@ -243,10 +240,8 @@ struct TimetablePage {
     var calendarURL: String?
     var webcalURL: String?
 
-    init(stringsJSON: String, timetableScript: String, timetableStyle: String, refreshSeconds: Int) {
+    init(stringsJSON: String, refreshSeconds: Int) {
         self.stringsJSON = stringsJSON
-        self.timetableScript = timetableScript
-        self.timetableStyle = timetableStyle
         self.refreshSeconds = refreshSeconds
     }
 

@@ -49,4 +49,48 @@ import Testing
             }
         }
     }
+
+    /// Every file in `static/` is served at a content-hash URL, and the service worker keeps every one of them for
+    /// offline use, so a script or stylesheet added to the folder reaches pages and the offline shell without
+    /// being listed anywhere.
+    @Test func everyStaticFileIsAnAssetTheOfflineShellKeeps() async throws {
+        try await TestApp.run(configure: { $0.loadDemoData = true }) { app, client in
+            let member = try await app.signedIn("ada")
+            var referenced: Set<String> = []
+            for page in ["/", "/rooms", "/specials", "/library", "/timetable"] {
+                try await client.execute(uri: page, method: .get, headers: member) { response in
+                    #expect(response.status == .ok, "\(page)")
+                    for match in response.text.matches(
+                        of: /(?:href|src)="(\/assets\/[a-z]+\.[0-9a-f]{12}\.(?:js|css))"/)
+                    {
+                        referenced.insert(String(match.1))
+                    }
+                }
+            }
+            let shell = try await client.execute(uri: "/sw.js", method: .get) { response in
+                Set(response.text.matches(of: /"(\/assets\/[^"]+)"/).map { String($0.1) })
+            }
+            let files = try FileManager.default.contentsOfDirectory(atPath: Self.staticFolder.path)
+                .filter { $0 != "sw.js" }
+            #expect(shell.count == files.count)
+            #expect(referenced.isSubset(of: shell), "pages use assets the offline shell lacks")
+            for name in files {
+                let stem = name.split(separator: ".")
+                #expect(
+                    shell.contains { $0.hasPrefix("/assets/\(stem[0]).") && $0.hasSuffix(".\(stem[1])") }, "\(name)")
+            }
+            for path in shell {
+                try await client.execute(uri: path, method: .get) { response in
+                    #expect(response.status == .ok)
+                    #expect(
+                        response.headers[.contentType]?.hasPrefix(
+                            path.hasSuffix(".js") ? "text/javascript" : "text/css") == true)
+                }
+            }
+        }
+    }
+
+    /// The web folder in the sources (the tests read what the build copies from it).
+    static let staticFolder = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .appendingPathComponent("../../Sources/QuadPlatform/Web/static")
 }
