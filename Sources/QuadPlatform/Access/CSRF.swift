@@ -79,7 +79,9 @@ extension Request {
         do {
             return try URLEncodedFormDecoder().decode(T.self, from: String(buffer: body))
         } catch {
-            throw Problem.malformedBody("The form could not be read: \(error).")
+            // The decoder's own wording names Swift types: the sender gets what to do instead.
+            throw Problem.malformedBody(
+                "The form could not be read: send each field once, as text (a list as name[]=…), as Quad's pages do.")
         }
     }
 
