@@ -92,16 +92,7 @@ public enum BookSort: String, Sendable, CaseIterable {
 extension Book {
     /// Whether the book matches a search: every word of `query` appears in the title, the author or a category,
     /// ignoring case and accents.
-    public func matches(_ query: String) -> Bool {
-        let words = Self.fold(query).split(whereSeparator: { $0.isWhitespace })
-        guard !words.isEmpty else { return true }
-        let haystack = Self.fold(([title, author] + categories).joined(separator: " "))
-        return words.allSatisfy { haystack.contains($0) }
-    }
-
-    static func fold(_ text: String) -> String {
-        text.folding(options: [.caseInsensitive, .diacriticInsensitive], locale: Locale(identifier: "en"))
-    }
+    public func matches(_ query: String) -> Bool { Shelf.matches(query, [title, author] + categories) }
 
     /// Filters and orders a shelf as `GET /api/books` does: search, status, then newest or oldest first
     /// (by when added, then by id).
@@ -111,8 +102,30 @@ extension Book {
         let filtered = books.filter { book in
             (query.map { book.matches($0) } ?? true) && (status.map { book.status(at: now) == $0 } ?? true)
         }
-        let ascending = filtered.sorted { ($0.addedAt, $0.id) < ($1.addedAt, $1.id) }
+        return Shelf.ordered(filtered, sort: sort) { ($0.addedAt, $0.id) }
+    }
+}
+
+/// How a shelf is searched and ordered: the server's books and a client's records (`BookRecord.listed`) alike.
+public enum Shelf {
+    /// Every word of `query` is in one of `fields`, ignoring case and accents.
+    public static func matches(_ query: String, _ fields: [String]) -> Bool {
+        let words = fold(query).split(whereSeparator: { $0.isWhitespace })
+        guard !words.isEmpty else { return true }
+        let haystack = fold(fields.joined(separator: " "))
+        return words.allSatisfy { haystack.contains($0) }
+    }
+
+    /// Newest or oldest first, by when added, then by id.
+    public static func ordered<Item, Added: Comparable>(
+        _ items: [Item], sort: BookSort, by added: (Item) -> (Added, Int)
+    ) -> [Item] {
+        let ascending = items.sorted { added($0) < added($1) }
         return sort == .oldest ? ascending : ascending.reversed()
+    }
+
+    static func fold(_ text: String) -> String {
+        text.folding(options: [.caseInsensitive, .diacriticInsensitive], locale: Locale(identifier: "en"))
     }
 }
 

@@ -216,3 +216,13 @@ public struct BookInput: Sendable, Equatable {
             publisher: merged(publisher, book.publisher), categories: categories, isbn: merged(isbn, book.isbn))
     }
 }
+
+extension BookRecord {
+    /// Records as `GET /api/books` lists them: searched, then newest or oldest first (`addedAt` is written
+    /// `yyyy-MM-dd HH:mm:ss`, so its text sorts as its time does).
+    public static func listed(_ records: [BookRecord], query: String, sort: BookSort) -> [BookRecord] {
+        Shelf.ordered(records.filter { Shelf.matches(query, [$0.title, $0.author, $0.categories]) }, sort: sort) {
+            ($0.addedAt, $0.id)
+        }
+    }
+}

@@ -43,21 +43,7 @@ public final class LibraryStore {
     // MARK: Reading
 
     /// The books to show: searched, then in `sort` order (by when added, then by id).
-    public var visibleBooks: [BookRecord] { Self.listed(books, search: searchText, sort: sort) }
-
-    nonisolated public static func listed(_ books: [BookRecord], search: String, sort: BookSort) -> [BookRecord] {
-        let words = fold(search).split(whereSeparator: \.isWhitespace)
-        let found = books.filter { book in
-            let haystack = fold([book.title, book.author, book.categories].joined(separator: " "))
-            return words.allSatisfy { haystack.contains($0) }
-        }
-        let ascending = found.sorted { ($0.addedAt, $0.id) < ($1.addedAt, $1.id) }
-        return sort == .oldest ? ascending : ascending.reversed()
-    }
-
-    nonisolated static func fold(_ text: String) -> String {
-        text.folding(options: [.caseInsensitive, .diacriticInsensitive], locale: Locale(identifier: "en"))
-    }
+    public var visibleBooks: [BookRecord] { BookRecord.listed(books, query: searchText, sort: sort) }
 
     public func book(_ id: Int) -> BookRecord? { books.first { $0.id == id } }
 

@@ -78,8 +78,8 @@ struct LibraryList: AsyncParsableCommand {
                 try await context.client.books().value
             }
             if !fetched.offline { context.remember(fetched.value) }
-            let books = LibraryStore.listed(
-                fetched.value, search: search ?? "", sort: BookSort(rawValue: sort) ?? .newest)
+            let books = BookRecord.listed(
+                fetched.value, query: search ?? "", sort: BookSort(rawValue: sort) ?? .newest)
             if context.json {
                 struct Output: Encodable {
                     var books: [BookRecord]
