@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 import Hummingbird
 import QuadCore
 import QuadPlatform
@@ -81,6 +82,9 @@ struct AccountsRoutes {
         var response = Response.seeOther("/")
         response.setCookie(
             Cookie(name: AccessMiddleware.sessionCookie, value: "", maxAge: 0, path: "/", httpOnly: true))
+        // The service worker keeps the pages seen, for offline use: a shared computer keeps nobody's timetable
+        // or bookings after they sign out.
+        response.headers[.clearSiteData] = #""cache", "storage""#
         return response
     }
 
@@ -268,4 +272,8 @@ struct PeoplePage {
         let label: String
         let selected: Bool
     }
+}
+
+extension HTTPField.Name {
+    static let clearSiteData = HTTPField.Name("Clear-Site-Data")!
 }

@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
 import QuadCore
@@ -224,6 +225,29 @@ import Testing
             // Reading needs no token.
             try await client.execute(uri: "/api/me", method: .get, headers: [.cookie: cookie]) {
                 #expect($0.json["username"] as? String == "ada")
+            }
+        }
+    }
+
+    /// Signing out ends the session and tells the browser to drop what Quad keeps there for offline use (the
+    /// service worker's copies of pages), so a shared computer keeps nothing personal.
+    @Test func signingOutLeavesNothingPersonalInTheBrowser() async throws {
+        try await TestApp.run(configure: { $0.loadDemoData = true }) { app, client in
+            let (token, _) = try await app.features.accounts.sessions.start(for: "ada", kind: .web)
+            let csrf = "abcdefghijklmnopqrstuvwxyz0123456789ABCD"
+            let cookie = "quad_session=\(token); quad_csrf=\(csrf)"
+            try await client.execute(
+                uri: "/signout", method: .post,
+                headers: [
+                    .cookie: cookie, .contentType: "application/x-www-form-urlencoded", .origin: "http://localhost",
+                ],
+                body: ByteBuffer(string: "csrf=\(csrf)")
+            ) { response in
+                #expect(response.status == .seeOther)
+                #expect(response.headers[HTTPField.Name("Clear-Site-Data")!] == #""cache", "storage""#)
+            }
+            try await client.execute(uri: "/api/me", method: .get, headers: [.cookie: cookie]) {
+                #expect($0.status == .unauthorized)
             }
         }
     }
