@@ -124,7 +124,10 @@ def test_the_admin_page_adds_people_with_inline_errors(server, browser):
     assert "New Person" in browser.find_element(By.ID, "people-notice").text
 
     # Reset shows a new password once; it works for signing in.
+    added = browser.find_element(By.ID, "people-notice")
     browser.find_element(By.CSS_SELECTOR, "form[action='/admin/people/newbie/password'] button").click()
+    # The notice of the page before (the person added) goes with it: read the new page's.
+    WebDriverWait(browser, 10).until(EC.staleness_of(added))
     notice = WebDriverWait(browser, 10).until(EC.visibility_of_element_located((By.ID, "people-notice"))).text
     password = notice.rsplit(" ", 1)[-1]
     ok = server.request(
