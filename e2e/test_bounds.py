@@ -14,7 +14,7 @@ PAGES = [
     "/",
     "/rooms",
     "/specials",
-    "/specials/mosaic",
+    "/specials?fragment=live",
     "/library",
     "/library/books/1",
     "/library/new",

@@ -675,7 +675,7 @@ class Run:
             for path, item in self.contract.document["paths"].items()
             if "get" in item and "{" not in path and path != "/api/events"
         ]
-        paths += ["/", "/rooms", "/library", "/specials", "/specials/mosaic", "/timetable", "/account"]
+        paths += ["/", "/rooms", "/library", "/specials", "/specials?fragment=live", "/timetable", "/account"]
         for path in paths:
             for who, token in (("admin", self.tokens["admin"]), ("ada", self.tokens["ada"]), ("visitor", None)):
                 answer = self.call("GET", path, token=token, expect=None)

@@ -155,6 +155,39 @@ def test_someone_elses_checkout_shows_without_reload(library_server, browser):
     assert browser.execute_script("return window.__notReloaded === true;")
 
 
+def test_without_events_the_list_follows_by_polling_and_ticks_stay(quad_server_factory, browser):
+    """Behind a proxy that drops event streams the page polls its live part: another person's checkout shows, and
+    the books ticked in select mode stay ticked through the redraw."""
+    server = quad_server_factory(demo=True, env={"QUAD_REFRESH_SECONDS": "5"})
+    browser.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": "delete window.EventSource;"})
+    sign_in_as(browser, server, "Ada Lovelace", next_path="/library?select=1")
+    book = book_id(server, "Refactoring")
+    item = f".book-item[data-book-id='{book}']"
+    assert text_of(browser, f"{item} .book-badge") == "Available"
+    picks = by_css(browser, ".book-pick")
+    picks[0].click()
+    picks[1].click()
+    ticked = [pick.get_attribute("value") for pick in picks[:2]]
+    browser.execute_script("window.__notReloaded = true;")
+    token = account_token(server, "Margaret Hamilton")
+    response = server.request(
+        f"/api/books/{book}/checkout",
+        method="POST",
+        headers={"Authorization": f"Bearer {token}", "Content-Type": "application/json"},
+        data=b"{}",
+    )
+    assert response.status == 200, response.text
+    wait_for(
+        browser,
+        lambda d: text_of(d, f"{item} .book-badge") != "Available",
+        timeout=20,
+        message="the checkout did not show by polling",
+    )
+    assert browser.execute_script("return document.getElementById('library').dataset.live") == "poll"
+    assert [pick.get_attribute("value") for pick in by_css(browser, ".book-pick") if pick.is_selected()] == ticked
+    assert browser.execute_script("return window.__notReloaded === true;")
+
+
 def test_phone_shows_the_list_then_the_book_alone(library_server, new_browser, axe, set_color_scheme):
     driver = new_browser(width=PHONE)
     set_color_scheme(driver, "dark")

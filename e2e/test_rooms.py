@@ -400,6 +400,43 @@ def test_rooms_added_and_removed_live(rooms_server, browser):
     assert browser.execute_script("return window.__noReload") == marker, "the page reloaded"
 
 
+# Keeps every event stream the page opens (window.__streams) and lets the test hide and show the page.
+RECORD_STREAMS = """
+const RealEventSource = window.EventSource;
+window.__streams = [];
+window.EventSource = class extends RealEventSource {
+  constructor(url, init) { super(url, init); window.__streams.push(this); }
+};
+window.__setHidden = (hidden) => {
+  Object.defineProperty(document, "hidden", {configurable: true, get: () => hidden});
+  document.dispatchEvent(new Event("visibilitychange"));
+};
+"""
+
+
+def test_hidden_the_page_holds_no_stream_and_catches_up_when_shown(rooms_server, browser):
+    """Nobody looking: no event stream is held open. Shown again, the page reopens its stream from the last event
+    it heard and shows what changed meanwhile."""
+    browser.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": RECORD_STREAMS})
+    open_rooms(browser, rooms_server)
+    api_book(rooms_server, "ljerka", "Somebody")
+    wait_for(browser, lambda d: spots_text(d, "ljerka") == "42 spots remaining", timeout=5)
+    open_streams = "return window.__streams.filter((s) => s.readyState !== EventSource.CLOSED).length"
+    assert browser.execute_script(open_streams) == 1
+
+    browser.execute_script("window.__setHidden(true)")
+    assert browser.execute_script(open_streams) == 0
+    assert live_mode(browser) == "poll"
+    api_book(rooms_server, "ljerka", "Somebody else")
+
+    browser.execute_script("window.__setHidden(false)")
+    wait_for(browser, lambda d: spots_text(d, "ljerka") == "41 spots remaining", timeout=5, message="not caught up")
+    wait_for(browser, lambda d: live_mode(d) == "stream", message="the stream did not reopen")
+    urls = browser.execute_script("return window.__streams.map((s) => s.url)")
+    assert len(urls) == 2 and "lastEventId=" not in urls[0]
+    assert "lastEventId=" in urls[1], urls
+
+
 def test_error_banner_while_the_server_is_unreachable(rooms_server, browser):
     open_rooms(browser, rooms_server)
     rooms_server.stop()
@@ -419,7 +456,8 @@ def test_error_banner_while_the_server_is_unreachable(rooms_server, browser):
 
 
 def test_last_list_shows_when_the_server_is_gone(rooms_server, browser):
-    """The service worker keeps the last /api/rooms: a page opened from its cache shows that, not older."""
+    """The service worker keeps the last copy of the page's live part: a page opened from its cache shows that, not
+    older."""
     open_rooms(browser, rooms_server)
     browser.set_script_timeout(15)
     assert browser.execute_async_script(
@@ -430,16 +468,16 @@ def test_last_list_shows_when_the_server_is_gone(rooms_server, browser):
     open_rooms(browser, rooms_server)  # through the service worker: the page's copy has Ljerka at 43
     api_book(rooms_server, "ljerka", "Somebody")
     wait_for(browser, lambda d: spots_text(d, "ljerka") == "42 spots remaining", timeout=5)
-    one(browser, "#rooms-refresh").click()  # GET /api/rooms: the worker keeps this copy, at 42
+    one(browser, "#rooms-refresh").click()  # GET /rooms?fragment=live: the worker keeps this copy, at 42
     wait_for(
         browser,
         lambda d: d.execute_async_script(
             "const done = arguments[arguments.length - 1];"
-            "caches.match('/api/rooms').then(r => r ? r.json() : null)"
-            "  .then(b => done(b && b.rooms.find(r => r.id === 'ljerka').spots === 42), () => done(false));"
+            "caches.match(location.origin + '/rooms?fragment=live').then(r => r ? r.text() : '')"
+            '  .then(t => done(/id="room-ljerka"[^>]* data-spots="42"/.test(t)), () => done(false));'
         ),
         timeout=5,
-        message="the service worker kept no copy of /api/rooms",
+        message="the service worker kept no copy of the rooms' live part",
     )
 
     rooms_server.stop()

@@ -225,11 +225,11 @@ def test_the_manager_adds_moves_and_deletes(specials_server, new_browser, axe, t
     form.find_element(By.NAME, "original_price").send_keys("3.00")
     form.find_element(By.NAME, "price").send_keys("1.2.3")
     # The preview follows what is typed, at phone size (a unit is 390 / 16 px; the width is capped at 16).
-    preview = driver.find_element(By.ID, "preview-cell")
-    assert driver.find_element(By.ID, "preview-name").text == "Ripe Mangoes"
-    # No picture chosen yet: no empty image box in the preview.
-    assert not driver.find_element(By.ID, "preview-image").is_displayed()
-    assert abs(preview.rect["width"] - 390) <= 1
+    wait_for(driver, lambda d: preview_text(d, ".special-name") == "Ripe Mangoes", message="no preview")
+    wait_for(driver, lambda d: abs(d.find_element(By.ID, "preview-cell").rect["width"] - 390) <= 1)
+    # No picture chosen yet: the letter tile the special will get.
+    letter = driver.find_element(By.CSS_SELECTOR, "#preview-cell img").get_attribute("src")
+    assert urllib.parse.urlparse(letter).path.startswith("/images/")
     axe.assert_clean(driver, "manager form")
     form.find_element(By.CSS_SELECTOR, "button[type=submit]").click()
     # Refused: each field at fault says why, and what was typed stays.
@@ -245,9 +245,9 @@ def test_the_manager_adds_moves_and_deletes(specials_server, new_browser, axe, t
     price.clear()
     price.send_keys("1.50")
     # The preview shows the prices as the tile will: the original struck through and the saving.
-    assert driver.find_element(By.ID, "preview-original").text == "$3.00"
-    assert driver.find_element(By.ID, "preview-price").text == "$1.50"
-    assert driver.find_element(By.ID, "preview-savings").text == "-50 %"
+    wait_for(driver, lambda d: preview_text(d, ".special-price") == "$1.50", message="the price is not previewed")
+    assert preview_text(driver, ".special-original") == "$3.00"
+    assert preview_text(driver, ".special-savings") == "-50 %"
     # An image chosen in the form is uploaded at once and shown in the preview.
     first = json.loads(specials_server.request("/api/specials").text)["managerSpecials"][9]
     picture = tmp_path / "mango.png"
@@ -255,7 +255,11 @@ def test_the_manager_adds_moves_and_deletes(specials_server, new_browser, axe, t
     driver.find_element(By.ID, "f-image-file").send_keys(str(picture))
     wait_for(driver, lambda d: d.find_element(By.ID, "f-image").get_attribute("value").startswith("/images/"))
     uploaded = driver.find_element(By.ID, "f-image").get_attribute("value")
-    assert driver.find_element(By.ID, "preview-image").get_attribute("src").endswith(uploaded)
+    wait_for(
+        driver,
+        lambda d: d.find_element(By.CSS_SELECTOR, "#preview-cell img").get_attribute("src").endswith(uploaded),
+        message="the uploaded picture is not previewed",
+    )
     form.find_element(By.CSS_SELECTOR, "button[type=submit]").click()
     wait_for(driver, lambda d: by_css(d, "#specials-notice"))
     items = by_css(driver, ".specials-manager-item")
@@ -398,14 +402,11 @@ def test_the_preview_writes_prices_like_the_tiles_in_french(specials_server, new
     form.find_element(By.NAME, "price").send_keys("617.25")
     form.find_element(By.NAME, "promotion").send_keys("2 pour 1 000 $")
 
-    def text(element_id):
-        return driver.execute_script("return document.getElementById(arguments[0]).textContent", element_id)
-
     # Exactly as the tiles write them (QuadCore's Currency.format), spaces included.
-    assert text("preview-original") == "1\u202f234,50\u00a0$"
-    assert text("preview-price") == "617,25\u00a0$"
-    assert text("preview-savings") == "-50 %"
-    assert text("preview-promotion") == "2 pour 1 000 $"
+    wait_for(driver, lambda d: preview_text(d, ".special-promotion") == "2 pour 1 000 $", message="no preview")
+    assert preview_text(driver, ".special-original") == "1\u202f234,50\u00a0$"
+    assert preview_text(driver, ".special-price") == "617,25\u00a0$"
+    assert preview_text(driver, ".special-savings") == "-50 %"
 
 
 def test_the_managers_settings_change_open_pages(specials_server, new_browser, axe):
@@ -449,4 +450,11 @@ def test_the_managers_settings_change_open_pages(specials_server, new_browser, a
     )
     assert tile_boxes(shopper)["tiles"][0]["label"] == (
         "Noodle Dish with Roasted Black Bean Sauce, was €2.00, now €1.00, save 50 %"
+    )
+
+
+def preview_text(driver, selector: str) -> str | None:
+    """The text of a part of the manager's preview tile (None when the tile lacks it)."""
+    return driver.execute_script(
+        "const e = document.querySelector('#preview-cell ' + arguments[0]); return e && e.textContent", selector
     )

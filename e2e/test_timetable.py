@@ -20,7 +20,7 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.support import expected_conditions as EC
 
 from conftest import MELBOURNE, melbourne
-from helpers import bearer, by_css, follow_clock, one, sign_in, wait_for
+from helpers import advance_page_clock, bearer, by_css, follow_clock, one, sign_in, wait_for
 
 icalendar = pytest.importorskip("icalendar")
 from dateutil.rrule import rrulestr  # noqa: E402  (icalendar depends on python-dateutil)
@@ -206,7 +206,7 @@ def test_a_server_error_is_shown_with_retry_and_the_page_is_kept(server, browser
     # The next refresh gets a 500.
     browser.execute_script("""
         window.__realFetch = window.fetch;
-        window.fetch = (url, options) => String(url).startsWith('/api/schedules')
+        window.fetch = (url, options) => String(url).includes('fragment=live')
           ? Promise.resolve(new Response('{"status":500}', {status: 500}))
           : window.__realFetch(url, options);
         document.getElementById('timetable-retry').click();
@@ -240,35 +240,31 @@ def test_a_server_error_is_shown_with_retry_and_the_page_is_kept(server, browser
 
 
 def test_an_open_page_moves_on_after_the_last_class(quad_server_factory, browser):
-    # Monday 11:00, in the day's only class: the lecture, until 12:00.
-    start = melbourne("11:00", "monday")
-    server = quad_server_factory(demo=True, now=start)
+    # Monday, half a minute before the day's only class ends (the lecture, until 12:00).
+    server = quad_server_factory(demo=True, now=melbourne("11:59:30", "monday"))
     sign_in(browser, server, "kier", next_path="/timetable")
-    changes_at = instant(one(browser, "#timetable").get_attribute("data-changes-at"))
-    assert changes_at == start + dt.timedelta(hours=1), "the end of today's last class"
-    heading = one(browser, "#classes-heading").text
-    assert heading == "Today's classes"
-    # Pretend the page was drawn before the last class ended: the heading it showed then, and the moment
-    # it changes just passed. The page fetches itself again and shows what the server says now, without a reload.
-    browser.execute_script(
-        """
-        window.__sameDocument = true;
-        document.getElementById('classes-heading').textContent = 'Earlier';
-        document.getElementById('class-list').replaceChildren();
-        document.getElementById('timetable').dataset.changesAt = arguments[0];
-    """,
-        (server.now() - dt.timedelta(seconds=1)).isoformat(),
-    )
+    classes = one(browser, "#timetable-classes")
+    ends = dt.datetime.fromtimestamp(int(classes.get_attribute("data-refresh-at")) / 1000, dt.UTC)
+    assert ends.astimezone(MELBOURNE).time() == dt.time(12), "the end of today's last class"
+    assert one(browser, "#classes-heading").text == "Today's classes"
+    assert class_ids(browser) == ["fit1031-lecture-01"]
+    assert one(browser, ".class-card .badge-progress").text == "In progress"
+    browser.execute_script("window.__sameDocument = true")
+    # At 12:00 by the server's clock the page shows the next teaching day, Tuesday's lab, without a reload.
     wait_for(
         browser,
-        lambda d: one(d, "#classes-heading").text == heading,
-        message=f"the page did not redraw its day (server at {server.now():%H:%M:%S} UTC)",
+        lambda d: one(d, "#classes-heading").text.startswith("Next classes: "),
+        timeout=60,
+        message=f"the page did not move on (server at {server.now():%H:%M:%S} UTC)",
     )
-    assert [card.get_attribute("data-class-id") for card in by_css(browser, "#class-list .class-card")] == [
-        "fit1031-lecture-01"
-    ]
+    assert server.now() >= ends
+    assert class_ids(browser) == ["fit1031-lab-01"]
+    assert not by_css(browser, ".class-card .badge-progress")
     assert browser.execute_script("return window.__sameDocument === true")
-    assert instant(one(browser, "#timetable").get_attribute("data-changes-at")) == changes_at
+
+
+def class_ids(driver) -> list[str]:
+    return [card.get_attribute("data-class-id") for card in by_css(driver, "#class-list .class-card")]
 
 
 def test_a_device_clock_set_wrong_still_shows_live_car_parks_and_true_countdowns(quad_server_factory, new_browser):
@@ -411,8 +407,8 @@ def test_a_visitor_sees_live_car_parks_and_shuttles_and_the_api_privacy(quad_ser
     assert browser.execute_script("return window.__sameDocument === true")
     axe.assert_clean(browser, "timetable visitor")
 
-    # A refresh that fails keeps what is shown and says so, with Retry; the page's own refresh uses the
-    # public API (no 401 for a visitor).
+    # A refresh that fails keeps what is shown and says so, with Retry; the page's own refresh is the page's
+    # live part, which a visitor may read (no 401: Retry clears the error).
     browser.execute_script("""
         window.__realFetch = window.fetch;
         window.__asked = [];
@@ -424,7 +420,7 @@ def test_a_visitor_sees_live_car_parks_and_shuttles_and_the_api_privacy(quad_ser
     assert "could not be refreshed" in error.text
     assert len(counts(browser)) == 2
     asked = browser.execute_script("return window.__asked")
-    assert "/api/parkings" in asked and "/api/schedules" not in asked
+    assert "/timetable?fragment=live" in asked, asked
     browser.execute_script("window.fetch = window.__realFetch;")
     one(browser, "#timetable-retry").click()
     wait_for(browser, EC.invisibility_of_element_located((By.ID, "timetable-error")))
@@ -434,6 +430,19 @@ def test_a_visitor_sees_live_car_parks_and_shuttles_and_the_api_privacy(quad_ser
     assert server.request("/api/schedules?student=305491", headers=other).status == 403
     assert server.request("/api/parkings").status == 200
     assert server.request("/api/departures").status == 200
+
+
+def test_a_reading_grows_old_on_the_page_without_asking_the_server(quad_server_factory, browser):
+    """A car park's reading is believed for ten minutes (QuadCore's rule, drawn by the server as a deadline on the
+    page): past it the page says "Not live" by itself, with nothing more from the server."""
+    server = demo_at(quad_server_factory, BEFORE_A_BUS)
+    follow_clock(browser, server)
+    browser.get(server.url + "/timetable")
+    labels = lambda d: [e.text for e in by_css(d, "#parking-list .parking-live")]  # noqa: E731
+    wait_for(browser, lambda d: labels(d) == ["Live", "Live"], message="the readings are not live to begin with")
+    browser.execute_script("window.fetch = () => Promise.reject(new TypeError('the server is out of reach'));")
+    advance_page_clock(browser, 11 * 60)
+    wait_for(browser, lambda d: labels(d) == ["Not live", "Not live"], timeout=5, message="the readings stayed live")
 
 
 def test_an_admin_adds_a_car_park_with_the_form(server, browser, axe):

@@ -69,7 +69,7 @@ struct LibraryRoutes {
         let now = library.platform.clock.now
         let zone = await library.timeZone()
         let all = try await library.store.all()
-        let search = query.get("q")?.trimmingCharacters(in: .whitespaces) ?? ""
+        let search = request.queryForm["q"]?.trimmingCharacters(in: .whitespaces) ?? ""
         let books = Book.listed(all, query: search, sort: sort, now: now)
         let selectMode = query.get("select") != nil && person != nil
         let selectAll = query.get("select") == "all"
@@ -84,7 +84,10 @@ struct LibraryRoutes {
             if let editor { return editor.bookId == nil ? t("library.newTitle") : t("library.edit") }
             return shown?.title ?? t("library.title")
         }
-        var response = try web.page(request, template: "library", status: status, title: title) { t in
+        var response = try web.page(
+            request, template: "library", status: status, title: title, strings: Self.scriptStrings,
+            fragments: ["live": "library-live"]
+        ) { t in
             return LibraryPage(
                 books: books.map { book in
                     let badge = Self.badge(book, now: now, zone: zone, named: person != nil, t: t)
@@ -105,7 +108,8 @@ struct LibraryRoutes {
                 selectAllHref: "/library?select=all" + listQuery.replacingOccurrences(of: "?", with: "&"),
                 doneHref: "/library" + listQuery, listHref: "/library" + listQuery,
                 hasDetail: shown != nil || editor != nil,
-                stringsJSON: Self.scriptStrings(t),
+                generatedAt: Int(now.timeIntervalSince1970 * 1000),
+                refreshSeconds: library.platform.configuration.refreshSeconds,
                 detail: editor == nil
                     ? shown.map { Self.detail($0, loans: loans, person: person, now: now, zone: zone, t: t) } : nil,
                 editor: editor.map { Self.editor($0, t: t) },
@@ -243,9 +247,9 @@ struct LibraryRoutes {
     }
 
     /// The strings `library.js` needs, in the page's language.
-    static func scriptStrings(_ t: Localizer) -> String {
-        ScriptJSON.strings(t, ["library.copied", "library.copyPrompt", "library.discard", "library.live"], flat: true)
-    }
+    static let scriptStrings = ScriptStrings([
+        "library.copied", "library.copyPrompt", "library.live",
+    ])
 
     // MARK: Editor
 
@@ -412,7 +416,10 @@ struct LibraryPage {
     let doneHref: String
     let listHref: String
     let hasDetail: Bool
-    let stringsJSON: String
+    /// When the page was made (ms since 1970), for the freshness line.
+    let generatedAt: Int
+    /// How often the page asks for changes when the event stream is unavailable.
+    let refreshSeconds: Int
     let detail: Detail?
     let editor: Editor?
     let notice: LibraryRoutes.Notice?

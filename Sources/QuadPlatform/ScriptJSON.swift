@@ -1,25 +1,17 @@
 import Foundation
 import QuadCore
 
-/// The one encoder for JSON inside a page (`<script type="application/json">`): `<`, `>` and `&` are written
+/// The one encoder for JSON inside a page (`<script type="application/json">`: the layout's `quad-strings`): `<`, `>` and `&` are written
 /// as `\u003c`, `\u003e`, `\u0026`, so no text (a car park named `<!--<script>`, a `</script>`) can end the
 /// element or open a comment in it; U+2028 and U+2029 are escaped too, for any script that evaluates it.
 /// Those characters only ever stand inside JSON strings, where the escapes read back as the same text.
 package enum ScriptJSON {
-    /// `value` as the API would send it (sorted keys), made safe for a page.
-    package static func encode(_ value: some Encodable) -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return escape((try? encoder.encode(value)) ?? Data("{}".utf8))
-    }
-
-    /// A page script's strings in the page's language: `{"lang", "strings", "plurals"}` (plural forms by
-    /// CLDR category), or the strings alone when `flat`.
-    package static func strings(_ t: Localizer, _ keys: [String], plurals: [String] = [], flat: Bool = false) -> String
-    {
-        let strings = Dictionary(uniqueKeysWithValues: keys.map { ($0, t($0)) })
-        let forms = Dictionary(uniqueKeysWithValues: plurals.map { ($0, t.forms($0)) })
-        let payload: Any = flat ? strings : ["lang": t.language.rawValue, "strings": strings, "plurals": forms]
+    /// A page's script strings in the page's language: `{"lang", "strings", "plurals"}` (plural forms by
+    /// CLDR category, and exact counts).
+    static func strings(_ t: Localizer, _ wanted: ScriptStrings) -> String {
+        let strings = Dictionary(wanted.keys.map { ($0, t($0)) }, uniquingKeysWith: { first, _ in first })
+        let forms = Dictionary(wanted.plurals.map { ($0, t.forms($0)) }, uniquingKeysWith: { first, _ in first })
+        let payload: [String: Any] = ["lang": t.language.rawValue, "strings": strings, "plurals": forms]
         return escape((try? JSONSerialization.data(withJSONObject: payload, options: [.sortedKeys])) ?? Data("{}".utf8))
     }
 

@@ -43,13 +43,16 @@ struct WebAssets {
     }
 
     /// Loads `name` after what it imports; `importers` is the chain that led here, to name a cycle.
-    private static func load(_ name: String, files: [String: Data], done: inout [String: Asset], importers: [String])
+    private static func load(
+        _ name: String, files: [String: Data], done: inout [String: Asset], importers: [String]
+    )
         throws
     {
         if done[name] != nil { return }
         guard !importers.contains(name) else {
-            throw StartupError(description: "static/: the modules import each other in a cycle: "
-                + (importers + [name]).joined(separator: " → ") + ".")
+            throw StartupError(
+                description: "static/: the modules import each other in a cycle: "
+                    + (importers + [name]).joined(separator: " → ") + ".")
         }
         guard let data = files[name] else {
             throw StartupError(description: "static/\(importers.last ?? "?") imports \(name), which is not in static/.")
@@ -59,7 +62,8 @@ struct WebAssets {
         if ext == "js" {
             let text = String(decoding: data, as: UTF8.self)
             guard !text.contains("import(") else {
-                throw StartupError(description: "static/\(name) imports dynamically; only static imports get hashed URLs.")
+                throw StartupError(
+                    description: "static/\(name) imports dynamically; only static imports get hashed URLs.")
             }
             var rewritten = ""
             var rest = text[...]

@@ -26,8 +26,6 @@ package final class WebShell: Sendable {
     private let serviceWorker: ByteBuffer
     private let services: [ServiceLink]
     static let languageCookie = "quad_lang"
-    /// The types of what `static/` may hold.
-    private static let types = ["css": "text/css; charset=utf-8", "js": "text/javascript; charset=utf-8"]
 
     package init(services: [ServiceLink], directory: String? = nil) async throws {
         guard
@@ -37,19 +35,13 @@ package final class WebShell: Sendable {
             throw StartupError(description: "The web resources are missing from the build.")
         }
         self.library = try await MustacheLibrary(directory: web.appendingPathComponent("templates").path)
+        let files = try WebAssets(directory: web.appendingPathComponent("static"))
         var assets: [String: (ByteBuffer, String)] = [:]
         var paths: [String: [String: String]] = [:]
-        // Every file in static/ but the service worker is an asset, at a URL with its content's hash.
-        let files = try FileManager.default.contentsOfDirectory(atPath: web.appendingPathComponent("static").path)
-        for name in files.sorted() where name != "sw.js" {
+        for (name, asset) in files.byName {
             let parts = name.split(separator: ".").map(String.init)
-            guard parts.count == 2, let type = Self.types[parts[1]] else {
-                throw StartupError(description: "static/\(name) is neither name.css nor name.js.")
-            }
-            let data = try Data(contentsOf: web.appendingPathComponent("static/\(name)"))
-            let path = "/assets/\(parts[0]).\(SHA256.hash(data: data).prefix(6).hex).\(parts[1])"
-            assets[path] = (ByteBuffer(data: data), type)
-            paths[parts[0], default: [:]][parts[1]] = path
+            assets[asset.path] = (asset.bytes, asset.type)
+            paths[parts[0], default: [:]][parts[1]] = asset.path
         }
         self.assets = assets
         self.assetPaths = paths
@@ -92,10 +84,13 @@ package final class WebShell: Sendable {
     }
 
     /// Renders a page in the layout, around its `model`. A `?lang=` choice is stored and the page reloaded
-    /// without it.
+    /// without it. `strings` are what the page's scripts say (`i18n.js` reads them from the layout).
+    ///
+    /// `?fragment=<name>` answers one of the page's `fragments` alone (a template rendered from the same model,
+    /// with an ETag): what `live.js` fetches and merges into the page, so every redraw is the server's markup.
     package func page<Model>(
         _ request: Request, template: String, status: HTTPResponse.Status = .ok, title: (Localizer) -> String,
-        model: (Localizer) throws -> Model
+        strings: ScriptStrings = .init(), fragments: [String: String] = [:], model: (Localizer) throws -> Model
     ) throws -> Response {
         if let chosen = request.uri.queryParameters.get("lang").flatMap({ Language(code: $0) }) {
             var response = Response.seeOther(request.uri.path)
@@ -106,14 +101,24 @@ package final class WebShell: Sendable {
             return response
         }
         let (csrf, csrfCookie) = CSRF.token(for: request)
-        let html = try render(request, template: template, title: title, csrf: csrf, model: model)
-        var response = Response(
-            status: status,
-            headers: [
-                .contentType: "text/html; charset=utf-8", .cacheControl: "no-cache, private",
-                .vary: "Accept-Language, Cookie",
-            ],
-            body: .init(byteBuffer: ByteBuffer(string: html)))
+        var response: Response
+        if let name = request.uri.queryParameters.get("fragment") {
+            guard let fragment = fragments[name] else {
+                throw Problem.notFound("This page has no such part.")
+            }
+            let html = try render(request, template: fragment, title: title, csrf: csrf, model: model)
+            response = HTTPCache.response(
+                ByteBuffer(string: html), etag: HTTPCache.etag(for: Data(html.utf8)),
+                contentType: "text/html; charset=utf-8", policy: .revalidate, request: request)
+        } else {
+            let html = try render(request, template: template, title: title, csrf: csrf, strings: strings, model: model)
+            response = Response(
+                status: status, headers: [.contentType: "text/html; charset=utf-8"],
+                body: .init(byteBuffer: ByteBuffer(string: html)))
+        }
+        // Personal (the person, their language): no shared cache keeps it, and each copy is checked first.
+        response.headers[.cacheControl] = "no-cache, private"
+        response.headers[.vary] = "Accept-Language, Cookie"
         if let csrfCookie { response.setCookie(csrfCookie) }
         return response
     }
@@ -132,6 +137,8 @@ package final class WebShell: Sendable {
         let path: String
         let me: Me?
         let csrf: String
+        /// What the page's scripts say, as JSON for a `<script type="application/json">` (the layout's).
+        let scriptStrings: String
         let page: Model
 
         struct Service {
@@ -157,7 +164,7 @@ package final class WebShell: Sendable {
     /// The page's HTML: `template` with the frame around `model`.
     package func render<Model>(
         _ request: Request, template: String, title: (Localizer) -> String, csrf: String = "",
-        model: (Localizer) throws -> Model
+        strings: ScriptStrings = .init(), model: (Localizer) throws -> Model
     ) throws -> String {
         let language = language(for: request)
         let localizer = Localizer(language: language)
@@ -176,7 +183,7 @@ package final class WebShell: Sendable {
             me: RequestInfo.current.person.map {
                 .init(displayName: $0.displayName, username: $0.username, isAdmin: $0.isAdmin)
             },
-            csrf: csrf, page: try model(localizer))
+            csrf: csrf, scriptStrings: ScriptJSON.strings(localizer, strings), page: try model(localizer))
         return library.render(frame, withTemplate: template) ?? ""
     }
 
@@ -189,6 +196,18 @@ package final class WebShell: Sendable {
                 heading: notFound ? t("error.notFound") : t("error.title"), message: problem.detail ?? "",
                 reference: problem.requestId.map { t("error.reference", ["id": $0]) } ?? "")
         }
+    }
+}
+
+/// What a page's scripts say, in the page's language: texts by key and plural forms by key. The freshness line's
+/// texts (`time.*`) are always there, for `live.js`.
+package struct ScriptStrings: Sendable {
+    let keys: [String]
+    let plurals: [String]
+
+    package init(_ keys: [String] = [], plurals: [String] = []) {
+        self.keys = keys + ["time.justNow"]
+        self.plurals = plurals + ["time.secondsAgo", "time.minutesAgo"]
     }
 }
 

@@ -47,7 +47,10 @@ struct RoomsRoutes {
         let names = Dictionary(uniqueKeysWithValues: records.map { ($0.id, $0.name) })
         let configuration = rooms.platform.configuration
 
-        return try web.page(request, template: "rooms", title: { $0("rooms.title") }) { t in
+        return try web.page(
+            request, template: "rooms", title: { $0("rooms.title") }, strings: Self.scriptStrings,
+            fragments: ["live": "rooms-live"]
+        ) { t in
             let booked = Dictionary(
                 mine.map { ($0.booking.roomId, $0.booking.id) }, uniquingKeysWith: { first, _ in first })
             let cards = records.map {
@@ -58,7 +61,6 @@ struct RoomsRoutes {
                 myBookings: mine.map { .init(id: $0.booking.id, roomId: $0.booking.roomId, roomName: $0.roomName) },
                 refreshSeconds: configuration.refreshSeconds,
                 generatedAt: Int(rooms.platform.clock.now.timeIntervalSince1970 * 1000),
-                stringsJSON: Self.scriptStrings(t),
                 notice: Self.notice(query: query, names: names, mine: mine.map(\.booking), t: t))
         }
     }
@@ -84,18 +86,12 @@ struct RoomsRoutes {
         }
     }
 
-    /// The strings `rooms.js` needs, plural forms included, in the page's language.
-    static func scriptStrings(_ t: Localizer) -> String {
-        ScriptJSON.strings(
-            t,
-            [
-                "rooms.book", "rooms.booking", "rooms.booked", "rooms.cancel", "rooms.offline", "rooms.errors.full",
-                "rooms.errors.already", "rooms.errors.network", "rooms.errors.failed",
-                "rooms.bookedMessage", "rooms.cancelledMessage", "rooms.state.bookable", "rooms.state.low",
-                "rooms.state.full", "time.justNow", "rooms.announce", "rooms.errors.cancelFailed", "rooms.signInToBook",
-            ],
-            plurals: ["rooms.spotsRemaining", "time.secondsAgo", "time.minutesAgo"])
-    }
+    /// The strings `rooms.js` needs, in the page's language (every other text comes drawn by the server).
+    static let scriptStrings = ScriptStrings([
+        "rooms.book", "rooms.booking", "rooms.offline", "rooms.errors.full", "rooms.errors.already",
+        "rooms.errors.network", "rooms.errors.failed", "rooms.bookedMessage", "rooms.cancelledMessage",
+        "rooms.errors.cancelFailed", "rooms.signInToBook",
+    ])
 
     // MARK: Forms (no JavaScript needed)
 
@@ -129,7 +125,6 @@ struct RoomsPage {
     let refreshSeconds: Int
     /// When the page was made (ms since 1970), for the freshness line.
     let generatedAt: Int
-    let stringsJSON: String
     let notice: RoomsRoutes.Notice?
 
     /// One room, as QuadCore's rules see it (availability) and as the page says it.
@@ -144,6 +139,8 @@ struct RoomsPage {
         let stateLabel: String
         let spotsText: String
         let capacityText: String
+        /// What a screen reader hears when the room's spots change while the page is open.
+        let announce: String
         let photo: String?
         let bookingId: String?
 
@@ -158,6 +155,7 @@ struct RoomsPage {
             stateLabel = t("rooms.state.\(room.availability.rawValue)")
             spotsText = t("rooms.spotsRemaining", count: room.spots)
             capacityText = t("rooms.capacity", count: room.capacity)
+            announce = t("rooms.announce", ["name": room.name, "spots": spotsText])
             self.photo = photo
             self.bookingId = bookingId
         }

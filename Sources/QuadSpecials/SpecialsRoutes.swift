@@ -4,7 +4,7 @@ import QuadCore
 import QuadPlatform
 
 /// `GET /api/specials` from the snapshot, and the web app: the mosaic at `/specials` (rendered here,
-/// made live by `specials.js`, which fetches `/specials/mosaic` again on each change), a details page per
+/// made live by `specials.js`, which fetches `/specials?fragment=live` again on each change), a details page per
 /// special and the manager's pages under `/admin/specials` (forms, CSRF-protected, no JavaScript needed).
 struct SpecialsRoutes {
     let specials: Specials
@@ -12,12 +12,12 @@ struct SpecialsRoutes {
 
     func register(on routes: Routes) {
         routes.on(.get, "/specials", .public) { request, _ in try await self.page(request) }
-        routes.on(.get, "/specials/mosaic", .public) { request, _ in try await self.mosaic(request) }
         routes.on(.get, "/specials/:specialId", .public) { request, context in
             try await self.details(request, id: context.parameters.require("specialId"))
         }
         routes.on(.get, "/admin/specials", .admin) { request, _ in try await self.manager(request) }
         routes.on(.get, "/admin/specials/new", .admin) { request, _ in try await self.form(request, id: nil) }
+        routes.on(.get, "/admin/specials/preview", .admin) { request, _ in try await self.preview(request) }
         routes.on(.post, "/admin/specials", .admin) { request, _ in try await self.save(request, id: nil) }
         routes.on(.post, "/admin/specials/settings", .admin) { request, _ in try await self.saveSettings(request) }
         routes.on(.get, "/admin/specials/:specialId", .admin) { request, context in
@@ -39,28 +39,56 @@ struct SpecialsRoutes {
     /// A tile for the templates: its size in units, its texts in the page's language.
     static func tile(_ record: SpecialRecord, currency: Currency, t: Localizer) -> SpecialTile {
         let special = record.special(baseURL: "")
-        let prices = special.prices
-        let price = currency.format(special.price, language: t.language)
-        let original = currency.format(special.originalPrice, language: t.language)
+        return tile(
+            id: record.id, name: record.displayName, size: (record.width, record.height), image: record.image ?? "",
+            price: .amount(special.price), original: .amount(special.originalPrice), promotion: record.promotion,
+            currency: currency, t: t)
+    }
+
+    /// A price as the tile shows it: an amount, written by QuadCore's money rules, or (in the manager's preview)
+    /// what was typed, as typed.
+    enum Price {
+        case amount(Money)
+        case typed(String)
+
+        init(_ text: String) { self = Money(text).map(Price.amount) ?? .typed(text) }
+
+        var money: Money? { if case .amount(let money) = self { money } else { nil } }
+
+        func text(_ currency: Currency, _ language: Language) -> String {
+            switch self {
+            case .amount(let money): currency.format(money, language: language)
+            case .typed(let text): text
+            }
+        }
+    }
+
+    static func tile(
+        id: String, name: String, size: (width: Int, height: Int), image: String, price: Price, original: Price,
+        promotion: String?, currency: Currency, t: Localizer
+    ) -> SpecialTile {
+        let priceText = price.text(currency, t.language)
+        let originalText = original.text(currency, t.language)
         var tile = SpecialTile(
-            id: record.id, name: record.displayName, width: record.width, height: record.height,
-            image: record.image ?? "", price: price, label: "")
-        if prices.isReduced {
-            tile.original = original
-            tile.originalLabel = t("specials.was", ["price": original])
+            id: id, name: name, width: size.width, height: size.height, image: image, price: priceText, label: "")
+        let prices = price.money.flatMap { price in
+            original.money.map { PriceComparison(price: price, originalPrice: $0) }
+        }
+        if let prices, prices.isReduced {
+            tile.original = originalText
+            tile.originalLabel = t("specials.was", ["price": originalText])
             if let percent = prices.savingsPercent {
                 tile.savings = t("specials.savings", ["percent": String(percent)])
                 tile.label = t(
                     "specials.label.saving",
-                    ["name": record.displayName, "original": original, "price": price, "percent": String(percent)])
+                    ["name": name, "original": originalText, "price": priceText, "percent": String(percent)])
             } else {
-                tile.label = t(
-                    "specials.label.reduced", ["name": record.displayName, "original": original, "price": price])
+                tile.label = t("specials.label.reduced", ["name": name, "original": originalText, "price": priceText])
             }
         } else {
-            tile.label = t("specials.label.plain", ["name": record.displayName, "price": price])
+            tile.label = t("specials.label.plain", ["name": name, "price": priceText])
         }
-        if let promotion = record.promotion {
+        if let promotion, !promotion.isEmpty {
             tile.promotion = promotion
             tile.label += ", " + promotion
         }
@@ -80,24 +108,14 @@ struct SpecialsRoutes {
     func page(_ request: Request) async throws -> Response {
         let t = Localizer(language: web.language(for: request))
         let mosaic = try await mosaicModel(t)
-        return try web.page(request, template: "specials", title: { $0("specials.title") }) { _ in
+        return try web.page(
+            request, template: "specials", title: { $0("specials.title") }, fragments: ["live": "specials-mosaic"]
+        ) { _ in
             SpecialsPage(
                 rows: mosaic.rows, hasSpecials: mosaic.hasSpecials, canvasUnit: mosaic.canvasUnit,
                 refreshSeconds: Specials.refreshSeconds,
                 isAdmin: RequestInfo.current.person?.isAdmin == true)
         }
-    }
-
-    /// The mosaic alone, for `specials.js` to swap in when something changed (ETag / 304).
-    func mosaic(_ request: Request) async throws -> Response {
-        let language = web.language(for: request)
-        let mosaic = try await mosaicModel(Localizer(language: language))
-        let html = try web.render(request, template: "specials-mosaic", title: { _ in "" }) { _ in mosaic }
-        var response = HTTPCache.response(
-            ByteBuffer(string: html), etag: HTTPCache.etag(for: Data(html.utf8)),
-            contentType: "text/html; charset=utf-8", policy: .revalidate, request: request)
-        response.headers[.vary] = "Accept-Language, Cookie"
-        return response
     }
 
     func details(_ request: Request, id: String) async throws -> Response {
@@ -191,6 +209,30 @@ struct SpecialsRoutes {
         return try await formPage(request, id: id, fields: fields, errors: [])
     }
 
+    /// The tile a special's form would save, drawn from what is typed so far (`specials.js` asks as the manager
+    /// types): sizes held to the canvas, amounts written as the tiles write them, anything else as typed, and
+    /// the letter tile the special gets when no picture is chosen.
+    func preview(_ request: Request) async throws -> Response {
+        let query = request.queryForm
+        let typed = { (name: String) in String(query[name]?.prefix(200) ?? "") }
+        let settings = try await specials.snapshot.settings()
+        let size = { (name: String, most: Int) in min(most, max(1, Int(typed(name)) ?? 1)) }
+        let image = try? await specials.image(typed("image"), name: typed("display_name"))
+        let html = try web.render(request, template: "special-preview", title: { _ in "" }) { t in
+            Self.tile(
+                id: "preview", name: typed("display_name"),
+                size: (size("width", settings.canvasUnit), size("height", 2 * settings.canvasUnit)),
+                image: image ?? "", price: Price(typed("price")), original: Price(typed("original_price")),
+                promotion: typed("promotion").trimmingCharacters(in: .whitespaces),
+                currency: Currency(code: settings.currency), t: t)
+        }
+        var response = HTTPCache.response(
+            ByteBuffer(string: html), etag: HTTPCache.etag(for: Data(html.utf8)),
+            contentType: "text/html; charset=utf-8", policy: .revalidate, request: request)
+        response.headers[.cacheControl] = "no-cache, private"
+        return response
+    }
+
     /// The form's fields; validity dates as the store's local time.
     private static func fields(_ record: SpecialRecord, zone: TimeZone) -> [String: String] {
         let draft = record.draft
@@ -213,7 +255,6 @@ struct SpecialsRoutes {
             SpecialFormPage(
                 form: fields, heading: t(titleKey), action: id.map { "/admin/specials/\($0)" } ?? "/admin/specials",
                 canvasUnit: settings.canvasUnit, maxHeight: settings.canvasUnit * 2, currency: settings.currency,
-                currencySymbol: Currency(code: settings.currency).symbol,
                 zoneNote: t("specials.fields.zone", ["zone": settings.timeZone]),
                 errors: errors.isEmpty
                     ? nil : Dictionary(errors.map { ($0.field, $0.message) }, uniquingKeysWith: { first, _ in first }),
@@ -353,7 +394,6 @@ struct SpecialFormPage {
     let canvasUnit: Int
     let maxHeight: Int
     let currency: String
-    let currencySymbol: String
     let zoneNote: String
     let errors: [String: String]?
     let errorSummary: String?

@@ -39,13 +39,10 @@ struct TimetableRoutes {
     }
 
     /// What everyone may see (car parks and the next shuttles are not personal): the page shows them to
-    /// visitors and to accounts without a student, and `timetable.js` keeps them live from the public API.
-    struct PublicLive: Codable {
+    /// visitors and to accounts without a student.
+    struct PublicLive {
         var parkings: [ScheduleResponse.Parking]
         var stops: [ScheduleResponse.Stop]
-        var timeZone: String
-        /// When the page was drawn, as the student's payload says it too.
-        var generatedAt: String
     }
 
     /// As many departures as a student's page shows.
@@ -75,15 +72,16 @@ struct TimetableRoutes {
             let api = TimetableAPI(timetable: timetable)
             live = PublicLive(
                 parkings: try await api.parkingList().parkings,
-                stops: try await api.departureList(limit: Self.stopLimit).departures,
-                timeZone: settings.timeZone.identifier, generatedAt: now.formatted(.iso8601))
+                stops: try await api.departureList(limit: Self.stopLimit).departures)
         }
         let language = web.language(for: request)
         let rotated = request.uri.queryParameters.get("rotated") != nil
         let refreshSeconds = timetable.platform.configuration.refreshSeconds
-        return try web.page(request, template: "timetable", title: { $0("timetable.title") }) { t in
-            var page = TimetablePage(
-                stringsJSON: Self.scriptStrings(t), refreshSeconds: refreshSeconds)
+        return try web.page(
+            request, template: "timetable", title: { $0("timetable.title") }, strings: Self.scriptStrings,
+            fragments: ["live": "timetable-live"]
+        ) { t in
+            var page = TimetablePage(refreshSeconds: refreshSeconds)
             if let view {
                 page.show(Self.day(view, t: t, language: language))
                 page.source = "schedules"
@@ -93,7 +91,6 @@ struct TimetableRoutes {
                 page.parkings = lists.parkings
                 page.stops = lists.stops
                 page.source = "public"
-                page.payloadJSON = ScriptJSON.encode(live)
                 page.notStudent = notStudent
                 page.signedOut = !notStudent
             }
@@ -112,14 +109,19 @@ struct TimetableRoutes {
                 freeText: t("timetable.freePlaces", count: park.slot),
                 ofText: t("timetable.of", ["capacity": String(park.capacity)]), state: park.state.rawValue,
                 stateLabel: t("timetable.state.\(park.state.rawValue)"), live: park.live,
-                liveLabel: park.live ? t("timetable.live") : t("timetable.notLive"), updatedAt: park.updatedAt)
+                liveLabel: park.live ? t("timetable.live") : t("timetable.notLive"), updatedAt: park.updatedAt,
+                // Past this, the reading is too old to believe: the page says so without asking again.
+                liveUntil: park.updatedAt.flatMap(Timestamp.date).map {
+                    milliseconds($0.addingTimeInterval(Freshness.readingLimit))
+                })
         }
         let stops = stops.map { stop in
             let expected = Timestamp.date(stop.expectedAt) ?? now
             let minutes = max(0, Int(expected.timeIntervalSince(now)) / 60)
             return TimetablePage.Stop(
                 id: stop.id, from: stop.departure, to: stop.arrival, time: clock.time(of: expected).description,
-                expectedAt: stop.expectedAt, countdown: t("timetable.minutes", count: minutes), live: stop.live,
+                expectedAt: stop.expectedAt, leavesAt: milliseconds(expected),
+                countdown: t("timetable.minutes", count: minutes), live: stop.live,
                 modeLabel: stop.live ? t("timetable.live") : t("timetable.scheduled"))
         }
         return (parkings, stops)
@@ -172,7 +174,9 @@ struct TimetableRoutes {
                 startAt: meeting.start.formatted(.iso8601), endAt: meeting.end.formatted(.iso8601),
                 course: meeting.class.course, courseTitle: meeting.class.courseTitle, className: meeting.class.name,
                 lecturer: t("timetable.lecturer", ["name": meeting.class.lecturer]), room: meeting.class.room,
-                campus: meeting.class.campus, inProgress: meeting.isInProgress(at: view.now))
+                campus: meeting.class.campus, inProgress: meeting.isInProgress(at: view.now),
+                // It starts or ends then: the page is drawn again.
+                refreshAt: [meeting.start, meeting.end].first { $0 > view.now }.map(milliseconds))
         }
         // When what the page shows next changes: the end of today's last class (then the next teaching day is
         // shown), else the campus midnight. An open page fetches itself again then.
@@ -182,26 +186,16 @@ struct TimetableRoutes {
         }
         let lists = live(parkings: view.payload.parkings, stops: view.payload.stops, now: view.now, clock: clock, t: t)
         return TimetablePage.Day(
-            changesAt: changesAt.formatted(.iso8601),
+            changesAt: milliseconds(changesAt),
             student: .init(name: view.student.name, id: view.student.id),
             greeting: t("timetable.greeting", ["name": view.student.name]),
             dateText: longDate(view.today, zone: zone, language: language), weekText: weekText, heading: heading,
             note: note, cards: cards, calendarURL: view.link.url, webcalURL: view.link.webcal,
-            payloadJSON: ScriptJSON.encode(view.payload), parkings: lists.parkings, stops: lists.stops)
+            parkings: lists.parkings, stops: lists.stops)
     }
 
-    /// The strings `timetable.js` needs, plural forms included, in the page's language.
-    static func scriptStrings(_ t: Localizer) -> String {
-        ScriptJSON.strings(
-            t,
-            [
-                "timetable.state.plenty", "timetable.state.filling", "timetable.state.almostFull",
-                "timetable.state.full",
-                "timetable.live", "timetable.notLive", "timetable.scheduled", "timetable.of", "timetable.noDepartures",
-                "timetable.inProgress",
-            ],
-            plurals: ["timetable.freePlaces", "timetable.minutes"])
-    }
+    /// What `timetable.js` says itself: the countdown, which changes every minute without the server.
+    static let scriptStrings = ScriptStrings(plurals: ["timetable.minutes"])
 
     /// A new calendar address from the page's form (CSRF-checked).
     func rotate(_ request: Request) async throws -> Response {
@@ -215,20 +209,20 @@ struct TimetableRoutes {
 }
 
 /// `/timetable`: a student's day (their week, classes, calendar address), or for anyone else the live car parks
-/// and shuttles; the page's script keeps either fresh from the same data (`payloadJSON`).
+/// and shuttles. Its live part (`timetable-live`) is drawn again when the feeds change and at the moments in
+/// `data-refresh-at` (a class starts or ends, a bus leaves, the day is over).
 struct TimetablePage {
-    let stringsJSON: String
     let refreshSeconds: Int
     /// `schedules` (a student's) or `public`: where the script refreshes from.
     var source = ""
     var rotated = false
     var notStudent = false
     var signedOut = false
-    var payloadJSON = ""
     var parkings: [Parking] = []
     var stops: [Stop] = []
     // A student's day:
-    var changesAt: String?
+    /// When the day shown changes (ms since 1970): the end of today's last class, or the campus midnight.
+    var changesAt: Int?
     var student: Student?
     var greeting: String?
     var dateText: String?
@@ -240,8 +234,7 @@ struct TimetablePage {
     var calendarURL: String?
     var webcalURL: String?
 
-    init(stringsJSON: String, refreshSeconds: Int) {
-        self.stringsJSON = stringsJSON
+    init(refreshSeconds: Int) {
         self.refreshSeconds = refreshSeconds
     }
 
@@ -258,13 +251,12 @@ struct TimetablePage {
         hasCards = !day.cards.isEmpty
         calendarURL = day.calendarURL
         webcalURL = day.webcalURL
-        payloadJSON = day.payloadJSON
         parkings = day.parkings
         stops = day.stops
     }
 
     struct Day {
-        let changesAt: String
+        let changesAt: Int
         let student: Student
         let greeting: String
         let dateText: String
@@ -274,7 +266,6 @@ struct TimetablePage {
         let cards: [Card]
         let calendarURL: String
         let webcalURL: String
-        let payloadJSON: String
         let parkings: [Parking]
         let stops: [Stop]
     }
@@ -297,6 +288,8 @@ struct TimetablePage {
         let room: String
         let campus: String
         let inProgress: Bool
+        /// When it starts or ends next (ms since 1970), if still to come.
+        let refreshAt: Int?
     }
 
     struct Parking {
@@ -311,6 +304,7 @@ struct TimetablePage {
         let live: Bool
         let liveLabel: String
         let updatedAt: String?
+        let liveUntil: Int?
     }
 
     struct Stop {
@@ -319,8 +313,13 @@ struct TimetablePage {
         let to: String
         let time: String
         let expectedAt: String
+        /// When it leaves (ms since 1970): the page counts down to it, then draws the list again.
+        let leavesAt: Int
         let countdown: String
         let live: Bool
         let modeLabel: String
     }
 }
+
+/// Milliseconds since 1970, as page scripts count time.
+private func milliseconds(_ date: Date) -> Int { Int((date.timeIntervalSince1970 * 1000).rounded()) }

@@ -7,10 +7,11 @@ import Testing
 /// content-hash URL, so a browser never runs a new page script against an old shared module.
 @Suite struct WebAssetsTests {
     @Test func anImportPointsAtTheImportedFilesHashedURL() throws {
-        let assets = try WebAssets(directory: try Self.folder([
-            "live.js": "export const every = 30;\n",
-            "rooms.js": "import { every } from \"./live.js\";\nconsole.log(\"import\", every);\n",
-        ]))
+        let assets = try WebAssets(
+            directory: try Self.folder([
+                "live.js": "export const every = 30;\n",
+                "rooms.js": "import { every } from \"./live.js\";\nconsole.log(\"import\", every);\n",
+            ]))
         let live = try #require(assets.byName["live.js"])
         let rooms = String(buffer: try #require(assets.byName["rooms.js"]).bytes)
         #expect(live.path.hasPrefix("/assets/live.") && live.path.hasSuffix(".js"))
@@ -19,12 +20,14 @@ import Testing
     }
 
     @Test func changingASharedModuleChangesTheURLOfItsImporters() throws {
-        let before = try WebAssets(directory: try Self.folder([
-            "live.js": "export const every = 30;\n", "rooms.js": "import \"./live.js\";\n", "app.css": "a{}",
-        ]))
-        let after = try WebAssets(directory: try Self.folder([
-            "live.js": "export const every = 60;\n", "rooms.js": "import \"./live.js\";\n", "app.css": "a{}",
-        ]))
+        let before = try WebAssets(
+            directory: try Self.folder([
+                "live.js": "export const every = 30;\n", "rooms.js": "import \"./live.js\";\n", "app.css": "a{}",
+            ]))
+        let after = try WebAssets(
+            directory: try Self.folder([
+                "live.js": "export const every = 60;\n", "rooms.js": "import \"./live.js\";\n", "app.css": "a{}",
+            ]))
         #expect(before.byName["rooms.js"]?.path != after.byName["rooms.js"]?.path)
         #expect(before.byName["app.css"]?.path == after.byName["app.css"]?.path)
     }

@@ -90,6 +90,63 @@ import Testing
         }
     }
 
+    /// A page's live part comes alone at `?fragment=live`, drawn from the same model as the page, with an ETag: a
+    /// page that has it already gets a 304, and a page in another language gets its own.
+    @Test func aPagesLivePartComesAloneWithAnETag() async throws {
+        try await TestApp.run(configure: { $0.loadDemoData = true }) { app, client in
+            var member = try await app.signedIn("ada")
+            // The page's forms carry the browser's CSRF token: a browser has its cookie from the page.
+            member[.cookie] = "quad_csrf=e2e-csrf-token-0123456789abcdefghijklmnop"
+            let etag = try await client.execute(uri: "/rooms?fragment=live", method: .get, headers: member) {
+                response in
+                #expect(response.status == .ok)
+                #expect(response.headers[.contentType] == "text/html; charset=utf-8")
+                #expect(response.headers[.cacheControl] == "no-cache, private")
+                #expect(response.headers[.vary] == "Accept-Language, Cookie")
+                #expect(response.text.contains(#"class="room-card""#))
+                #expect(response.text.contains(#"id="my-bookings""#), "the person's own part")
+                #expect(!response.text.contains("<html"), "the fragment alone, not the page")
+                return try #require(response.headers[.eTag])
+            }
+            var again = member
+            again[.ifNoneMatch] = etag
+            try await client.execute(uri: "/rooms?fragment=live", method: .get, headers: again) {
+                #expect($0.status == .notModified)
+            }
+            again[.acceptLanguage] = "fr"
+            try await client.execute(uri: "/rooms?fragment=live", method: .get, headers: again) {
+                #expect($0.status == .ok)
+                #expect($0.text.contains("Réserver"))
+            }
+            try await client.execute(uri: "/rooms?fragment=nothing", method: .get, headers: member) {
+                #expect($0.status == .notFound)
+            }
+        }
+    }
+
+    /// What page scripts say comes in one JSON block in the layout, in the page's language, encoded so that no
+    /// text can end the script element or open a comment in it.
+    @Test func scriptStringsAreOneJSONBlockThatCannotEndTheScript() async throws {
+        try await TestApp.run { _, client in
+            try await client.execute(uri: "/rooms", method: .get, headers: [.acceptLanguage: "fr"]) { response in
+                let html = response.text
+                let start = try #require(html.range(of: #"<script type="application/json" id="quad-strings">"#))
+                let end = try #require(html.range(of: "</script>", range: start.upperBound..<html.endIndex))
+                let strings = try #require(
+                    try JSONSerialization.jsonObject(with: Data(html[start.upperBound..<end.lowerBound].utf8))
+                        as? [String: Any])
+                #expect(strings["lang"] as? String == "fr")
+                #expect((strings["strings"] as? [String: String])?["time.justNow"] == "Mis à jour à l’instant")
+                #expect((strings["plurals"] as? [String: Any])?["time.minutesAgo"] != nil)
+            }
+        }
+        let hostile = ScriptJSON.escape(Data(#"{"name":"<!--<script>&</script>\#u{2028}"}"#.utf8))
+        #expect(!hostile.contains("<") && !hostile.contains(">") && !hostile.contains("&"))
+        #expect(!hostile.contains("\u{2028}"))
+        let read = try JSONSerialization.jsonObject(with: Data(hostile.utf8)) as? [String: String]
+        #expect(read?["name"] == "<!--<script>&</script>\u{2028}")
+    }
+
     /// The web folder in the sources (the tests read what the build copies from it).
     static let staticFolder = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         .appendingPathComponent("../../Sources/QuadPlatform/Web/static")

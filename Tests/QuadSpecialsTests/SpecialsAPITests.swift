@@ -430,6 +430,45 @@ import Testing
         }
     }
 
+    /// The manager's preview is the tile the form would save, drawn by the server from what is typed so far:
+    /// amounts and savings written as on the tiles, sizes held to the canvas, what is not an amount as typed,
+    /// and the letter tile the special gets when no picture is chosen. Only a manager may ask.
+    @Test func thePreviewIsTheTileTheFormWouldSave() async throws {
+        try await TestApp.run { app, client in
+            let cookie = "quad_session=\(try await Self.adminSession(app))"
+            func preview(_ query: String, language: String = "en") async throws -> String {
+                try await client.execute(
+                    uri: "/admin/specials/preview?\(query)", method: .get,
+                    headers: [.cookie: cookie, .acceptLanguage: language]
+                ) { response in
+                    #expect(response.status == .ok)
+                    return response.text
+                }
+            }
+            let saving = try await preview(
+                "display_name=Ripe+Mangoes&width=20&height=3&original_price=1234.5&price=617.25&promotion=2+for+1")
+            #expect(saving.contains(#"style="--w: 16; --h: 3""#), "the width held to the canvas")
+            #expect(saving.contains(#"<span class="special-name">Ripe Mangoes</span>"#))
+            #expect(saving.contains(#"<s class="special-original">$1,234.50</s>"#))
+            #expect(saving.contains(#"<span class="special-price">$617.25</span>"#))
+            #expect(saving.contains(#"<span class="special-savings">-50 %</span>"#))
+            #expect(saving.contains(#"<span class="special-promotion">2 for 1</span>"#))
+            #expect(saving.contains(#"<img class="special-image" src="/images/"#), "the letter tile")
+            let french = try await preview("display_name=Kiwi&original_price=1234.5&price=617.25", language: "fr")
+            #expect(french.contains("<s class=\"special-original\">1\u{202F}234,50\u{A0}$</s>"))
+            // A saving under half a percent is no saving to show; an amount the form refuses is shown as typed.
+            let tiny = try await preview("display_name=Kiwi&original_price=2.50&price=2.49")
+            #expect(tiny.contains(#"<span class="special-price">$2.49</span>"#) && !tiny.contains("special-savings"))
+            let typed = try await preview("display_name=Kiwi&original_price=2&price=0.995")
+            #expect(typed.contains(#"<span class="special-price">0.995</span>"#) && !typed.contains("special-original"))
+
+            let member = try await app.signedIn("ada")
+            try await client.execute(uri: "/admin/specials/preview?display_name=Kiwi", method: .get, headers: member) {
+                #expect($0.status == .forbidden)
+            }
+        }
+    }
+
     /// Posts a manager's form with a signed-in admin's session and its CSRF token.
     static func postForm(
         _ app: TestApp, _ client: any TestClientProtocol, _ uri: String, _ fields: [(String, String)],

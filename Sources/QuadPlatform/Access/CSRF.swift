@@ -87,6 +87,12 @@ extension Request {
 
     /// The fields of a form of single values (its CSRF token already checked by `AccessMiddleware`).
     package mutating func formFields() async throws -> [String: String] { try await form([String: String].self) }
+
+    /// The query of a page's `GET` form, as the browser encodes it (a space is `+`, which the URI's own
+    /// `queryParameters` keeps as a plus); a field sent twice or as a list is ignored.
+    package var queryForm: [String: String] {
+        (try? URLEncodedFormDecoder().decode([String: String].self, from: uri.query ?? "")) ?? [:]
+    }
 }
 
 /// What the CSRF check reads of a form: its token, whatever else the form holds.

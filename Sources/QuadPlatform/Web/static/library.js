@@ -1,19 +1,14 @@
-// The Library page: sharing, the editor's unsaved-changes guard, the sort applied when chosen, and live
-// updates from `book` events. Everything here only adds: the page works with its forms alone.
-"use strict";
-(() => {
-  const root = document.getElementById("library");
-  if (!root) return;
-  let strings = {};
-  try {
-    strings = JSON.parse(document.getElementById("library-strings").textContent);
-  } catch { /* no strings: the keys stand in */ }
-  const t = (key) => strings[key] || key;
-  const live = document.getElementById("library-live");
-  const announce = (text) => {
-    live.textContent = "";
-    window.setTimeout(() => { live.textContent = text; }, 50);
-  };
+// The Library page: sharing, the editor's unsaved-changes guard, the sort applied when chosen, and the
+// list and the book shown kept live (live.js merges the server's own fragment of the page). Everything
+// here only adds: the page works with its forms alone.
+import { startLive, announce } from "./live.js";
+import { t } from "./i18n.js";
+
+const root = document.getElementById("library");
+if (root) library();
+
+function library() {
+  const liveRegion = document.getElementById("library-live");
 
   // --- The sort applies as soon as it is chosen ----------------------------------------------------
   document.addEventListener("change", (event) => {
@@ -45,10 +40,14 @@
     return copied;
   }
 
+  // Shown once this script runs (the server draws it hidden), again after each redraw; wired once.
+  const wired = new WeakSet();
   function wireShare() {
     const button = document.getElementById("book-share");
     if (!button) return;
     button.hidden = false;
+    if (wired.has(button)) return;
+    wired.add(button);
     button.addEventListener("click", async () => {
       const url = location.origin + location.pathname;
       const title = button.dataset.shareTitle;
@@ -59,7 +58,7 @@
         return;
       }
       if (await copy(url, button)) {
-        announce(t("library.copied"));
+        announce(liveRegion, t("library.copied"));
         button.setAttribute("aria-describedby", "library-live");
       } else {
         window.prompt(t("library.copyPrompt"), url);
@@ -96,47 +95,27 @@
   }
 
   // --- Live: another person's change shows without reloading ---------------------------------------
-  let refreshing = false;
-  let again = false;
-  async function refresh() {
-    if (refreshing) { again = true; return; }
-    refreshing = true;
-    try {
-      const response = await fetch(location.pathname + location.search, {
-        credentials: "same-origin", headers: { Accept: "text/html" },
-      });
-      if (!response.ok) return;
-      const page = new DOMParser().parseFromString(await response.text(), "text/html");
-      const list = page.getElementById("book-list");
-      const count = page.getElementById("library-count");
-      // Keep what the person ticked in select mode.
-      const ticked = new Set(Array.from(document.querySelectorAll(".book-pick:checked")).map((box) => box.value));
-      if (list) {
-        document.getElementById("book-list").replaceWith(list);
-        list.querySelectorAll(".book-pick").forEach((box) => { box.checked = box.checked || ticked.has(box.value); });
-      }
-      if (count) document.getElementById("library-count").replaceWith(count);
-      // The book shown is replaced unless focus is inside it (a form being used) or the editor is open.
-      const detail = document.querySelector(".book-detail");
-      const fresh = page.querySelector(".book-detail");
-      if (detail && !editor && !detail.contains(document.activeElement)) {
-        if (fresh) {
-          detail.replaceWith(fresh);
-          wireShare();
-        }
-      }
-      announce(t("library.live"));
-    } catch {
-      // Offline: the next event tries again.
-    } finally {
-      refreshing = false;
-      if (again) { again = false; refresh(); }
-    }
-  }
-
-  if ("EventSource" in window) {
-    const stream = new EventSource("/api/events?types=book");
-    stream.addEventListener("book", () => refresh());
-    window.addEventListener("pagehide", () => stream.close());
-  }
-})();
+  const url = new URL(location.href);
+  url.searchParams.set("fragment", "live");
+  url.hash = "";
+  const live = startLive({
+    root,
+    region: document.getElementById("library-panes"),
+    url: url.pathname + url.search,
+    events: ["book"],
+    pollSeconds: Number(root.dataset.refreshSeconds) || 30,
+    minIntervalMs: 1000,
+    morphOptions: {
+      key: "data-book-id",
+      // The editor is the person's own until they save or leave; a book's form in use stays as it is.
+      skip: (old) => old.id === "book-editor" || (old.matches(".book-detail") && old.contains(document.activeElement)),
+    },
+    banners: { offline: document.getElementById("library-offline"), error: document.getElementById("library-error") },
+    freshness: document.getElementById("library-updated"),
+    onApplied(changes, { changed }) {
+      wireShare();
+      if (changed) announce(liveRegion, t("library.live"));
+    },
+  });
+  document.getElementById("library-retry").addEventListener("click", () => live.refresh());
+}

@@ -151,9 +151,11 @@ export function startLive({
 
   function apply(html, fromEvent) {
     if (stopped) return;
+    const before = region.innerHTML;
     const changes = morph(region, html, morphOptions);
+    const changed = region.innerHTML !== before; // a 200 may still draw what is shown (a first fetch)
     tick();
-    onApplied?.(changes, { fromEvent });
+    onApplied?.(changes, { fromEvent, changed });
   }
 
   // --- Server-Sent Events ---------------------------------------------------------------------------

@@ -34,9 +34,9 @@ self.addEventListener("fetch", (event) => {
     })));
     return;
   }
-  if (url.pathname === "/api/rooms" && !url.search) {
-    // The rooms list: the network first (spots change all the time), the last copy when offline so the
-    // page can still show rooms. That copy says so in a header: the page shows it but does not call it fresh.
+  if (url.searchParams.has("fragment")) {
+    // A page's live part (live.js): the network first (it changes all the time), the last copy when offline
+    // so the page can still show it. That copy says so in a header: the page shows it but never calls it fresh.
     event.respondWith(fetch(request).then((response) => {
       if (response.status === 200) { const copy = response.clone(); caches.open(PAGES).then((c) => c.put(url.href, copy)); }
       return response;
