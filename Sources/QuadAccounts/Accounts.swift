@@ -24,9 +24,10 @@ package final class Accounts: Feature, PersonDirectory {
     package init(platform: Platform, removals: [any PersonRemoval]) {
         self.platform = platform
         self.removals = removals
+        self.sessions = SessionStore(database: platform.database, clock: platform.clock, hub: platform.events)
         self.people = PeopleStore(
-            database: platform.database, passwordCost: platform.configuration.passwordCost, clock: platform.clock)
-        self.sessions = SessionStore(database: platform.database, clock: platform.clock)
+            database: platform.database, passwordCost: platform.configuration.passwordCost, clock: platform.clock,
+            sessions: sessions.cache)
         self.throttle = LoginThrottle(database: platform.database, clock: platform.clock)
         self.appLinks = AppLinkStore(database: platform.database, clock: platform.clock)
         self.signUps = RateLimiter(rate: 5.0 / 3600, burst: 5, clock: platform.clock)

@@ -12,12 +12,15 @@ final class PeopleStore: Sendable {
     /// bcrypt's cost: 12 in production; tests lower it so they run fast.
     let passwordCost: UInt8
     let clock: any QuadClock
+    /// Who sessions sign in, in memory: told at once when a person changes or goes.
+    private let sessions: SessionCache
 
     /// A hash of a password no one has, checked against when the username is unknown.
     private let decoyHash: String
 
-    init(database: Database, passwordCost: UInt8, clock: any QuadClock) {
+    init(database: Database, passwordCost: UInt8, clock: any QuadClock, sessions: SessionCache) {
         self.clock = clock
+        self.sessions = sessions
         self.database = database
         self.passwordCost = passwordCost
         self.decoyHash = Bcrypt.hash(SecureRandom.base64url(byteCount: 16), cost: passwordCost)
@@ -107,7 +110,7 @@ final class PeopleStore: Sendable {
     ) async throws -> Person {
         let hash: String? = if let password { try await self.hash(password) } else { nil }
         let key = username.lowercased()
-        return try await database.transaction { sql in
+        let person = try await database.transaction { sql in
             guard
                 var person = try await sql.raw(
                     "SELECT \(unsafeRaw: Self.columns) FROM people WHERE username_key = \(bind: key)"
@@ -134,13 +137,16 @@ final class PeopleStore: Sendable {
             }
             return person
         }
+        // Their sessions now sign in the person as changed (a role, a name), or none when the password changed.
+        await sessions.forget(username: key)
+        return person
     }
 
     /// Removes the person and their sessions, and has the other features let go of what they held (`removals`),
     /// in one transaction. Returns what to announce once it is committed, or nil when there was no such person.
     func delete(_ username: String, removals: [any PersonRemoval]) async throws -> [@Sendable () async -> Void]? {
         let key = username.lowercased()
-        return try await database.transaction { sql in
+        let changed = try await database.transaction { sql -> [@Sendable () async -> Void]? in
             guard try await sql.raw("SELECT username_key FROM people WHERE username_key = \(bind: key)").first() != nil
             else { return nil }
             var changed: [@Sendable () async -> Void] = []
@@ -151,6 +157,8 @@ final class PeopleStore: Sendable {
             try await Self.keepAnAdmin(sql)
             return changed
         }
+        if changed != nil { await sessions.forget(username: key) }
+        return changed
     }
 
     /// The person when the password is theirs. An unknown username costs the same bcrypt work as a wrong

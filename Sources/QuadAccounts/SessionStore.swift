@@ -6,6 +6,7 @@ import SQLKit
 
 /// Signed-in sessions, for the web (a cookie) and the API (a bearer token). A token is 256 random bits,
 /// given once; only its SHA-256 is stored. A session ends 30 days after it was last used, or at sign-out.
+/// Who a token signs in is read from memory (`SessionCache`) once the database has said it.
 final class SessionStore: Sendable {
     enum Kind: String, Sendable { case web, api }
 
@@ -15,10 +16,12 @@ final class SessionStore: Sendable {
 
     let database: Database
     private let clock: any QuadClock
+    let cache: SessionCache
 
-    init(database: Database, clock: any QuadClock) {
+    init(database: Database, clock: any QuadClock, hub: EventHub) {
         self.database = database
         self.clock = clock
+        self.cache = SessionCache(hub: hub)
     }
 
     static func hash(_ token: String) -> String {
@@ -44,6 +47,9 @@ final class SessionStore: Sendable {
     func person(for token: String) async throws -> Person? {
         let now = Int64(clock.now.timeIntervalSince1970)
         let hash = Self.hash(token)
+        // From memory while the session is live and its last use needs no writing down.
+        if let entry = cache.entry(hash), entry.lastSeen > now - Self.touchInterval { return entry.person }
+        let epoch = cache.epoch
         let found = try await database.read { sql -> (Person, Int64)? in
             guard
                 let row = try await sql.raw(
@@ -61,12 +67,14 @@ final class SessionStore: Sendable {
                 studentId: try row.decode(column: "student_id", as: String?.self))
             return (person, try row.decode(column: "last_seen", as: Int64.self))
         }
-        guard let (person, lastSeen) = found else { return nil }
+        guard var (person, lastSeen) = found else { return nil }
         if lastSeen < now - Self.touchInterval {
             try await database.withConnection { sql in
                 try await sql.raw("UPDATE sessions SET last_seen = \(bind: now) WHERE token_hash = \(bind: hash)").run()
             }
+            lastSeen = now
         }
+        cache.store(hash, person: person, lastSeen: lastSeen, epoch: epoch)
         return person
     }
 
@@ -74,6 +82,7 @@ final class SessionStore: Sendable {
         try await database.withConnection { sql in
             try await sql.raw("DELETE FROM sessions WHERE token_hash = \(bind: Self.hash(token))").run()
         }
+        await cache.forget(token: Self.hash(token))
     }
 
     func deleteExpired() async throws {

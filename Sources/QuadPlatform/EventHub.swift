@@ -39,6 +39,10 @@ public final class EventHub: Service, Sendable {
         package var closed = false
         /// PostgreSQL: whether this instance's LISTEN is up (it hears the other instances).
         package var listening = false
+        /// How many times LISTEN has started: what was learnt before a gap may have missed a notice.
+        var generation = 0
+        /// Handlers of notices between instances, by type (`notice`), never sent to clients.
+        var noticeHandlers: [String: [@Sendable (String) -> Void]] = [:]
     }
 
     private struct Subscriber {
@@ -88,6 +92,43 @@ public final class EventHub: Service, Sendable {
                 logger.error("Could not publish an event", metadata: ["type": "\(type)", "error": "\(error)"])
             }
         }
+    }
+
+    /// Tells every instance (this one too, at once) something that is not for clients: a cache to drop, say.
+    /// Notices are not events: no id, no replay, never on `/api/events`.
+    package func notice(_ type: String, _ text: String) async {
+        switch database.engine {
+        case .sqlite:
+            deliverNotice(type, text)
+        case .postgres:
+            deliverNotice(type, text)  // at once here, then the other instances through NOTIFY
+            do {
+                try await database.withConnection { sql in
+                    try await sql.raw(
+                        "SELECT pg_notify(\(bind: self.channel), \(bind: Self.noticePrefix + type + " " + text))"
+                    ).run()
+                }
+            } catch {
+                logger.error("Could not send a notice", metadata: ["type": "\(type)", "error": "\(error)"])
+            }
+        }
+    }
+
+    /// Calls `handler` with the text of every notice of `type`, from any instance.
+    package func onNotice(_ type: String, _ handler: @escaping @Sendable (String) -> Void) {
+        state.withLockedValue { $0.noticeHandlers[type, default: []].append(handler) }
+    }
+
+    /// Changes when this hub may have missed notices (its LISTEN restarted on PostgreSQL): what a cache learnt
+    /// under another generation is not to be trusted. `nil` while it is not listening at all.
+    package var noticeGeneration: Int? {
+        database.engine == .sqlite ? 0 : state.withLockedValue { $0.listening ? $0.generation : nil }
+    }
+
+    private static let noticePrefix = "notice "
+
+    private func deliverNotice(_ type: String, _ text: String) {
+        for handler in state.withLockedValue({ $0.noticeHandlers[type] ?? [] }) { handler(text) }
     }
 
     /// Subscribes to events after `lastEventId` (all new ones when nil), optionally of some types only.
@@ -172,10 +213,20 @@ public final class EventHub: Service, Sendable {
                 delay = .milliseconds(200)
                 defer { Task { try? await connection.close() } }
                 try await connection.listen(on: channel) { notifications in
-                    state.withLockedValue { $0.listening = true }
+                    state.withLockedValue {
+                        $0.listening = true
+                        $0.generation += 1
+                    }
                     defer { state.withLockedValue { $0.listening = false } }
                     for try await notification in notifications {
-                        if let event = Self.parse(notification.payload) { deliver(event) }
+                        let payload = notification.payload
+                        if payload.hasPrefix(Self.noticePrefix) {
+                            let notice = payload.dropFirst(Self.noticePrefix.count).split(separator: " ", maxSplits: 1)
+                            // This instance's own come back too: a cache dropped twice is no harm.
+                            if notice.count == 2 { deliverNotice(String(notice[0]), String(notice[1])) }
+                        } else if let event = Self.parse(payload) {
+                            deliver(event)
+                        }
                     }
                 }
             } catch {

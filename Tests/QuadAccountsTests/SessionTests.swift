@@ -1,6 +1,7 @@
 import Foundation
 import QuadCore
 import QuadTestSupport
+import ServiceLifecycle
 import Testing
 
 @testable import QuadAccounts
@@ -45,6 +46,79 @@ import Testing
         }
     }
 
+    /// Who a token signs in is read from memory once known, and a sign-out, a role change, a new password or a
+    /// removal takes effect on the very next request.
+    @Test func whatChangesASessionTakesEffectAtOnce() async throws {
+        try await TestApp.run(configure: { $0.loadDemoData = true }) { app, _ in
+            let accounts = app.features.accounts
+            let sessions = accounts.sessions
+            let (ada, _) = try await sessions.start(for: "ada", kind: .web)
+            let (again, _) = try await sessions.start(for: "ada", kind: .api)
+            let (grace, _) = try await sessions.start(for: "grace", kind: .web)
+            #expect(try await sessions.person(for: ada)?.role == .member)
+            #expect(sessions.cache.entry(SessionStore.hash(ada)) != nil, "the second read comes from memory")
+
+            _ = try await accounts.people.update("ada", displayName: nil, role: .admin, studentId: nil, password: nil)
+            #expect(try await sessions.person(for: ada)?.role == .admin)
+            try await sessions.end(ada)
+            #expect(try await sessions.person(for: ada) == nil)
+            #expect(try await sessions.person(for: again) != nil)
+            _ = try await accounts.people.update(
+                "ada", displayName: nil, role: nil, studentId: nil, password: "a new password for ada")
+            #expect(try await sessions.person(for: again) == nil)
+
+            #expect(try await sessions.person(for: grace) != nil)
+            _ = try await accounts.people.delete("grace", removals: accounts.removals)
+            #expect(try await sessions.person(for: grace) == nil)
+        }
+    }
+
+    /// Two instances on one PostgreSQL database: a sign-out or a role change on one takes effect on the other at
+    /// once, although the other had the session in memory.
+    @Test(.enabled(if: TestDatabase.postgresURL != nil), .timeLimit(.minutes(1)))
+    func aChangeOnOneInstanceTakesEffectOnTheOther() async throws {
+        try await TestDatabase.withLocation(.postgres) { location in
+            var configuration = TestApp.configuration(location)
+            configuration.loadDemoData = true
+            let firstDatabase = try await Database.open(location, logger: TestDatabase.logger)
+            let secondDatabase = try await Database.open(location, logger: TestDatabase.logger)
+            let first = try await Features.start(configuration, database: firstDatabase, logger: TestDatabase.logger) {
+                _ in
+            }.accounts
+            let second = try await Features.start(configuration, database: secondDatabase, logger: TestDatabase.logger)
+            { _ in }.accounts
+            let group = ServiceGroup(
+                configuration: .init(
+                    services: [first.platform.events, second.platform.events], gracefulShutdownSignals: [],
+                    logger: TestDatabase.logger))
+            try await withThrowingTaskGroup(of: Void.self) { tasks in
+                tasks.addTask { try await group.run() }
+                try await eventually("both instances listen") {
+                    first.platform.events.isListening && second.platform.events.isListening
+                }
+                let (token, _) = try await first.sessions.start(for: "ada", kind: .web)
+                let (other, _) = try await first.sessions.start(for: "ada", kind: .api)
+                #expect(try await second.sessions.person(for: token)?.role == .member)
+                #expect(try await second.sessions.person(for: other)?.role == .member)
+                #expect(second.sessions.cache.entry(SessionStore.hash(token)) != nil)
+
+                _ = try await first.people.update("ada", displayName: nil, role: .admin, studentId: nil, password: nil)
+                try await eventually("the role change reaches the other instance", timeout: .seconds(2)) {
+                    try await second.sessions.person(for: token)?.role == .admin
+                }
+                try await first.sessions.end(token)
+                try await eventually("the sign-out reaches the other instance", timeout: .seconds(2)) {
+                    try await second.sessions.person(for: token) == nil
+                }
+                #expect(try await second.sessions.person(for: other)?.role == .admin)
+                await group.triggerGracefulShutdown()
+                try await tasks.waitForAll()
+            }
+            await firstDatabase.close()
+            await secondDatabase.close()
+        }
+    }
+
     @Test func sessionsEndAfterThirtyDaysIdle() async throws {
         try await TestDatabase.withDatabase(.sqlite) { database in
             let platform = try await Features.start(
@@ -54,7 +128,7 @@ import Testing
                 logger: TestDatabase.logger
             ) { _ in }.platform
             let clock = ManualClock(now: TestTime.start)
-            let sessions = SessionStore(database: platform.database, clock: clock)
+            let sessions = SessionStore(database: platform.database, clock: clock, hub: platform.events)
             let (token, _) = try await sessions.start(for: "ada", kind: .api)
             clock.advance(by: .seconds(29 * 24 * 3600))
             #expect(try await sessions.person(for: token) != nil)  // used: the 30 days start again
