@@ -3,6 +3,7 @@ import Hummingbird
 import OpenAPIHummingbird
 import QuadCore
 import QuadPlatform
+import ServiceLifecycle
 
 /// The Library service: who has which book. The API (`LibraryOperations`) and the web app (`LibraryRoutes`)
 /// both change books through it, so every change is checked the same way and publishes a `book` event.
@@ -11,17 +12,39 @@ package final class Library: Feature {
     let platform: Platform
     /// The campus's time zone (the Timetable's), for the dates the web app shows.
     let campus: any CampusTime
+    /// `GET /api/books` as every open app polls it (no search, filter or sort): encoded once per change, for
+    /// people signed in (with names) and for visitors (without), and again when a loan falls due.
+    let shelf: Snapshot<[Book]>
 
     package init(platform: Platform, campus: any CampusTime) {
         self.platform = platform
         self.campus = campus
-        self.store = LibraryStore(
+        let store = LibraryStore(
             database: platform.database, policy: LoanPolicy(days: platform.configuration.loanDays))
+        self.store = store
+        self.shelf = Snapshot(clock: platform.clock, load: { try await store.all() }) { books, audience, now in
+            let named = audience == Self.namedAudience
+            let records = Book.listed(books, now: now).map { Library.record($0, now: now, named: named) }
+            // A status changes by itself when a loan falls due: the bytes last until the first that does.
+            let due = books.compactMap(\.loan?.dueAt).filter { $0 > now }.min()
+            return try Snapshot<[Book]>.json(records, expires: due)
+        }
+    }
+
+    /// The shelf's answer for whoever asks: names are for people signed in.
+    static let namedAudience = "named"
+    var shelfAnswer: SnapshotAnswers.Source {
+        { [shelf] _ in
+            let encoded = try await shelf.encoded(
+                baseURL: RequestInfo.current.person == nil ? "visitors" : Self.namedAudience)
+            return (encoded.body, encoded.etag)
+        }
     }
 
     typealias Change = BookEvent
 
     func changed(_ book: Book?, id: Int? = nil, _ kind: Change.Kind) async {
+        shelf.invalidate()
         await platform.events.publish(
             "book",
             // No name: anyone may listen to the event stream; who has the book is for people signed in.
@@ -216,7 +239,12 @@ extension Library {
     package func register(on routes: Routes, web: WebShell) throws {
         LibraryRoutes(library: self, web: web).register(on: routes)
         try LibraryOperations(library: self).registerHandlers(
-            on: routes.router, configuration: .quad, middlewares: .quad())
+            on: routes.router, configuration: .quad, middlewares: .quad(snapshots: ["listBooks": shelfAnswer]))
+    }
+
+    /// Drops the shelf when another instance changes a book.
+    package var services: [any Service] {
+        [SnapshotInvalidation(events: platform.events, type: "book", snapshot: shelf)]
     }
 
     package func loadDemoData(announce: @escaping @Sendable (String) -> Void) async throws {

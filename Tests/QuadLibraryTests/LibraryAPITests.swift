@@ -224,6 +224,35 @@ import Testing
         }
     }
 
+    /// The whole shelf, which every open app polls, is encoded once per change, yet always what a fresh reading
+    /// would say: a checkout shows at once, a loan falling due shows when it does, and visitors get no names.
+    @Test(arguments: TestDatabase.engines)
+    func theShelfIsAlwaysCurrent(engine: Database.Engine) async throws {
+        try await TestApp.run(engine, configure: { $0.loanDays = 7 }) { app, client in
+            let id = try await Self.add(client, "Dune")
+            let ada = try await app.signedIn("ada")
+            func shelf(_ headers: HTTPFields) async throws -> (status: String?, borrower: String?, etag: String?) {
+                let response = try await Self.send(client, .get, "/api/books", headers: headers)
+                let book = (try JSONSerialization.jsonObject(with: Data(buffer: response.body)) as? [[String: Any]])?
+                    .first { $0["id"] as? Int == id }
+                return (book?["status"] as? String, book?["borrower"] as? String, response.headers[.eTag])
+            }
+            let before = try await shelf(ada)
+            #expect(before.status == "available")
+            #expect(try await shelf(ada).etag == before.etag, "nothing changed: the same bytes")
+
+            #expect(try await Self.send(client, .post, "/api/books/\(id)/checkout", headers: ada).status == .ok)
+            let out = try await shelf(ada)
+            #expect(out.status == "on-loan" && out.borrower == "Ada")
+            #expect(out.etag != before.etag)
+            let visitor = try await shelf(Self.json)
+            #expect(visitor.status == "on-loan" && visitor.borrower == nil, "no names for visitors")
+
+            app.clock.advance(by: .seconds(7 * 24 * 3600 + 60))
+            #expect(try await shelf(ada).status == "overdue", "a loan falls due without any change")
+        }
+    }
+
     @Test(arguments: TestDatabase.engines)
     func aStaleIfMatchIsRefusedSoNoEditIsLost(engine: Database.Engine) async throws {
         try await TestApp.run(engine) { _, client in
