@@ -52,6 +52,8 @@ package final class Accounts: Feature, PersonDirectory {
 
     package func person(session token: String) async throws -> Person? { try await sessions.person(for: token) }
 
+    package func rememberedPerson(session token: String) -> Person? { sessions.rememberedPerson(for: token) }
+
     // MARK: Feature
 
     package static var migrations: [Migration] { PeopleStore.migrations }

@@ -47,8 +47,7 @@ final class SessionStore: Sendable {
     func person(for token: String) async throws -> Person? {
         let now = Int64(clock.now.timeIntervalSince1970)
         let hash = Self.hash(token)
-        // From memory while the session is live and its last use needs no writing down.
-        if let entry = cache.entry(hash), entry.lastSeen > now - Self.touchInterval { return entry.person }
+        if let person = remembered(hash, now: now) { return person }
         let epoch = cache.epoch
         let found = try await database.read { sql -> (Person, Int64)? in
             guard
@@ -76,6 +75,16 @@ final class SessionStore: Sendable {
         }
         cache.store(hash, person: person, lastSeen: lastSeen, epoch: epoch)
         return person
+    }
+
+    /// The person from memory, when the session is live and its last use needs no writing down.
+    func rememberedPerson(for token: String) -> Person? {
+        remembered(Self.hash(token), now: Int64(clock.now.timeIntervalSince1970))
+    }
+
+    private func remembered(_ hash: String, now: Int64) -> Person? {
+        guard let entry = cache.entry(hash), entry.lastSeen > now - Self.touchInterval else { return nil }
+        return entry.person
     }
 
     func end(_ token: String) async throws {

@@ -51,6 +51,9 @@ package protocol PersonDirectory: Sendable {
     func person(appLink key: String) async throws -> Person?
     /// The person a session token signs in (nil when it is unknown or the session ended).
     func person(session token: String) async throws -> Person?
+    /// The person a session token signs in, when this instance remembers it and may trust what it remembers,
+    /// without waiting (for `SnapshotFastPath`). Nil means "ask `person(session:)`", not "nobody".
+    func rememberedPerson(session token: String) -> Person?
     /// The administrator the admin token acts as.
     func tokenAdmin() async throws -> Person?
 }

@@ -9,11 +9,13 @@ import ServiceLifecycle
 
 extension HTTPServerBuilder {
     /// HTTP/1.1, with the snapshot fast path in front of the router.
-    package static func quad(_ platform: Platform, features: [any Feature]) -> HTTPServerBuilder {
+    package static func quad(
+        _ platform: Platform, features: [any Feature], people: any PersonDirectory
+    ) -> HTTPServerBuilder {
         let routes = SnapshotFastPath.Routes(
             snapshots: features.reduce(into: [:]) { all, feature in all.merge(feature.fastPath) { first, _ in first } },
             trustProxy: platform.configuration.trustProxy, rateLimiter: platform.rateLimiter,
-            logger: platform.logger, clock: platform.clock)
+            logger: platform.logger, clock: platform.clock, session: { people.rememberedPerson(session: $0) })
         return .init { responder in QuadHTTP1Channel(base: HTTP1Channel(responder: responder), routes: routes) }
     }
 }

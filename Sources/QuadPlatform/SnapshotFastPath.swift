@@ -7,15 +7,17 @@ import NIOHTTP1
 import NIOHTTPTypesHTTP1
 import QuadCore
 
-/// Answers the hottest anonymous GETs (`GET /api/rooms`, polled by every open page and app) from their
-/// encoded snapshot in the channel pipeline, on the event loop, before Hummingbird's router.
+/// Answers the hottest GETs (`GET /api/rooms`, polled by every open page and app) from their encoded snapshot
+/// in the channel pipeline, on the event loop, before Hummingbird's router: for visitors, and for people signed
+/// in (a bearer token or the session cookie) whose session this instance remembers (`SessionCache`).
 ///
 /// Why: measured with `Benchmarks/run`, the router path (Swift concurrency hops, five middlewares) cost
 /// about 54 µs of CPU per `/api/rooms` request against nginx's 17–20 µs for the same bytes; the issue asks
 /// for ≥ 0.8× nginx's throughput and ≥ 1.0× on 304s. Here it costs about 10 µs. Anything the snapshot
-/// cannot answer exactly as the router would (credentials, a query string, no snapshot yet, not HTTP/1.1
-/// keep-alive, an earlier request on this connection still being answered, a client over its rate limit)
-/// goes on to the router untouched, so the answers are the same either way; tests compare them.
+/// cannot answer exactly as the router would (credentials it does not know at once, the admin token, a query
+/// string, no snapshot yet, not HTTP/1.1 keep-alive, an earlier request on this connection still being
+/// answered, a client over its rate limit) goes on to the router untouched, so the answers are the same either
+/// way; tests compare them.
 package final class SnapshotFastPath: ChannelDuplexHandler, RemovableChannelHandler {
     package typealias InboundIn = HTTPServerRequestPart
     package typealias InboundOut = HTTPServerRequestPart
@@ -31,6 +33,8 @@ package final class SnapshotFastPath: ChannelDuplexHandler, RemovableChannelHand
         var rateLimiter: RateLimiter?
         package var logger: Logger
         package var clock: any QuadClock
+        /// The person a session token signs in, when known without waiting (nil: the router finds out).
+        package var session: @Sendable (String) -> Person? = { _ in nil }
     }
 
     private struct Answer {
@@ -39,6 +43,8 @@ package final class SnapshotFastPath: ChannelDuplexHandler, RemovableChannelHand
         package var body: ByteBuffer
         package var etag: String
         package var rateLimit: String?
+        /// Signed in: the answer is the person's (`Cache-Control: private`), as the access layer marks it.
+        package var personal: Bool
     }
 
     private let routes: Routes
@@ -51,9 +57,11 @@ package final class SnapshotFastPath: ChannelDuplexHandler, RemovableChannelHand
     /// The heads of the last answers, by ETag and `Date`: a poller on a kept-alive connection asks for the
     /// same snapshot many times a second.
     private var heads: (etag: String, date: String, ok: HTTPResponseHead, notModified: HTTPResponseHead)?
+    private var personalHeads: (etag: String, date: String, ok: HTTPResponseHead, notModified: HTTPResponseHead)?
     /// The same answers as bytes on the wire, written from the encoder's place in the pipeline (past it): the
     /// encoder would only turn the same head into the same bytes again, about a microsecond a response.
     private var wire: (etag: String, date: String, ok: ByteBuffer, notModified: ByteBuffer)?
+    private var personalWire: (etag: String, date: String, ok: ByteBuffer, notModified: ByteBuffer)?
     private var encoder: ChannelHandlerContext?
     private var lastHost: (host: String?, baseURL: String)?
 
@@ -98,10 +106,20 @@ package final class SnapshotFastPath: ChannelDuplexHandler, RemovableChannelHand
     }
 
     private func answer(_ head: HTTPRequestHead, remote: SocketAddress?) -> Answer? {
-        guard head.method == .GET, head.version == .http1_1, head.isKeepAlive, let lookup = routes.snapshots[head.uri],
-            !head.headers.contains(name: "authorization"), !head.headers.contains(name: "cookie")
+        guard head.method == .GET, head.version == .http1_1, head.isKeepAlive, let lookup = routes.snapshots[head.uri]
         else { return nil }
         let headers = head.headers
+        // Who asks: a visitor, or someone whose session is remembered; anything else is the router's to judge.
+        var person: Person?
+        if let authorization = headers.first(name: "authorization") {
+            guard authorization.count > 7, authorization.prefix(7).lowercased() == "bearer ",
+                let known = routes.session(authorization.dropFirst(7).trimmingCharacters(in: .whitespaces))
+            else { return nil }
+            person = known
+        } else if let token = Self.sessionCookie(headers) {
+            guard let known = routes.session(token) else { return nil }
+            person = known
+        }
         let baseURL: String
         if routes.trustProxy {
             baseURL = BaseURL.make(
@@ -118,21 +136,41 @@ package final class SnapshotFastPath: ChannelDuplexHandler, RemovableChannelHand
         guard let snapshot = lookup(baseURL) else { return nil }
         var rateLimit: String?
         if let limiter = routes.rateLimiter {
-            let decision = limiter.take(remote?.ipAddress ?? "local")
+            // Counted as the router counts (`clientKey`): the person when signed in, else the address.
+            let decision = limiter.take(
+                person.map { "user:" + $0.username.lowercased() } ?? remote?.ipAddress ?? "local")
             // The router gives the 429 (and the bucket, being empty, stays empty).
             guard decision.allowed else { return nil }
             rateLimit = decision.header
         }
         return Answer(
             path: head.uri, ifNoneMatch: headers.first(name: "if-none-match"), body: snapshot.body,
-            etag: snapshot.etag, rateLimit: rateLimit)
+            etag: snapshot.etag, rateLimit: rateLimit, personal: person != nil)
     }
+
+    /// The session cookie's value, from any `Cookie` header (a browser's also carries `quad_csrf`, `quad_lang`).
+    private static func sessionCookie(_ headers: HTTPHeaders) -> String? {
+        for header in headers[canonicalForm: "cookie"] {
+            for pair in header.split(separator: ";") {
+                let trimmed = pair.drop(while: { $0 == " " })
+                if trimmed.hasPrefix(sessionCookiePrefix) {
+                    return String(trimmed.dropFirst(sessionCookiePrefix.count))
+                }
+            }
+        }
+        return nil
+    }
+
+    private static let sessionCookiePrefix = AccessMiddleware.sessionCookie + "="
 
     private func write(_ answer: Answer, context: ChannelHandlerContext) {
         let notModified = HTTPCache.matches(ifNoneMatch: answer.ifNoneMatch, etag: answer.etag)
         let date = HTTPDate.text(routes.clock.now)
+        var heads = answer.personal ? personalHeads : self.heads
         if heads?.etag != answer.etag || heads?.date != date {
-            let validators = [("ETag", answer.etag), ("Cache-Control", CachePolicy.revalidate.rawValue)]
+            let policy =
+                answer.personal ? "private, " + CachePolicy.revalidate.rawValue : CachePolicy.revalidate.rawValue
+            let validators = [("ETag", answer.etag), ("Cache-Control", policy)]
             let ok =
                 validators + [("Content-Type", "application/json"), ("Content-Length", "\(answer.body.readableBytes)")]
             let common = [("Date", date), ("Server", "Quad")] + SecurityHeaders.all
@@ -140,14 +178,17 @@ package final class SnapshotFastPath: ChannelDuplexHandler, RemovableChannelHand
                 answer.etag, date, HTTPResponseHead(version: .http1_1, status: .ok, headers: HTTPHeaders(ok + common)),
                 HTTPResponseHead(version: .http1_1, status: .notModified, headers: HTTPHeaders(validators + common))
             )
+            if answer.personal { personalHeads = heads } else { self.heads = heads }
         }
         var head = notModified ? heads!.notModified : heads!.ok
         if answer.rateLimit == nil, let encoder {
+            var wire = answer.personal ? personalWire : self.wire
             if wire?.etag != answer.etag || wire?.date != date {
                 var ok = Self.bytes(heads!.ok, allocator: context.channel.allocator)
                 var body = answer.body
                 ok.writeBuffer(&body)
                 wire = (answer.etag, date, ok, Self.bytes(heads!.notModified, allocator: context.channel.allocator))
+                if answer.personal { personalWire = wire } else { self.wire = wire }
             }
             encoder.writeAndFlush(NIOAny(notModified ? wire!.notModified : wire!.ok), promise: nil)
         } else {

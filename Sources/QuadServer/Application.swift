@@ -31,7 +31,7 @@ public func buildApplication(
     let router = try await buildRouter(platform, features: features.all, people: features.accounts)
     var app = Application(
         router: router,
-        server: .quad(platform, features: features.all),
+        server: .quad(platform, features: features.all, people: features.accounts),
         configuration: .init(address: .hostname(configuration.hostname, port: configuration.port), serverName: "Quad"),
         onServerRunning: { channel in
             let port = channel.localAddress?.port ?? configuration.port

@@ -67,6 +67,65 @@ import Testing
         }
     }
 
+    /// People signed in poll too, with a bearer token or a browser's cookies: once their session is known, their
+    /// polls are answered before the router, as the router answers them (private, their own rate limit), and a
+    /// token or cookie it does not know goes to the router, which refuses it.
+    @Test func signedInPollsGetTheRoutersAnswer() async throws {
+        try await TestApp.run(
+            configure: {
+                $0.loadDemoData = true
+                $0.rateLimit = 0.01
+                $0.rateBurst = 6
+            }, live: true
+        ) { app, client in
+            _ = try await client.execute(uri: "/api/rooms", method: .get)  // the snapshot, for visitors
+            let bearer = try await app.signedIn("ada")
+            let token = String(try #require(bearer[.authorization]).dropFirst("Bearer ".count))
+            let asked: [HTTPFields] = [
+                [.authorization: "Bearer \(token)"],
+                [.cookie: "quad_csrf=abcdefghijklmnopqrstuvwxyz0123456789ABCD; quad_session=\(token); quad_lang=en"],
+            ]
+            for headers in asked {
+                let first = try await client.execute(uri: "/api/rooms", method: .get, headers: headers)
+                let second = try await client.execute(uri: "/api/rooms", method: .get, headers: headers)
+                #expect(first.status == .ok && second.status == .ok)
+                #expect(second.body == first.body)
+                for field: HTTPField.Name in [.eTag, .cacheControl, .contentType, .contentLength, .rateLimitPolicy] {
+                    #expect(second.headers[field] == first.headers[field], "\(field)")
+                }
+                #expect(second.headers[.cacheControl] == "private, no-cache")
+                var again = headers
+                again[.ifNoneMatch] = try #require(first.headers[.eTag])
+                let revalidated = try await client.execute(uri: "/api/rooms", method: .get, headers: again)
+                #expect(revalidated.status == .notModified && revalidated.headers[.cacheControl] == "private, no-cache")
+            }
+            // Ada's own budget, spent by her six polls on either path; the address's is untouched.
+            let spent = try await client.execute(uri: "/api/rooms", method: .get, headers: asked[0])
+            #expect(spent.status == .tooManyRequests)
+            #expect(try await client.execute(uri: "/api/rooms", method: .get).status == .ok)
+
+        }
+    }
+
+    /// A token the fast path does not know goes to the router, which refuses it; a sign-out takes effect on the
+    /// very next poll.
+    @Test func aSignOutTakesEffectOnTheNextPoll() async throws {
+        try await TestApp.run(configure: { $0.loadDemoData = true }, live: true) { app, client in
+            let bearer = try await app.signedIn("ada")
+            for _ in 0..<3 {
+                #expect(try await client.execute(uri: "/api/rooms", method: .get, headers: bearer).status == .ok)
+            }
+            let unknown = try await client.execute(
+                uri: "/api/rooms", method: .get, headers: [.authorization: "Bearer not-a-session-token"])
+            #expect(unknown.status == .unauthorized)
+            #expect(
+                try await client.execute(uri: "/api/sessions/current", method: .delete, headers: bearer).status
+                    == .noContent)
+            let ended = try await client.execute(uri: "/api/rooms", method: .get, headers: bearer)
+            #expect(ended.status == .unauthorized)
+        }
+    }
+
     @Test func aBookingShowsInTheNextPoll() async throws {
         try await TestApp.run(configure: { $0.loadDemoData = true }, live: true) { app, client in
             _ = try await client.execute(uri: "/api/rooms", method: .get)

@@ -52,7 +52,8 @@ package struct TestApp: Sendable {
                 features.platform, features: features.all, people: features.accounts, extra: routes)
             let testApp = TestApp(configuration: configuration, features: features, clock: clock)
             let app = Application(
-                router: router, server: .quad(features.platform, features: features.all), logger: logger)
+                router: router, server: .quad(features.platform, features: features.all, people: features.accounts),
+                logger: logger)
             try await app.test(live ? .live : .router) { client in try await body(testApp, client) }
         }
     }
