@@ -77,6 +77,9 @@ extension Specials {
             on: routes.router, configuration: .quad, middlewares: .quad(snapshots: ["listSpecials": snapshot.answer]))
     }
 
+    /// `GET /api/specials`, polled by every open mosaic and app, answered before the router (`SnapshotFastPath`).
+    package var fastPath: [String: SnapshotFastPath.Lookup] { ["/api/specials": snapshot.lookup] }
+
     /// Drops the snapshot when another instance changes a special; announces validity boundaries.
     package var services: [any Service] {
         [
