@@ -33,10 +33,11 @@ package final class Library: Feature {
 
     /// The shelf's answer for whoever asks: names are for people signed in.
     static let namedAudience = "named"
+    static let visitors = "visitors"
     var shelfAnswer: SnapshotAnswers.Source {
         { [shelf] _ in
             let encoded = try await shelf.encoded(
-                baseURL: RequestInfo.current.person == nil ? "visitors" : Self.namedAudience)
+                baseURL: RequestInfo.current.person == nil ? Self.visitors : Self.namedAudience)
             return (encoded.body, encoded.etag)
         }
     }
@@ -240,6 +241,15 @@ extension Library {
         LibraryRoutes(library: self, web: web).register(on: routes)
         try LibraryOperations(library: self).registerHandlers(
             on: routes.router, configuration: .quad, middlewares: .quad(snapshots: ["listBooks": shelfAnswer]))
+    }
+
+    /// `GET /api/books`, polled by every open app, answered before the router (`SnapshotFastPath`).
+    package var fastPath: [String: SnapshotFastPath.Lookup] {
+        [
+            "/api/books": { [shelf] _, signedIn in
+                shelf.cached(baseURL: signedIn ? Self.namedAudience : Self.visitors).map { ($0.body, $0.etag) }
+            }
+        ]
     }
 
     /// Drops the shelf when another instance changes a book.

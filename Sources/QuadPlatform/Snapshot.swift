@@ -86,9 +86,9 @@ package final class Snapshot<Loaded: Sendable>: Sendable {
         }
     }
 
-    /// How the fast path (`SnapshotFastPath`) finds the list ready, before the router.
+    /// How the fast path (`SnapshotFastPath`) finds the list ready, before the router: the same for everyone.
     package var lookup: SnapshotFastPath.Lookup {
-        { self.cached(baseURL: $0).map { ($0.body, $0.etag) } }
+        { baseURL, _ in self.cached(baseURL: baseURL).map { ($0.body, $0.etag) } }
     }
 
     /// `value` as the API writes it (sorted keys, unescaped slashes, ISO 8601 dates), with its ETag.

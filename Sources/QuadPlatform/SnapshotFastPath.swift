@@ -24,8 +24,9 @@ package final class SnapshotFastPath: ChannelDuplexHandler, RemovableChannelHand
     package typealias OutboundIn = HTTPServerResponsePart
     package typealias OutboundOut = HTTPServerResponsePart
 
-    /// A snapshot's encoded bytes for a base URL, or nil when it must be built first (the router does).
-    package typealias Lookup = @Sendable (_ baseURL: String) -> (body: ByteBuffer, etag: String)?
+    /// A snapshot's encoded bytes for a base URL and for a visitor or someone signed in, or nil when it must be
+    /// built first (the router does).
+    package typealias Lookup = @Sendable (_ baseURL: String, _ signedIn: Bool) -> (body: ByteBuffer, etag: String)?
 
     package struct Routes: Sendable {
         package var snapshots: [String: Lookup]
@@ -133,7 +134,7 @@ package final class SnapshotFastPath: ChannelDuplexHandler, RemovableChannelHand
             }
             baseURL = lastHost!.baseURL
         }
-        guard let snapshot = lookup(baseURL) else { return nil }
+        guard let snapshot = lookup(baseURL, person != nil) else { return nil }
         var rateLimit: String?
         if let limiter = routes.rateLimiter {
             // Counted as the router counts (`clientKey`): the person when signed in, else the address.

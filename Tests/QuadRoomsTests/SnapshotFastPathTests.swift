@@ -126,13 +126,15 @@ import Testing
         }
     }
 
-    /// The specials are polled as the rooms are, and answered the same way before the router.
-    @Test func specialsPollsGetTheRoutersAnswer() async throws {
+    /// The specials and the shelf are polled as the rooms are, and answered the same way before the router (the
+    /// shelf with names for people signed in only).
+    @Test(arguments: ["/api/specials", "/api/books"])
+    func otherPollsGetTheRoutersAnswer(path: String) async throws {
         try await TestApp.run(configure: { $0.loadDemoData = true }, live: true) { app, client in
             let bearer = try await app.signedIn("ada")
-            for headers in [HTTPFields(), bearer] {
-                let first = try await client.execute(uri: "/api/specials", method: .get, headers: headers)
-                let second = try await client.execute(uri: "/api/specials", method: .get, headers: headers)
+            for headers in [HTTPFields(), bearer, HTTPFields()] {
+                let first = try await client.execute(uri: path, method: .get, headers: headers)
+                let second = try await client.execute(uri: path, method: .get, headers: headers)
                 #expect(first.status == .ok && second.body == first.body)
                 for field: HTTPField.Name in [.eTag, .cacheControl, .contentType, .contentLength] {
                     #expect(second.headers[field] == first.headers[field], "\(field)")
