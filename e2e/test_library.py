@@ -28,6 +28,19 @@ def api_book(server, book: int) -> dict:
     return server.request(f"/api/books/{book}", admin=True).json()
 
 
+def check_out_as(server, book: int, person: str) -> str:
+    """`person` checks `book` out through the API; returns their token."""
+    token = account_token(server, person)
+    response = server.request(
+        f"/api/books/{book}/checkout",
+        method="POST",
+        headers={"Authorization": f"Bearer {token}", "Content-Type": "application/json"},
+        data=b"{}",
+    )
+    assert response.status == 200, response.text
+    return token
+
+
 def test_adding_a_book_in_french_shows_the_missing_author_next_to_its_field(library_server, new_browser, axe):
     driver = new_browser(lang="fr")
     sign_in_as(driver, library_server, "Ada Lovelace", next_path="/library")
@@ -123,14 +136,7 @@ def test_someone_elses_checkout_shows_without_reload(library_server, browser):
     browser.get(f"{library_server.url}/library/books/{book}")
     assert text_of(browser, "#book-status") == "Available"
     browser.execute_script("window.__notReloaded = true;")
-    token = account_token(library_server, "Margaret Hamilton")
-    response = library_server.request(
-        f"/api/books/{book}/checkout",
-        method="POST",
-        headers={"Authorization": f"Bearer {token}", "Content-Type": "application/json"},
-        data=b"{}",
-    )
-    assert response.status == 200, response.text
+    token = check_out_as(library_server, book, "Margaret Hamilton")
     # The visitor sees it go out, but not who has it: names are for people signed in.
     wait_for(
         browser,
@@ -169,14 +175,7 @@ def test_without_events_the_list_follows_by_polling_and_ticks_stay(quad_server_f
     picks[1].click()
     ticked = [pick.get_attribute("value") for pick in picks[:2]]
     browser.execute_script("window.__notReloaded = true;")
-    token = account_token(server, "Margaret Hamilton")
-    response = server.request(
-        f"/api/books/{book}/checkout",
-        method="POST",
-        headers={"Authorization": f"Bearer {token}", "Content-Type": "application/json"},
-        data=b"{}",
-    )
-    assert response.status == 200, response.text
+    check_out_as(server, book, "Margaret Hamilton")
     wait_for(
         browser,
         lambda d: text_of(d, f"{item} .book-badge") != "Available",
