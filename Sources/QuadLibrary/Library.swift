@@ -246,8 +246,8 @@ extension Library {
     /// `GET /api/books`, polled by every open app, answered before the router (`SnapshotFastPath`).
     package var fastPath: [String: SnapshotFastPath.Lookup] {
         [
-            "/api/books": { [shelf] _, signedIn in
-                shelf.cached(baseURL: signedIn ? Self.namedAudience : Self.visitors).map { ($0.body, $0.etag) }
+            "/api/books": { [shelf] _, person in
+                shelf.cached(baseURL: person != nil ? Self.namedAudience : Self.visitors).map { ($0.body, $0.etag) }
             }
         ]
     }

@@ -4,17 +4,26 @@ import NIOCore
 import QuadCore
 import ServiceLifecycle
 
+/// An answer's bytes as sent, with their ETag (made once, when encoded).
+package struct EncodedAnswer: Sendable {
+    package let body: ByteBuffer
+    package let etag: String
+    /// When these bytes go stale by themselves (a special's validity starts or ends), if ever.
+    package let expires: Date?
+
+    package init(body: ByteBuffer, etag: String, expires: Date?) {
+        self.body = body
+        self.etag = etag
+        self.expires = expires
+    }
+}
+
 /// A feature's list kept between changes: loaded once per change, and encoded once per change and base URL (and,
 /// for a list that changes by itself at known instants, until the next of them), so a poll or a 304 costs no
 /// query, no encoding and no hashing. The feature calls `invalidate()` after a change it commits;
 /// `SnapshotInvalidation` does for changes other instances commit.
 package final class Snapshot<Loaded: Sendable>: Sendable {
-    package struct Encoded: Sendable {
-        package let body: ByteBuffer
-        package let etag: String
-        /// When these bytes go stale by themselves (a special's validity starts or ends), if ever.
-        package let expires: Date?
-    }
+    package typealias Encoded = EncodedAnswer
 
     private struct State {
         var loaded: Loaded?
@@ -91,10 +100,17 @@ package final class Snapshot<Loaded: Sendable>: Sendable {
         { baseURL, _ in self.cached(baseURL: baseURL).map { ($0.body, $0.etag) } }
     }
 
-    /// `value` as the API writes it (sorted keys, unescaped slashes, ISO 8601 dates), with its ETag.
+    /// `value` as the API writes it (`EncodedAnswer.json`).
     package static func json(_ value: some Encodable, expires: Date? = nil) throws -> Encoded {
+        try EncodedAnswer.json(value, expires: expires)
+    }
+}
+
+extension EncodedAnswer {
+    /// `value` as the API writes it (sorted keys, unescaped slashes, ISO 8601 dates), with its ETag.
+    package static func json(_ value: some Encodable, expires: Date? = nil) throws -> EncodedAnswer {
         let data = try encoder.encode(value)
-        return Encoded(body: ByteBuffer(data: data), etag: HTTPCache.etag(for: data), expires: expires)
+        return EncodedAnswer(body: ByteBuffer(data: data), etag: HTTPCache.etag(for: data), expires: expires)
     }
 
     private static var encoder: JSONEncoder {

@@ -24,9 +24,9 @@ package final class SnapshotFastPath: ChannelDuplexHandler, RemovableChannelHand
     package typealias OutboundIn = HTTPServerResponsePart
     package typealias OutboundOut = HTTPServerResponsePart
 
-    /// A snapshot's encoded bytes for a base URL and for a visitor or someone signed in, or nil when it must be
-    /// built first (the router does).
-    package typealias Lookup = @Sendable (_ baseURL: String, _ signedIn: Bool) -> (body: ByteBuffer, etag: String)?
+    /// The encoded answer for a base URL and for a visitor (nil) or the person signed in, or nil when it must be
+    /// built first, or when the router must judge (it does).
+    package typealias Lookup = @Sendable (_ baseURL: String, _ person: Person?) -> (body: ByteBuffer, etag: String)?
 
     package struct Routes: Sendable {
         package var snapshots: [String: Lookup]
@@ -134,7 +134,7 @@ package final class SnapshotFastPath: ChannelDuplexHandler, RemovableChannelHand
             }
             baseURL = lastHost!.baseURL
         }
-        guard let snapshot = lookup(baseURL, person != nil) else { return nil }
+        guard let snapshot = lookup(baseURL, person) else { return nil }
         var rateLimit: String?
         if let limiter = routes.rateLimiter {
             // Counted as the router counts (`clientKey`): the person when signed in, else the address.
