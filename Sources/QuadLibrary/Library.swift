@@ -36,9 +36,7 @@ package final class Library: Feature {
     static let visitors = "visitors"
     var shelfAnswer: SnapshotAnswers.Source {
         { [shelf] _ in
-            let encoded = try await shelf.encoded(
-                baseURL: RequestInfo.current.person == nil ? Self.visitors : Self.namedAudience)
-            return (encoded.body, encoded.etag)
+            try await shelf.encoded(baseURL: RequestInfo.current.person == nil ? Self.visitors : Self.namedAudience)
         }
     }
 
@@ -247,7 +245,7 @@ extension Library {
     package var fastPath: [String: SnapshotFastPath.Lookup] {
         [
             "/api/books": { [shelf] _, person in
-                shelf.cached(baseURL: person != nil ? Self.namedAudience : Self.visitors).map { ($0.body, $0.etag) }
+                shelf.cached(baseURL: person != nil ? Self.namedAudience : Self.visitors)
             }
         ]
     }

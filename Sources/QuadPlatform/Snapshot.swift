@@ -10,11 +10,23 @@ package struct EncodedAnswer: Sendable {
     package let etag: String
     /// When these bytes go stale by themselves (a special's validity starts or ends), if ever.
     package let expires: Date?
+    /// The same bytes gzipped, made once here for the clients that accept it; nil when not worth it (`Gzip`).
+    package let gzipped: ByteBuffer?
 
     package init(body: ByteBuffer, etag: String, expires: Date?) {
         self.body = body
         self.etag = etag
         self.expires = expires
+        self.gzipped = Gzip.compress(body)
+    }
+
+    /// What to send a client whose `Accept-Encoding` is `acceptEncoding`: the gzipped bytes (with the weak ETag)
+    /// when it takes them; `varies` when the answer depends on that header.
+    package func representation(
+        acceptEncoding: String?
+    ) -> (body: ByteBuffer, etag: String, gzip: Bool, varies: Bool) {
+        guard let gzipped else { return (body, etag, false, false) }
+        return Gzip.accepted(acceptEncoding) ? (gzipped, Gzip.etag(etag), true, true) : (body, etag, false, true)
     }
 }
 
@@ -89,15 +101,12 @@ package final class Snapshot<Loaded: Sendable>: Sendable {
 
     /// How `SnapshotAnswers` answers the operation that lists it.
     package var answer: SnapshotAnswers.Source {
-        { baseURL in
-            let encoded = try await self.encoded(baseURL: baseURL)
-            return (encoded.body, encoded.etag)
-        }
+        { baseURL in try await self.encoded(baseURL: baseURL) }
     }
 
     /// How the fast path (`SnapshotFastPath`) finds the list ready, before the router: the same for everyone.
     package var lookup: SnapshotFastPath.Lookup {
-        { baseURL, _ in self.cached(baseURL: baseURL).map { ($0.body, $0.etag) } }
+        { baseURL, _ in self.cached(baseURL: baseURL) }
     }
 
     /// `value` as the API writes it (`EncodedAnswer.json`).

@@ -9,7 +9,7 @@ import OpenAPIRuntime
 /// (`?minSpots=3`), or that the source leaves to the handler, goes on to its operation's handler. The ETag is the snapshot's; `HTTPCacheMiddleware`
 /// answers a matching `If-None-Match` with 304.
 package struct SnapshotAnswers: ServerMiddleware {
-    package typealias Encoded = (body: ByteBuffer, etag: String)
+    package typealias Encoded = EncodedAnswer
     /// The encoded answer for clients that reach Quad at a base URL, or nil when the operation's handler answers.
     package typealias Source = @Sendable (_ baseURL: String) async throws -> Encoded?
     /// By operation id.
@@ -37,9 +37,12 @@ package struct SnapshotAnswers: ServerMiddleware {
             throw SourceFailure(underlying: error)
         }
         guard let encoded = answer else { return try await next(request, body, metadata) }
-        let headers: HTTPFields = [
-            .contentType: "application/json", .eTag: encoded.etag, .cacheControl: CachePolicy.revalidate.rawValue,
+        let sent = encoded.representation(acceptEncoding: request.headerFields[.acceptEncoding])
+        var headers: HTTPFields = [
+            .contentType: "application/json", .eTag: sent.etag, .cacheControl: CachePolicy.revalidate.rawValue,
         ]
-        return (HTTPResponse(status: .ok, headerFields: headers), HTTPBody(encoded.body.readableBytesView))
+        if sent.gzip { headers[.contentEncoding] = "gzip" }
+        if sent.varies { headers.addVary(.acceptEncoding) }
+        return (HTTPResponse(status: .ok, headerFields: headers), HTTPBody(sent.body.readableBytesView))
     }
 }

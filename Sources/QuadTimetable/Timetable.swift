@@ -216,7 +216,7 @@ extension Timetable {
                 "getSchedules": { _ in
                     // Someone's own week, with no date asked: the kept answer.
                     guard let id = RequestInfo.current.person?.studentId else { return nil }
-                    return try await self.weekAnswer(studentId: id).map { ($0.body, $0.etag) }
+                    return try await self.weekAnswer(studentId: id)
                 }
             ]))
     }
@@ -225,7 +225,7 @@ extension Timetable {
     package var fastPath: [String: SnapshotFastPath.Lookup] {
         [
             "/api/schedules": { [weeks] _, person in
-                person?.studentId.flatMap { weeks.cached($0) }.map { ($0.body, $0.etag) }
+                person?.studentId.flatMap { weeks.cached($0) }
             }
         ]
     }

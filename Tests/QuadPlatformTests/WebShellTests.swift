@@ -102,7 +102,7 @@ import Testing
                 #expect(response.status == .ok)
                 #expect(response.headers[.contentType] == "text/html; charset=utf-8")
                 #expect(response.headers[.cacheControl] == "no-cache, private")
-                #expect(response.headers[.vary] == "Accept-Language, Cookie")
+                #expect(response.headers[.vary] == "Accept-Language, Cookie, Accept-Encoding")
                 #expect(response.text.contains(#"class="room-card""#))
                 #expect(response.text.contains(#"id="my-bookings""#), "the person's own part")
                 #expect(!response.text.contains("<html"), "the fragment alone, not the page")
