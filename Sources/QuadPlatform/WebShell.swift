@@ -192,7 +192,7 @@ package final class WebShell: Sendable {
                 .init(displayName: $0.displayName, username: $0.username, isAdmin: $0.isAdmin)
             },
             csrf: csrf, scriptStrings: ScriptJSON.strings(localizer, strings), page: try model(localizer))
-        return library.render(frame, withTemplate: template) ?? ""
+        return library.render(MustacheTree.make(frame), withTemplate: template) ?? ""
     }
 
     /// The HTML answer to an error on a web route, for browsers.
