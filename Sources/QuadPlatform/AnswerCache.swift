@@ -12,6 +12,9 @@ import QuadCore
 package final class AnswerCache<Key: Hashable & Sendable>: Sendable {
     private struct State {
         var answers: [Key: EncodedAnswer] = [:]
+        /// Answers being built since the last change: who asks meanwhile waits for that one build, rather than
+        /// every poll in flight building its own copy at the same moment (measured: p99 of 93 ms at each change).
+        var building: [Key: Task<EncodedAnswer, any Error>] = [:]
         /// Grows with every change: an answer built under an older epoch is not kept.
         var epoch = 0
         var generation: Int?
@@ -42,15 +45,28 @@ package final class AnswerCache<Key: Hashable & Sendable>: Sendable {
         }
     }
 
-    /// The answer for `key`, built by `build` when it is not kept.
-    package func answer(_ key: Key, build: () async throws -> EncodedAnswer) async throws -> EncodedAnswer {
+    /// The answer for `key`, built by `build` when it is not kept (once, for all who ask while it is built).
+    package func answer(
+        _ key: Key, build: @escaping @Sendable () async throws -> EncodedAnswer
+    ) async throws -> EncodedAnswer {
         if let hit = cached(key) { return hit }
         let generation = hub.noticeGeneration
-        let epoch = state.withLockedValue { $0.epoch }
-        let built = try await build()
-        guard let generation else { return built }
+        let (task, epoch) = state.withLockedValue { state in
+            if let running = state.building[key] { return (running, state.epoch) }
+            let task = Task { try await build() }
+            state.building[key] = task
+            return (task, state.epoch)
+        }
+        let built: EncodedAnswer
+        do {
+            built = try await task.value
+        } catch {
+            state.withLockedValue { state in if state.building[key] == task { state.building[key] = nil } }
+            throw error
+        }
         state.withLockedValue { state in
-            guard state.epoch == epoch else { return }
+            if state.building[key] == task { state.building[key] = nil }
+            guard state.epoch == epoch, let generation else { return }
             if state.generation != generation || state.answers.count >= capacity {
                 state.answers.removeAll(keepingCapacity: true)
                 state.generation = generation
@@ -67,6 +83,8 @@ package final class AnswerCache<Key: Hashable & Sendable>: Sendable {
         state.withLockedValue { state in
             state.epoch += 1
             state.answers.removeAll(keepingCapacity: true)
+            // A build begun before the change may show what it changed: who asks from now on waits for a new one.
+            state.building.removeAll()
         }
     }
 }

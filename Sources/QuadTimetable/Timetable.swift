@@ -113,7 +113,7 @@ package final class Timetable: Feature, CampusTime {
         if let hit = weeks.cached(id) { return hit }
         guard TimetableAPI.isStudentId(id), let student = try await store.student(id) else { return nil }
         return try await weeks.answer(id) {
-            let built = try await scheduleAndExpiry(for: student, date: nil)
+            let built = try await self.scheduleAndExpiry(for: student, date: nil)
             return try EncodedAnswer.json(built.payload, expires: built.validUntil)
         }
     }
