@@ -3,11 +3,11 @@ import HTTPTypes
 import NIOCore
 import OpenAPIRuntime
 
-/// What every open page and app polls (`listRooms`, `listSpecials`, `getSchedules`), answered in the generated
-/// interface from bytes encoded once per change (`Snapshot`, `AnswerCache`), as the fast path answers them,
-/// instead of encoding them again for every request. Only the plain request is: one with a query
-/// (`?minSpots=3`), or that the source leaves to the handler, goes on to its operation's handler. The ETag is the snapshot's; `HTTPCacheMiddleware`
-/// answers a matching `If-None-Match` with 304.
+/// What every open page and app polls (`listRooms`, `listSpecials`, `listBooks`, `getSchedules`), answered in the
+/// generated interface from bytes encoded once per change (`Snapshot`, `AnswerCache`), as the fast path answers
+/// them, instead of encoding them again for every request. Only the plain request is: one with a query
+/// (`?minSpots=3`), or one the source leaves to the handler, goes on to its operation's handler. The ETag is the
+/// kept answer's; `HTTPCacheMiddleware` answers a matching `If-None-Match` with 304.
 package struct SnapshotAnswers: ServerMiddleware {
     package typealias Encoded = EncodedAnswer
     /// The encoded answer for clients that reach Quad at a base URL, or nil when the operation's handler answers.

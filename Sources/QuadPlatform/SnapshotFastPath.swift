@@ -7,9 +7,10 @@ import NIOHTTP1
 import NIOHTTPTypesHTTP1
 import QuadCore
 
-/// Answers the hottest GETs (`GET /api/rooms`, polled by every open page and app) from their encoded snapshot
-/// in the channel pipeline, on the event loop, before Hummingbird's router: for visitors, and for people signed
-/// in (a bearer token or the session cookie) whose session this instance remembers (`SessionCache`).
+/// Answers the hottest GETs (`/api/rooms`, `/api/specials`, `/api/books`, a student's own `/api/schedules`, polled
+/// by every open page and app) from their kept, encoded answer (gzipped when the client takes it) in the channel
+/// pipeline, on the event loop, before Hummingbird's router: for visitors, and for people signed in (a bearer
+/// token or the session cookie) whose session this instance remembers (`SessionCache`).
 ///
 /// Why: measured with `Benchmarks/run`, the router path (Swift concurrency hops, five middlewares) cost
 /// about 54 µs of CPU per `/api/rooms` request against nginx's 17–20 µs for the same bytes; the issue asks
