@@ -28,6 +28,7 @@ let package = Package(
         .package(url: "https://github.com/vapor/sqlite-kit", from: "4.5.0"),
         .package(url: "https://github.com/vapor/postgres-kit", from: "2.17.0"),
         .package(url: "https://github.com/jpsim/Yams", "5.0.0"..<"7.0.0"),
+        .package(url: "https://github.com/adam-fowler/compress-nio", from: "1.5.0"),
     ],
     targets: [
         // Domain models, rules and wire formats: Foundation only, shared by server, kit and CLI.
@@ -59,6 +60,8 @@ let package = Package(
                 .product(name: "PostgresKit", package: "postgres-kit"),
                 // Reads who may call each operation (`x-quad-access`) from the contract at start.
                 .product(name: "Yams", package: "Yams"),
+                // gzip for static files (once, at start) and for larger answers to clients that accept it.
+                .product(name: "CompressNIO", package: "compress-nio"),
             ],
             resources: [.copy("Web")],
             plugins: [.plugin(name: "OpenAPIGenerator", package: "swift-openapi-generator")]

@@ -36,9 +36,7 @@ package final class Library: Feature {
     static let visitors = "visitors"
     var shelfAnswer: SnapshotAnswers.Source {
         { [shelf] _ in
-            let encoded = try await shelf.encoded(
-                baseURL: RequestInfo.current.person == nil ? Self.visitors : Self.namedAudience)
-            return (encoded.body, encoded.etag)
+            try await shelf.encoded(baseURL: RequestInfo.current.person == nil ? Self.visitors : Self.namedAudience)
         }
     }
 
@@ -246,8 +244,8 @@ extension Library {
     /// `GET /api/books`, polled by every open app, answered before the router (`SnapshotFastPath`).
     package var fastPath: [String: SnapshotFastPath.Lookup] {
         [
-            "/api/books": { [shelf] _, signedIn in
-                shelf.cached(baseURL: signedIn ? Self.namedAudience : Self.visitors).map { ($0.body, $0.etag) }
+            "/api/books": { [shelf] _, person in
+                shelf.cached(baseURL: person != nil ? Self.namedAudience : Self.visitors)
             }
         ]
     }

@@ -71,7 +71,9 @@ struct ErrorMiddleware: RouterMiddleware {
             if let underlying = mappedUnderlying(error.underlyingError, request: request, context: context) {
                 return underlying
             }
-            if error.operationOutput == nil, error.operationInput == nil {
+            if error.operationOutput == nil, error.operationInput == nil,
+                !(error.underlyingError is SnapshotAnswers.SourceFailure)
+            {
                 return Problem(.badRequest, detail: "The request does not match the API: \(error.causeDescription).")
             }
             fallthrough

@@ -66,17 +66,7 @@ final class EventStreams: Sendable {
             var frames: AsyncStream<ArraySlice<UInt8>>.Iterator
             package let end: End
 
-            /// The server stopping ends the stream, so draining connections does not wait on it.
-            package mutating func next() async -> ArraySlice<UInt8>? {
-                var frames = self.frames
-                defer { self.frames = frames }
-                let end = self.end
-                return await withGracefulShutdownHandler {
-                    await frames.next()
-                } onGracefulShutdown: {
-                    end.continuation.finish()
-                }
-            }
+            package mutating func next() async -> ArraySlice<UInt8>? { await frames.next() }
         }
 
         final class End: Sendable {
@@ -97,10 +87,17 @@ final class EventStreams: Sendable {
             if subscription.missedSome { head += "event: reset\ndata: {}\n\n" }
             for event in subscription.replay { head += EventStreams.format(event) }
             continuation.yield(ArraySlice(head.utf8))
-            // The hub closing every subscription (the server stopping) ends the stream.
+            // The server stopping ends the stream, so draining connections does not wait on it; so does the hub
+            // closing every subscription. The handler is registered once a stream (the task inherits the
+            // connection's shutdown context), not once a frame: each registration is a turn of one lock shared by
+            // every stream, and removing one shifts an array as long as the streams open.
             let forward = Task {
-                for await event in subscription.events {
-                    if case .dropped = continuation.yield(ArraySlice(EventStreams.format(event).utf8)) { break }
+                await withGracefulShutdownHandler {
+                    for await event in subscription.events {
+                        if case .dropped = continuation.yield(ArraySlice(EventStreams.format(event).utf8)) { break }
+                    }
+                } onGracefulShutdown: {
+                    continuation.finish()
                 }
                 continuation.finish()
             }

@@ -42,6 +42,8 @@ package func buildRouter(
             trustedProxies: platform.configuration.trustedProxies))
     if let limiter = platform.rateLimiter { router.add(middleware: RateLimitMiddleware(limiter: limiter)) }
     router.add(middleware: BodyLimitMiddleware(table: routes.access))
+    // Outside the cache's comparison: a 304 is decided on the plain answer, which a gzipped one's weak ETag matches.
+    router.add(middleware: ResponseCompression())
     router.add(middleware: HTTPCacheMiddleware())
     router.add(middleware: IdempotencyMiddleware(store: platform.idempotency, table: routes.access))
     // Innermost: the headers a handler adds (`RequestInfo.headers`) are in place before the cache compares the

@@ -4,17 +4,38 @@ import NIOCore
 import QuadCore
 import ServiceLifecycle
 
+/// An answer's bytes as sent, with their ETag (made once, when encoded).
+package struct EncodedAnswer: Sendable {
+    package let body: ByteBuffer
+    package let etag: String
+    /// When these bytes go stale by themselves (a special's validity starts or ends), if ever.
+    package let expires: Date?
+    /// The same bytes gzipped, made once here for the clients that accept it; nil when not worth it (`Gzip`).
+    package let gzipped: ByteBuffer?
+
+    package init(body: ByteBuffer, etag: String, expires: Date?) {
+        self.body = body
+        self.etag = etag
+        self.expires = expires
+        self.gzipped = Gzip.compress(body)
+    }
+
+    /// What to send a client whose `Accept-Encoding` is `acceptEncoding`: the gzipped bytes (with the weak ETag)
+    /// when it takes them; `varies` when the answer depends on that header.
+    package func representation(
+        acceptEncoding: String?
+    ) -> (body: ByteBuffer, etag: String, gzip: Bool, varies: Bool) {
+        guard let gzipped else { return (body, etag, false, false) }
+        return Gzip.accepted(acceptEncoding) ? (gzipped, Gzip.etag(etag), true, true) : (body, etag, false, true)
+    }
+}
+
 /// A feature's list kept between changes: loaded once per change, and encoded once per change and base URL (and,
 /// for a list that changes by itself at known instants, until the next of them), so a poll or a 304 costs no
 /// query, no encoding and no hashing. The feature calls `invalidate()` after a change it commits;
 /// `SnapshotInvalidation` does for changes other instances commit.
 package final class Snapshot<Loaded: Sendable>: Sendable {
-    package struct Encoded: Sendable {
-        package let body: ByteBuffer
-        package let etag: String
-        /// When these bytes go stale by themselves (a special's validity starts or ends), if ever.
-        package let expires: Date?
-    }
+    package typealias Encoded = EncodedAnswer
 
     private struct State {
         var loaded: Loaded?
@@ -80,21 +101,25 @@ package final class Snapshot<Loaded: Sendable>: Sendable {
 
     /// How `SnapshotAnswers` answers the operation that lists it.
     package var answer: SnapshotAnswers.Source {
-        { baseURL in
-            let encoded = try await self.encoded(baseURL: baseURL)
-            return (encoded.body, encoded.etag)
-        }
+        { baseURL in try await self.encoded(baseURL: baseURL) }
     }
 
     /// How the fast path (`SnapshotFastPath`) finds the list ready, before the router: the same for everyone.
     package var lookup: SnapshotFastPath.Lookup {
-        { baseURL, _ in self.cached(baseURL: baseURL).map { ($0.body, $0.etag) } }
+        { baseURL, _ in self.cached(baseURL: baseURL) }
     }
 
-    /// `value` as the API writes it (sorted keys, unescaped slashes, ISO 8601 dates), with its ETag.
+    /// `value` as the API writes it (`EncodedAnswer.json`).
     package static func json(_ value: some Encodable, expires: Date? = nil) throws -> Encoded {
+        try EncodedAnswer.json(value, expires: expires)
+    }
+}
+
+extension EncodedAnswer {
+    /// `value` as the API writes it (sorted keys, unescaped slashes, ISO 8601 dates), with its ETag.
+    package static func json(_ value: some Encodable, expires: Date? = nil) throws -> EncodedAnswer {
         let data = try encoder.encode(value)
-        return Encoded(body: ByteBuffer(data: data), etag: HTTPCache.etag(for: data), expires: expires)
+        return EncodedAnswer(body: ByteBuffer(data: data), etag: HTTPCache.etag(for: data), expires: expires)
     }
 
     private static var encoder: JSONEncoder {

@@ -24,9 +24,9 @@ package final class SnapshotFastPath: ChannelDuplexHandler, RemovableChannelHand
     package typealias OutboundIn = HTTPServerResponsePart
     package typealias OutboundOut = HTTPServerResponsePart
 
-    /// A snapshot's encoded bytes for a base URL and for a visitor or someone signed in, or nil when it must be
-    /// built first (the router does).
-    package typealias Lookup = @Sendable (_ baseURL: String, _ signedIn: Bool) -> (body: ByteBuffer, etag: String)?
+    /// The encoded answer for a base URL and for a visitor (nil) or the person signed in, or nil when it must be
+    /// built first, or when the router must judge (it does).
+    package typealias Lookup = @Sendable (_ baseURL: String, _ person: Person?) -> EncodedAnswer?
 
     package struct Routes: Sendable {
         package var snapshots: [String: Lookup]
@@ -46,6 +46,9 @@ package final class SnapshotFastPath: ChannelDuplexHandler, RemovableChannelHand
         package var rateLimit: String?
         /// Signed in: the answer is the person's (`Cache-Control: private`), as the access layer marks it.
         package var personal: Bool
+        /// The gzipped bytes (the client takes them); `varies`: the answer depends on `Accept-Encoding`.
+        package var gzip: Bool
+        package var varies: Bool
     }
 
     private let routes: Routes
@@ -134,7 +137,7 @@ package final class SnapshotFastPath: ChannelDuplexHandler, RemovableChannelHand
             }
             baseURL = lastHost!.baseURL
         }
-        guard let snapshot = lookup(baseURL, person != nil) else { return nil }
+        guard let snapshot = lookup(baseURL, person) else { return nil }
         var rateLimit: String?
         if let limiter = routes.rateLimiter {
             // Counted as the router counts (`clientKey`): the person when signed in, else the address.
@@ -144,9 +147,10 @@ package final class SnapshotFastPath: ChannelDuplexHandler, RemovableChannelHand
             guard decision.allowed else { return nil }
             rateLimit = decision.header
         }
+        let sent = snapshot.representation(acceptEncoding: headers.first(name: "accept-encoding"))
         return Answer(
-            path: head.uri, ifNoneMatch: headers.first(name: "if-none-match"), body: snapshot.body,
-            etag: snapshot.etag, rateLimit: rateLimit, personal: person != nil)
+            path: head.uri, ifNoneMatch: headers.first(name: "if-none-match"), body: sent.body, etag: sent.etag,
+            rateLimit: rateLimit, personal: person != nil, gzip: sent.gzip, varies: sent.varies)
     }
 
     /// The session cookie's value, from any `Cookie` header (a browser's also carries `quad_csrf`, `quad_lang`).
@@ -171,9 +175,12 @@ package final class SnapshotFastPath: ChannelDuplexHandler, RemovableChannelHand
         if heads?.etag != answer.etag || heads?.date != date {
             let policy =
                 answer.personal ? "private, " + CachePolicy.revalidate.rawValue : CachePolicy.revalidate.rawValue
-            let validators = [("ETag", answer.etag), ("Cache-Control", policy)]
+            let validators =
+                [("ETag", answer.etag), ("Cache-Control", policy)]
+                + (answer.varies ? [("Vary", "Accept-Encoding")] : [])
             let ok =
                 validators + [("Content-Type", "application/json"), ("Content-Length", "\(answer.body.readableBytes)")]
+                + (answer.gzip ? [("Content-Encoding", "gzip")] : [])
             let common = [("Date", date), ("Server", "Quad")] + SecurityHeaders.all
             heads = (
                 answer.etag, date, HTTPResponseHead(version: .http1_1, status: .ok, headers: HTTPHeaders(ok + common)),

@@ -20,7 +20,8 @@ public struct ServiceLink: Sendable {
 /// worker, the language choice and the home page.
 package final class WebShell: Sendable {
     private let library: MustacheLibrary
-    private let assets: [String: (bytes: ByteBuffer, type: String)]
+    /// By path, with the gzipped bytes made once here (nil when gzip does not make them smaller).
+    private let assets: [String: (bytes: ByteBuffer, type: String, gzipped: ByteBuffer?)]
     /// By name and extension, for templates: `{{assets.rooms.js}}`, `{{assets.app.css}}`.
     private let assetPaths: [String: [String: String]]
     private let serviceWorker: ByteBuffer
@@ -36,11 +37,11 @@ package final class WebShell: Sendable {
         }
         self.library = try await MustacheLibrary(directory: web.appendingPathComponent("templates").path)
         let files = try WebAssets(directory: web.appendingPathComponent("static"))
-        var assets: [String: (ByteBuffer, String)] = [:]
+        var assets: [String: (ByteBuffer, String, ByteBuffer?)] = [:]
         var paths: [String: [String: String]] = [:]
         for (name, asset) in files.byName {
             let parts = name.split(separator: ".").map(String.init)
-            assets[asset.path] = (asset.bytes, asset.type)
+            assets[asset.path] = (asset.bytes, asset.type, Gzip.compress(asset.bytes))
             paths[parts[0], default: [:]][parts[1]] = asset.path
         }
         self.assets = assets
@@ -65,9 +66,16 @@ package final class WebShell: Sendable {
         }
         routes.on(.get, "/assets/:file", .public) { request, context -> Response in
             guard let asset = self.assets[request.uri.path] else { throw HTTPError(.notFound) }
-            return HTTPCache.response(
-                asset.bytes, etag: "\"\(context.parameters.get("file") ?? "")\"", contentType: asset.type,
-                policy: .immutable, request: request)
+            let etag = "\"\(context.parameters.get("file") ?? "")\""
+            guard let gzipped = asset.gzipped, Gzip.accepted(request.headers[.acceptEncoding]) else {
+                return HTTPCache.response(
+                    asset.bytes, etag: etag, contentType: asset.type, policy: .immutable, request: request)
+            }
+            var response = HTTPCache.response(
+                gzipped, etag: Gzip.etag(etag), contentType: asset.type, policy: .immutable, request: request)
+            if response.status == .ok { response.headers[.contentEncoding] = "gzip" }
+            response.headers.addVary(.acceptEncoding)
+            return response
         }
         routes.on(.get, "/sw.js", .public) { request, _ in
             HTTPCache.response(
@@ -184,7 +192,7 @@ package final class WebShell: Sendable {
                 .init(displayName: $0.displayName, username: $0.username, isAdmin: $0.isAdmin)
             },
             csrf: csrf, scriptStrings: ScriptJSON.strings(localizer, strings), page: try model(localizer))
-        return library.render(frame, withTemplate: template) ?? ""
+        return library.render(MustacheTree.make(frame), withTemplate: template) ?? ""
     }
 
     /// The HTML answer to an error on a web route, for browsers.

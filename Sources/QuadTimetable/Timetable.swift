@@ -10,11 +10,18 @@ import ServiceLifecycle
 package final class Timetable: Feature, CampusTime {
     let store: TimetableStore
     let platform: Platform
+    /// Each student's `GET /api/schedules` (this week, today's departures) as sent, by student id: dropped on every
+    /// instance when anything in the timetable changes (`changed()`), and by itself when it goes stale.
+    let weeks: AnswerCache<String>
 
     package init(platform: Platform) {
         self.platform = platform
         self.store = TimetableStore(database: platform.database)
+        self.weeks = AnswerCache(hub: platform.events, clock: platform.clock, type: "timetable")
     }
+
+    /// Call after a change is stored (a reading, a prediction, an admin's edit): kept answers are dropped everywhere.
+    func changed() async { await weeks.changed() }
 
     /// The campus's time zone once an admin set it, else the server's own.
     package func timeZone() async -> TimeZone {
@@ -80,12 +87,35 @@ package final class Timetable: Feature, CampusTime {
 
     /// The payload of `GET /api/schedules` for `student` on `date`.
     func schedule(for student: StudentRecord, date: LocalDate?) async throws -> ScheduleResponse {
+        try await scheduleAndExpiry(for: student, date: date).payload
+    }
+
+    /// The payload, and until when it stays the same unless something is stored (`ScheduleResponse.validUntil`).
+    private func scheduleAndExpiry(
+        for student: StudentRecord, date: LocalDate?
+    ) async throws -> (payload: ScheduleResponse, validUntil: Date) {
         let now = self.now
         let settings = try await settings()
-        return ScheduleResponse(
+        let carParks = try await store.carParks()
+        let departures = try await departures(settings: settings, at: now)
+        let payload = ScheduleResponse(
             settings: settings, date: date ?? settings.clock.date(of: now), now: now,
             student: .init(id: student.id, name: student.name), classes: try await store.classes(student: student.id),
-            carParks: try await store.carParks(), departures: try await departures(settings: settings, at: now))
+            carParks: carParks, departures: departures)
+        let validUntil = ScheduleResponse.validUntil(
+            settings: settings, now: now, carParks: carParks, departures: departures)
+        return (payload, validUntil)
+    }
+
+    /// `GET /api/schedules` for the student `id` (this week), as sent: kept (`weeks`) between changes. Nil when
+    /// there is no such student (the operation's handler says so).
+    func weekAnswer(studentId id: String) async throws -> EncodedAnswer? {
+        if let hit = weeks.cached(id) { return hit }
+        guard TimetableAPI.isStudentId(id), let student = try await store.student(id) else { return nil }
+        return try await weeks.answer(id) {
+            let built = try await self.scheduleAndExpiry(for: student, date: nil)
+            return try EncodedAnswer.json(built.payload, expires: built.validUntil)
+        }
     }
 
     // MARK: Feeds
@@ -133,6 +163,7 @@ package final class Timetable: Feature, CampusTime {
     func recordReading(_ id: String, free: Int?) async throws -> CarPark {
         let now = self.now
         let park = try await store.setFree(id, free: free, at: now)
+        await changed()
         await platform.events.publish(
             "parking",
             ParkingChange(
@@ -156,6 +187,7 @@ package final class Timetable: Feature, CampusTime {
             throw Problem.validation(error.errors)
         }
         try await store.setPrediction(departure: id, route: route.id, predicted: checked, at: now)
+        await changed()
         let departure = Departure(
             id: id, routeId: route.id, from: route.from, to: route.to, scheduled: scheduled, predicted: checked,
             predictedAt: now)
@@ -179,7 +211,23 @@ extension Timetable {
     package func register(on routes: Routes, web: WebShell) throws {
         TimetableRoutes(timetable: self, web: web).register(on: routes)
         try TimetableOperations(timetable: self).registerHandlers(
-            on: routes.router, configuration: .quad, middlewares: .quad())
+            on: routes.router, configuration: .quad,
+            middlewares: .quad(snapshots: [
+                "getSchedules": { _ in
+                    // Someone's own week, with no date asked: the kept answer.
+                    guard let id = RequestInfo.current.person?.studentId else { return nil }
+                    return try await self.weekAnswer(studentId: id)
+                }
+            ]))
+    }
+
+    /// A student's own week, polled by their open page and apps, answered before the router once kept.
+    package var fastPath: [String: SnapshotFastPath.Lookup] {
+        [
+            "/api/schedules": { [weeks] _, person in
+                person?.studentId.flatMap { weeks.cached($0) }
+            }
+        ]
     }
 
     /// The demo's car parks and shuttles move as if fed live.
@@ -189,6 +237,7 @@ extension Timetable {
 
     package func loadDemoData(announce: @escaping @Sendable (String) -> Void) async throws {
         try await TimetableDemo.load(store, now: platform.clock.now)
+        await changed()
     }
 }
 

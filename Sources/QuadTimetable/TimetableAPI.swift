@@ -22,13 +22,16 @@ struct TimetableAPI {
             }
             id = own
         }
-        // A student id is digits: anything else names no one, and never reaches a query (PostgreSQL refuses NUL).
-        guard (1...20).contains(id.count), id.unicodeScalars.allSatisfy({ ("0"..."9").contains($0) }),
-            let student = try await timetable.store.student(id)
+        guard Self.isStudentId(id), let student = try await timetable.store.student(id)
         else {
             throw Problem.notFound("There is no student \(id).")
         }
         return student
+    }
+
+    /// A student id is digits: anything else names no one, and never reaches a query (PostgreSQL refuses NUL).
+    static func isStudentId(_ id: String) -> Bool {
+        (1...20).contains(id.count) && id.unicodeScalars.allSatisfy { ("0"..."9").contains($0) }
     }
 
     struct ParkingList: Codable {

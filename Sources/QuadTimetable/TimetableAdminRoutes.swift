@@ -67,6 +67,7 @@ struct TimetableAdminRoutes {
                 let fields = try await request.formFields()
                 do {
                     try await action(self, fields)
+                    await timetable.changed()
                 } catch let failure as ValidationFailure {
                     return try await self.page(
                         request, saved: false, errors: failure.errors, form: path, submitted: fields,

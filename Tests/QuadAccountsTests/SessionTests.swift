@@ -75,7 +75,8 @@ import Testing
 
     /// Two instances on one PostgreSQL database: a sign-out or a role change on one takes effect on the other at
     /// once, although the other had the session in memory.
-    @Test(.enabled(if: TestDatabase.postgresURL != nil), .timeLimit(.minutes(1)))
+    // (A guard against a hang, not a speed test: on 2 busy cores the whole suite's minute passes while it waits.)
+    @Test(.enabled(if: TestDatabase.postgresURL != nil), .timeLimit(.minutes(5)))
     func aChangeOnOneInstanceTakesEffectOnTheOther() async throws {
         try await TestDatabase.withLocation(.postgres) { location in
             var configuration = TestApp.configuration(location)

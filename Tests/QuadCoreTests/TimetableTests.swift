@@ -358,6 +358,40 @@ import Testing
         #expect(Localizer(language: .french)("timetable.minutes", count: 0) == "maintenant")
     }
 
+    /// A week's payload stays the same (but for when it was made) until `validUntil`, and changes there: a
+    /// prediction or a reading grows too old, a bus leaves, or the day ends.
+    @Test func aSchedulePayloadHoldsUntilItsNextChange() {
+        let now = Self.at("2020-03-13T10:15:00")
+        let park = CarPark(id: "clayton", name: "Clayton", capacity: 900, free: 645, updatedAt: now - 60)
+        let predicted = Departure(
+            id: "a", routeId: "r", from: "Clayton", to: "Caulfield", scheduled: now + 1800, predicted: now + 1900,
+            predictedAt: now - 30)
+        let scheduled = Departure(id: "b", routeId: "r", from: "Clayton", to: "Caulfield", scheduled: now + 300)
+        func payload(_ at: Date, _ parks: [CarPark], _ buses: [Departure]) -> ScheduleResponse {
+            var payload = ScheduleResponse(
+                settings: Self.semester, date: LocalDate("2020-03-13")!, now: at, student: .init(id: "1", name: "K"),
+                classes: [Self.lecture], carParks: parks, departures: buses)
+            payload.generatedAt = ""
+            return payload
+        }
+        let midnight = Self.at("2020-03-14T00:00:00")
+        let cases: [([CarPark], [Departure], Date)] = [
+            ([], [], midnight),
+            ([park], [], now - 60 + Freshness.readingLimit + 0.001),
+            ([park], [scheduled], now + 300),
+            ([park], [scheduled, predicted], now - 30 + Freshness.predictionLimit + 0.001),
+        ]
+        for (parks, buses, expected) in cases {
+            let until = ScheduleResponse.validUntil(
+                settings: Self.semester, now: now, carParks: parks, departures: buses)
+            #expect(abs(until.timeIntervalSince(expected)) < 0.0001)
+            #expect(payload(until - 0.01, parks, buses) == payload(now, parks, buses))
+            if !parks.isEmpty || !buses.isEmpty {
+                #expect(payload(until, parks, buses) != payload(now, parks, buses), "it changes at \(until)")
+            }
+        }
+    }
+
     static let referencePayload = """
         {"week": 8, "student": {"id": "305491", "name": "Kier"},
          "schedules": [{"start_time": "2020-03-13T10:00:00", "end_time": "2020-03-13T12:00:00", "course": "FIT1031",

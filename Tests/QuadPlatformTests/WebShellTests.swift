@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import HummingbirdTesting
+import Mustache
 import QuadTestSupport
 import Testing
 
@@ -102,7 +103,7 @@ import Testing
                 #expect(response.status == .ok)
                 #expect(response.headers[.contentType] == "text/html; charset=utf-8")
                 #expect(response.headers[.cacheControl] == "no-cache, private")
-                #expect(response.headers[.vary] == "Accept-Language, Cookie")
+                #expect(response.headers[.vary] == "Accept-Language, Cookie, Accept-Encoding")
                 #expect(response.text.contains(#"class="room-card""#))
                 #expect(response.text.contains(#"id="my-bookings""#), "the person's own part")
                 #expect(!response.text.contains("<html"), "the fragment alone, not the page")
@@ -150,4 +151,50 @@ import Testing
     /// The web folder in the sources (the tests read what the build copies from it).
     static let staticFolder = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         .appendingPathComponent("../../Sources/QuadPlatform/Web/static")
+}
+
+/// Pages render from `MustacheTree`'s dictionaries exactly as from the models themselves.
+@Suite struct MustacheTreeTests {
+    struct Card {
+        let name: String
+        let spots: Int
+        let free: Bool
+        let note: String?
+        let tags: [String]
+    }
+
+    struct Page {
+        let title: String?
+        let cards: [Card]
+        let empty: [Card]
+        let count: Int?
+    }
+
+    struct Frame {
+        let title: String
+        let t: [String: Any]
+        let page: Page
+        let pair: (left: String, right: Int)
+    }
+
+    @Test func aModelRendersTheSameAsItsTree() throws {
+        let template = try MustacheTemplate(
+            string: """
+                {{title}}|{{#page}}[{{title}}]{{#cards}}<{{name}} {{spots}} {{#free}}free{{/free}}{{^free}}full{{/free}} \
+                {{note}}{{^note}}-{{/note}} {{#tags}}{{.}},{{/tags}}{{t.greeting}} {{title}}>{{/cards}}\
+                {{^empty}}none{{/empty}}{{count}}{{/page}}{{pair.left}}{{pair.right}}{{missing.deep}}
+                """)
+        let frame = Frame(
+            title: "Frame & co", t: ["greeting": "hello"],
+            page: Page(
+                title: nil,
+                cards: [
+                    Card(name: "A", spots: 3, free: true, note: "<b>", tags: ["x", "y"]),
+                    Card(name: "B", spots: 0, free: false, note: nil, tags: []),
+                ], empty: [], count: 0),
+            pair: ("l", 2))
+        let direct = template.render(frame)
+        #expect(direct.contains("[Frame &amp; co]"), "a nil field climbs to the frame's: \(direct)")
+        #expect(template.render(MustacheTree.make(frame)) == direct)
+    }
 }

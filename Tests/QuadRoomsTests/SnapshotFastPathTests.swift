@@ -1,3 +1,4 @@
+import CompressNIO
 import Foundation
 import HTTPTypes
 import Hummingbird
@@ -139,6 +140,34 @@ import Testing
                 for field: HTTPField.Name in [.eTag, .cacheControl, .contentType, .contentLength] {
                     #expect(second.headers[field] == first.headers[field], "\(field)")
                 }
+            }
+        }
+    }
+
+    /// Apps and browsers ask for gzip: before the router too they get the gzipped bytes (made once per change),
+    /// the weak ETag and `Vary`, as the router sends them, and a 304 for either form's ETag.
+    @Test(arguments: ["/api/rooms", "/api/specials", "/api/books"])
+    func gzipPollsGetTheRoutersAnswer(path: String) async throws {
+        try await TestApp.run(configure: { $0.loadDemoData = true }, live: true) { app, client in
+            let bearer = try await app.signedIn("ada")
+            var gzip = bearer
+            gzip[.acceptEncoding] = "gzip, deflate, br"
+            let plain = try await client.execute(uri: path, method: .get, headers: bearer)
+            let first = try await client.execute(uri: path, method: .get, headers: gzip)
+            let second = try await client.execute(uri: path, method: .get, headers: gzip)
+            #expect(first.headers[.contentEncoding] == "gzip" && second.body == first.body)
+            for field: HTTPField.Name in [.eTag, .cacheControl, .contentType, .contentLength, .contentEncoding, .vary] {
+                #expect(second.headers[field] == first.headers[field], "\(field)")
+            }
+            var body = first.body
+            #expect(try body.decompress(with: .gzip()) == plain.body)
+            let etag = try #require(plain.headers[.eTag])
+            #expect(first.headers[.eTag] == "W/" + etag && plain.headers[.vary] == "Accept-Encoding")
+            for sent in [etag, "W/" + etag] {
+                var conditional = gzip
+                conditional[.ifNoneMatch] = sent
+                let revalidated = try await client.execute(uri: path, method: .get, headers: conditional)
+                #expect(revalidated.status == .notModified && revalidated.body.readableBytes == 0)
             }
         }
     }

@@ -25,6 +25,9 @@ public enum Freshness {
     /// A bus prediction older than this is dropped for the scheduled time.
     public static let predictionLimit: TimeInterval = 90
 
+    /// The limits are inclusive: a reading exactly 10 minutes old is still live, and stops being so this much later.
+    static let step: TimeInterval = 0.001
+
     public static func isLive(readingAt: Date?, now: Date) -> Bool {
         guard let readingAt else { return false }
         return now.timeIntervalSince(readingAt) <= readingLimit
@@ -49,6 +52,12 @@ public struct CarPark: Hashable, Sendable {
 
     public var state: CarParkState { CarParkState(free: free, capacity: capacity) }
     public func isLive(now: Date) -> Bool { Freshness.isLive(readingAt: updatedAt, now: now) }
+
+    /// When `isLive` turns false after `now` (the reading grows too old), if it is live now.
+    public func liveEnds(after now: Date) -> Date? {
+        guard let updatedAt, isLive(now: now) else { return nil }
+        return updatedAt.addingTimeInterval(Freshness.readingLimit + Freshness.step)
+    }
 
     /// A feed's reading: 0 … capacity.
     public static func validateFree(_ free: Int?, capacity: Int) throws(ValidationFailure) -> Int {
@@ -89,6 +98,18 @@ public struct Departure: Hashable, Sendable {
             return (predicted, true)
         }
         return (scheduled, false)
+    }
+
+    /// The first instant after `now` when what `expected(now:)` says of it, or whether `upcoming` lists it,
+    /// changes: it leaves, or its prediction grows too old.
+    public func nextChange(after now: Date) -> Date? {
+        let expected = expected(now: now)
+        var next = expected.time > now ? expected.time : nil
+        if expected.live, let predictedAt {
+            let stale = predictedAt.addingTimeInterval(Freshness.predictionLimit + Freshness.step)
+            next = min(next ?? stale, stale)
+        }
+        return next
     }
 
     /// Predictions within a day of the schedule make sense; anything else is a feed error.

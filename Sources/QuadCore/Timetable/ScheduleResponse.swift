@@ -167,3 +167,18 @@ extension ScheduleResponse {
         }
     }
 }
+
+extension ScheduleResponse {
+    /// Until when the payload built at `now` stays the same (but for `generatedAt`) while nothing is stored: the
+    /// first instant a car park's reading or a bus's prediction grows too old, a bus leaves, or the campus day
+    /// ends (today's date and departures move on).
+    public static func validUntil(
+        settings: CampusSettings, now: Date, carParks: [CarPark], departures: [Departure]
+    ) -> Date {
+        let clock = settings.clock
+        let midnight = clock.instant(clock.date(of: now).adding(days: 1), LocalTime(hour: 0))
+        let changes =
+            carParks.compactMap { $0.liveEnds(after: now) } + departures.compactMap { $0.nextChange(after: now) }
+        return changes.reduce(midnight) { min($0, $1) }
+    }
+}
