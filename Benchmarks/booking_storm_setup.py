@@ -2,7 +2,7 @@
 """Prepare Quad for the booking storm (and mixed-200-people): rooms, people and their API sessions.
 
 usage: booking_storm_setup.py URL ADMIN_TOKEN TOKENS_FILE [--rooms 250] [--capacity 16] [--people 20]
-                              [--prefix storm] [--budget-seconds S]
+                              [--prefix storm] [--budget-seconds S] [--rooms-only]
 
 Through Quad's API, with the admin token (PREFIX "storm" below; mixed-200-people uses "mixed"):
   POST /api/rooms   {"name": "Storm k", "building": "Bench", "capacity": C}  -> ids storm-1..storm-R
@@ -16,6 +16,9 @@ Bookings belong to the signed-in person and a person holds at most one spot per 
 so the storm needs people x rooms >= rooms x capacity, i.e. more people than a room has
 spots. Creating a person and signing in each cost a bcrypt hash (cost 12), which is why
 the default is few people and many small rooms. Standard library only.
+
+--rooms-only makes the rooms and no people (booking-pgbench: its bookings are rows written by
+pgbench, whose people need no account), and leaves TOKENS_FILE empty.
 """
 
 import argparse
@@ -92,8 +95,9 @@ def main(argv):
     p.add_argument("--prefix", default="storm", help="rooms '<Prefix> k' (ids <prefix>-k), people <prefix>-pN")
     p.add_argument("--budget-seconds", type=float, help="start no new person after this long (default: no limit)")
     p.add_argument("--allow-few-people", action="store_true", help="allow --people below --capacity")
+    p.add_argument("--rooms-only", action="store_true", help="create the rooms only, no people")
     a = p.parse_args(argv[1:])
-    if a.people < a.capacity and not a.allow_few_people:
+    if a.people < a.capacity and not a.allow_few_people and not a.rooms_only:
         p.error(f"--people ({a.people}) must be at least --capacity ({a.capacity}): one spot per person per room")
     if not re.fullmatch(r"[a-z][a-z0-9]*", a.prefix):
         p.error("--prefix: lowercase letters and digits, starting with a letter")
@@ -112,6 +116,10 @@ def main(argv):
         if room.get("id") != f"{a.prefix}-{k}":
             sys.exit(f"room {title} {k} got id {room.get('id')!r}, expected {a.prefix}-{k}")
     t1 = time.monotonic()
+    if a.rooms_only:
+        open(a.tokens_file, "w").close()
+        print(f"created {a.rooms} rooms x {a.capacity} spots in {t1 - t0:.1f} s (no people)", file=sys.stderr)
+        return 0
     deadline = t1 + a.budget_seconds if a.budget_seconds is not None else None
 
     def person(n):

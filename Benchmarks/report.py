@@ -350,7 +350,9 @@ def render(meta, notes, rows, targets=()):
                 "ok" if not r["errors"] else "ERROR: " + "; ".join(r["errors"]),
             ]
         )
-    lines = ["# Quad vs nginx", ""]
+    # A run on PostgreSQL says so in its title, so that it is not mistaken for one on SQLite.
+    database = dict(meta).get("database", "")
+    lines = ["# Quad vs nginx" + (" (PostgreSQL)" if database.startswith("PostgreSQL") else ""), ""]
     for k, v in meta:
         lines.append(f"- {k}: {v}")
     lines += [""] + markdown_table(header, table, {1, 2, 3, 4, 5, 6, 7, 8, 9})
