@@ -78,45 +78,24 @@ import Testing
     // (A guard against a hang, not a speed test: on 2 busy cores the whole suite's minute passes while it waits.)
     @Test(.enabled(if: TestDatabase.postgresURL != nil), .timeLimit(.minutes(5)))
     func aChangeOnOneInstanceTakesEffectOnTheOther() async throws {
-        try await TestDatabase.withLocation(.postgres) { location in
-            var configuration = TestApp.configuration(location)
-            configuration.loadDemoData = true
-            let firstDatabase = try await Database.open(location, logger: TestDatabase.logger)
-            let secondDatabase = try await Database.open(location, logger: TestDatabase.logger)
-            let first = try await Features.start(configuration, database: firstDatabase, logger: TestDatabase.logger) {
-                _ in
-            }.accounts
-            let second = try await Features.start(configuration, database: secondDatabase, logger: TestDatabase.logger)
-            { _ in }.accounts
-            let group = ServiceGroup(
-                configuration: .init(
-                    services: [first.platform.events, second.platform.events], gracefulShutdownSignals: [],
-                    logger: TestDatabase.logger))
-            try await withThrowingTaskGroup(of: Void.self) { tasks in
-                tasks.addTask { try await group.run() }
-                try await eventually("both instances listen") {
-                    first.platform.events.isListening && second.platform.events.isListening
-                }
-                let (token, _) = try await first.sessions.start(for: "ada", kind: .web)
-                let (other, _) = try await first.sessions.start(for: "ada", kind: .api)
-                #expect(try await second.sessions.person(for: token)?.role == .member)
-                #expect(try await second.sessions.person(for: other)?.role == .member)
-                #expect(second.sessions.cache.entry(SessionStore.hash(token)) != nil)
+        try await TwoInstances.run(loadDemoData: true) { firstQuad, secondQuad in
+            let first = firstQuad.accounts
+            let second = secondQuad.accounts
+            let (token, _) = try await first.sessions.start(for: "ada", kind: .web)
+            let (other, _) = try await first.sessions.start(for: "ada", kind: .api)
+            #expect(try await second.sessions.person(for: token)?.role == .member)
+            #expect(try await second.sessions.person(for: other)?.role == .member)
+            #expect(second.sessions.cache.entry(SessionStore.hash(token)) != nil)
 
-                _ = try await first.people.update("ada", displayName: nil, role: .admin, studentId: nil, password: nil)
-                try await eventually("the role change reaches the other instance", timeout: .seconds(2)) {
-                    try await second.sessions.person(for: token)?.role == .admin
-                }
-                try await first.sessions.end(token)
-                try await eventually("the sign-out reaches the other instance", timeout: .seconds(2)) {
-                    try await second.sessions.person(for: token) == nil
-                }
-                #expect(try await second.sessions.person(for: other)?.role == .admin)
-                await group.triggerGracefulShutdown()
-                try await tasks.waitForAll()
+            _ = try await first.people.update("ada", displayName: nil, role: .admin, studentId: nil, password: nil)
+            try await eventually("the role change reaches the other instance", timeout: .seconds(2)) {
+                try await second.sessions.person(for: token)?.role == .admin
             }
-            await firstDatabase.close()
-            await secondDatabase.close()
+            try await first.sessions.end(token)
+            try await eventually("the sign-out reaches the other instance", timeout: .seconds(2)) {
+                try await second.sessions.person(for: token) == nil
+            }
+            #expect(try await second.sessions.person(for: other)?.role == .admin)
         }
     }
 

@@ -4,7 +4,6 @@ import Hummingbird
 import HummingbirdTesting
 import QuadCore
 import QuadTestSupport
-import ServiceLifecycle
 import Testing
 
 @testable import QuadAccounts
@@ -232,43 +231,23 @@ import Testing
     // (A guard against a hang, not a speed test: on 2 busy cores the whole suite's minute passes while it waits.)
     @Test(.enabled(if: TestDatabase.postgresURL != nil), .timeLimit(.minutes(5)))
     func aChangeOnOneInstanceReachesTheWeekTheOtherKept() async throws {
-        try await TestDatabase.withLocation(.postgres) { location in
-            // Only the timetable's demo: the accounts' demo people would cost bcrypt hashes, slow on a busy machine.
-            let configuration = TestApp.configuration(location)
-            let firstDatabase = try await Database.open(location, logger: TestDatabase.logger)
-            let secondDatabase = try await Database.open(location, logger: TestDatabase.logger)
-            let first = try await Features.start(configuration, database: firstDatabase, logger: TestDatabase.logger) {
-                _ in
-            }.timetable
-            let second = try await Features.start(configuration, database: secondDatabase, logger: TestDatabase.logger)
-            { _ in }.timetable
+        // Only the timetable's demo: the accounts' demo people would cost bcrypt hashes, slow on a busy machine.
+        try await TwoInstances.run { firstQuad, secondQuad in
+            let first = firstQuad.timetable
+            let second = secondQuad.timetable
             try await TimetableDemo.load(first.store, now: first.now)
-            let group = ServiceGroup(
-                configuration: .init(
-                    services: [first.platform.events, second.platform.events], gracefulShutdownSignals: [],
-                    logger: TestDatabase.logger))
-            try await withThrowingTaskGroup(of: Void.self) { tasks in
-                tasks.addTask { try await group.run() }
-                try await eventually("both instances listen") {
-                    first.platform.events.isListening && second.platform.events.isListening
-                }
-                func slot(_ answer: EncodedAnswer?) throws -> Int? {
-                    let json = try JSONSerialization.jsonObject(with: Data(buffer: try #require(answer).body))
-                    let parks = (json as? [String: Any])?["parkings"] as? [[String: Any]]
-                    return parks?.first { $0["id"] as? String == "caulfield" }?["slot"] as? Int
-                }
-                _ = try await second.weekAnswer(studentId: "305491")
-                #expect(second.weeks.cached("305491") != nil, "the other instance keeps Kier's week")
-                _ = try await first.recordReading("caulfield", free: 7)
-                try await eventually("the reading reaches the other instance", timeout: .seconds(2)) {
-                    second.weeks.cached("305491") == nil
-                }
-                #expect(try slot(try await second.weekAnswer(studentId: "305491")) == 7)
-                await group.triggerGracefulShutdown()
-                try await tasks.waitForAll()
+            func slot(_ answer: EncodedAnswer?) throws -> Int? {
+                let json = try JSONSerialization.jsonObject(with: Data(buffer: try #require(answer).body))
+                let parks = (json as? [String: Any])?["parkings"] as? [[String: Any]]
+                return parks?.first { $0["id"] as? String == "caulfield" }?["slot"] as? Int
             }
-            await firstDatabase.close()
-            await secondDatabase.close()
+            _ = try await second.weekAnswer(studentId: "305491")
+            #expect(second.weeks.cached("305491") != nil, "the other instance keeps Kier's week")
+            _ = try await first.recordReading("caulfield", free: 7)
+            try await eventually("the reading reaches the other instance", timeout: .seconds(2)) {
+                second.weeks.cached("305491") == nil
+            }
+            #expect(try slot(try await second.weekAnswer(studentId: "305491")) == 7)
         }
     }
 
