@@ -43,6 +43,8 @@ public final class EventHub: Service, Sendable {
         var generation = 0
         /// Handlers of notices between instances, by type (`notice`), never sent to clients.
         var noticeHandlers: [String: [@Sendable (String) -> Void]] = [:]
+        /// Called on every event and notice, from any instance.
+        var changeHandlers: [@Sendable () -> Void] = []
     }
 
     private struct Subscriber {
@@ -119,6 +121,11 @@ public final class EventHub: Service, Sendable {
         state.withLockedValue { $0.noticeHandlers[type, default: []].append(handler) }
     }
 
+    /// Calls `handler` on every event and every notice, from any instance (this one's too): a cache of anything.
+    package func onChange(_ handler: @escaping @Sendable () -> Void) {
+        state.withLockedValue { $0.changeHandlers.append(handler) }
+    }
+
     /// Changes when this hub may have missed notices (its LISTEN restarted on PostgreSQL): what a cache learnt
     /// under another generation is not to be trusted. `nil` while it is not listening at all.
     package var noticeGeneration: Int? {
@@ -128,7 +135,9 @@ public final class EventHub: Service, Sendable {
     private static let noticePrefix = "notice "
 
     private func deliverNotice(_ type: String, _ text: String) {
-        for handler in state.withLockedValue({ $0.noticeHandlers[type] ?? [] }) { handler(text) }
+        let (handlers, changed) = state.withLockedValue { ($0.noticeHandlers[type] ?? [], $0.changeHandlers) }
+        for handler in handlers { handler(text) }
+        for handler in changed { handler() }
     }
 
     /// Subscribes to events after `lastEventId` (all new ones when nil), optionally of some types only.
@@ -162,15 +171,16 @@ public final class EventHub: Service, Sendable {
     }
 
     func deliver(_ event: Event) {
-        let subscribers = state.withLockedValue { state -> [Subscriber] in
+        let (subscribers, changed) = state.withLockedValue { state -> ([Subscriber], [@Sendable () -> Void]) in
             if state.floor == nil { state.floor = event.id - 1 }
             state.recent.append(event)
             if state.recent.count > capacity {
                 state.floor = state.recent[state.recent.count - capacity - 1].id
                 state.recent.removeFirst(state.recent.count - capacity)
             }
-            return Array(state.subscribers.values)
+            return (Array(state.subscribers.values), state.changeHandlers)
         }
+        for handler in changed { handler() }
         for subscriber in subscribers where subscriber.types?.contains(event.type) != false {
             if case .dropped = subscriber.continuation.yield(event) { subscriber.continuation.finish() }
         }

@@ -15,7 +15,8 @@ extension HTTPServerBuilder {
         let routes = SnapshotFastPath.Routes(
             snapshots: features.reduce(into: [:]) { all, feature in all.merge(feature.fastPath) { first, _ in first } },
             trustProxy: platform.configuration.trustProxy, rateLimiter: platform.rateLimiter,
-            logger: platform.logger, clock: platform.clock, session: { people.rememberedPerson(session: $0) })
+            logger: platform.logger, clock: platform.clock, session: { people.rememberedPerson(session: $0) },
+            pages: PageCache(hub: platform.events, clock: platform.clock))
         return .init { responder in QuadHTTP1Channel(base: HTTP1Channel(responder: responder), routes: routes) }
     }
 }

@@ -19,6 +19,8 @@ import QuadCore
 /// string, no snapshot yet, not HTTP/1.1 keep-alive, an earlier request on this connection still being
 /// answered, a client over its rate limit) goes on to the router untouched, so the answers are the same either
 /// way; tests compare them.
+///
+/// It also answers a page asked for again exactly as before (`PageCache`): the router's own answer, kept.
 package final class SnapshotFastPath: ChannelDuplexHandler, RemovableChannelHandler {
     package typealias InboundIn = HTTPServerRequestPart
     package typealias InboundOut = HTTPServerRequestPart
@@ -37,6 +39,8 @@ package final class SnapshotFastPath: ChannelDuplexHandler, RemovableChannelHand
         package var clock: any QuadClock
         /// The person a session token signs in, when known without waiting (nil: the router finds out).
         package var session: @Sendable (String) -> Person? = { _ in nil }
+        /// Pages the router rendered, to answer again (nil: none are kept).
+        package var pages: PageCache?
     }
 
     private struct Answer {
@@ -52,6 +56,10 @@ package final class SnapshotFastPath: ChannelDuplexHandler, RemovableChannelHand
         package var varies: Bool
     }
 
+    private struct Caller {
+        let person: Person?
+    }
+
     private let routes: Routes
     /// Requests handed to the router and not yet fully answered: until they are, answering here would
     /// put a pipelined response ahead of theirs.
@@ -59,6 +67,15 @@ package final class SnapshotFastPath: ChannelDuplexHandler, RemovableChannelHand
     /// The request being answered here (its body and end are dropped, then the answer is written).
     private var answering: Answer?
     private var forwarding = false
+    /// A kept page being answered here (with its `RateLimit` header, when counted).
+    private var answeringPage: (page: PageCache.Page, rateLimit: String?, path: Substring)?
+    /// For each request handed to the router, in order: whether it is unsafe (its answer's end drops the kept
+    /// pages: it may have changed what they show).
+    private var unsafeRequests: [Bool] = []
+    /// The page request handed to the router whose answer may be kept (what it arrived with), and the answer's
+    /// head and bytes as they go by.
+    private var capture: (key: PageCache.Key, person: Person?, stamp: PageCache.Stamp)?
+    private var captured: (head: HTTPResponseHead, keep: String, body: ByteBuffer)?
     /// The heads of the last answers, by ETag and `Date`: a poller on a kept-alive connection asks for the
     /// same snapshot many times a second.
     private var heads: (etag: String, date: String, ok: HTTPResponseHead, notModified: HTTPResponseHead)?
@@ -85,73 +102,141 @@ package final class SnapshotFastPath: ChannelDuplexHandler, RemovableChannelHand
     package func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         switch unwrapInboundIn(data) {
         case .head(let head):
-            if routerRequests == 0, !forwarding, let answer = answer(head, remote: context.channel.remoteAddress) {
-                answering = answer
-                return
+            if routerRequests == 0, !forwarding {
+                if let answer = answer(head, remote: context.channel.remoteAddress) {
+                    answering = answer
+                    return
+                }
+                if let pages = routes.pages, let found = page(head, pages: pages, remote: context.channel.remoteAddress)
+                {
+                    answeringPage = found
+                    return
+                }
             }
+            let unsafe = ![.GET, .HEAD, .OPTIONS].contains(head.method)
+            if unsafe { routes.pages?.dropAll() }
+            unsafeRequests.append(unsafe)
             routerRequests += 1
             forwarding = true
             context.fireChannelRead(data)
         case .body:
-            if answering == nil { context.fireChannelRead(data) }
+            if answering == nil, answeringPage == nil { context.fireChannelRead(data) }
         case .end:
-            guard let answer = answering else {
+            if let answer = answering {
+                answering = nil
+                write(answer, context: context)
+            } else if let page = answeringPage {
+                answeringPage = nil
+                write(page.page, rateLimit: page.rateLimit, path: page.path, context: context)
+            } else {
                 forwarding = false
                 context.fireChannelRead(data)
-                return
             }
-            answering = nil
-            write(answer, context: context)
         }
     }
 
     package func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
-        if case .end = unwrapOutboundIn(data) { routerRequests = max(0, routerRequests - 1) }
+        switch unwrapOutboundIn(data) {
+        case .head(var head):
+            guard let keep = head.headers.first(name: PageCache.keepHeaderName) else { break }
+            head.headers.remove(name: PageCache.keepHeaderName)
+            if capture != nil, head.status == .ok, !head.headers.contains(name: "set-cookie") {
+                captured = (head, keep, context.channel.allocator.buffer(capacity: 0))
+            }
+            context.write(wrapOutboundOut(.head(head)), promise: promise)
+            return
+        case .body(.byteBuffer(var bytes)):
+            captured?.body.writeBuffer(&bytes)
+        case .body:
+            captured = nil
+        case .end:
+            routerRequests = max(0, routerRequests - 1)
+            if !unsafeRequests.isEmpty, unsafeRequests.removeFirst() { routes.pages?.dropAll() }
+            if let capture, let captured {
+                routes.pages?.keep(
+                    capture.key, head: captured.head, body: captured.body, person: capture.person,
+                    stamp: capture.stamp, keep: captured.keep)
+            }
+            capture = nil
+            captured = nil
+        }
         context.write(data, promise: promise)
     }
 
     private func answer(_ head: HTTPRequestHead, remote: SocketAddress?) -> Answer? {
-        guard head.method == .GET, head.version == .http1_1, head.isKeepAlive, let lookup = routes.snapshots[head.uri]
+        guard head.method == .GET, head.version == .http1_1, head.isKeepAlive, let lookup = routes.snapshots[head.uri],
+            let caller = caller(head.headers)
         else { return nil }
         let headers = head.headers
-        // Who asks: a visitor, or someone whose session is remembered; anything else is the router's to judge.
-        var person: Person?
+        guard let snapshot = lookup(baseURL(headers), caller.person), let rateLimit = take(caller.person, remote)
+        else { return nil }
+        let sent = snapshot.representation(acceptEncoding: headers.first(name: "accept-encoding"))
+        return Answer(
+            path: head.uri, ifNoneMatch: headers.first(name: "if-none-match"), body: sent.body, etag: sent.etag,
+            rateLimit: rateLimit, personal: caller.person != nil, gzip: sent.gzip, varies: sent.varies)
+    }
+
+    /// A page kept for this request (`PageCache`); when there is none, and the router's answer may be kept, what
+    /// the request arrived with is noted (`capture`) for when the answer goes by.
+    private func page(
+        _ head: HTTPRequestHead, pages: PageCache, remote: SocketAddress?
+    ) -> (page: PageCache.Page, rateLimit: String?, path: Substring)? {
+        let headers = head.headers
+        // Pages are for browsers: a bearer token or a conditional request is the router's.
+        guard head.method == .GET, head.version == .http1_1, head.isKeepAlive, !headers.contains(name: "authorization"),
+            !headers.contains(name: "if-none-match"), !headers.contains(name: "if-modified-since"),
+            let caller = caller(headers)
+        else { return nil }
+        let key = PageCache.Key(
+            target: head.uri, cookies: headers["cookie"].joined(separator: "; "),
+            acceptLanguage: headers["accept-language"].joined(separator: ", "), baseURL: baseURL(headers),
+            gzip: Gzip.accepted(headers["accept-encoding"].joined(separator: ", ")))
+        guard let page = pages.page(key, person: caller.person) else {
+            capture = pages.stamp().map { (key, caller.person, $0) }
+            return nil
+        }
+        guard let rateLimit = take(caller.person, remote) else { return nil }
+        return (page, rateLimit, head.uri.prefix { $0 != "?" })
+    }
+
+    /// Who asks: a visitor (`person` nil), or someone whose session is remembered; nil when the router must judge
+    /// (credentials not known at once, or not a session).
+    private func caller(_ headers: HTTPHeaders) -> Caller? {
         if let authorization = headers.first(name: "authorization") {
             guard authorization.count > 7, authorization.prefix(7).lowercased() == "bearer ",
                 let known = routes.session(authorization.dropFirst(7).trimmingCharacters(in: .whitespaces))
             else { return nil }
-            person = known
-        } else if let token = Self.sessionCookie(headers) {
-            guard let known = routes.session(token) else { return nil }
-            person = known
+            return Caller(person: known)
         }
-        let baseURL: String
+        if let token = Self.sessionCookie(headers) {
+            guard let known = routes.session(token) else { return nil }
+            return Caller(person: known)
+        }
+        return Caller(person: nil)
+    }
+
+    /// How the client reached Quad, as the router works it out.
+    private func baseURL(_ headers: HTTPHeaders) -> String {
         if routes.trustProxy {
-            baseURL = BaseURL.make(
+            return BaseURL.make(
                 forwardedProto: headers.first(name: "x-forwarded-proto"),
                 forwardedHost: headers.first(name: "x-forwarded-host"), host: headers.first(name: "host"))
-        } else {
-            // A connection keeps its Host: work its base URL out once.
-            let host = headers.first(name: "host")
-            if host != lastHost?.host {
-                lastHost = (host, BaseURL.make(forwardedProto: nil, forwardedHost: nil, host: host))
-            }
-            baseURL = lastHost!.baseURL
         }
-        guard let snapshot = lookup(baseURL, person) else { return nil }
-        var rateLimit: String?
-        if let limiter = routes.rateLimiter {
-            // Counted as the router counts (`clientKey`): the person when signed in, else the address.
-            let decision = limiter.take(
-                person.map { "user:" + $0.username.lowercased() } ?? remote?.ipAddress ?? "local")
-            // The router gives the 429 (and the bucket, being empty, stays empty).
-            guard decision.allowed else { return nil }
-            rateLimit = decision.header
+        // A connection keeps its Host: work its base URL out once.
+        let host = headers.first(name: "host")
+        if host != lastHost?.host {
+            lastHost = (host, BaseURL.make(forwardedProto: nil, forwardedHost: nil, host: host))
         }
-        let sent = snapshot.representation(acceptEncoding: headers.first(name: "accept-encoding"))
-        return Answer(
-            path: head.uri, ifNoneMatch: headers.first(name: "if-none-match"), body: sent.body, etag: sent.etag,
-            rateLimit: rateLimit, personal: person != nil, gzip: sent.gzip, varies: sent.varies)
+        return lastHost!.baseURL
+    }
+
+    /// Counts the request against the client's budget as the router counts it (`clientKey`: the person when signed
+    /// in, else the address): the `RateLimit` header to send (`.some(nil)` without a limiter), or nil when the
+    /// client is over it (the router gives the 429; the bucket, being empty, stays empty).
+    private func take(_ person: Person?, _ remote: SocketAddress?) -> String?? {
+        guard let limiter = routes.rateLimiter else { return .some(nil) }
+        let decision = limiter.take(person.map { "user:" + $0.username.lowercased() } ?? remote?.ipAddress ?? "local")
+        return decision.allowed ? .some(decision.header) : nil
     }
 
     /// The session cookie's value, from any `Cookie` header (a browser's also carries `quad_csrf`, `quad_lang`).
@@ -211,6 +296,22 @@ package final class SnapshotFastPath: ChannelDuplexHandler, RemovableChannelHand
         }
         if routes.logger.logLevel <= .info {
             routes.logger.info("GET \(answer.path) \(head.status.code)", metadata: ["snapshot": "true"])
+        }
+    }
+
+    /// A kept page, as the router answered it, with this moment's `Date` (and the client's `RateLimit`).
+    private func write(_ page: PageCache.Page, rateLimit: String?, path: Substring, context: ChannelHandlerContext) {
+        var head = page.head
+        head.headers.add(name: "Date", value: HTTPDate.text(routes.clock.now))
+        if let rateLimit, let limiter = routes.rateLimiter {
+            head.headers.replaceOrAdd(name: "RateLimit-Policy", value: limiter.policyHeader)
+            head.headers.replaceOrAdd(name: "RateLimit", value: rateLimit)
+        }
+        context.write(wrapOutboundOut(.head(head)), promise: nil)
+        context.write(wrapOutboundOut(.body(.byteBuffer(page.body))), promise: nil)
+        context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
+        if routes.logger.logLevel <= .info {
+            routes.logger.info("GET \(path) \(page.head.status.code)", metadata: ["page": "kept"])
         }
     }
 

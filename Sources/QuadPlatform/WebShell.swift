@@ -59,7 +59,7 @@ package final class WebShell: Sendable {
 
     package func register(on routes: Routes) {
         routes.on(.get, "/", .public) { request, context in
-            try self.page(request, template: "home", title: { $0("home.title") }) { localizer in
+            try self.page(request, template: "home", title: { $0("home.title") }, keep: true) { localizer in
                 HomePage(
                     servicesCount: self.services.isEmpty ? nil : localizer("home.services", count: self.services.count))
             }
@@ -96,9 +96,13 @@ package final class WebShell: Sendable {
     ///
     /// `?fragment=<name>` answers one of the page's `fragments` alone (a template rendered from the same model,
     /// with an ETag): what `live.js` fetches and merges into the page, so every redraw is the server's markup.
+    ///
+    /// `keep`: the page shows nothing but what the hub announces changes of (and the request): the fast path may
+    /// answer the same request again with it (`PageCache`) until anything changes, or `keptUntil` its model.
     package func page<Model>(
         _ request: Request, template: String, status: HTTPResponse.Status = .ok, title: (Localizer) -> String,
-        strings: ScriptStrings = .init(), fragments: [String: String] = [:], model: (Localizer) throws -> Model
+        strings: ScriptStrings = .init(), fragments: [String: String] = [:], keep: Bool = false,
+        keptUntil: (Model) -> Date? = { _ in nil }, model: (Localizer) throws -> Model
     ) throws -> Response {
         if let chosen = request.uri.queryParameters.get("lang").flatMap({ Language(code: $0) }) {
             var response = Response.seeOther(request.uri.path)
@@ -119,10 +123,18 @@ package final class WebShell: Sendable {
                 ByteBuffer(string: html), etag: HTTPCache.etag(for: Data(html.utf8)),
                 contentType: "text/html; charset=utf-8", policy: .revalidate, request: request)
         } else {
-            let html = try render(request, template: template, title: title, csrf: csrf, strings: strings, model: model)
+            var built: Model?
+            let html = try render(request, template: template, title: title, csrf: csrf, strings: strings) {
+                let page = try model($0)
+                built = page
+                return page
+            }
             response = Response(
                 status: status, headers: [.contentType: "text/html; charset=utf-8"],
                 body: .init(byteBuffer: ByteBuffer(string: html)))
+            if keep, status == .ok, csrfCookie == nil, let built {
+                response.headers[PageCache.keepHeader] = PageCache.keepValue(until: keptUntil(built))
+            }
         }
         // Personal (the person, their language): no shared cache keeps it, and each copy is checked first.
         response.headers[.cacheControl] = "no-cache, private"

@@ -91,7 +91,7 @@ package final class Timetable: Feature, CampusTime {
     }
 
     /// The payload, and until when it stays the same unless something is stored (`ScheduleResponse.validUntil`).
-    private func scheduleAndExpiry(
+    func scheduleAndExpiry(
         for student: StudentRecord, date: LocalDate?
     ) async throws -> (payload: ScheduleResponse, validUntil: Date) {
         let now = self.now

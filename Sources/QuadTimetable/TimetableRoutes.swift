@@ -53,11 +53,15 @@ struct TimetableRoutes {
         var notStudent = false
         let now = timetable.now
         let settings = try await timetable.settings()
+        // Until when the live data reads the same (`ScheduleResponse.validUntil`): the page may be kept until then.
+        var validUntil = now
         if let person = RequestInfo.current.person {
             if let student = try await timetable.student(for: person) {
                 let today = settings.clock.date(of: now)
+                let schedule = try await timetable.scheduleAndExpiry(for: student, date: today)
+                validUntil = schedule.validUntil
                 view = StudentView(
-                    student: student, payload: try await timetable.schedule(for: student, date: today),
+                    student: student, payload: schedule.payload,
                     plan: settings.plan(now: now, classes: try await timetable.store.classes(student: student.id)),
                     settings: settings, today: today, now: now,
                     link: TimetableAPI.calendarLink(
@@ -69,17 +73,23 @@ struct TimetableRoutes {
         }
         var live: PublicLive?
         if view == nil {
-            let api = TimetableAPI(timetable: timetable)
+            let carParks = try await timetable.store.carParks()
+            let departures = try await timetable.departures(settings: settings, at: now)
+            validUntil = ScheduleResponse.validUntil(
+                settings: settings, now: now, carParks: carParks, departures: departures)
             live = PublicLive(
-                parkings: try await api.parkingList().parkings,
-                stops: try await api.departureList(limit: Self.stopLimit).departures)
+                parkings: carParks.map { TimetableAPI.parking($0, now: now) },
+                stops: Departure.upcoming(departures, now: now, limit: Self.stopLimit).map {
+                    TimetableAPI.stop($0, now: now, clock: settings.clock)
+                })
         }
         let language = web.language(for: request)
         let rotated = request.uri.queryParameters.get("rotated") != nil
         let refreshSeconds = timetable.platform.configuration.refreshSeconds
         return try web.page(
             request, template: "timetable", title: { $0("timetable.title") }, strings: Self.scriptStrings,
-            fragments: ["live": "timetable-live"]
+            fragments: ["live": "timetable-live"], keep: true,
+            keptUntil: { page in page.changes(after: now).map { min($0, validUntil) } ?? validUntil }
         ) { t in
             var page = TimetablePage(refreshSeconds: refreshSeconds)
             if let view {
@@ -236,6 +246,18 @@ struct TimetablePage {
 
     init(refreshSeconds: Int) {
         self.refreshSeconds = refreshSeconds
+    }
+
+    /// The first instant after `now` when this page, drawn again, would read otherwise with the same data: a
+    /// countdown's minute, a class starting or ending, a reading growing old, the day shown changing.
+    func changes(after now: Date) -> Date? {
+        let nowMs = milliseconds(now)
+        let countdowns = stops.map { stop in
+            // As `live` counts: whole minutes left, so the text changes when fewer than that many remain.
+            stop.leavesAt - max(0, (stop.leavesAt - nowMs) / 1000 / 60) * 60_000
+        }
+        let instants = countdowns + cards.compactMap(\.refreshAt) + parkings.compactMap(\.liveUntil) + [changesAt]
+        return instants.compactMap { $0 }.min().map { Date(timeIntervalSince1970: Double($0) / 1000) }
     }
 
     /// Shows a student's day.
