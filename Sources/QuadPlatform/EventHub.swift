@@ -43,7 +43,9 @@ public final class EventHub: Service, Sendable {
         var generation = 0
         /// Handlers of notices between instances, by type (`notice`), never sent to clients.
         var noticeHandlers: [String: [@Sendable (String) -> Void]] = [:]
-        /// Called on every event and notice, from any instance.
+        /// Called on every event of a type, from any instance, before anyone else hears of it.
+        var eventHandlers: [String: [@Sendable () -> Void]] = [:]
+        /// Called on every event and notice, from any instance, after the handlers of its type.
         var changeHandlers: [@Sendable () -> Void] = []
     }
 
@@ -121,6 +123,12 @@ public final class EventHub: Service, Sendable {
         state.withLockedValue { $0.noticeHandlers[type, default: []].append(handler) }
     }
 
+    /// Calls `handler` on every event of `type`, from any instance (this one's too), before the change handlers and
+    /// the subscribers hear of it: a feature's cache is dropped before a page made from it is.
+    package func onEvent(_ type: String, _ handler: @escaping @Sendable () -> Void) {
+        state.withLockedValue { $0.eventHandlers[type, default: []].append(handler) }
+    }
+
     /// Calls `handler` on every event and every notice, from any instance (this one's too): a cache of anything.
     package func onChange(_ handler: @escaping @Sendable () -> Void) {
         state.withLockedValue { $0.changeHandlers.append(handler) }
@@ -171,16 +179,17 @@ public final class EventHub: Service, Sendable {
     }
 
     func deliver(_ event: Event) {
-        let (subscribers, changed) = state.withLockedValue { state -> ([Subscriber], [@Sendable () -> Void]) in
+        let (subscribers, handlers) = state.withLockedValue {
+            state -> ([Subscriber], [@Sendable () -> Void]) in
             if state.floor == nil { state.floor = event.id - 1 }
             state.recent.append(event)
             if state.recent.count > capacity {
                 state.floor = state.recent[state.recent.count - capacity - 1].id
                 state.recent.removeFirst(state.recent.count - capacity)
             }
-            return (Array(state.subscribers.values), state.changeHandlers)
+            return (Array(state.subscribers.values), (state.eventHandlers[event.type] ?? []) + state.changeHandlers)
         }
-        for handler in changed { handler() }
+        for handler in handlers { handler() }
         for subscriber in subscribers where subscriber.types?.contains(event.type) != false {
             if case .dropped = subscriber.continuation.yield(event) { subscriber.continuation.finish() }
         }

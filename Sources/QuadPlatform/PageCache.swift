@@ -1,5 +1,6 @@
 import Foundation
 import HTTPTypes
+import Hummingbird
 import NIOConcurrencyHelpers
 import NIOCore
 import NIOHTTP1
@@ -15,7 +16,8 @@ import QuadCore
 /// Only a page that says it may be kept is (`WebShell.page(keep:)`, the internal `Quad-Keep` header, which the fast
 /// path takes off every answer), and only a plain 200 that sets no cookie. A kept page is dropped:
 /// - on any event or notice on the hub (any change on any instance: a booking, a special, a reading, a sign-out),
-/// - on any unsafe request this instance answers (a change that tells nobody, such as a renamed account),
+/// - after any unsafe request this instance answers that may have changed something (`Changes`: a change that
+///   tells nobody, such as a renamed account, before its answer is sent),
 /// - when the page's own time is up (a countdown's next minute, a class starting),
 /// - when the hub may have missed notices (its LISTEN restarted).
 ///
@@ -47,7 +49,8 @@ package final class PageCache: Sendable {
     }
 
     /// The header a page route sets to say its answer may be kept: `change` (until anything changes) or the
-    /// instant (ms since 1970) it goes stale by itself.
+    /// instant (ms since 1970) it goes stale by itself, then the username it was drawn for (`-`: a visitor), which
+    /// must be whom the fast path took the request to be from.
     package static let keepHeader = HTTPField.Name("Quad-Keep")!
     static let keepHeaderName = "quad-keep"
 
@@ -97,31 +100,67 @@ package final class PageCache: Sendable {
         }
     }
 
-    /// Keeps the router's answer to a request that arrived at `stamp`, if nothing changed since.
+    /// Keeps the router's answer to a request that arrived at `stamp` from `person`, if nothing changed since and the
+    /// page was drawn for that person (`keep`: the `Quad-Keep` value).
     func keep(_ key: Key, head: HTTPResponseHead, body: ByteBuffer, person: Person?, stamp: Stamp, keep: String) {
-        guard hub.noticeGeneration == stamp.generation else { return }
+        let parts = keep.split(separator: " ")
+        guard parts.count == 2, parts[1] == (person?.username ?? "-"), hub.noticeGeneration == stamp.generation,
+            key.size <= Self.maxKeySize
+        else { return }
         var expires: Date?
-        if keep != "change" {
-            guard let milliseconds = Double(keep) else { return }
+        if parts[0] != "change" {
+            guard let milliseconds = Double(parts[0]) else { return }
             expires = Date(timeIntervalSince1970: milliseconds / 1000)
             guard clock.now < expires! else { return }
         }
         var head = head
         head.headers.remove(name: "date")
         let page = Page(head: head, body: body, person: person, stamp: stamp, expires: expires)
+        // The body, with room for the key and the head.
+        let size = body.readableBytes + key.size + 1024
         state.withLockedValue { state in
-            guard state.version == stamp.version else { return }
-            if state.bytes + body.readableBytes > capacity {
+            guard state.version == stamp.version, state.pages[key] == nil else { return }
+            if state.bytes + size > capacity {
                 state.pages.removeAll(keepingCapacity: true)
                 state.bytes = 0
             }
-            state.bytes += body.readableBytes - (state.pages[key]?.body.readableBytes ?? 0)
+            state.bytes += size
             state.pages[key] = page
         }
     }
 
-    /// The `Quad-Keep` value for a page that stays the same until something changes or, when given, until `until`.
-    package static func keepValue(until: Date?) -> String {
-        until.map { String(Int64(($0.timeIntervalSince1970 * 1000).rounded(.down))) } ?? "change"
+    /// Requests whose target and headers take more than this are answered by the router each time.
+    static let maxKeySize = 8 * 1024
+
+    /// The `Quad-Keep` value for a page drawn for `person` that stays the same until something changes or, when
+    /// given, until `until`.
+    package static func keepValue(until: Date?, person: Person?) -> String {
+        let until = until.map { String(Int64(($0.timeIntervalSince1970 * 1000).rounded(.down))) } ?? "change"
+        return until + " " + (person?.username ?? "-")
     }
+
+    /// Drops the kept pages once an unsafe request is answered, before its answer goes out: what it changed may
+    /// tell nobody (a renamed account). A refusal (4xx) changed nothing, and does not: anyone can send one.
+    struct Changes: RouterMiddleware {
+        typealias Context = AppRequestContext
+        let pages: PageCache
+
+        func handle(
+            _ request: Request, context: Context, next: (Request, Context) async throws -> Response
+        ) async throws -> Response {
+            guard ![.get, .head, .options].contains(request.method) else { return try await next(request, context) }
+            do {
+                let response = try await next(request, context)
+                if !(400..<500).contains(response.status.code) { pages.dropAll() }
+                return response
+            } catch {
+                pages.dropAll()
+                throw error
+            }
+        }
+    }
+}
+
+extension PageCache.Key {
+    var size: Int { target.utf8.count + cookies.utf8.count + acceptLanguage.utf8.count + baseURL.utf8.count }
 }

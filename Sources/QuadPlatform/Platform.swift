@@ -11,6 +11,8 @@ public struct Platform: Sendable {
     package let idempotency: IdempotencyStore
     /// Shared by the router's middleware and the snapshot fast path, so a client has one budget.
     let rateLimiter: RateLimiter?
+    /// Pages the router rendered, answered again by the fast path until anything changes.
+    package let pages: PageCache
     public let logger: Logger
     /// The one clock (see `ServerConfiguration.clock`).
     public var clock: any QuadClock { configuration.clock }
@@ -29,17 +31,16 @@ public struct Platform: Sendable {
         let admin = try await AdminAuth.setUp(configured: configuration.adminToken, database: database) { token in
             announce("Admin token (shown once, only its hash is kept): \(token)")
         }
+        let events = EventHub(
+            database: database, capacity: configuration.eventBufferSize, clock: configuration.clock, logger: logger)
         let platform = Platform(
-            configuration: configuration, database: database,
-            events: EventHub(
-                database: database, capacity: configuration.eventBufferSize, clock: configuration.clock,
-                logger: logger),
+            configuration: configuration, database: database, events: events,
             admin: admin, images: ImageStore(database: database, clock: configuration.clock),
             idempotency: IdempotencyStore(database: database, clock: configuration.clock),
             rateLimiter: configuration.rateLimit > 0
                 ? RateLimiter(rate: configuration.rateLimit, burst: configuration.rateBurst, clock: configuration.clock)
                 : nil,
-            logger: logger)
+            pages: PageCache(hub: events, clock: configuration.clock), logger: logger)
         return (platform, fresh)
     }
 

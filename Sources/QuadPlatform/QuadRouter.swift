@@ -16,7 +16,7 @@ extension HTTPServerBuilder {
             snapshots: features.reduce(into: [:]) { all, feature in all.merge(feature.fastPath) { first, _ in first } },
             trustProxy: platform.configuration.trustProxy, rateLimiter: platform.rateLimiter,
             logger: platform.logger, clock: platform.clock, session: { people.rememberedPerson(session: $0) },
-            pages: PageCache(hub: platform.events, clock: platform.clock))
+            pages: platform.pages)
         return .init { responder in QuadHTTP1Channel(base: HTTP1Channel(responder: responder), routes: routes) }
     }
 }
@@ -35,6 +35,8 @@ package func buildRouter(
     let trustProxy = platform.configuration.trustProxy
 
     router.add(middleware: RequestLogMiddleware())
+    // Outside the error middleware: it judges by the status sent, whatever threw it.
+    router.add(middleware: PageCache.Changes(pages: platform.pages))
     router.add(
         middleware: ErrorMiddleware(routes: table) { problem, request, _ in web.errorPage(problem, request: request) })
     router.add(

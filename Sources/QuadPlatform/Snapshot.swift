@@ -130,7 +130,8 @@ extension EncodedAnswer {
     }
 }
 
-/// Drops a snapshot when another instance changes its list: their events (of `type`) arrive through the hub.
+/// Drops a snapshot when another instance changes its list: their events (of `type`) arrive through the hub, which
+/// calls this at once, before the kept pages are dropped (`PageCache`): a page made after that reads the new list.
 package struct SnapshotInvalidation: Service {
     package let events: EventHub
     package let type: String
@@ -143,15 +144,7 @@ package struct SnapshotInvalidation: Service {
     }
 
     package func run() async throws {
-        await cancelWhenGracefulShutdown {
-            // A subscription that fell behind is cut off: subscribe again (and drop the snapshot, as events were missed).
-            while !Task.isCancelled {
-                let subscription = events.subscribe(after: nil, types: [type])
-                for await _ in subscription.events { invalidate() }
-                subscription.cancel()
-                invalidate()
-                try? await Task.sleep(for: .milliseconds(100))
-            }
-        }
+        events.onEvent(type, invalidate)
+        try? await gracefulShutdown()
     }
 }

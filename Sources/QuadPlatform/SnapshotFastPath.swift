@@ -69,9 +69,6 @@ package final class SnapshotFastPath: ChannelDuplexHandler, RemovableChannelHand
     private var forwarding = false
     /// A kept page being answered here (with its `RateLimit` header, when counted).
     private var answeringPage: (page: PageCache.Page, rateLimit: String?, path: Substring)?
-    /// For each request handed to the router, in order: whether it is unsafe (its answer's end drops the kept
-    /// pages: it may have changed what they show).
-    private var unsafeRequests: [Bool] = []
     /// The page request handed to the router whose answer may be kept (what it arrived with), and the answer's
     /// head and bytes as they go by.
     private var capture: (key: PageCache.Key, person: Person?, stamp: PageCache.Stamp)?
@@ -113,9 +110,6 @@ package final class SnapshotFastPath: ChannelDuplexHandler, RemovableChannelHand
                     return
                 }
             }
-            let unsafe = ![.GET, .HEAD, .OPTIONS].contains(head.method)
-            if unsafe { routes.pages?.dropAll() }
-            unsafeRequests.append(unsafe)
             routerRequests += 1
             forwarding = true
             context.fireChannelRead(data)
@@ -151,7 +145,6 @@ package final class SnapshotFastPath: ChannelDuplexHandler, RemovableChannelHand
             captured = nil
         case .end:
             routerRequests = max(0, routerRequests - 1)
-            if !unsafeRequests.isEmpty, unsafeRequests.removeFirst() { routes.pages?.dropAll() }
             if let capture, let captured {
                 routes.pages?.keep(
                     capture.key, head: captured.head, body: captured.body, person: capture.person,
@@ -241,9 +234,11 @@ package final class SnapshotFastPath: ChannelDuplexHandler, RemovableChannelHand
 
     /// The session cookie's value, from any `Cookie` header (a browser's also carries `quad_csrf`, `quad_lang`).
     private static func sessionCookie(_ headers: HTTPHeaders) -> String? {
-        for header in headers[canonicalForm: "cookie"] {
+        // Read as Hummingbird reads it (`Cookies`): pairs split on `;`, leading whitespace dropped. A kept page is
+        // kept only for the person the router drew it for, whatever this finds.
+        for header in headers["cookie"] {
             for pair in header.split(separator: ";") {
-                let trimmed = pair.drop(while: { $0 == " " })
+                let trimmed = pair.drop(while: \.isWhitespace)
                 if trimmed.hasPrefix(sessionCookiePrefix) {
                     return String(trimmed.dropFirst(sessionCookiePrefix.count))
                 }

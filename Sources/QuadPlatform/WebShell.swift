@@ -133,7 +133,8 @@ package final class WebShell: Sendable {
                 status: status, headers: [.contentType: "text/html; charset=utf-8"],
                 body: .init(byteBuffer: ByteBuffer(string: html)))
             if keep, status == .ok, csrfCookie == nil, let built {
-                response.headers[PageCache.keepHeader] = PageCache.keepValue(until: keptUntil(built))
+                response.headers[PageCache.keepHeader] = PageCache.keepValue(
+                    until: keptUntil(built), person: RequestInfo.current.person)
             }
         }
         // Personal (the person, their language): no shared cache keeps it, and each copy is checked first.

@@ -214,6 +214,7 @@ struct TimetableRoutes {
             throw Problem.notFound("Your account is not linked to a student.")
         }
         _ = try await timetable.store.rotateKey(student: student.id)
+        await timetable.changed()  // the pages other instances keep show the old address
         return .seeOther("/timetable?rotated=1#calendar")
     }
 }
@@ -251,7 +252,8 @@ struct TimetablePage {
     /// The first instant after `now` when this page, drawn again, would read otherwise with the same data: a
     /// countdown's minute, a class starting or ending, a reading growing old, the day shown changing.
     func changes(after now: Date) -> Date? {
-        let nowMs = milliseconds(now)
+        // Rounded down: a countdown found to change a little early only makes the page kept a little less.
+        let nowMs = Int((now.timeIntervalSince1970 * 1000).rounded(.down))
         let countdowns = stops.map { stop in
             // As `live` counts: whole minutes left, so the text changes when fewer than that many remain.
             stop.leavesAt - max(0, (stop.leavesAt - nowMs) / 1000 / 60) * 60_000

@@ -2,7 +2,9 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
+import NIOConcurrencyHelpers
 import NIOCore
+import NIOHTTP1
 import QuadCore
 import QuadTestSupport
 import Testing
@@ -59,6 +61,12 @@ import Testing
             #expect(zipped.headers[.contentEncoding] == "gzip")
             #expect(try await client.execute(uri: "/rooms", method: .get, headers: kier).body == rendered.body)
 
+            // A refused request changed nothing: the page stays kept (anyone can send one).
+            #expect(try await client.book("no-such-room", as: bearer).status == .notFound)
+            let before = Self.keptAnswers(logs)
+            #expect(try await client.execute(uri: "/rooms", method: .get, headers: kier).body == rendered.body)
+            #expect(Self.keptAnswers(logs) == before + 1)
+
             // Kier books through the API: his next page shows it.
             #expect(try await client.book("helmold", as: bearer).status == .created)
             let after = try await client.execute(uri: "/rooms", method: .get, headers: kier)
@@ -83,6 +91,66 @@ import Testing
             await app.features.rooms.changed("helmold", spots: spots, .spots)
             #expect(try await client.execute(uri: "/rooms", method: .get, headers: kier).text.contains(booking.id))
             #expect(Self.keptAnswers(logs) == 2)
+        }
+    }
+
+    /// A change made by a request on this instance that tells nobody (no event, no notice) still drops the kept pages,
+    /// before its answer is sent.
+    @Test func aChangeThatTellsNobodyStillDropsTheKeptPages() async throws {
+        let logs = LogLines()
+        let rooms = NIOLockedValueBox<Rooms?>(nil)
+        let silent: (Routes) -> Void = { routes in
+            routes.on(.post, "/api/test/silent-booking", .public) { _, _ -> Response in
+                let store = try #require(rooms.withLockedValue { $0 }).store
+                _ = try await store.book(
+                    roomId: "helmold", owner: Person(username: "kier", displayName: "Kier", role: .member))
+                return Response(status: .noContent)
+            }
+        }
+        try await TestApp.run(
+            configure: { $0.loadDemoData = true }, routes: silent, live: true, logger: logs.logger
+        ) { app, client in
+            rooms.withLockedValue { $0 = app.features.rooms }
+            let kier = try Self.browser(try await app.signedIn("kier"))
+            for _ in 0..<3 { _ = try await client.execute(uri: "/rooms", method: .get, headers: kier) }
+            #expect(Self.keptAnswers(logs) == 1)
+            let answer = try await client.execute(
+                uri: "/api/test/silent-booking", method: .post, headers: [.contentType: "application/json"])
+            #expect(answer.status == .noContent)
+            #expect(
+                try await client.execute(uri: "/rooms", method: .get, headers: kier).text.contains("data-booking-id"))
+            #expect(Self.keptAnswers(logs) == 1)
+        }
+    }
+
+    /// Two instances on one PostgreSQL database: a role change or a sign-out on one drops the pages the other kept.
+    @Test(.enabled(if: TestDatabase.postgresURL != nil), .timeLimit(.minutes(5)))
+    func aChangeOnOneInstanceDropsThePagesTheOtherKept() async throws {
+        try await TwoInstances.run(loadDemoData: true) { first, second in
+            let pages = second.platform.pages
+            let ada = try #require(try await first.accounts.people.find("ada"))
+            let key = PageCache.Key(
+                target: "/rooms", cookies: "quad_session=…", acceptLanguage: "", baseURL: "http://localhost",
+                gzip: false)
+            let keep = {
+                pages.keep(
+                    key, head: HTTPResponseHead(version: .http1_1, status: .ok), body: ByteBuffer(string: "Ada's page"),
+                    person: ada, stamp: try #require(pages.stamp()), keep: PageCache.keepValue(until: nil, person: ada))
+                #expect(pages.page(key, person: ada) != nil)
+            }
+            try keep()
+            _ = try await first.accounts.people.update(
+                "ada", displayName: nil, role: .admin, studentId: nil, password: nil)
+            try await eventually("the role change reaches the other instance", timeout: .seconds(2)) {
+                pages.page(key, person: ada) == nil
+            }
+            try keep()
+            let (token, _) = try await first.accounts.sessions.start(for: "ada", kind: .web)
+            try keep()
+            try await first.accounts.sessions.end(token)
+            try await eventually("the sign-out reaches the other instance", timeout: .seconds(2)) {
+                pages.page(key, person: ada) == nil
+            }
         }
     }
 
