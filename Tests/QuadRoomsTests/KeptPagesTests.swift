@@ -25,6 +25,22 @@ import Testing
         return [.cookie: "quad_csrf=\(csrf); quad_session=\(token); quad_lang=en"]
     }
 
+    /// Kier signed in with a browser's cookies, his `/rooms` page kept: asked three times (the fast path learns his
+    /// session, then the page is drawn and kept, then answered from it).
+    static func withKeptRoomsPage(
+        routes: (Routes) -> Void = { _ in },
+        _ body: @escaping @Sendable (TestApp, any TestClientProtocol, HTTPFields, LogLines) async throws -> Void
+    ) async throws {
+        let logs = LogLines()
+        try await TestApp.run(configure: { $0.loadDemoData = true }, routes: routes, live: true, logger: logs.logger) {
+            app, client in
+            let kier = try Self.browser(try await app.signedIn("kier"))
+            for _ in 0..<3 { _ = try await client.execute(uri: "/rooms", method: .get, headers: kier) }
+            #expect(Self.keptAnswers(logs) == 1)
+            try await body(app, client, kier, logs)
+        }
+    }
+
     /// How many answers the fast path gave from a kept page.
     static func keptAnswers(_ logs: LogLines) -> Int {
         logs.all.split(separator: "\n").filter { $0.contains(#""page": kept"#) }.count
@@ -76,12 +92,7 @@ import Testing
 
     /// A change this instance did not make (another instance's, announced on the hub) drops the kept pages too.
     @Test func aChangeAnnouncedOnTheHubDropsTheKeptPages() async throws {
-        let logs = LogLines()
-        try await TestApp.run(configure: { $0.loadDemoData = true }, live: true, logger: logs.logger) { app, client in
-            let bearer = try await app.signedIn("kier")
-            let kier = try Self.browser(bearer)
-            for _ in 0..<3 { _ = try await client.execute(uri: "/rooms", method: .get, headers: kier) }
-            #expect(Self.keptAnswers(logs) == 1)
+        try await Self.withKeptRoomsPage { app, client, kier, logs in
             // Stored without a word to anyone: the kept page does not know of it.
             let person = try #require(try await app.features.accounts.people.find("kier"))
             let (booking, spots) = try await app.features.rooms.store.book(roomId: "helmold", owner: person)
@@ -97,7 +108,6 @@ import Testing
     /// A change made by a request on this instance that tells nobody (no event, no notice) still drops the kept pages,
     /// before its answer is sent.
     @Test func aChangeThatTellsNobodyStillDropsTheKeptPages() async throws {
-        let logs = LogLines()
         let rooms = NIOLockedValueBox<Rooms?>(nil)
         let silent: (Routes) -> Void = { routes in
             routes.on(.post, "/api/test/silent-booking", .public) { _, _ -> Response in
@@ -107,13 +117,8 @@ import Testing
                 return Response(status: .noContent)
             }
         }
-        try await TestApp.run(
-            configure: { $0.loadDemoData = true }, routes: silent, live: true, logger: logs.logger
-        ) { app, client in
+        try await Self.withKeptRoomsPage(routes: silent) { app, client, kier, logs in
             rooms.withLockedValue { $0 = app.features.rooms }
-            let kier = try Self.browser(try await app.signedIn("kier"))
-            for _ in 0..<3 { _ = try await client.execute(uri: "/rooms", method: .get, headers: kier) }
-            #expect(Self.keptAnswers(logs) == 1)
             let answer = try await client.execute(
                 uri: "/api/test/silent-booking", method: .post, headers: [.contentType: "application/json"])
             #expect(answer.status == .noContent)
@@ -156,12 +161,7 @@ import Testing
 
     /// After a sign-out, the same cookies get the page of someone signed out, never the kept page of the person.
     @Test func aSignOutIsNeverAnsweredWithTheKeptPage() async throws {
-        let logs = LogLines()
-        try await TestApp.run(configure: { $0.loadDemoData = true }, live: true, logger: logs.logger) { app, client in
-            let bearer = try await app.signedIn("kier")
-            let kier = try Self.browser(bearer)
-            for _ in 0..<3 { _ = try await client.execute(uri: "/rooms", method: .get, headers: kier) }
-            #expect(Self.keptAnswers(logs) == 1)
+        try await Self.withKeptRoomsPage { _, client, kier, logs in
             var form = kier
             form[.contentType] = "application/x-www-form-urlencoded"
             let signedOut = try await client.execute(
