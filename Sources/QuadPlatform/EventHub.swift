@@ -45,8 +45,8 @@ public final class EventHub: Service, Sendable {
         var noticeHandlers: [String: [@Sendable (String) -> Void]] = [:]
         /// Called on every event of a type, from any instance, before anyone else hears of it.
         var eventHandlers: [String: [@Sendable () -> Void]] = [:]
-        /// Called on every event and notice, from any instance, after the handlers of its type.
-        var changeHandlers: [@Sendable () -> Void] = []
+        /// Called on every event and notice (with its type), from any instance, after the handlers of its type.
+        var changeHandlers: [@Sendable (String) -> Void] = []
     }
 
     private struct Subscriber {
@@ -130,7 +130,7 @@ public final class EventHub: Service, Sendable {
     }
 
     /// Calls `handler` on every event and every notice, from any instance (this one's too): a cache of anything.
-    package func onChange(_ handler: @escaping @Sendable () -> Void) {
+    package func onChange(_ handler: @escaping @Sendable (_ type: String) -> Void) {
         state.withLockedValue { $0.changeHandlers.append(handler) }
     }
 
@@ -145,7 +145,7 @@ public final class EventHub: Service, Sendable {
     private func deliverNotice(_ type: String, _ text: String) {
         let (handlers, changed) = state.withLockedValue { ($0.noticeHandlers[type] ?? [], $0.changeHandlers) }
         for handler in handlers { handler(text) }
-        for handler in changed { handler() }
+        for handler in changed { handler(type) }
     }
 
     /// Subscribes to events after `lastEventId` (all new ones when nil), optionally of some types only.
@@ -179,17 +179,18 @@ public final class EventHub: Service, Sendable {
     }
 
     func deliver(_ event: Event) {
-        let (subscribers, handlers) = state.withLockedValue {
-            state -> ([Subscriber], [@Sendable () -> Void]) in
+        let (subscribers, handlers, changed) = state.withLockedValue {
+            state -> ([Subscriber], [@Sendable () -> Void], [@Sendable (String) -> Void]) in
             if state.floor == nil { state.floor = event.id - 1 }
             state.recent.append(event)
             if state.recent.count > capacity {
                 state.floor = state.recent[state.recent.count - capacity - 1].id
                 state.recent.removeFirst(state.recent.count - capacity)
             }
-            return (Array(state.subscribers.values), (state.eventHandlers[event.type] ?? []) + state.changeHandlers)
+            return (Array(state.subscribers.values), state.eventHandlers[event.type] ?? [], state.changeHandlers)
         }
         for handler in handlers { handler() }
+        for handler in changed { handler(event.type) }
         for subscriber in subscribers where subscriber.types?.contains(event.type) != false {
             if case .dropped = subscriber.continuation.yield(event) { subscriber.continuation.finish() }
         }

@@ -59,7 +59,7 @@ package final class WebShell: Sendable {
 
     package func register(on routes: Routes) {
         routes.on(.get, "/", .public) { request, context in
-            try self.page(request, template: "home", title: { $0("home.title") }, keep: true) { localizer in
+            try self.page(request, template: "home", title: { $0("home.title") }, keptUntilChangeOf: []) { localizer in
                 HomePage(
                     servicesCount: self.services.isEmpty ? nil : localizer("home.services", count: self.services.count))
             }
@@ -97,11 +97,12 @@ package final class WebShell: Sendable {
     /// `?fragment=<name>` answers one of the page's `fragments` alone (a template rendered from the same model,
     /// with an ETag): what `live.js` fetches and merges into the page, so every redraw is the server's markup.
     ///
-    /// `keep`: the page shows nothing but what the hub announces changes of (and the request): the fast path may
-    /// answer the same request again with it (`PageCache`) until anything changes, or `keptUntil` its model.
+    /// `keptUntilChangeOf`: the page shows nothing but the request, who is signed in, and what the hub announces
+    /// changes of, with these types (events or notices): the fast path may answer the same request again with it
+    /// (`PageCache`) until one of them, or `keptUntil` its model.
     package func page<Model>(
         _ request: Request, template: String, status: HTTPResponse.Status = .ok, title: (Localizer) -> String,
-        strings: ScriptStrings = .init(), fragments: [String: String] = [:], keep: Bool = false,
+        strings: ScriptStrings = .init(), fragments: [String: String] = [:], keptUntilChangeOf types: [String]? = nil,
         keptUntil: (Model) -> Date? = { _ in nil }, model: (Localizer) throws -> Model
     ) throws -> Response {
         if let chosen = request.uri.queryParameters.get("lang").flatMap({ Language(code: $0) }) {
@@ -132,9 +133,9 @@ package final class WebShell: Sendable {
             response = Response(
                 status: status, headers: [.contentType: "text/html; charset=utf-8"],
                 body: .init(byteBuffer: ByteBuffer(string: html)))
-            if keep, status == .ok, csrfCookie == nil, let built {
+            if let types, status == .ok, csrfCookie == nil, let built {
                 response.headers[PageCache.keepHeader] = PageCache.keepValue(
-                    until: keptUntil(built), person: RequestInfo.current.person)
+                    until: keptUntil(built), person: RequestInfo.current.person, types: types)
             }
         }
         // Personal (the person, their language): no shared cache keeps it, and each copy is checked first.

@@ -19,11 +19,13 @@ package final class Rooms: Feature, PersonRemoval {
     }
 
     typealias Change = RoomEvent
+    /// The hub's event for a room's change (its spots, a new room, one removed).
+    static let eventType = "room"
 
     /// Call after a committed change: this instance's snapshot is dropped at once, the others' when the event reaches them.
     func changed(_ id: String, spots: Int?, _ kind: Change.Kind) async {
         snapshot.invalidate()
-        await platform.events.publish("room", Change(id: id, spots: spots, change: kind))
+        await platform.events.publish(Self.eventType, Change(id: id, spots: spots, change: kind))
     }
 
     package func release(
@@ -51,7 +53,7 @@ extension Rooms {
 
     /// Drops the snapshot when another instance changes a room.
     package var services: [any Service] {
-        [SnapshotInvalidation(events: platform.events, type: "room", snapshot: snapshot)]
+        [SnapshotInvalidation(events: platform.events, type: Self.eventType, snapshot: snapshot)]
     }
 
     package func loadDemoData(announce: @escaping @Sendable (String) -> Void) async throws {

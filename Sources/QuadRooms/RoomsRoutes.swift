@@ -49,7 +49,7 @@ struct RoomsRoutes {
 
         return try web.page(
             request, template: "rooms", title: { $0("rooms.title") }, strings: Self.scriptStrings,
-            fragments: ["live": "rooms-live"], keep: true
+            fragments: ["live": "rooms-live"], keptUntilChangeOf: [Rooms.eventType]
         ) { t in
             let booked = Dictionary(
                 mine.map { ($0.booking.roomId, $0.booking.id) }, uniquingKeysWith: { first, _ in first })

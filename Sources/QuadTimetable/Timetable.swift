@@ -17,11 +17,18 @@ package final class Timetable: Feature, CampusTime {
     package init(platform: Platform) {
         self.platform = platform
         self.store = TimetableStore(database: platform.database)
-        self.weeks = AnswerCache(hub: platform.events, clock: platform.clock, type: "timetable")
+        self.weeks = AnswerCache(hub: platform.events, clock: platform.clock, type: Self.noticeType)
     }
 
     /// Call after a change is stored (a reading, a prediction, an admin's edit): kept answers are dropped everywhere.
     func changed() async { await weeks.changed() }
+
+    /// The hub's events for a car park's reading and a departure's prediction, and the notice that anything else in
+    /// the timetable changed (`changed()`): what the `/timetable` page shows changes with these.
+    static let parkingEvent = "parking"
+    static let departureEvent = "departure"
+    static let noticeType = "timetable"
+    static let changeTypes = [parkingEvent, departureEvent, noticeType]
 
     /// The campus's time zone once an admin set it, else the server's own.
     package func timeZone() async -> TimeZone {
@@ -128,7 +135,7 @@ package final class Timetable: Feature, CampusTime {
         let now = self.now
         let park = try await store.carParks().first(where: { $0.id == id })
         await platform.events.publish(
-            "parking",
+            Self.parkingEvent,
             ParkingChange(
                 id: id, free: park?.free ?? 0, capacity: park?.capacity ?? 0,
                 state: park?.state ?? CarParkState(free: 0, capacity: 0),
@@ -146,14 +153,14 @@ package final class Timetable: Feature, CampusTime {
         }
         guard !coming.isEmpty else {
             await platform.events.publish(
-                "departure",
+                Self.departureEvent,
                 DepartureChange(id: routeId, expectedAt: "", live: false, refresh: true, predictedArrivalDate: ""))
             return
         }
         for departure in coming.prefix(3) {
             let expected = departure.expected(now: now)
             await platform.events.publish(
-                "departure",
+                Self.departureEvent,
                 DepartureChange(
                     id: departure.id, expectedAt: expected.time.formatted(.iso8601), live: expected.live,
                     refresh: true, predictedArrivalDate: settings.clock.wallClock(expected.time)))
@@ -165,7 +172,7 @@ package final class Timetable: Feature, CampusTime {
         let park = try await store.setFree(id, free: free, at: now)
         await changed()
         await platform.events.publish(
-            "parking",
+            Self.parkingEvent,
             ParkingChange(
                 id: park.id, free: park.free, capacity: park.capacity, state: park.state,
                 updatedAt: now.formatted(.iso8601), live: true))
@@ -192,7 +199,7 @@ package final class Timetable: Feature, CampusTime {
             id: id, routeId: route.id, from: route.from, to: route.to, scheduled: scheduled, predicted: checked,
             predictedAt: now)
         await platform.events.publish(
-            "departure",
+            Self.departureEvent,
             DepartureChange(
                 id: id, expectedAt: checked.formatted(.iso8601), live: true,
                 predictedArrivalDate: settings.clock.wallClock(checked)))

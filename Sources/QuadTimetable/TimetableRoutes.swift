@@ -88,7 +88,7 @@ struct TimetableRoutes {
         let refreshSeconds = timetable.platform.configuration.refreshSeconds
         return try web.page(
             request, template: "timetable", title: { $0("timetable.title") }, strings: Self.scriptStrings,
-            fragments: ["live": "timetable-live"], keep: true,
+            fragments: ["live": "timetable-live"], keptUntilChangeOf: Timetable.changeTypes,
             keptUntil: { page in page.changes(after: now).map { min($0, validUntil) } ?? validUntil }
         ) { t in
             var page = TimetablePage(refreshSeconds: refreshSeconds)
