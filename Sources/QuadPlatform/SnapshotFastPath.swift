@@ -302,12 +302,13 @@ package final class SnapshotFastPath: ChannelDuplexHandler, RemovableChannelHand
             head.headers.replaceOrAdd(name: "RateLimit-Policy", value: limiter.policyHeader)
             head.headers.replaceOrAdd(name: "RateLimit", value: rateLimit)
         }
-        context.write(wrapOutboundOut(.head(head)), promise: nil)
-        context.write(wrapOutboundOut(.body(.byteBuffer(page.body))), promise: nil)
-        context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
+        // Logged before it is sent: whoever reads the answer finds the line written.
         if routes.logger.logLevel <= .info {
             routes.logger.info("GET \(path) \(page.head.status.code)", metadata: ["page": "kept"])
         }
+        context.write(wrapOutboundOut(.head(head)), promise: nil)
+        context.write(wrapOutboundOut(.body(.byteBuffer(page.body))), promise: nil)
+        context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
     }
 
     /// A response head as HTTP/1.1 writes it.
