@@ -73,6 +73,8 @@ package final class PageCache: Sendable {
         /// Changes heard, by type (event or notice), and drops of every page.
         var versions: [String: Int] = [:]
         var all = 0
+
+        func stamp(_ generation: Int) -> Stamp { Stamp(versions: versions, all: all, generation: generation) }
     }
 
     private let state = NIOLockedValueBox(State())
@@ -94,7 +96,7 @@ package final class PageCache: Sendable {
     /// The stamp of a request arriving now; nil when the hub may be missing notices (nothing is kept then).
     func stamp() -> Stamp? {
         guard let generation = hub.noticeGeneration else { return nil }
-        return state.withLockedValue { Stamp(versions: $0.versions, all: $0.all, generation: generation) }
+        return state.withLockedValue { $0.stamp(generation) }
     }
 
     /// Something changed, or may have: every kept page goes, and none rendered before now is kept.
@@ -111,9 +113,7 @@ package final class PageCache: Sendable {
         guard let generation = hub.noticeGeneration else { return nil }
         let now = clock.now
         return state.withLockedValue { state in
-            guard let page = state.pages[key],
-                page.stamp.holds(
-                    page.types, now: Stamp(versions: state.versions, all: state.all, generation: generation)),
+            guard let page = state.pages[key], page.stamp.holds(page.types, now: state.stamp(generation)),
                 page.person == person, page.expires.map({ now < $0 }) ?? true
             else { return nil }
             return page
@@ -138,18 +138,17 @@ package final class PageCache: Sendable {
         let types = [Self.sessions] + parts[2].split(separator: ",").map(String.init)
         let page = Page(head: head, body: body, person: person, stamp: stamp, types: types, expires: expires)
         // The body, with room for the key and the head.
-        let size = body.readableBytes + key.size + 1024
+        let size = { (page: Page) in page.body.readableBytes + key.size + 1024 }
         state.withLockedValue { state in
-            guard
-                stamp.holds(types, now: Stamp(versions: state.versions, all: state.all, generation: stamp.generation)),
+            guard stamp.holds(types, now: state.stamp(stamp.generation)),
                 state.pages[key].map({ !$0.stamp.holds($0.types, now: stamp) }) ?? true
             else { return }
-            state.bytes -= state.pages[key].map { $0.body.readableBytes + key.size + 1024 } ?? 0
-            if state.bytes + size > capacity {
+            state.bytes -= state.pages[key].map(size) ?? 0
+            if state.bytes + size(page) > capacity {
                 state.pages.removeAll(keepingCapacity: true)
                 state.bytes = 0
             }
-            state.bytes += size
+            state.bytes += size(page)
             state.pages[key] = page
         }
     }

@@ -30,6 +30,14 @@ package final class Timetable: Feature, CampusTime {
     static let noticeType = "timetable"
     static let changeTypes = [parkingEvent, departureEvent, noticeType]
 
+    /// A new calendar address for the student (the old one stops working), announced: the pages other instances
+    /// keep show the old address.
+    func rotateCalendarKey(student id: String) async throws -> String {
+        let key = try await store.rotateKey(student: id)
+        await changed()
+        return key
+    }
+
     /// The campus's time zone once an admin set it, else the server's own.
     package func timeZone() async -> TimeZone {
         let campus = try? await store.campus()

@@ -58,10 +58,12 @@ struct TimetableAPI {
         let now = timetable.now
         let settings = try await timetable.settings()
         let all = try await timetable.departures(settings: settings, at: now)
-        return DepartureList(
-            departures: Departure.upcoming(all, now: now, limit: limit).map {
-                Self.stop($0, now: now, clock: settings.clock)
-            })
+        return DepartureList(departures: Self.stops(all, now: now, clock: settings.clock, limit: limit))
+    }
+
+    /// The next `limit` departures of `all`, as the API and the page list them.
+    static func stops(_ all: [Departure], now: Date, clock: CampusClock, limit: Int) -> [ScheduleResponse.Stop] {
+        Departure.upcoming(all, now: now, limit: limit).map { stop($0, now: now, clock: clock) }
     }
 
     static func stop(_ departure: Departure, now: Date, clock: CampusClock) -> ScheduleResponse.Stop {

@@ -89,10 +89,7 @@ extension TimetableOperations {
 
     private func calendarLink(rotate: Bool) async throws -> Components.Schemas.CalendarLink {
         var student = try await api.studentFor(try Access.person(), asked: nil)
-        if rotate {
-            student.calendarKey = try await timetable.store.rotateKey(student: student.id)
-            await timetable.changed()  // the pages other instances keep show the old address
-        }
+        if rotate { student.calendarKey = try await timetable.rotateCalendarKey(student: student.id) }
         let link = TimetableAPI.calendarLink(baseURL: RequestInfo.current.baseURL, student: student)
         return .init(url: link.url, webcal: link.webcal)
     }

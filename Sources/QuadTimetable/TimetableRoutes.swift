@@ -79,9 +79,7 @@ struct TimetableRoutes {
                 settings: settings, now: now, carParks: carParks, departures: departures)
             live = PublicLive(
                 parkings: carParks.map { TimetableAPI.parking($0, now: now) },
-                stops: Departure.upcoming(departures, now: now, limit: Self.stopLimit).map {
-                    TimetableAPI.stop($0, now: now, clock: settings.clock)
-                })
+                stops: TimetableAPI.stops(departures, now: now, clock: settings.clock, limit: Self.stopLimit))
         }
         let language = web.language(for: request)
         let rotated = request.uri.queryParameters.get("rotated") != nil
@@ -213,8 +211,7 @@ struct TimetableRoutes {
         guard let student = try await timetable.student(for: person) else {
             throw Problem.notFound("Your account is not linked to a student.")
         }
-        _ = try await timetable.store.rotateKey(student: student.id)
-        await timetable.changed()  // the pages other instances keep show the old address
+        _ = try await timetable.rotateCalendarKey(student: student.id)
         return .seeOther("/timetable?rotated=1#calendar")
     }
 }
