@@ -4,6 +4,7 @@ and a browser's clock.
 Pages
     by_css, one, text_of, shown      the elements a CSS selector finds, the first one, its text, rendered?
     wait_for(driver, condition)      waits (deadline, never a fixed sleep) until condition(driver) is truthy
+    wait_replaced(driver, element)   waits until `element` has left the document (a form's page gave way to the next)
 
 Accounts
     add_person(server, username, password, role=...)   an account made by the admin, through the API
@@ -74,6 +75,27 @@ def wait_for(driver, condition, timeout: float = 10, message: str = ""):
     return WebDriverWait(
         driver, timeout, poll_frequency=0.1, ignored_exceptions=(StaleElementReferenceException,)
     ).until(lambda d: condition(d), message)
+
+
+def wait_replaced(driver, element, timeout: float = 10) -> None:
+    """Waits until `element` is no longer in the document, as after a form's submission loads the next page.
+
+    While the old page is being torn down, Chromium can answer a question about one of its nodes with "Node with
+    given id does not belong to the document" instead of a stale reference: that, too, means it has gone."""
+    from selenium.common.exceptions import StaleElementReferenceException, WebDriverException
+
+    def gone(_driver) -> bool:
+        try:
+            element.is_enabled()
+        except StaleElementReferenceException:
+            return True
+        except WebDriverException as error:
+            if "does not belong to the document" in (error.msg or ""):
+                return True
+            raise
+        return False
+
+    wait_for(driver, gone, timeout, message="the element is still in the page")
 
 
 # --- Accounts ---------------------------------------------------------------------------------------

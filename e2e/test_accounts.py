@@ -10,7 +10,7 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.support import expected_conditions as EC
 from selenium.webdriver.support.ui import WebDriverWait
 
-from helpers import add_person, sign_in
+from helpers import add_person, sign_in, wait_replaced
 
 
 @pytest.fixture
@@ -127,7 +127,7 @@ def test_the_admin_page_adds_people_with_inline_errors(server, browser):
     added = browser.find_element(By.ID, "people-notice")
     browser.find_element(By.CSS_SELECTOR, "form[action='/admin/people/newbie/password'] button").click()
     # The notice of the page before (the person added) goes with it: read the new page's.
-    WebDriverWait(browser, 10).until(EC.staleness_of(added))
+    wait_replaced(browser, added)
     notice = WebDriverWait(browser, 10).until(EC.visibility_of_element_located((By.ID, "people-notice"))).text
     password = notice.rsplit(" ", 1)[-1]
     ok = server.request(

@@ -14,7 +14,18 @@ import re
 import pytest
 
 from conftest import DESKTOP, PHONE
-from helpers import account_token, advance_page_clock, by_css, follow_clock, one, shown, sign_in_as, text_of, wait_for
+from helpers import (
+    account_token,
+    advance_page_clock,
+    by_css,
+    follow_clock,
+    one,
+    shown,
+    sign_in_as,
+    text_of,
+    wait_for,
+    wait_replaced,
+)
 
 # id: (spots, capacity)
 DEMO = {
@@ -668,9 +679,6 @@ def test_desktop_shows_a_card_grid(rooms_server, browser):
 
 
 def test_page_works_without_javascript(rooms_server, browser):
-    from selenium.webdriver.support import expected_conditions as EC
-    from selenium.webdriver.support.ui import WebDriverWait
-
     browser.execute_cdp_cmd("Emulation.setScriptExecutionDisabled", {"value": True})
     browser.get(rooms_server.url + "/rooms")
     assert len(by_css(browser, ".room-card")) == 8
@@ -682,7 +690,7 @@ def test_page_works_without_javascript(rooms_server, browser):
 
     button = book_button(browser, "ljerka")
     button.click()
-    WebDriverWait(browser, 10).until(EC.staleness_of(button))
+    wait_replaced(browser, button)
     # The page after the redirect (waited for as a whole: it may still be loading).
     wait_for(
         browser,
@@ -703,7 +711,7 @@ def test_page_works_without_javascript(rooms_server, browser):
     cancel = one(browser, "#rooms-notice button[type=submit]")
     assert cancel.accessible_name == "Cancel Ljerka"
     cancel.click()
-    WebDriverWait(browser, 10).until(EC.staleness_of(cancel))
+    wait_replaced(browser, cancel)
     wait_for(
         browser,
         lambda d: (
@@ -717,7 +725,7 @@ def test_page_works_without_javascript(rooms_server, browser):
     book_button(browser, "mina").click()
     cancel = wait_for(browser, lambda d: by_css(d, "#room-mina .cancel-form button"), message="Mina not booked")[0]
     cancel.click()
-    WebDriverWait(browser, 10).until(EC.staleness_of(cancel))
+    wait_replaced(browser, cancel)
     wait_for(
         browser,
         lambda d: (
