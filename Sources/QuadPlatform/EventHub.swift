@@ -50,8 +50,20 @@ public final class EventHub: Service, Sendable {
     }
 
     private struct Subscriber {
-        package var types: Set<String>?
-        package var continuation: AsyncStream<Event>.Continuation
+        var types: Set<String>?
+        /// Takes an event as it is delivered, on the delivering thread; false when it can take no more.
+        var send: @Sendable (Event) -> Bool
+        /// Ends the subscriber: the hub closing, or it falling too far behind.
+        var finish: @Sendable () -> Void
+    }
+
+    /// A subscriber handed each event as it is delivered (`listen`): what it missed, and how to stop.
+    package struct Listening: Sendable {
+        /// Events after the client's last one, to send first.
+        package let replay: [Event]
+        /// The client's last event is older than the buffer: it may have missed some and should reload.
+        package let missedSome: Bool
+        package let cancel: @Sendable () -> Void
     }
 
     private let state: NIOLockedValueBox<State>
@@ -150,49 +162,73 @@ public final class EventHub: Service, Sendable {
 
     /// Subscribes to events after `lastEventId` (all new ones when nil), optionally of some types only.
     public func subscribe(after lastEventId: Int64?, types: Set<String>? = nil) -> Subscription {
-        let id = UUID()
         // A subscriber that falls more than `capacity` events behind is cut off rather than silently skipped:
         // it reconnects with its last id and resumes from the buffer.
         let (stream, continuation) = AsyncStream<Event>.makeStream(bufferingPolicy: .bufferingOldest(capacity))
-        let (replay, missed) = state.withLockedValue { state -> ([Event], Bool) in
-            if state.closed {
+        let listening = listen(
+            after: lastEventId, types: types,
+            send: { event in
+                if case .dropped = continuation.yield(event) { return false }
+                return true
+            },
+            finish: { continuation.finish() })
+        return Subscription(
+            replay: listening.replay, missedSome: listening.missedSome, events: stream,
+            cancel: {
+                listening.cancel()
                 continuation.finish()
-                return ([], false)
-            }
-            state.subscribers[id] = Subscriber(types: types, continuation: continuation)
-            guard let lastEventId else { return ([], false) }
+            })
+    }
+
+    /// Hands `send` every event after `lastEventId` (all new ones when nil; of `types` only, when given) as it is
+    /// delivered, on the delivering thread, without a task or a buffer of its own: what the event streams answered
+    /// in the channel pipeline need. `finish` is called once when the hub ends the subscription (it closed, or
+    /// `send` answered false); a `cancel` racing the hub's closing may still see it called once after.
+    package func listen(
+        after lastEventId: Int64?, types: Set<String>?, send: @escaping @Sendable (Event) -> Bool,
+        finish: @escaping @Sendable () -> Void
+    ) -> Listening {
+        let id = UUID()
+        let (replay, missed, closed) = state.withLockedValue { state -> ([Event], Bool, Bool) in
+            if state.closed { return ([], false, true) }
+            state.subscribers[id] = Subscriber(types: types, send: send, finish: finish)
+            guard let lastEventId else { return ([], false, false) }
             let missed = state.floor.map { lastEventId < $0 } ?? true
             let replay = state.recent.filter { $0.id > lastEventId && types?.contains($0.type) != false }
-            return (replay, missed)
+            return (replay, missed, false)
         }
-        return Subscription(
-            replay: replay,
-            missedSome: missed,
-            events: stream,
-            cancel: { [weak self] in self?.unsubscribe(id) }
-        )
+        if closed { finish() }
+        return Listening(replay: replay, missedSome: missed, cancel: { [weak self] in self?.unsubscribe(id) })
     }
 
     private func unsubscribe(_ id: UUID) {
+        state.withLockedValue { _ = $0.subscribers.removeValue(forKey: id) }
+    }
+
+    /// Ends a subscriber that could take no more.
+    private func cutOff(_ id: UUID) {
         let subscriber = state.withLockedValue { $0.subscribers.removeValue(forKey: id) }
-        subscriber?.continuation.finish()
+        subscriber?.finish()
     }
 
     func deliver(_ event: Event) {
         let (subscribers, handlers, changed) = state.withLockedValue {
-            state -> ([Subscriber], [@Sendable () -> Void], [@Sendable (String) -> Void]) in
+            state -> ([(UUID, Subscriber)], [@Sendable () -> Void], [@Sendable (String) -> Void]) in
             if state.floor == nil { state.floor = event.id - 1 }
             state.recent.append(event)
             if state.recent.count > capacity {
                 state.floor = state.recent[state.recent.count - capacity - 1].id
                 state.recent.removeFirst(state.recent.count - capacity)
             }
-            return (Array(state.subscribers.values), state.eventHandlers[event.type] ?? [], state.changeHandlers)
+            return (
+                state.subscribers.map { ($0.key, $0.value) }, state.eventHandlers[event.type] ?? [],
+                state.changeHandlers
+            )
         }
         for handler in handlers { handler() }
         for handler in changed { handler(event.type) }
-        for subscriber in subscribers where subscriber.types?.contains(event.type) != false {
-            if case .dropped = subscriber.continuation.yield(event) { subscriber.continuation.finish() }
+        for (id, subscriber) in subscribers where subscriber.types?.contains(event.type) != false {
+            if !subscriber.send(event) { cutOff(id) }
         }
     }
 
@@ -203,7 +239,7 @@ public final class EventHub: Service, Sendable {
             defer { state.subscribers = [:] }
             return Array(state.subscribers.values)
         }
-        for subscriber in subscribers { subscriber.continuation.finish() }
+        for subscriber in subscribers { subscriber.finish() }
     }
 
     /// Whether this hub hears every instance's events: always on SQLite (one instance); on PostgreSQL once its

@@ -13,6 +13,8 @@ public struct Platform: Sendable {
     let rateLimiter: RateLimiter?
     /// Pages the router rendered, answered again by the fast path until anything changes.
     package let pages: PageCache
+    /// `GET /api/events`, opened by the router or the fast path, with one count of each client's streams.
+    let eventStreams: EventStreams
     public let logger: Logger
     /// The one clock (see `ServerConfiguration.clock`).
     public var clock: any QuadClock { configuration.clock }
@@ -40,7 +42,11 @@ public struct Platform: Sendable {
             rateLimiter: configuration.rateLimit > 0
                 ? RateLimiter(rate: configuration.rateLimit, burst: configuration.rateBurst, clock: configuration.clock)
                 : nil,
-            pages: PageCache(hub: events, clock: configuration.clock), logger: logger)
+            pages: PageCache(hub: events, clock: configuration.clock),
+            eventStreams: EventStreams(
+                hub: events, heartbeat: configuration.eventHeartbeat,
+                maxPerClient: configuration.maxEventStreamsPerClient),
+            logger: logger)
         return (platform, fresh)
     }
 

@@ -16,7 +16,7 @@ extension HTTPServerBuilder {
             snapshots: features.reduce(into: [:]) { all, feature in all.merge(feature.fastPath) { first, _ in first } },
             trustProxy: platform.configuration.trustProxy, rateLimiter: platform.rateLimiter,
             logger: platform.logger, clock: platform.clock, session: { people.rememberedPerson(session: $0) },
-            pages: platform.pages)
+            pages: platform.pages, streams: platform.eventStreams)
         return .init { responder in QuadHTTP1Channel(base: HTTP1Channel(responder: responder), routes: routes) }
     }
 }
@@ -56,9 +56,7 @@ package func buildRouter(
     web.register(on: routes)
     try PlatformOperations(
         platform: platform,
-        eventStreams: EventStreams(
-            hub: platform.events, heartbeat: platform.configuration.eventHeartbeat,
-            maxPerClient: platform.configuration.maxEventStreamsPerClient)
+        eventStreams: platform.eventStreams
     ).registerHandlers(on: router, configuration: .quad, middlewares: .quad())
     for feature in features { try feature.register(on: routes, web: web) }
     extra(routes)

@@ -20,7 +20,9 @@ import QuadCore
 /// answered, a client over its rate limit) goes on to the router untouched, so the answers are the same either
 /// way; tests compare them.
 ///
-/// It also answers a page asked for again exactly as before (`PageCache`): the router's own answer, kept.
+/// It also answers a page asked for again exactly as before (`PageCache`): the router's own answer, kept; and
+/// opens event streams (`GET /api/events`) here, for the same callers, written by the event loop
+/// (`PipelineEventStream`).
 package final class SnapshotFastPath: ChannelDuplexHandler, RemovableChannelHandler {
     package typealias InboundIn = HTTPServerRequestPart
     package typealias InboundOut = HTTPServerRequestPart
@@ -41,6 +43,16 @@ package final class SnapshotFastPath: ChannelDuplexHandler, RemovableChannelHand
         package var session: @Sendable (String) -> Person? = { _ in nil }
         /// Pages the router rendered, to answer again (nil: none are kept).
         package var pages: PageCache?
+        /// Event streams, opened here (nil: by the router).
+        var streams: EventStreams?
+    }
+
+    /// An event stream asked for, to open once the request has been read.
+    private struct StreamOpening {
+        let slot: StreamSlot
+        let asked: EventStreams.Asked
+        let person: Person?
+        let rateLimit: String?
     }
 
     private struct Answer {
@@ -73,6 +85,9 @@ package final class SnapshotFastPath: ChannelDuplexHandler, RemovableChannelHand
     /// head and bytes as they go by.
     private var capture: (key: PageCache.Key, person: Person?, stamp: PageCache.Stamp)?
     private var captured: (head: HTTPResponseHead, keep: String, body: ByteBuffer)?
+    /// An event stream being opened here, then open: the connection is the stream's from then on.
+    private var opening: StreamOpening?
+    private var stream: PipelineEventStream?
     /// The heads of the last answers, by ETag and `Date`: a poller on a kept-alive connection asks for the
     /// same snapshot many times a second.
     private var heads: (etag: String, date: String, ok: HTTPResponseHead, notModified: HTTPResponseHead)?
@@ -94,14 +109,50 @@ package final class SnapshotFastPath: ChannelDuplexHandler, RemovableChannelHand
 
     package func handlerRemoved(context: ChannelHandlerContext) {
         encoder = nil
+        stream?.stop()
+    }
+
+    package func channelInactive(context: ChannelHandlerContext) {
+        stream?.stop()
+        context.fireChannelInactive()
+    }
+
+    /// A stream's connection whose client sends what cannot be read is closed: the error is not passed on, since the
+    /// router would answer it in the middle of the stream.
+    package func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        guard let stream else { return context.fireErrorCaught(error) }
+        stream.stop()
+        context.close(promise: nil)
+    }
+
+    package func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        // The server is stopping: the stream ends as the router's would, and the connection with it.
+        if let stream, event is ChannelShouldQuiesceEvent {
+            stream.end()
+            return
+        }
+        context.fireUserInboundEventTriggered(event)
     }
 
     package func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        // A connection whose stream is open is the stream's: anything more the client sends waits behind the
+        // endless answer, as it would behind the router's.
+        if stream != nil || opening != nil {
+            if case .end = unwrapInboundIn(data), let opening {
+                self.opening = nil
+                open(opening, context: context)
+            }
+            return
+        }
         switch unwrapInboundIn(data) {
         case .head(let head):
             if routerRequests == 0, !forwarding {
                 if let answer = answer(head, remote: context.channel.remoteAddress) {
                     answering = answer
+                    return
+                }
+                if let asked = streamOpening(head, remote: context.channel.remoteAddress) {
+                    opening = asked
                     return
                 }
                 if let pages = routes.pages, let found = page(head, pages: pages, remote: context.channel.remoteAddress)
@@ -167,6 +218,72 @@ package final class SnapshotFastPath: ChannelDuplexHandler, RemovableChannelHand
         return Answer(
             path: head.uri, ifNoneMatch: headers.first(name: "if-none-match"), body: sent.body, etag: sent.etag,
             rateLimit: rateLimit, personal: caller.person != nil, gzip: sent.gzip, varies: sent.varies)
+    }
+
+    /// An event stream to open here: `GET /api/events` with nothing in its query but `lastEventId` and `types`, once
+    /// each and as plain text, from a caller known at once (a visitor is counted by address, so behind a proxy the
+    /// router counts them), within the client's share of streams and of requests. Else nil, and the router answers.
+    private func streamOpening(_ head: HTTPRequestHead, remote: SocketAddress?) -> StreamOpening? {
+        let headers = head.headers
+        guard let streams = routes.streams, head.method == .GET, head.version == .http1_1, head.isKeepAlive,
+            let query = Self.eventsQuery(head.uri), headers["last-event-id"].count <= 1, let caller = caller(headers),
+            caller.person != nil || !routes.trustProxy
+        else { return nil }
+        // As `RequestContext.clientKey` counts the caller.
+        guard
+            let slot = streams.slot(
+                for: caller.person.map { "user:" + $0.username.lowercased() } ?? remote?.ipAddress ?? "local")
+        else { return nil }
+        guard let rateLimit = take(caller.person, remote) else {
+            slot.release()
+            return nil
+        }
+        return StreamOpening(
+            slot: slot,
+            asked: .init(
+                lastEventId: headers.first(name: "last-event-id") ?? query["lastEventId"].map(String.init),
+                types: query["types"].map(String.init)),
+            person: caller.person, rateLimit: rateLimit)
+    }
+
+    /// The query of a `/api/events` target (empty without one), when it has nothing but `lastEventId` and `types`,
+    /// once each, without percent-encoding.
+    static func eventsQuery(_ target: String) -> [Substring: Substring]? {
+        let path = "/api/events"
+        guard target.hasPrefix(path) else { return nil }
+        let rest = target.dropFirst(path.count)
+        guard !rest.isEmpty else { return [:] }
+        guard rest.first == "?" else { return nil }
+        var query: [Substring: Substring] = [:]
+        for pair in rest.dropFirst().split(separator: "&", omittingEmptySubsequences: false) {
+            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            guard parts.count == 2, parts[0] == "lastEventId" || parts[0] == "types", query[parts[0]] == nil,
+                !parts[1].contains(where: { $0 == "%" || $0 == "+" })
+            else { return nil }
+            query[parts[0]] = parts[1]
+        }
+        return query
+    }
+
+    /// Opens the stream with the head the router gives it.
+    private func open(_ opening: StreamOpening, context: ChannelHandlerContext) {
+        guard let streams = routes.streams else { return }
+        var headers = HTTPHeaders(
+            [
+                ("Content-Type", "text/event-stream"),
+                ("Cache-Control", opening.person == nil ? "no-cache" : "private, no-cache"),
+                ("X-Accel-Buffering", "no"), ("Date", HTTPDate.text(routes.clock.now)), ("Server", "Quad"),
+            ] + SecurityHeaders.all)
+        if let state = opening.rateLimit, let limiter = routes.rateLimiter {
+            headers.add(name: "RateLimit-Policy", value: limiter.policyHeader)
+            headers.add(name: "RateLimit", value: state)
+        }
+        if routes.logger.logLevel <= .info {
+            routes.logger.info("GET /api/events 200", metadata: ["stream": "pipeline"])
+        }
+        stream = PipelineEventStream(
+            context: context, head: HTTPResponseHead(version: .http1_1, status: .ok, headers: headers),
+            slot: opening.slot, streams: streams, asked: opening.asked)
     }
 
     /// A page kept for this request (`PageCache`); when there is none, and the router's answer may be kept, what
