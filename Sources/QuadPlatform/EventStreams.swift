@@ -76,6 +76,18 @@ final class EventStreams: Sendable {
         "id: \(event.id)\nevent: \(event.type)\ndata: \(event.data)\n\n"
     }
 
+    /// The pipeline's streams on each event loop (`LoopStreams`), by loop.
+    private let loops = NIOLockedValueBox<[ObjectIdentifier: LoopStreams]>([:])
+
+    func loopStreams(on loop: any EventLoop) -> LoopStreams {
+        loops.withLockedValue { loops in
+            if let found = loops[ObjectIdentifier(loop)] { return found }
+            let made = LoopStreams(loop: loop, heartbeat: heartbeat)
+            loops[ObjectIdentifier(loop)] = made
+            return made
+        }
+    }
+
     /// The last event's frame, kept while the hub hands that event to every stream.
     private let lastFrame = NIOLockedValueBox<(event: Event, frame: ByteBuffer)?>(nil)
 
