@@ -79,6 +79,22 @@ import Testing
         }
     }
 
+    /// A client that stops reading is cut off once the connection can take no more and `EventStreams.backlog`
+    /// frames more have waited, rather than holding the server's memory: its slot comes back.
+    @Test func aReaderThatStopsReadingIsCutOff() async throws {
+        try await TestApp.run(live: true) { app, client in
+            let port = try #require(client.port)
+            try await RawStream.get("/api/events", port: port) { stream in
+                _ = try await stream.head()
+                #expect(app.platform.eventStreams.held(by: "127.0.0.1") == 1)
+                // 32 MB of events, read by nobody: more than the sockets' buffers on both sides hold.
+                let payload = String(repeating: "x", count: 8 * 1024)
+                for _ in 0..<4000 { await app.platform.events.publish("test", payload) }
+                try await eventually("the stream is cut off") { app.platform.eventStreams.held(by: "127.0.0.1") == 0 }
+            }
+        }
+    }
+
     /// An unknown query parameter, a signed-in caller the instance does not know yet and a HEAD are the router's.
     @Test func whatTheFastPathCannotReadGoesToTheRouter() async throws {
         let logs = LogLines()
