@@ -91,12 +91,13 @@ final class EventStreams: Sendable {
     /// The last event's frame, kept while the hub hands that event to every stream.
     private let lastFrame = NIOLockedValueBox<(event: Event, frame: ByteBuffer)?>(nil)
 
-    /// `event`'s frame as bytes, encoded once for all the streams opened in the channel pipeline: the hub hands one
-    /// event to each of them in turn (10,000 in `Benchmarks/run streams-10k`), and they share the bytes.
+    /// `event`'s frame as a chunk of bytes (`PipelineEventStream.chunk`), encoded once for all the streams opened in
+    /// the channel pipeline: the hub hands one event to each of them in turn (10,000 in
+    /// `Benchmarks/run streams-10k`), and they share the bytes.
     func frame(_ event: Event) -> ByteBuffer {
         lastFrame.withLockedValue { last in
             if let last, last.event == event { return last.frame }
-            let frame = ByteBuffer(string: Self.format(event))
+            let frame = PipelineEventStream.chunk(Self.format(event))
             last = (event, frame)
             return frame
         }
@@ -172,10 +173,13 @@ final class EventStreams: Sendable {
 }
 
 /// One of a client's event-stream slots. Given back once, by `release()` or when the last holder lets go.
-final class StreamSlot: Sendable {
+///
+/// `released` is read and written only under `open`'s lock (hence unchecked): a lock of its own was one more
+/// allocation for each of 10,000 open streams.
+final class StreamSlot: @unchecked Sendable {
     private let client: String
     private let open: NIOLockedValueBox<[String: Int]>
-    private let released = NIOLockedValueBox(false)
+    private var released = false
 
     init?(client: String, limit: Int, open: NIOLockedValueBox<[String: Int]>) {
         let admitted = open.withLockedValue { open -> Bool in
@@ -189,12 +193,9 @@ final class StreamSlot: Sendable {
     }
 
     package func release() {
-        let first = released.withLockedValue { done in
-            defer { done = true }
-            return !done
-        }
-        guard first else { return }
         open.withLockedValue { open in
+            guard !released else { return }
+            released = true
             open[client, default: 1] -= 1
             if open[client] == 0 { open[client] = nil }
         }

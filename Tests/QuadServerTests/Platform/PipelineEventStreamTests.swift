@@ -95,6 +95,26 @@ import Testing
         }
     }
 
+    /// What a client sends once its stream is open is not read as a request (its answer would land in the middle of
+    /// the stream), be it another request or bytes that are no HTTP at all: the stream goes on as before.
+    @Test func whatAClientSendsOnItsOpenStreamIsIgnored() async throws {
+        let logs = LogLines()
+        try await TestApp.run(configure: { $0.loadDemoData = true }, live: true, logger: logs.logger) { app, client in
+            let port = try #require(client.port)
+            try await RawStream.get("/api/events?types=room", port: port) { stream in
+                _ = try await stream.head()
+                #expect(Self.openedBeforeTheRouter(logs) == 1)
+                try await stream.send("GET /api/rooms HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+                try await stream.send("\u{0}\u{7f} this is no HTTP \r\n\r\n")
+                #expect(try await client.book("ljerka", as: try await app.signedIn("ada")).status == .created)
+                let event = try await stream.read(until: "\n\n", after: "event: room")
+                #expect(event.contains(#""id":"ljerka""#))
+                #expect(!stream.seen.dropFirst().contains("HTTP/1.1"), "no second answer on the stream")
+                #expect(app.platform.eventStreams.held(by: "127.0.0.1") == 1)
+            }
+        }
+    }
+
     /// An unknown query parameter, a signed-in caller the instance does not know yet and a HEAD are the router's.
     @Test func whatTheFastPathCannotReadGoesToTheRouter() async throws {
         let logs = LogLines()
@@ -116,11 +136,21 @@ import Testing
 /// waits for the whole answer cannot read them.
 final class RawStream {
     private var iterator: NIOAsyncChannelInboundStream<ByteBuffer>.AsyncIterator
+    private let outbound: NIOAsyncChannelOutboundWriter<ByteBuffer>
     private var received = ""
+    /// Everything received so far.
+    private(set) var seen = ""
 
-    private init(_ iterator: NIOAsyncChannelInboundStream<ByteBuffer>.AsyncIterator) {
+    private init(
+        _ iterator: NIOAsyncChannelInboundStream<ByteBuffer>.AsyncIterator,
+        outbound: NIOAsyncChannelOutboundWriter<ByteBuffer>
+    ) {
         self.iterator = iterator
+        self.outbound = outbound
     }
+
+    /// Sends `text` as it is.
+    func send(_ text: String) async throws { try await outbound.write(ByteBuffer(string: text)) }
 
     /// Sends `GET target` (with `headers`, each ending in CRLF) to 127.0.0.1:`port` and runs `body` with the answer
     /// as it comes; the connection closes when `body` returns.
@@ -137,7 +167,7 @@ final class RawStream {
             try await outbound.write(
                 ByteBuffer(
                     string: "GET \(target) HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: text/event-stream\r\n\(headers)\r\n"))
-            return try await body(RawStream(inbound.makeAsyncIterator()))
+            return try await body(RawStream(inbound.makeAsyncIterator(), outbound: outbound))
         }
     }
 
@@ -164,6 +194,7 @@ final class RawStream {
                 throw ClosedEarly(received: received)
             }
             received += String(buffer: chunk)
+            seen += String(buffer: chunk)
         }
     }
 
