@@ -13,14 +13,23 @@ package final class Timetable: Feature, CampusTime {
     /// Each student's `GET /api/schedules` (this week, today's departures) as sent, by student id: dropped on every
     /// instance when anything in the timetable changes (`changed()`), and by itself when it goes stale.
     let weeks: AnswerCache<String>
+    /// `GET /api/parkings` and `GET /api/departures` as sent (`Lists`), polled by every open timetable: dropped with
+    /// the weeks (the same notice), and by themselves when they go stale.
+    let lists: AnswerCache<Lists>
+
+    enum Lists: Hashable, Sendable {
+        case parkings, departures
+    }
 
     package init(platform: Platform) {
         self.platform = platform
         self.store = TimetableStore(database: platform.database)
         self.weeks = AnswerCache(hub: platform.events, clock: platform.clock, type: Self.noticeType)
+        self.lists = AnswerCache(hub: platform.events, clock: platform.clock, type: Self.noticeType)
     }
 
     /// Call after a change is stored (a reading, a prediction, an admin's edit): kept answers are dropped everywhere.
+    /// (The weeks and the lists listen for the same notice.)
     func changed() async { await weeks.changed() }
 
     /// The hub's events for a car park's reading and a departure's prediction, and the notice that anything else in
@@ -133,6 +142,21 @@ package final class Timetable: Feature, CampusTime {
         }
     }
 
+    /// `GET /api/parkings` or `GET /api/departures`, as sent: kept (`lists`) between changes.
+    func listAnswer(_ list: Lists) async throws -> EncodedAnswer {
+        try await lists.answer(list) {
+            let api = TimetableAPI(timetable: self)
+            switch list {
+            case .parkings:
+                let built = try await api.parkingsAndExpiry()
+                return try EncodedAnswer.json(built.list, expires: built.validUntil)
+            case .departures:
+                let built = try await api.departuresAndExpiry()
+                return try EncodedAnswer.json(built.list, expires: built.validUntil)
+            }
+        }
+    }
+
     // MARK: Feeds
 
     typealias ParkingChange = ParkingEvent
@@ -232,16 +256,21 @@ extension Timetable {
                     // Someone's own week, with no date asked: the kept answer.
                     guard let id = RequestInfo.current.person?.studentId else { return nil }
                     return try await self.weekAnswer(studentId: id)
-                }
+                },
+                "listParkings": { _ in try await self.listAnswer(.parkings) },
+                "listDepartures": { _ in try await self.listAnswer(.departures) },
             ]))
     }
 
-    /// A student's own week, polled by their open page and apps, answered before the router once kept.
+    /// A student's own week, the car parks and the departures, polled by open pages and apps, answered before the
+    /// router once kept.
     package var fastPath: [String: SnapshotFastPath.Lookup] {
         [
             "/api/schedules": { [weeks] _, person in
                 person?.studentId.flatMap { weeks.cached($0) }
-            }
+            },
+            "/api/parkings": { [lists] _, _ in lists.cached(.parkings) },
+            "/api/departures": { [lists] _, _ in lists.cached(.departures) },
         ]
     }
 

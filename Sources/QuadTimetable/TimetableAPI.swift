@@ -42,10 +42,18 @@ struct TimetableAPI {
         var departures: [ScheduleResponse.Stop]
     }
 
-    func parkingList() async throws -> ParkingList {
+    func parkingList() async throws -> ParkingList { try await parkingsAndExpiry().list }
+
+    /// The car parks, and until when they read the same unless a reading is stored (`ScheduleResponse.validUntil`:
+    /// a reading growing too old to be live, or the campus day ending).
+    func parkingsAndExpiry() async throws -> (list: ParkingList, validUntil: Date) {
         let now = timetable.now
-        return ParkingList(
-            parkings: try await timetable.store.carParks().map { Self.parking($0, now: now) })
+        let settings = try await timetable.settings()
+        let carParks = try await timetable.store.carParks()
+        return (
+            ParkingList(parkings: carParks.map { Self.parking($0, now: now) }),
+            ScheduleResponse.validUntil(settings: settings, now: now, carParks: carParks, departures: [])
+        )
     }
 
     static func parking(_ park: CarPark, now: Date) -> ScheduleResponse.Parking {
@@ -54,12 +62,22 @@ struct TimetableAPI {
             updatedAt: park.updatedAt?.formatted(.iso8601), live: park.isLive(now: now))
     }
 
-    func departureList(limit: Int = 20) async throws -> DepartureList {
+    func departureList() async throws -> DepartureList { try await departuresAndExpiry().list }
+
+    /// The next departures, and until when they read the same unless a prediction is stored
+    /// (`ScheduleResponse.validUntil`: a bus leaving, a prediction growing too old, or the campus day ending).
+    func departuresAndExpiry() async throws -> (list: DepartureList, validUntil: Date) {
         let now = timetable.now
         let settings = try await timetable.settings()
         let all = try await timetable.departures(settings: settings, at: now)
-        return DepartureList(departures: Self.stops(all, now: now, clock: settings.clock, limit: limit))
+        return (
+            DepartureList(departures: Self.stops(all, now: now, clock: settings.clock, limit: Self.departureLimit)),
+            ScheduleResponse.validUntil(settings: settings, now: now, carParks: [], departures: all)
+        )
     }
+
+    /// As many departures as `GET /api/departures` lists.
+    static let departureLimit = 20
 
     /// The next `limit` departures of `all`, as the API and the page list them.
     static func stops(_ all: [Departure], now: Date, clock: CampusClock, limit: Int) -> [ScheduleResponse.Stop] {

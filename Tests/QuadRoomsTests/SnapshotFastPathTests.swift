@@ -144,6 +144,35 @@ import Testing
         }
     }
 
+    /// The car parks and departures, polled by every open timetable, are kept and answered before the router as the
+    /// router answers them, to visitors and to people signed in.
+    @Test(arguments: ["/api/parkings", "/api/departures"])
+    func timetableListsGetTheRoutersAnswer(path: String) async throws {
+        let logs = LogLines()
+        try await TestApp.run(configure: { $0.loadDemoData = true }, live: true, logger: logs.logger) { app, client in
+            let bearer = try await app.signedIn("ada")
+            for headers in [HTTPFields(), bearer] {
+                // The demo's feeds may change the answer between two polls: two in a row with one ETag are the
+                // router's answer, then the kept one.
+                try await eventually("two polls in a row get the same answer") {
+                    let first = try await client.execute(uri: path, method: .get, headers: headers)
+                    let second = try await client.execute(uri: path, method: .get, headers: headers)
+                    #expect(first.status == .ok && second.status == .ok)
+                    guard second.headers[.eTag] == first.headers[.eTag] else { return false }
+                    #expect(second.body == first.body)
+                    for field: HTTPField.Name in [.cacheControl, .contentType, .contentLength] {
+                        #expect(second.headers[field] == first.headers[field], "\(field)")
+                    }
+                    return true
+                }
+            }
+            let answeredBeforeTheRouter = logs.all.split(separator: "\n").filter {
+                $0.contains("GET \(path) 200") && $0.contains(#""snapshot": true"#)
+            }
+            #expect(answeredBeforeTheRouter.count >= 2)
+        }
+    }
+
     /// Apps and browsers ask for gzip: before the router too they get the gzipped bytes (made once per change),
     /// the weak ETag and `Vary`, as the router sends them, and a 304 for either form's ETag.
     @Test(arguments: ["/api/rooms", "/api/specials", "/api/books"])

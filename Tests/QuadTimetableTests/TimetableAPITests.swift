@@ -285,6 +285,52 @@ import Testing
         #expect(try await api.parkingList().parkings.allSatisfy { !$0.live })
     }
 
+    /// The car parks and departures are kept as sent (`Timetable.listAnswer`), and always read as built afresh: a
+    /// reading shows at once, and a reading or a prediction growing too old, or a bus leaving, shows by itself.
+    @Test func keptListsReadAsBuiltAfresh() async throws {
+        try await TestDatabase.withDatabase(.sqlite, Self.keptLists)
+    }
+
+    /// (Its own function, as `staleReadings`.)
+    static func keptLists(_ database: Database) async throws {
+        let start = Date(timeIntervalSince1970: TestTime.start.timeIntervalSince1970.rounded(.down))
+        let clock = ManualClock(now: start)
+        let platform = try await Features.start(
+            TestApp.configuration(clock: clock), database: database, logger: TestDatabase.logger
+        ) { _ in }.platform
+        let timetable = Timetable(platform: platform)
+        try await TimetableDemo.load(timetable.store, now: start)
+        let api = TimetableAPI(timetable: timetable)
+        func kept(_ list: Timetable.Lists) async throws -> String {
+            String(buffer: try await timetable.listAnswer(list).body)
+        }
+        func fresh(_ list: Timetable.Lists) async throws -> String {
+            switch list {
+            case .parkings: String(buffer: try EncodedAnswer.json(try await api.parkingList()).body)
+            case .departures: String(buffer: try EncodedAnswer.json(try await api.departureList()).body)
+            }
+        }
+        func check(_ moment: String) async throws {
+            for list in [Timetable.Lists.parkings, .departures] {
+                #expect(try await kept(list) == fresh(list), "\(list) \(moment)")
+            }
+        }
+        try await check("at first")
+        #expect(timetable.lists.cached(.parkings) != nil && timetable.lists.cached(.departures) != nil)
+        _ = try await timetable.recordReading("clayton", free: 17)
+        try await check("after a reading")
+        #expect(try await kept(.parkings).contains(#""slot":17"#))
+        let next = try #require(try await api.departureList().departures.first)
+        _ = try await timetable.recordPrediction(
+            next.id, predicted: try #require(Timestamp.date(next.expectedAt)).addingTimeInterval(60))
+        try await check("after a prediction")
+        // The reading and the prediction grow old; the first bus leaves.
+        for seconds in [91, 510, 600, 3600] {
+            clock.advance(by: .seconds(seconds))
+            try await check("\(seconds) s on")
+        }
+    }
+
     @Test func theSimulatorMovesOnlyTheDemoCampus() async throws {
         try await TestDatabase.withDatabase(.sqlite) { database in
             // Midday in Melbourne, when shuttles run.
