@@ -14,7 +14,7 @@ package final class Rooms: Feature, PersonRemoval {
 
     package init(platform: Platform) {
         self.platform = platform
-        self.store = RoomStore(database: platform.database, clock: platform.clock)
+        self.store = RoomStore(database: platform.database, clock: platform.clock, events: platform.events)
         self.snapshot = RoomsSnapshot(store: store)
     }
 
@@ -26,6 +26,39 @@ package final class Rooms: Feature, PersonRemoval {
     func changed(_ id: String, spots: Int?, _ kind: Change.Kind) async {
         snapshot.invalidate()
         await platform.events.publish(Self.eventType, Change(id: id, spots: spots, change: kind))
+    }
+
+    /// Books a spot for `owner` and tells everyone: the snapshot here at once, the event with the booking itself on
+    /// PostgreSQL (`RoomStore.book`), else after it.
+    func book(roomId: String, owner: Person?) async throws -> (booking: Booking, spots: Int) {
+        let booked = try await store.book(roomId: roomId, owner: owner)
+        if booked.announced {
+            snapshot.invalidate()
+        } else {
+            await changed(roomId, spots: booked.spots, .spots)
+        }
+        return (booked.booking, booked.spots)
+    }
+
+    /// A room's new spots as its event's JSON (`RoomEvent`, as `publish` encodes it), for a statement that computes
+    /// `spots` (`EventHub.publication`): the encoded event with a placeholder, its number replaced by the column. Nil
+    /// if the placeholder cannot be found (then the event is published after the statement).
+    static func spotsEventJSON(_ id: String) -> SQLQueryString? {
+        let field = "\"spots\":0"
+        guard let data = try? JSONEncoder().encode(Change(id: id, spots: 0, change: .spots)) else { return nil }
+        let json = String(decoding: data, as: UTF8.self)
+        // The encoder orders the keys as it likes; a quote inside the id is escaped (`\"`), so the only match
+        // followed by `,` or `}` is the field itself.
+        var searched = json.startIndex
+        while let range = json.range(of: field, range: searched..<json.endIndex) {
+            if range.upperBound < json.endIndex, [",", "}"].contains(json[range.upperBound]) {
+                let before = String(json[..<range.upperBound].dropLast())
+                let after = String(json[range.upperBound...])
+                return "\(bind: before) || spots::text || \(bind: after)"
+            }
+            searched = range.upperBound
+        }
+        return nil
     }
 
     package func release(

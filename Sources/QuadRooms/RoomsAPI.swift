@@ -75,8 +75,7 @@ extension RoomsOperations {
 
     func bookRoom(_ input: Operations.BookRoom.Input) async throws -> Operations.BookRoom.Output {
         let person = try Access.person()
-        let (booking, spots) = try await rooms.store.book(roomId: input.path.roomId, owner: person)
-        await rooms.changed(booking.roomId, spots: spots, .spots)
+        let (booking, spots) = try await rooms.book(roomId: input.path.roomId, owner: person)
         return .created(.init(body: .json(.init(booking: .init(booking), spots: spots))))
     }
 
@@ -102,8 +101,7 @@ extension RoomsOperations {
             return .notFound(.init(body: .json(.init(success: false))))
         }
         do {
-            let (booking, spots) = try await rooms.store.book(roomId: roomId, owner: person)
-            await rooms.changed(booking.roomId, spots: spots, .spots)
+            _ = try await rooms.book(roomId: roomId, owner: person)
             return .ok(.init(body: .json(.init(success: true))))
         } catch let problem as Problem where problem.status == .conflict {
             return .conflict(.init(body: .json(.init(success: false))))

@@ -98,8 +98,7 @@ struct RoomsRoutes {
     func book(_ request: Request, roomId: RoomID) async throws -> Response {
         let person = try Access.person()
         do {
-            let (booking, spots) = try await rooms.store.book(roomId: roomId.value, owner: person)
-            await rooms.changed(roomId.value, spots: spots, .spots)
+            let (booking, _) = try await rooms.book(roomId: roomId.value, owner: person)
             return .seeOther("/rooms?booked=\(roomId)&booking=\(booking.id)")
         } catch let problem as Problem where problem.status == .conflict {
             let reason = problem.type.hasSuffix("already-booked") ? "already" : "full"

@@ -95,7 +95,7 @@ import Testing
         try await Self.withKeptRoomsPage { app, client, kier, logs in
             // Stored without a word to anyone: the kept page does not know of it.
             let person = try #require(try await app.features.accounts.people.find("kier"))
-            let (booking, spots) = try await app.features.rooms.store.book(roomId: "helmold", owner: person)
+            let (booking, spots, _) = try await app.features.rooms.store.book(roomId: "helmold", owner: person)
             #expect(!(try await client.execute(uri: "/rooms", method: .get, headers: kier).text.contains(booking.id)))
             #expect(Self.keptAnswers(logs) == 2)
             // A change the page does not show (a car park's reading) leaves it kept.
