@@ -256,9 +256,9 @@ import Testing
         try await TestDatabase.withDatabase(engine, Self.staleReadings)
     }
 
-    /// (Its own function: the compiler's region checker crashes on it as a closure.)
-    static func staleReadings(_ database: Database) async throws {
-        // Readings and predictions are stored to the second.
+    /// The demo timetable on `database`, on a clock of its own at the tests' instant (to the second: readings and
+    /// predictions are stored to the second).
+    static func demoTimetable(_ database: Database) async throws -> (Timetable, ManualClock, Date) {
         let start = Date(timeIntervalSince1970: TestTime.start.timeIntervalSince1970.rounded(.down))
         let clock = ManualClock(now: start)
         let platform = try await Features.start(
@@ -266,6 +266,12 @@ import Testing
         ) { _ in }.platform
         let timetable = Timetable(platform: platform)
         try await TimetableDemo.load(timetable.store, now: start)
+        return (timetable, clock, start)
+    }
+
+    /// (Its own function: the compiler's region checker crashes on it as a closure.)
+    static func staleReadings(_ database: Database) async throws {
+        let (timetable, clock, start) = try await demoTimetable(database)
         _ = try await timetable.recordReading("clayton", free: 500)
         let api = TimetableAPI(timetable: timetable)
         // A departure well after the clock's moves, so it is still to come when they are done.
@@ -293,13 +299,7 @@ import Testing
 
     /// (Its own function, as `staleReadings`.)
     static func keptLists(_ database: Database) async throws {
-        let start = Date(timeIntervalSince1970: TestTime.start.timeIntervalSince1970.rounded(.down))
-        let clock = ManualClock(now: start)
-        let platform = try await Features.start(
-            TestApp.configuration(clock: clock), database: database, logger: TestDatabase.logger
-        ) { _ in }.platform
-        let timetable = Timetable(platform: platform)
-        try await TimetableDemo.load(timetable.store, now: start)
+        let (timetable, clock, _) = try await demoTimetable(database)
         let api = TimetableAPI(timetable: timetable)
         func kept(_ list: Timetable.Lists) async throws -> String {
             String(buffer: try await timetable.listAnswer(list).body)
