@@ -68,13 +68,25 @@ def shown(driver, selector) -> bool:
 def wait_for(driver, condition, timeout: float = 10, message: str = ""):
     """Waits until condition(driver) is truthy and returns it; fails after `timeout` seconds.
 
-    Stale elements are expected while waiting (pages redraw their lists), so they count as "not yet"."""
-    from selenium.common.exceptions import StaleElementReferenceException
+    Stale elements are expected while waiting (pages redraw their lists), so they count as "not yet"; so does
+    Chromium's "Node with given id does not belong to the document", its answer about a node of a page being
+    replaced (after a form's submission) while the next one loads."""
+    from selenium.common.exceptions import StaleElementReferenceException, WebDriverException
     from selenium.webdriver.support.ui import WebDriverWait
+
+    def attempt(d):
+        try:
+            return condition(d)
+        except StaleElementReferenceException:
+            raise
+        except WebDriverException as error:
+            if "does not belong to the document" in (error.msg or ""):
+                return False
+            raise
 
     return WebDriverWait(
         driver, timeout, poll_frequency=0.1, ignored_exceptions=(StaleElementReferenceException,)
-    ).until(lambda d: condition(d), message)
+    ).until(attempt, message)
 
 
 def wait_replaced(driver, element, timeout: float = 10) -> None:

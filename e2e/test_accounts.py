@@ -8,9 +8,8 @@ import json
 import pytest
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support import expected_conditions as EC
-from selenium.webdriver.support.ui import WebDriverWait
 
-from helpers import add_person, sign_in, wait_replaced
+from helpers import add_person, sign_in, wait_for, wait_replaced
 
 
 @pytest.fixture
@@ -21,21 +20,19 @@ def server(quad_server_factory):
 def test_sign_in_and_out_in_the_browser(server, browser):
     add_person(server, "lin", "correct horse battery", display="Lin Wu")
     sign_in(browser, server, "lin", "wrong password!!", wait=False)
-    error = WebDriverWait(browser, 10).until(EC.visibility_of_element_located((By.ID, "signin-error")))
+    error = wait_for(browser, EC.visibility_of_element_located((By.ID, "signin-error")))
     assert "not right" in error.text
     assert browser.find_element(By.ID, "username").get_attribute("value") == "lin", "what was typed is kept"
     assert browser.find_element(By.ID, "password").get_attribute("value") == "", "never the password"
 
     browser.find_element(By.ID, "password").send_keys("correct horse battery")
     browser.find_element(By.CSS_SELECTOR, "form.stacked-form button[type=submit]").click()
-    WebDriverWait(browser, 10).until(EC.text_to_be_present_in_element((By.CSS_SELECTOR, "nav.account"), "Lin Wu"))
+    wait_for(browser, EC.text_to_be_present_in_element((By.CSS_SELECTOR, "nav.account"), "Lin Wu"))
     cookie = browser.get_cookie("quad_session")
     assert cookie and cookie["httpOnly"] and cookie.get("sameSite") == "Lax"
 
     browser.find_element(By.CSS_SELECTOR, "nav.account form[action='/signout'] button").click()
-    WebDriverWait(browser, 10).until(
-        EC.presence_of_element_located((By.CSS_SELECTOR, "nav.account a[href^='/signin']"))
-    )
+    wait_for(browser, EC.presence_of_element_located((By.CSS_SELECTOR, "nav.account a[href^='/signin']")))
     assert browser.get_cookie("quad_session") in (None, {}) or not browser.get_cookie("quad_session").get("value")
     # The old session is over on the server too.
     response = server.request("/api/me", headers={"Cookie": f"quad_session={cookie['value']}"})
@@ -48,12 +45,12 @@ def test_a_visitor_is_asked_to_sign_in_to_book_and_comes_back(server, browser):
     link = browser.find_element(By.CSS_SELECTOR, "#room-ljerka a.sign-in-to-book")
     assert link.get_attribute("textContent").strip().startswith("Sign in to book")
     link.click()
-    WebDriverWait(browser, 10).until(EC.presence_of_element_located((By.ID, "username")))
+    wait_for(browser, EC.presence_of_element_located((By.ID, "username")))
     browser.find_element(By.ID, "username").send_keys("moe")
     browser.find_element(By.ID, "password").send_keys("correct horse battery")
     browser.find_element(By.CSS_SELECTOR, "form.stacked-form button[type=submit]").click()
     # (The sign-in page's own address, /signin?next=/rooms, contains "/rooms" too.)
-    WebDriverWait(browser, 10).until(lambda d: d.current_url.split("?")[0].endswith("/rooms"))
+    wait_for(browser, lambda d: d.current_url.split("?")[0].endswith("/rooms"))
     assert browser.find_elements(By.CSS_SELECTOR, "#room-ljerka button.book")
     assert browser.find_element(By.ID, "my-bookings")
 
@@ -107,12 +104,12 @@ def test_failures_make_that_address_wait_before_trying_that_name_again(server):
 def test_the_admin_page_adds_people_with_inline_errors(server, browser):
     add_person(server, "boss", "correct horse battery", role="admin")
     sign_in(browser, server, "boss", "correct horse battery", next_path="/admin/people")
-    WebDriverWait(browser, 10).until(EC.presence_of_element_located((By.ID, "f-username")))
+    wait_for(browser, EC.presence_of_element_located((By.ID, "f-username")))
     browser.find_element(By.ID, "f-username").send_keys("newbie")
     browser.find_element(By.ID, "f-displayName").send_keys("New Person")
     browser.find_element(By.ID, "f-password").send_keys("short")
     browser.find_element(By.CSS_SELECTOR, "form[aria-labelledby=add-heading] button[type=submit]").click()
-    error = WebDriverWait(browser, 10).until(EC.visibility_of_element_located((By.ID, "f-password-error")))
+    error = wait_for(browser, EC.visibility_of_element_located((By.ID, "f-password-error")))
     assert "at least 10 characters" in error.text
     assert browser.find_element(By.ID, "f-username").get_attribute("value") == "newbie"
     assert browser.find_element(By.ID, "f-displayName").get_attribute("value") == "New Person"
@@ -120,7 +117,7 @@ def test_the_admin_page_adds_people_with_inline_errors(server, browser):
 
     browser.find_element(By.ID, "f-password").send_keys("long enough now")
     browser.find_element(By.CSS_SELECTOR, "form[aria-labelledby=add-heading] button[type=submit]").click()
-    WebDriverWait(browser, 10).until(EC.presence_of_element_located((By.ID, "person-newbie")))
+    wait_for(browser, EC.presence_of_element_located((By.ID, "person-newbie")))
     assert "New Person" in browser.find_element(By.ID, "people-notice").text
 
     # Reset shows a new password once; it works for signing in.
@@ -128,7 +125,7 @@ def test_the_admin_page_adds_people_with_inline_errors(server, browser):
     browser.find_element(By.CSS_SELECTOR, "form[action='/admin/people/newbie/password'] button").click()
     # The notice of the page before (the person added) goes with it: read the new page's.
     wait_replaced(browser, added)
-    notice = WebDriverWait(browser, 10).until(EC.visibility_of_element_located((By.ID, "people-notice"))).text
+    notice = wait_for(browser, EC.visibility_of_element_located((By.ID, "people-notice"))).text
     password = notice.rsplit(" ", 1)[-1]
     ok = server.request(
         "/api/sessions",
@@ -142,7 +139,7 @@ def test_the_admin_page_adds_people_with_inline_errors(server, browser):
 def test_members_cannot_open_the_admin_page(server, browser):
     add_person(server, "pat", "correct horse battery")
     sign_in(browser, server, "pat", "correct horse battery", next_path="/admin/people")
-    WebDriverWait(browser, 10).until(EC.presence_of_element_located((By.TAG_NAME, "h1")))
+    wait_for(browser, EC.presence_of_element_located((By.TAG_NAME, "h1")))
     assert "/admin/people" in browser.current_url
     assert not browser.find_elements(By.ID, "f-username")
     response = server.request("/admin/people", headers={"Accept": "text/html"})
@@ -182,11 +179,11 @@ def test_open_sign_up_creates_an_account_and_closed_sign_up_does_not_exist(quad_
     server = quad_server_factory(env={"QUAD_SIGNUP": "open"})
     browser.get(server.url + "/signin")
     browser.find_element(By.LINK_TEXT, "Create one").click()
-    WebDriverWait(browser, 10).until(EC.presence_of_element_located((By.ID, "f-username")))
+    wait_for(browser, EC.presence_of_element_located((By.ID, "f-username")))
     browser.find_element(By.ID, "f-username").send_keys("newcomer")
     browser.find_element(By.ID, "f-displayName").send_keys("New Comer")
     browser.find_element(By.ID, "f-password").send_keys("long enough password")
     browser.find_element(By.CSS_SELECTOR, "form.stacked-form button[type=submit]").click()
-    WebDriverWait(browser, 10).until(EC.text_to_be_present_in_element((By.CSS_SELECTOR, "nav.account"), "New Comer"))
+    wait_for(browser, EC.text_to_be_present_in_element((By.CSS_SELECTOR, "nav.account"), "New Comer"))
     me = server.request("/api/me", headers={"Cookie": f"quad_session={browser.get_cookie('quad_session')['value']}"})
     assert me.status == 200 and me.json()["role"] == "member"
