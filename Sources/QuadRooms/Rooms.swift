@@ -41,24 +41,16 @@ package final class Rooms: Feature, PersonRemoval {
     }
 
     /// A room's new spots as its event's JSON (`RoomEvent`, as `publish` encodes it), for a statement that computes
-    /// `spots` (`EventHub.publication`): the encoded event with a placeholder, its number replaced by the column. Nil
-    /// if the placeholder cannot be found (then the event is published after the statement).
+    /// `spots` (`EventHub.publication`): the event encoded with its keys sorted (`spots` last) and a placeholder
+    /// number, which the column replaces. Nil if the encoding is not as expected (then the event is published after
+    /// the statement).
     static func spotsEventJSON(_ id: String) -> SQLQueryString? {
-        let field = "\"spots\":0"
-        guard let data = try? JSONEncoder().encode(Change(id: id, spots: 0, change: .spots)) else { return nil }
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        guard let data = try? encoder.encode(Change(id: id, spots: 0, change: .spots)) else { return nil }
         let json = String(decoding: data, as: UTF8.self)
-        // The encoder orders the keys as it likes; a quote inside the id is escaped (`\"`), so the only match
-        // followed by `,` or `}` is the field itself.
-        var searched = json.startIndex
-        while let range = json.range(of: field, range: searched..<json.endIndex) {
-            if range.upperBound < json.endIndex, [",", "}"].contains(json[range.upperBound]) {
-                let before = String(json[..<range.upperBound].dropLast())
-                let after = String(json[range.upperBound...])
-                return "\(bind: before) || spots::text || \(bind: after)"
-            }
-            searched = range.upperBound
-        }
-        return nil
+        guard json.hasSuffix(#","spots":0}"#) else { return nil }
+        return "\(bind: String(json.dropLast(2))) || spots::text || '}'"
     }
 
     package func release(
