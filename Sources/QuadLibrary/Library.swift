@@ -233,7 +233,12 @@ package final class Library: Feature {
 
 extension Library {
     package static var migrations: [Migration] { LibraryStore.migrations }
-    package var link: ServiceLink? { ServiceLink(key: "library", path: "/library") }
+    package var link: ServiceLink? {
+        // The tab bar shows a book.
+        ServiceLink(
+            key: "library", path: "/library",
+            icon: "M5 19.5V5a2 2 0 0 1 2-2h12v14H7a2 2 0 0 0-2 2.5 2 2 0 0 0 2 2.5h12v-5")
+    }
 
     package func register(on routes: Routes, web: WebShell) throws {
         LibraryRoutes(library: self, web: web).register(on: routes)

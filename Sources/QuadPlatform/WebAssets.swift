@@ -19,8 +19,10 @@ struct WebAssets {
     /// By file name (`rooms.js`).
     let byName: [String: Asset]
 
-    /// The types of what `static/` may hold.
-    private static let types = ["css": "text/css; charset=utf-8", "js": "text/javascript; charset=utf-8"]
+    /// The types of what `static/` may hold: the stylesheets, the page scripts and the app's icons.
+    private static let types = [
+        "css": "text/css; charset=utf-8", "js": "text/javascript; charset=utf-8", "png": "image/png",
+    ]
     /// A static import or re-export at the start of a line: `import { t } from "./i18n.js"`, `import "./x.js"`,
     /// `export { morph } from "./live.js"`.
     nonisolated(unsafe) private static let specifier =
@@ -31,7 +33,7 @@ struct WebAssets {
         for name in try FileManager.default.contentsOfDirectory(atPath: directory.path) where name != "sw.js" {
             let parts = name.split(separator: ".")
             guard parts.count == 2, Self.types[String(parts[1])] != nil else {
-                throw StartupError(description: "static/\(name) is neither name.css nor name.js.")
+                throw StartupError(description: "static/\(name) is not name.css, name.js or name.png.")
             }
             files[name] = try Data(contentsOf: directory.appendingPathComponent(name))
         }

@@ -9,10 +9,13 @@ import QuadCore
 public struct ServiceLink: Sendable {
     public let key: String
     public let path: String
+    /// The tab bar's picture of it: SVG path data on a 24 x 24 grid, drawn as a 2-unit line in the text's colour.
+    public let icon: String
 
-    package init(key: String, path: String) {
+    package init(key: String, path: String, icon: String) {
         self.key = key
         self.path = path
+        self.icon = icon
     }
 }
 
@@ -25,6 +28,7 @@ package final class WebShell: Sendable {
     /// By name and extension, for templates: `{{assets.rooms.js}}`, `{{assets.app.css}}`.
     private let assetPaths: [String: [String: String]]
     private let serviceWorker: ByteBuffer
+    private let manifest: ByteBuffer
     private let services: [ServiceLink]
     static let languageCookie = "quad_lang"
 
@@ -54,6 +58,7 @@ package final class WebShell: Sendable {
             .replacingOccurrences(of: "{{version}}", with: version)
             .replacingOccurrences(of: "{{shellURLs}}", with: shellURLs)
         self.serviceWorker = ByteBuffer(string: worker)
+        self.manifest = try WebManifest.bytes(assetPaths: paths)
         self.services = services
     }
 
@@ -81,6 +86,11 @@ package final class WebShell: Sendable {
             HTTPCache.response(
                 self.serviceWorker, etag: HTTPCache.etag(for: self.serviceWorker.readableBytesView),
                 contentType: "text/javascript; charset=utf-8", policy: .revalidate, request: request)
+        }
+        routes.on(.get, "/manifest.webmanifest", .public) { request, _ in
+            HTTPCache.response(
+                self.manifest, etag: HTTPCache.etag(for: self.manifest.readableBytesView),
+                contentType: "application/manifest+json", policy: .revalidate, request: request)
         }
     }
 
@@ -167,6 +177,7 @@ package final class WebShell: Sendable {
             let name: String
             let summary: String
             let path: String
+            let icon: String
             let current: Bool
         }
 
@@ -196,7 +207,7 @@ package final class WebShell: Sendable {
             services: services.map { service in
                 .init(
                     name: localizer("\(service.key).name"), summary: localizer("\(service.key).summary"),
-                    path: service.path, current: path.hasPrefix(service.path))
+                    path: service.path, icon: service.icon, current: path.hasPrefix(service.path))
             },
             languages: Language.allCases.map {
                 .init(code: $0.rawValue, name: $0.nativeName, current: $0 == language)

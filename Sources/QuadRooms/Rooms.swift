@@ -68,7 +68,12 @@ package final class Rooms: Feature, PersonRemoval {
 
 extension Rooms {
     package static var migrations: [Migration] { RoomStore.migrations }
-    package var link: ServiceLink? { ServiceLink(key: "rooms", path: "/rooms") }
+    package var link: ServiceLink? {
+        // The tab bar shows a door.
+        ServiceLink(
+            key: "rooms", path: "/rooms",
+            icon: "M6 21V4h12v17M3 21h18M14.5 12.5h.01")
+    }
 
     package func register(on routes: Routes, web: WebShell) throws {
         RoomsRoutes(rooms: self, web: web).register(on: routes)

@@ -69,7 +69,12 @@ package final class Specials: Feature {
 
 extension Specials {
     package static var migrations: [Migration] { SpecialStore.migrations }
-    package var link: ServiceLink? { ServiceLink(key: "specials", path: "/specials") }
+    package var link: ServiceLink? {
+        // The tab bar shows a price tag.
+        ServiceLink(
+            key: "specials", path: "/specials",
+            icon: "M3 4v7l9.5 9.5 7.5-7.5L10.5 3.5H4zM7.5 7.5h.01")
+    }
 
     package func register(on routes: Routes, web: WebShell) throws {
         SpecialsRoutes(specials: self, web: web).register(on: routes)

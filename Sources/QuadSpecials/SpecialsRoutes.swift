@@ -114,6 +114,7 @@ struct SpecialsRoutes {
             SpecialsPage(
                 rows: mosaic.rows, hasSpecials: mosaic.hasSpecials, canvasUnit: mosaic.canvasUnit,
                 refreshSeconds: Specials.refreshSeconds,
+                generatedAt: Int(specials.platform.clock.now.timeIntervalSince1970 * 1000),
                 isAdmin: RequestInfo.current.person?.isAdmin == true)
         }
     }
@@ -372,6 +373,8 @@ struct SpecialsPage {
     let hasSpecials: Bool
     let canvasUnit: Int
     let refreshSeconds: Int
+    /// When the specials were read (ms since 1970): the page says how old what it shows is.
+    let generatedAt: Int
     let isAdmin: Bool
 }
 

@@ -245,7 +245,12 @@ extension String {
 
 extension Timetable {
     package static var migrations: [Migration] { TimetableStore.migrations }
-    package var link: ServiceLink? { ServiceLink(key: "timetable", path: "/timetable") }
+    package var link: ServiceLink? {
+        // The tab bar shows a calendar.
+        ServiceLink(
+            key: "timetable", path: "/timetable",
+            icon: "M4 5h16v15H4zM4 10h16M8 3v4M16 3v4")
+    }
 
     package func register(on routes: Routes, web: WebShell) throws {
         TimetableRoutes(timetable: self, web: web).register(on: routes)

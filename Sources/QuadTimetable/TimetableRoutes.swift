@@ -89,7 +89,7 @@ struct TimetableRoutes {
             fragments: ["live": "timetable-live"], keptUntilChangeOf: Timetable.changeTypes,
             keptUntil: { page in page.changes(after: now).map { min($0, validUntil) } ?? validUntil }
         ) { t in
-            var page = TimetablePage(refreshSeconds: refreshSeconds)
+            var page = TimetablePage(refreshSeconds: refreshSeconds, generatedAt: now)
             if let view {
                 page.show(Self.day(view, t: t, language: language))
                 page.source = "schedules"
@@ -221,6 +221,8 @@ struct TimetableRoutes {
 /// `data-refresh-at` (a class starts or ends, a bus leaves, the day is over).
 struct TimetablePage {
     let refreshSeconds: Int
+    /// When its data was read (ms since 1970): the page says how old what it shows is ("Updated 3 min ago").
+    let generatedAt: Int
     /// `schedules` (a student's) or `public`: where the script refreshes from.
     var source = ""
     var rotated = false
@@ -242,8 +244,9 @@ struct TimetablePage {
     var calendarURL: String?
     var webcalURL: String?
 
-    init(refreshSeconds: Int) {
+    init(refreshSeconds: Int, generatedAt: Date) {
         self.refreshSeconds = refreshSeconds
+        self.generatedAt = Int(generatedAt.timeIntervalSince1970 * 1000)
     }
 
     /// The first instant after `now` when this page, drawn again, would read otherwise with the same data: a

@@ -37,7 +37,7 @@ import Testing
         (["a.js": "import { x } from \"lodash\";\n"], "write \"./file.js\""),
         (["a.js": "import \"./missing.js\";\n"], "not in static/"),
         (["a.js": "const m = await import(\"./b.js\");\n", "b.js": ""], "dynamically"),
-        (["a.txt": "hello"], "neither"),
+        (["a.txt": "hello"], "is not name.css, name.js or name.png"),
     ])
     func whatTheServerCannotHashStopsItsStart(files: [String: String], says: String) throws {
         let folder = try Self.folder(files)

@@ -62,7 +62,7 @@ import Testing
                 try await client.execute(uri: page, method: .get, headers: member) { response in
                     #expect(response.status == .ok, "\(page)")
                     for match in response.text.matches(
-                        of: /(?:href|src)="(\/assets\/[a-z]+\.[0-9a-f]{12}\.(?:js|css))"/)
+                        of: /(?:href|src)="(\/assets\/[a-z0-9-]+\.[0-9a-f]{12}\.(?:js|css|png))"/)
                     {
                         referenced.insert(String(match.1))
                     }
@@ -83,10 +83,36 @@ import Testing
             for path in shell {
                 try await client.execute(uri: path, method: .get) { response in
                     #expect(response.status == .ok)
-                    #expect(
-                        response.headers[.contentType]?.hasPrefix(
-                            path.hasSuffix(".js") ? "text/javascript" : "text/css") == true)
+                    let type = ["js": "text/javascript", "css": "text/css", "png": "image/png"][
+                        String(path.split(separator: ".").last ?? "")]
+                    #expect(type != nil && response.headers[.contentType]?.hasPrefix(type ?? "-") == true, "\(path)")
                 }
+            }
+        }
+    }
+
+    /// The manifest that makes Quad installable names what a home screen needs, and every icon it names is served
+    /// as a PNG; every page links to it.
+    @Test func theManifestNamesIconsThatAreServed() async throws {
+        try await TestApp.run { _, client in
+            let manifest = try await client.execute(uri: "/manifest.webmanifest", method: .get) { response in
+                #expect(response.headers[.contentType] == "application/manifest+json")
+                return try JSONSerialization.jsonObject(with: Data(response.text.utf8)) as? [String: Any] ?? [:]
+            }
+            #expect(manifest["display"] as? String == "standalone" && manifest["start_url"] as? String == "/")
+            let icons = manifest["icons"] as? [[String: String]] ?? []
+            #expect(
+                Set(icons.map { "\($0["purpose"] ?? "") \($0["sizes"] ?? "")" }) == [
+                    "any 192x192", "any 512x512", "maskable 512x512",
+                ])
+            for icon in icons {
+                try await client.execute(uri: icon["src"] ?? "", method: .get) { response in
+                    #expect(response.status == .ok && response.headers[.contentType] == "image/png")
+                    #expect(response.body.readableBytesView.starts(with: [0x89, 0x50, 0x4E, 0x47]))
+                }
+            }
+            try await client.execute(uri: "/", method: .get) { response in
+                #expect(response.text.contains(#"<link rel="manifest" href="/manifest.webmanifest">"#))
             }
         }
     }

@@ -44,7 +44,7 @@ import Testing
     /// The instant a page's countdowns, classes or readings next read otherwise.
     @Test func aPageChangesAtItsFirstCountdownTick() {
         let now = Date(timeIntervalSince1970: 1_800_000_000)
-        var page = TimetablePage(refreshSeconds: 30)
+        var page = TimetablePage(refreshSeconds: 30, generatedAt: now)
         #expect(page.changes(after: now) == nil)
         let ms = { (date: Date) in Int(date.timeIntervalSince1970 * 1000) }
         page.stops = [

@@ -1,5 +1,6 @@
 // Quad's shared script: small, no build step. Pages work without it; it only adds.
 "use strict";
+import { watchConnection } from "./writes.js";
 
 // The service worker keeps the shell (and what features add) for offline use.
 if ("serviceWorker" in navigator) {
@@ -16,3 +17,6 @@ document.addEventListener("submit", (event) => {
     event.preventDefault();
   }
 });
+
+// Offline, the page says so and its writes wait (writes.js).
+watchConnection();

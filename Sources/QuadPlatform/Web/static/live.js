@@ -4,6 +4,7 @@
 // half-typed text survive. The server's templates stay the one source of markup.
 
 import { ago } from "./i18n.js";
+import { holdWrites } from "./writes.js";
 
 export { announce } from "./i18n.js";
 
@@ -155,6 +156,7 @@ export function startLive({
     const changes = morph(region, html, morphOptions);
     const changed = region.innerHTML !== before; // a 200 may still draw what is shown (a first fetch)
     tick();
+    if (offline) holdWrites(true, root); // an offline copy's markup has writes too
     onApplied?.(changes, { fromEvent, changed });
   }
 
@@ -243,6 +245,8 @@ export function startLive({
   function setOffline(value) {
     offline = value;
     if (banners.offline) banners.offline.hidden = !value;
+    // Offline by the browser's word or by a server out of reach: the page's writes wait either way.
+    holdWrites(value, root);
     if (value) {
       showError(false);
       disconnect();

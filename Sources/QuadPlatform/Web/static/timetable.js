@@ -21,6 +21,7 @@ function timetable(root) {
     // The simulator moves every car park at once: one redraw for the lot.
     minIntervalMs: 2000,
     banners: { offline: document.getElementById("timetable-offline"), error: document.getElementById("timetable-error") },
+    freshness: document.getElementById("timetable-updated"),
     onApplied: countDown,
   });
   document.getElementById("timetable-retry").addEventListener("click", () => live.refresh());
