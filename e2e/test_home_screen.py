@@ -228,6 +228,24 @@ def test_each_service_opens_offline_after_one_visit_and_says_how_old_it_is(quad_
         set_offline(browser, False)
 
 
+def test_a_slow_refresh_says_it_is_updating(quad_server_factory, browser):
+    server = quad_server_factory(demo=True)
+    browser.get(server.url + "/library")
+    # The next fetch waits until the test lets it go; the browser coming back online asks for one.
+    browser.execute_script(
+        """
+        const real = window.fetch;
+        window.fetch = (...args) => new Promise((resolve) => { window.__release = () => resolve(real(...args)); });
+        window.dispatchEvent(new Event('online'));
+        """
+    )
+    wait_for(browser, lambda d: text_of(d, "#library-updated") == "Updating…", message="no loading state")
+    assert one(browser, "#library-panes").get_attribute("aria-busy") == "true"
+    browser.execute_script("window.__release()")
+    wait_for(browser, lambda d: text_of(d, "#library-updated") == "Updated just now", message="still loading")
+    assert one(browser, "#library-panes").get_attribute("aria-busy") is None
+
+
 def test_offline_a_page_without_a_live_part_says_so_and_holds_its_forms(quad_server, browser):
     account_token(quad_server, "Grace Hopper")
     sign_in_as(browser, quad_server, "Grace Hopper", next_path="/account")

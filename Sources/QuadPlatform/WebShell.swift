@@ -239,7 +239,7 @@ package struct ScriptStrings: Sendable {
     let plurals: [String]
 
     package init(_ keys: [String] = [], plurals: [String] = []) {
-        self.keys = keys + ["time.justNow"]
+        self.keys = keys + ["time.justNow", "time.updating"]
         self.plurals = plurals + ["time.secondsAgo", "time.minutesAgo"]
     }
 }

@@ -3,7 +3,7 @@
 // polling when they are unavailable) and morphs the new HTML into the page, so focus, ticked boxes and
 // half-typed text survive. The server's templates stay the one source of markup.
 
-import { ago } from "./i18n.js";
+import { ago, t } from "./i18n.js";
 import { holdWrites } from "./writes.js";
 
 export { announce } from "./i18n.js";
@@ -100,9 +100,20 @@ export function startLive({
     else soonTimer = setTimeout(() => { soonTimer = 0; refresh(); }, wait);
   }
 
+  // Loading: a fetch that takes a while (a slow network, a Retry) says so in the freshness line, and the
+  // region is busy for assistive technology meanwhile. A quick one changes nothing on screen.
+  function showLoading(on) {
+    if (stopped) return;
+    if (on) region.setAttribute("aria-busy", "true");
+    else region.removeAttribute("aria-busy");
+    if (on && freshness) freshness.textContent = t("time.updating");
+    else renderFreshness();
+  }
+
   async function load(revalidate) {
     stopPolling();
     lastStart = Date.now();
+    const slow = setTimeout(() => showLoading(true), 400);
     const fromEvent = byEvent;
     byEvent = false;
     let next = jitter(baseMs), ok = false;
@@ -140,6 +151,8 @@ export function startLive({
       if (navigator.onLine) showError(true);
       else setOffline(true);
     }
+    clearTimeout(slow);
+    showLoading(false);
     if (ok) {
       failures = 0;
       showError(false);
