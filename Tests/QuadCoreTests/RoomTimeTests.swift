@@ -1,0 +1,200 @@
+import Foundation
+import Testing
+
+@testable import QuadCore
+
+/// Rooms in time: opening hours, the quarter-hour grid, what a room's bookings leave free, series across a
+/// daylight-saving change, and finding a room. Every instant is given: nothing here reads a clock.
+@Suite struct RoomTimeTests {
+    static let melbourne = CampusClock(timeZone: TimeZone(identifier: "Australia/Melbourne")!)
+    /// Tuesday 1 December 2026, 09:07 in Melbourne.
+    static let now = melbourne.instant(LocalDate("2026-12-01")!, LocalTime(hour: 9, minute: 7))
+    static let tuesday = LocalDate("2026-12-01")!
+
+    static func range(_ date: LocalDate, _ start: String, _ minutes: Int) -> SlotRange {
+        let begin = melbourne.instant(date, LocalTime(start)!)
+        return SlotRange(start: begin, end: begin.addingTimeInterval(Double(minutes * 60)))!
+    }
+
+    // MARK: Opening hours
+
+    @Test func openingHoursReadAndWriteAsPeopleWriteThem() throws {
+        let hours = try OpeningHours("sat 09:00-13:00; Mon-Fri 08:00-12:00,13:00-20:00")
+        #expect(hours.description == "Mon-Fri 08:00-12:00,13:00-20:00; Sat 09:00-13:00")
+        #expect(try OpeningHours(hours.description) == hours)
+        #expect(hours.periods(on: Self.tuesday).map(\.description) == ["08:00-12:00", "13:00-20:00"])
+        #expect(hours.periods(on: Self.tuesday.adding(days: 5)).isEmpty)  // Sunday
+        #expect(try OpeningHours("Mon-Sun 00:00-24:00").periods(on: Self.tuesday) == [.init(open: 0, close: 1440)])
+        let json = try JSONEncoder().encode(hours)
+        #expect(String(decoding: json, as: UTF8.self) == #""Mon-Fri 08:00-12:00,13:00-20:00; Sat 09:00-13:00""#)
+        #expect(try JSONDecoder().decode(OpeningHours.self, from: json) == hours)
+    }
+
+    @Test(arguments: [
+        ("Mon-Fri", "Write the days"), ("Funday 08:00-10:00", "is not a day"), ("Mon 08:00-07:00", "is not a span"),
+        ("Mon 08:10-10:00", "quarter hour"), ("Mon 08:00-12:00,11:00-13:00", "overlap"),
+        ("Mon-Fri 08:00-20:00; Fri 09:00-10:00", "Fri is named twice"),
+    ])
+    func hoursThatCannotBeAreRefusedWithTheReason(text: String, says: String) {
+        #expect {
+            _ = try OpeningHours(text)
+        } throws: { error in
+            (error as? ValidationFailure)?.errors.first?.message.contains(says) == true
+        }
+    }
+
+    // MARK: A booking's time
+
+    @Test func aBookingOnTheGridWithinTheHoursIsTaken() throws {
+        let range = try BookingPolicy.default.range(
+            date: Self.tuesday, start: LocalTime(hour: 10), minutes: 30, clock: Self.melbourne, now: Self.now)
+        #expect(range == Self.range(Self.tuesday, "10:00", 30))
+        #expect(range.minutes == 30 && range.slots.count == 2)
+        // The quarter hour now falls in (09:00-09:15 at 09:07) may still be booked, from now.
+        #expect(
+            try BookingPolicy.default.range(
+                date: Self.tuesday, start: LocalTime(hour: 9), minutes: 15, clock: Self.melbourne, now: Self.now)
+                == Self.range(Self.tuesday, "09:00", 15))
+    }
+
+    @Test(arguments: [
+        ("2026-12-01", "10:10", 30, "start", "quarter hour"),
+        ("2026-12-01", "10:00", 20, "minutes", "whole number of quarter hours"),
+        ("2026-12-01", "10:00", 255, "minutes", "at most 240 minutes"),
+        ("2026-12-01", "19:45", 30, "start", "opening hours: 08:00-20:00"),
+        ("2026-12-05", "10:00", 30, "start", "closed on Sat"),
+        ("2026-12-01", "08:45", 15, "start", "has passed"),
+        ("2027-01-27", "10:00", 30, "date", "56 days ahead"),
+    ])
+    func aBookingOutsideTheRulesSaysWhichRule(date: String, start: String, minutes: Int, field: String, says: String) {
+        #expect {
+            _ = try BookingPolicy.default.range(
+                date: LocalDate(date)!, start: LocalTime(start)!, minutes: minutes, clock: Self.melbourne,
+                now: Self.now)
+        } throws: { error in
+            let first = (error as? ValidationFailure)?.errors.first
+            return first?.field == field && first?.message.contains(says) == true
+        }
+    }
+
+    @Test func aTimeTheClocksSkipCannotBeBooked() throws {
+        // Melbourne springs forward on Sunday 4 October 2026: 02:00 becomes 03:00.
+        var policy = BookingPolicy.default
+        policy.hours = try OpeningHours("Mon-Sun 00:00-24:00")
+        let before = Self.melbourne.instant(LocalDate("2026-10-01")!, LocalTime(hour: 9))
+        #expect {
+            _ = try policy.range(
+                date: LocalDate("2026-10-04")!, start: LocalTime(hour: 2, minute: 15), minutes: 30,
+                clock: Self.melbourne, now: before)
+        } throws: { error in
+            (error as? ValidationFailure)?.errors.first?.message.contains("clocks change") == true
+        }
+        // Before and after the change, the same hours are bookable.
+        let night = try policy.range(
+            date: LocalDate("2026-10-04")!, start: LocalTime(hour: 3), minutes: 60, clock: Self.melbourne, now: before)
+        #expect(night.minutes == 60)
+    }
+
+    @Test func theOriginalAppsBookingRunsFromNowToTheEndOfTheOpeningPeriod() throws {
+        let rest = try #require(BookingPolicy.default.restOfPeriod(at: Self.now, clock: Self.melbourne))
+        #expect(rest == Self.range(Self.tuesday, "09:00", 11 * 60))
+        let night = Self.melbourne.instant(Self.tuesday, LocalTime(hour: 21))
+        #expect(BookingPolicy.default.restOfPeriod(at: night, clock: Self.melbourne) == nil)
+    }
+
+    // MARK: What a room's bookings leave free
+
+    @Test func twentySeatsTakeTwentySeatBookingsAndNoMore() {
+        let slot = Self.range(Self.tuesday, "10:00", 30)
+        var room = Occupancy(seats: 20)
+        var taken = 0
+        for _ in 0..<200 where room.allows(.seat, during: slot) {
+            room.add(.seat, during: slot)
+            taken += 1
+        }
+        #expect(taken == 20)
+        #expect(room.peakSeatsHeld == 20 && room.freeSeats(during: slot) == 0)
+        // The quarter hours either side are free.
+        #expect(room.freeSeats(during: Self.range(Self.tuesday, "10:30", 15)) == 20)
+    }
+
+    @Test func aWholeRoomBookingAndSeatBookingsExcludeEachOther() {
+        let meeting = Self.range(Self.tuesday, "10:00", 60)
+        var room = Occupancy(seats: 8, holds: [(meeting, .room)])
+        #expect(!room.allows(.seat, during: Self.range(Self.tuesday, "10:45", 30)))
+        #expect(!room.allows(.room, during: Self.range(Self.tuesday, "09:30", 45)))
+        #expect(room.allows(.seat, during: Self.range(Self.tuesday, "11:00", 30)))  // touching is not overlapping
+        room.add(.seat, during: Self.range(Self.tuesday, "11:00", 30))
+        #expect(!room.allows(.room, during: Self.range(Self.tuesday, "11:15", 15)))
+        #expect(room.peakSeatsHeld == 8)
+    }
+
+    @Test func rangesThatShareOneQuarterHourCompeteOnlyThere() {
+        let morning = Self.range(Self.tuesday, "09:00", 75)  // to 10:15
+        let late = Self.range(Self.tuesday, "10:00", 60)  // from 10:00
+        #expect(morning.overlaps(late) && late.overlaps(morning))
+        let room = Occupancy(seats: 1, holds: [(morning, .seat)])
+        #expect(!room.allows(.seat, during: late))
+        #expect(room.allows(.seat, during: Self.range(Self.tuesday, "10:15", 45)))
+    }
+
+    // MARK: Series
+
+    @Test func aWeeklySeriesKeepsItsWallClockAcrossDaylightSavingAndSkipsItsSkippedDate() throws {
+        // Mondays from 28 September 2026; Melbourne's clocks go forward on 4 October.
+        let series = Recurrence(
+            frequency: .weekly, until: LocalDate("2026-10-19")!, skipped: [LocalDate("2026-10-12")!])
+        let dates = series.dates(from: LocalDate("2026-09-28")!)
+        #expect(dates.map(\.description) == ["2026-09-28", "2026-10-05", "2026-10-19"])
+        let starts = dates.map { Self.melbourne.instant($0, LocalTime(hour: 10)) }
+        #expect(starts.map { Self.melbourne.time(of: $0) } == Array(repeating: LocalTime(hour: 10), count: 3))
+        // 10:00 is 00:00 UTC before the change and 23:00 UTC the day before after it.
+        let utc = CampusClock(timeZone: TimeZone(identifier: "UTC")!)
+        #expect(starts.map { utc.time(of: $0).hour } == [0, 23, 23])
+        #expect(series.rule(clock: Self.melbourne) == "RRULE:FREQ=WEEKLY;UNTIL=20261019T125959Z")
+    }
+
+    @Test func aSeriesEndsAfterItBeginsAndWithinTheHorizon() {
+        let first = Self.tuesday
+        #expect(throws: Never.self) {
+            try Recurrence(frequency: .daily, until: first.adding(days: 56))
+                .checked(from: first, policy: .default, today: first)
+        }
+        #expect(throws: ValidationFailure.self) {
+            try Recurrence(frequency: .daily, until: first.adding(days: -1))
+                .checked(from: first, policy: .default, today: first)
+        }
+        #expect(throws: ValidationFailure.self) {
+            try Recurrence(frequency: .weekly, until: first.adding(days: 57))
+                .checked(from: first, policy: .default, today: first)
+        }
+        #expect(Recurrence(frequency: .daily, until: first.adding(days: 6)).dates(from: first).count == 7)
+    }
+
+    // MARK: Finding a room
+
+    @Test func roomsThatFitComeMostRoomFirstAndTheOthersWithWhenTheyAreNextFree() {
+        let asked = Self.range(Self.tuesday, "10:00", 30)
+        let rooms = [
+            RoomFinder.Candidate(id: "mina", name: "Mina", occupancy: Occupancy(seats: 6)),
+            RoomFinder.Candidate(id: "helmold", name: "Helmold", occupancy: Occupancy(seats: 12)),
+            // Booked whole until 11:00: free for six from 11:00.
+            RoomFinder.Candidate(
+                id: "yana", name: "Yana",
+                occupancy: Occupancy(seats: 10, holds: [(Self.range(Self.tuesday, "09:00", 120), .room)])),
+            // Five seats free at 10:00, but only from 10:15 for thirty minutes at 10:30.
+            RoomFinder.Candidate(
+                id: "ljerka", name: "Ljerka",
+                occupancy: Occupancy(seats: 6, holds: [(Self.range(Self.tuesday, "10:00", 30), .seat)])),
+            RoomFinder.Candidate(id: "tiny", name: "Tiny", occupancy: Occupancy(seats: 4)),
+        ]
+        let found = RoomFinder.find(
+            rooms, range: asked, people: 6, policy: .default, clock: Self.melbourne)
+        #expect(found.fitting.map(\.id) == ["helmold", "mina"])
+        #expect(found.fitting.map(\.freeSeats) == [12, 6])
+        #expect(found.others.map(\.id) == ["ljerka", "yana", "tiny"])
+        #expect(found.others[0].nextFree == Self.melbourne.instant(Self.tuesday, LocalTime(hour: 10, minute: 30)))
+        #expect(found.others[1].nextFree == Self.melbourne.instant(Self.tuesday, LocalTime(hour: 11)))
+        #expect(found.others[2].nextFree == nil)  // four seats never hold six
+    }
+}
