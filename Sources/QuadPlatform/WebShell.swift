@@ -52,8 +52,9 @@ package final class WebShell: Sendable {
         self.assetPaths = paths
         let all = assets.keys.sorted()
         let version = SHA256.hash(data: Data(all.joined().utf8)).prefix(6).hex
-        // The shell the service worker keeps for offline use: the home page and every asset.
-        let shellURLs = "[" + (["/"] + all).map { "\"\($0)\"" }.joined(separator: ", ") + "]"
+        // The shell the service worker keeps for offline use: the home page, the page for what is not kept, and
+        // every asset.
+        let shellURLs = "[" + (["/", "/offline"] + all).map { "\"\($0)\"" }.joined(separator: ", ") + "]"
         let worker = try String(contentsOf: web.appendingPathComponent("static/sw.js"), encoding: .utf8)
             .replacingOccurrences(of: "{{version}}", with: version)
             .replacingOccurrences(of: "{{shellURLs}}", with: shellURLs)
@@ -68,6 +69,10 @@ package final class WebShell: Sendable {
                 HomePage(
                     servicesCount: self.services.isEmpty ? nil : localizer("home.services", count: self.services.count))
             }
+        }
+        // What the service worker shows for a page never opened on this device, offline (kept when it installs).
+        routes.on(.get, "/offline", .public) { request, _ in
+            try self.page(request, template: "offline", title: { $0("offline.title") }) { _ in OfflinePage() }
         }
         routes.on(.get, "/assets/:file", .public) { request, context -> Response in
             guard let asset = self.assets[request.uri.path] else { throw HTTPError(.notFound) }
@@ -270,6 +275,11 @@ package struct FormValues: MustacheParent {
 /// The home page: how many services there are, said in the page's language.
 struct HomePage {
     let servicesCount: String?
+}
+
+/// The page for a page not kept on this device, offline: the layout's and the localised texts are all it shows.
+struct OfflinePage {
+    let shown = true
 }
 
 /// A problem on a web route, for a browser.

@@ -49,10 +49,10 @@ self.addEventListener("fetch", (event) => {
     return;
   }
   if (request.mode === "navigate") {
-    // Pages: the network first, the last copy when offline.
+    // Pages: the network first, the last copy when offline, and for a page never opened here a page that says so.
     event.respondWith(fetch(request).then((response) => {
       if (response.ok) { const copy = response.clone(); caches.open(PAGES).then((c) => c.put(request, copy)); }
       return response;
-    }).catch(() => caches.match(request).then((hit) => hit || caches.match("/"))));
+    }).catch(() => caches.match(request).then((hit) => hit || caches.match("/offline"))));
   }
 });
