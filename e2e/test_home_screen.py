@@ -30,6 +30,13 @@ def set_offline(driver, offline: bool) -> None:
     )
 
 
+def go_offline(driver, server) -> None:
+    """Offline for real: the browser says so (navigator.onLine, the pages' banners) and the server is gone, for the
+    service worker too (DevTools' offline switch reaches the page, not the worker, which would fetch anew)."""
+    server.stop()
+    set_offline(driver, True)
+
+
 def controlled(driver) -> bool:
     return driver.execute_script("return !!(navigator.serviceWorker && navigator.serviceWorker.controller)")
 
@@ -187,6 +194,18 @@ def enabled_writes(driver) -> list[str]:
     )
 
 
+def test_offline_a_page_never_opened_here_says_so(quad_server_factory, new_browser):
+    server = quad_server_factory()
+    driver = new_browser(width=PHONE, height=844, lang="fr")
+    driver.get(server.url + "/")
+    wait_for(driver, controlled, message="no service worker controls the page")
+    go_offline(driver, server)
+    driver.get(server.url + "/library")
+    assert text_of(driver, "h1") == "Pas encore sur cet appareil"
+    assert driver.current_url.endswith("/library")
+    assert shown(driver, "header nav.services"), "no tab bar to go elsewhere"
+
+
 def test_offline_the_library_holds_every_write_and_says_why(quad_server_factory, browser):
     server = quad_server_factory(demo=True)
     sign_in_as(browser, server, "Ada Lovelace", next_path="/library")
@@ -217,15 +236,12 @@ def test_each_service_opens_offline_after_one_visit_and_says_how_old_it_is(quad_
     wait_for(browser, controlled, message="no service worker controls the page")
     browser.get(f"{server.url}/{service}")  # through the worker, which keeps a copy
     heading = text_of(browser, "h1")
-    set_offline(browser, True)
-    try:
-        browser.get(f"{server.url}/{service}")
-        wait_for(browser, lambda d: shown(d, f"#{service}-offline"), message="the page does not say it is offline")
-        assert text_of(browser, "h1") == heading
-        assert text_of(browser, f"#{service}-updated").startswith("Updated"), "the page does not say how old it is"
-        wait_for(browser, lambda d: enabled_writes(d) == [], message=f"writes still enabled: {enabled_writes(browser)}")
-    finally:
-        set_offline(browser, False)
+    go_offline(browser, server)
+    browser.get(f"{server.url}/{service}")
+    wait_for(browser, lambda d: shown(d, f"#{service}-offline"), message="the page does not say it is offline")
+    assert text_of(browser, "h1") == heading
+    assert text_of(browser, f"#{service}-updated").startswith("Updated"), "the page does not say how old it is"
+    wait_for(browser, lambda d: enabled_writes(d) == [], message=f"writes still enabled: {enabled_writes(browser)}")
 
 
 def test_a_slow_refresh_says_it_is_updating(quad_server_factory, browser):
@@ -295,11 +311,9 @@ def test_after_signing_out_nothing_personal_is_left_even_offline(quad_server_fac
     wait_for(browser, lambda d: by_css(d, "nav.account a[href^='/signin']"), message="not signed out")
     assert browser.execute_async_script(CACHED_TEXTS, "Kier") == []
 
-    # The next person, offline, opens the timetable: nothing of Kier's.
-    set_offline(browser, True)
-    try:
-        browser.get(server.url + "/timetable")
-        page = browser.page_source
-        assert "Kier" not in page and personal not in page
-    finally:
-        set_offline(browser, False)
+    # The next person, offline, opens the timetable: nothing of Kier's, only the page that says it is not here.
+    go_offline(browser, server)
+    browser.get(server.url + "/timetable")
+    page = browser.page_source
+    assert "Kier" not in page and personal not in page
+    assert text_of(browser, "h1") == "Not on this device yet"
