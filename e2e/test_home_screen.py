@@ -312,6 +312,8 @@ def test_after_signing_out_nothing_personal_is_left_even_offline(quad_server_fac
     assert browser.execute_async_script(CACHED_TEXTS, "Kier") == []
 
     # The next person, offline, opens the timetable: nothing of Kier's, only the page that says it is not here.
+    # (Signing out removed the service worker with the rest; the home page it lands on installs it anew.)
+    wait_for(browser, controlled, timeout=15, message="no service worker again after signing out")
     go_offline(browser, server)
     browser.get(server.url + "/timetable")
     page = browser.page_source
