@@ -47,7 +47,7 @@ final class RoomStore: Sendable {
         batcher = database.engine == .sqlite ? BookingBatcher(database: database) : nil
     }
 
-    static let migrations = [migration, ReservationStore.migration, ownersMigration]
+    static let migrations = [migration, ReservationStore.migration, BuildingPolicyStore.migration, ownersMigration]
 
     static let migration = Migration(
         id: 100, name: "rooms and bookings",

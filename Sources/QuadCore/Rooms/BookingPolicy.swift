@@ -20,6 +20,38 @@ public struct BookingPolicy: Sendable, Equatable, Codable {
         self.checkInMinutes = checkInMinutes
     }
 
+    public static let horizonLimits = 1...365
+    public static let lengthLimits = 15...1440
+    public static let checkInLimits = 5...240
+
+    /// A building's policy as an admin types it; every field at fault is named. Hours are `OpeningHours` text, check-in
+    /// minutes empty for none.
+    public static func validated(
+        hours: String?, horizonDays: Int?, maxMinutes: Int?, checkInMinutes: Int?
+    ) throws(ValidationFailure) -> BookingPolicy {
+        var errors: [FieldError] = []
+        var parsed = OpeningHours.weekdays
+        do {
+            parsed = try OpeningHours(hours ?? "")
+        } catch {
+            errors += error.errors
+        }
+        let horizon = horizonDays ?? 0
+        if !horizonLimits.contains(horizon) {
+            errors.append(.init(field: "horizonDays", message: "Book ahead from 1 to 365 days."))
+        }
+        let longest = maxMinutes ?? 0
+        if !lengthLimits.contains(longest) || longest % 15 != 0 {
+            errors.append(
+                .init(field: "maxMinutes", message: "The longest booking is whole quarter hours, up to 1,440 minutes."))
+        }
+        if let checkIn = checkInMinutes, !checkInLimits.contains(checkIn) {
+            errors.append(.init(field: "checkInMinutes", message: "Check in within 5 to 240 minutes, or not at all."))
+        }
+        guard errors.isEmpty else { throw ValidationFailure(errors) }
+        return BookingPolicy(hours: parsed, horizonDays: horizon, maxMinutes: longest, checkInMinutes: checkInMinutes)
+    }
+
     /// The slots of a booking from `start` on `date` for `minutes`, if this building takes it at `now`: on the
     /// quarter hour, within one opening period, not over, within the horizon and the longest length. Each rule
     /// broken is named.
