@@ -5,6 +5,7 @@ Pages
     by_css, one, text_of, shown      the elements a CSS selector finds, the first one, its text, rendered?
     wait_for(driver, condition)      waits (deadline, never a fixed sleep) until condition(driver) is truthy
     wait_replaced(driver, element)   waits until `element` has left the document (a form's page gave way to the next)
+    set_offline(driver, offline)     the page's network off or on (DevTools; it does not reach the service worker)
 
 Accounts
     add_person(server, username, password, role=...)   an account made by the admin, through the API
@@ -108,6 +109,16 @@ def wait_replaced(driver, element, timeout: float = 10) -> None:
         return False
 
     wait_for(driver, gone, timeout, message="the element is still in the page")
+
+
+def set_offline(driver, offline: bool) -> None:
+    """Turns the page's network off or on, as DevTools does: navigator.onLine and the online/offline events follow.
+    The service worker is another target and keeps its network: to be unreachable for it too, stop the server."""
+    driver.execute_cdp_cmd("Network.enable", {})
+    driver.execute_cdp_cmd(
+        "Network.emulateNetworkConditions",
+        {"offline": offline, "latency": 0, "downloadThroughput": -1, "uploadThroughput": -1},
+    )
 
 
 # --- Accounts ---------------------------------------------------------------------------------------

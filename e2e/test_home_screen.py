@@ -11,7 +11,7 @@ from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.keys import Keys
 
 from conftest import DESKTOP, PHONE, http_request
-from helpers import account_token, by_css, one, shown, sign_in, sign_in_as, text_of, wait_for
+from helpers import account_token, by_css, one, set_offline, shown, sign_in, sign_in_as, text_of, wait_for
 
 SERVICES = ["/rooms", "/specials", "/library", "/timetable"]
 
@@ -20,14 +20,6 @@ def png_size(body: bytes) -> tuple[int, int]:
     """A PNG's width and height, from its header (fails on anything that is not a PNG)."""
     assert body[:8] == b"\x89PNG\r\n\x1a\n", "not a PNG"
     return struct.unpack(">II", body[16:24])
-
-
-def set_offline(driver, offline: bool) -> None:
-    driver.execute_cdp_cmd("Network.enable", {})
-    driver.execute_cdp_cmd(
-        "Network.emulateNetworkConditions",
-        {"offline": offline, "latency": 0, "downloadThroughput": -1, "uploadThroughput": -1},
-    )
 
 
 def go_offline(driver, server) -> None:

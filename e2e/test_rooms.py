@@ -20,6 +20,7 @@ from helpers import (
     by_css,
     follow_clock,
     one,
+    set_offline,
     shown,
     sign_in_as,
     text_of,
@@ -131,14 +132,6 @@ def count_booking_calls(driver) -> None:
 def booking_calls(driver, room: str) -> int:
     """How many booking requests for `room` the page started since count_booking_calls."""
     return driver.execute_script("return window.__bookingCalls[arguments[0]] || 0", f"/api/rooms/{room}/bookings")
-
-
-def set_offline(driver, offline: bool):
-    driver.execute_cdp_cmd("Network.enable", {})
-    driver.execute_cdp_cmd(
-        "Network.emulateNetworkConditions",
-        {"offline": offline, "latency": 0, "downloadThroughput": -1, "uploadThroughput": -1},
-    )
 
 
 def book_buttons_state(driver) -> dict:

@@ -22,9 +22,9 @@ struct WebManifest: Encodable {
     /// know them ignore; the layout's `theme-color` tags say the same for every browser.
     struct Preferences: Encodable {
         struct Scheme: Encodable {
-            let dark: Colours
+            let dark: SchemeColours
         }
-        struct Colours: Encodable {
+        struct SchemeColours: Encodable {
             let theme_color: String
             let background_color: String
         }

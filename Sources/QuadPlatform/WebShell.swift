@@ -277,10 +277,8 @@ struct HomePage {
     let servicesCount: String?
 }
 
-/// The page for a page not kept on this device, offline: the layout's and the localised texts are all it shows.
-struct OfflinePage {
-    let shown = true
-}
+/// The page for a page not kept on this device, offline: it shows only the frame's texts.
+struct OfflinePage {}
 
 /// A problem on a web route, for a browser.
 struct ErrorPage {

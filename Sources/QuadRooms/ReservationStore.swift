@@ -74,7 +74,7 @@ final class ReservationStore: Sendable {
         roomId: String, dates: [LocalDate], start: LocalTime, minutes: Int, hold: Hold, owner: String, person: String,
         policy: BookingPolicy, campus: CampusClock
     ) async throws -> (seriesId: String?, outcomes: [OccurrenceOutcome]) {
-        let seriesId = Self.newId()
+        let seriesId = RoomStore.newBookingId()
         let now = clock.now
         let outcomes: [OccurrenceOutcome] = try await database.transaction { sql in
             let seats = try await Self.lock(roomId, sql, engine: self.database.engine)
@@ -125,7 +125,7 @@ final class ReservationStore: Sendable {
         let occupancy = Occupancy(seats: seats, holds: held.map { ($0.range, $0.hold) })
         guard occupancy.allows(hold, during: range) else { throw ReservationRefusal.taken }
         let reservation = Reservation(
-            id: Self.newId(), roomId: roomId, owner: owner, person: person, hold: hold, range: range,
+            id: RoomStore.newBookingId(), roomId: roomId, owner: owner, person: person, hold: hold, range: range,
             seriesId: seriesId, createdAt: Timestamp.string(clock.now))
         try await sql.raw(
             """
@@ -164,9 +164,6 @@ final class ReservationStore: Sendable {
                 createdAt: try row.decode(column: "created_at", as: String.self))
         }
     }
-
-    /// 128 random bits, base64url: unguessable.
-    static func newId() -> String { SecureRandom.base64url(byteCount: 16) }
 }
 
 /// A row the table's own checks should have kept out.
