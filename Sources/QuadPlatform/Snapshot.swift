@@ -48,15 +48,19 @@ package final class Snapshot<Loaded: Sendable>: Sendable {
     private let load: @Sendable () async throws -> Loaded
     private let encode: @Sendable (_ loaded: Loaded, _ baseURL: String, _ now: Date) throws -> Encoded
     private let clock: any QuadClock
+    private let isStale: @Sendable (_ loaded: Loaded, _ now: Date) -> Bool
     private static var maxBaseURLs: Int { 8 }
 
-    /// `load` reads the list from the store; `encode` writes it for a base URL at an instant (`Self.json`).
+    /// `load` reads the list from the store; `encode` writes it for a base URL at an instant (`Self.json`);
+    /// `isStale` says when what was loaded no longer holds by itself (the time it was read for is over).
     package init(
         clock: any QuadClock, load: @escaping @Sendable () async throws -> Loaded,
+        isStale: @escaping @Sendable (_ loaded: Loaded, _ now: Date) -> Bool = { _, _ in false },
         encode: @escaping @Sendable (_ loaded: Loaded, _ baseURL: String, _ now: Date) throws -> Encoded
     ) {
         self.clock = clock
         self.load = load
+        self.isStale = isStale
         self.encode = encode
     }
 
@@ -67,7 +71,7 @@ package final class Snapshot<Loaded: Sendable>: Sendable {
     /// The list as loaded.
     package func loaded() async throws -> Loaded {
         let (cached, generation) = state.withLockedValue { ($0.loaded, $0.generation) }
-        if let cached { return cached }
+        if let cached, !isStale(cached, clock.now) { return cached }
         let loaded = try await load()
         state.withLockedValue { state in
             // A change that landed while loading wins: keep nothing older than it.

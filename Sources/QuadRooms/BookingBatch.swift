@@ -3,15 +3,8 @@ import QuadCore
 import QuadPlatform
 import SQLKit
 
-/// One booking to make: the booking as it will be stored, and whose spot it takes.
-struct BookingIntent: Sendable {
-    var booking: Booking
-    /// The owner's username, lowercased; nil for the original apps' anonymous bookings.
-    var personKey: String?
-}
-
 /// Group commit for bookings on SQLite: bookings that arrive while a transaction is being written wait,
-/// then go together in the next transaction, one `UPDATE` and one `INSERT` each and one commit (one
+/// then go together in the next transaction, each decided under the one writer's lock (`ReservationStore`), and one commit (one
 /// disk flush) for all.
 ///
 /// Why: SQLite has one writer, and with one booking per transaction the storm in `Benchmarks/run` spent
@@ -21,8 +14,8 @@ struct BookingIntent: Sendable {
 /// one bad booking never fails another.
 final class BookingBatcher: Sendable {
     private struct Waiting {
-        var intent: BookingIntent
-        var continuation: CheckedContinuation<Result<(Booking, Int), any Error>, Never>
+        var intent: ReservationIntent
+        var continuation: CheckedContinuation<Result<(Reservation, spots: Int), any Error>, Never>
     }
 
     private struct State {
@@ -31,15 +24,15 @@ final class BookingBatcher: Sendable {
     }
 
     private let state = NIOLockedValueBox(State())
-    private let database: Database
+    private let store: ReservationStore
     /// Bounds how long the last booking of a batch waits for the others.
     static let maxBatch = 64
 
-    init(database: Database) {
-        self.database = database
+    init(store: ReservationStore) {
+        self.store = store
     }
 
-    func book(_ intent: BookingIntent) async throws -> (Booking, Int) {
+    func book(_ intent: ReservationIntent) async throws -> (Reservation, spots: Int) {
         try await withCheckedContinuation { continuation in
             let startWriter = state.withLockedValue { state in
                 state.waiting.append(Waiting(intent: intent, continuation: continuation))
@@ -62,11 +55,12 @@ final class BookingBatcher: Sendable {
             if batch.isEmpty { return }
             let intents = batch.map(\.intent)
             do {
-                let results = try await database.transaction { sql in
-                    var results: [Result<(Booking, Int), any Error>] = []
+                let campus = await store.campusClock()
+                let results = try await store.database.transaction { sql in
+                    var results: [Result<(Reservation, spots: Int), any Error>] = []
                     for intent in intents {
                         do {
-                            results.append(.success(try await RoomStore.take(intent, sql)))
+                            results.append(.success(try await self.store.reserve(intent, sql, campus: campus)))
                         } catch let refusal as Problem {
                             results.append(.failure(refusal))
                         }
@@ -76,8 +70,8 @@ final class BookingBatcher: Sendable {
                 for (waiting, result) in zip(batch, results) { waiting.continuation.resume(returning: result) }
             } catch {
                 for waiting in batch {
-                    let result: Result<(Booking, Int), any Error>
-                    do { result = .success(try await RoomStore.bookAlone(waiting.intent, database)) } catch {
+                    let result: Result<(Reservation, spots: Int), any Error>
+                    do { result = .success(try await store.reserve(waiting.intent)) } catch {
                         result = .failure(error)
                     }
                     waiting.continuation.resume(returning: result)

@@ -16,15 +16,37 @@ struct Reservation: Sendable, Equatable {
     /// The series it belongs to, if it was booked as one.
     var seriesId: String?
     var createdAt: String
+    /// When it is released unless checked in; nil when its building asks no check-in.
+    var checkInBy: Date?
+    var checkedIn: Bool
+
+    var booking: Booking {
+        Booking(
+            id: id, roomId: roomId, person: person, createdAt: createdAt, start: range.start, end: range.end,
+            hold: hold, seriesId: seriesId, checkInBy: checkedIn ? nil : checkInBy, checkedIn: checkedIn)
+    }
+}
+
+/// One booking to make: who, where, when, and by when it must be checked in.
+struct ReservationIntent: Sendable {
+    var roomId: String
+    var range: SlotRange
+    var hold: Hold
+    /// The owner's username, lowercased, and their name as shown.
+    var owner: String
+    var person: String
+    var checkInBy: Date?
+    var seriesId: String? = nil
 }
 
 /// Why a reservation was refused.
 enum ReservationRefusal {
     static let taken = Problem.conflict(
         "slot-taken", title: "Taken at that time",
-        detail: "Others hold the room then: no seat is free, or not the whole room.")
-    static let alreadyHeld = Problem.conflict(
-        "already-held", title: "Already yours", detail: "You already hold this room at some of that time.")
+        detail: "Others hold the room then: it cannot be yours alone.")
+    static func closed(_ detail: String) -> Problem {
+        Problem.conflict("room-closed", title: "Closed now", detail: detail)
+    }
 }
 
 /// Reservations in time, in table `room_reservations`.
@@ -35,14 +57,22 @@ enum ReservationRefusal {
 /// (`Occupancy`). Why not a constraint: "at most N seats held at every instant" is no exclusion constraint (those
 /// say "no two overlap"), and serializable transactions would have racing people retry. Rooms stay independent:
 /// the lock is the one room's.
+///
+/// A room's seats are its `spots` (what an admin offers), less the bookings made before rooms had time
+/// (`room_bookings`), which hold a seat at every instant until cancelled.
 final class ReservationStore: Sendable {
     let database: Database
     let clock: any QuadClock
+    let campus: any CampusTime
 
-    init(database: Database, clock: any QuadClock) {
+    init(database: Database, clock: any QuadClock, campus: any CampusTime) {
         self.database = database
         self.clock = clock
+        self.campus = campus
     }
+
+    /// The campus's wall clock, for opening hours.
+    func campusClock() async -> CampusClock { CampusClock(timeZone: await campus.timeZone()) }
 
     static let migration = Migration(
         id: 101, name: "room reservations in time",
@@ -58,27 +88,48 @@ final class ReservationStore: Sendable {
             "CREATE INDEX room_reservations_owner ON room_reservations (owner)",
         ])
 
-    /// Holds `hold` in `roomId` for `range` for `owner` (a username) if it fits, or throws why not.
+    /// Check-in, and `spots` becoming what an admin offers rather than a counter: the spots the untimed bookings
+    /// took are given back to the column, and those bookings are counted as held instead. `room_clock` records the
+    /// last quarter hour whose changes were announced, so one instance announces each (`RoomTimeKeeper`).
+    static let checkInMigration = Migration(
+        id: 103, name: "bookings checked in, spots offered",
+        statements: [
+            "ALTER TABLE room_reservations ADD COLUMN check_in_by INTEGER",
+            "ALTER TABLE room_reservations ADD COLUMN checked_in_at TEXT",
+            "CREATE INDEX room_reservations_check_in ON room_reservations (check_in_by)",
+            "CREATE TABLE room_clock (id INTEGER PRIMARY KEY, slot INTEGER NOT NULL)",
+            "INSERT INTO room_clock (id, slot) VALUES (1, 0)",
+            "UPDATE rooms SET spots = spots + (SELECT COUNT(*) FROM room_bookings b WHERE b.room_id = rooms.id)",
+        ])
+
+    /// Stores `intent` if it fits, or throws why not. Returns it with the room's free seats now.
+    func reserve(_ intent: ReservationIntent) async throws -> (Reservation, spots: Int) {
+        let campus = await campusClock()
+        return try await database.transaction { sql in try await self.reserve(intent, sql, campus: campus) }
+    }
+
+    /// `reserve` inside the caller's transaction (the SQLite batch, `BookingBatcher`).
     func reserve(
-        roomId: String, range: SlotRange, hold: Hold, owner: String, person: String
-    ) async throws -> Reservation {
-        try await database.transaction { sql in
-            let seats = try await Self.lock(roomId, sql, engine: self.database.engine)
-            return try await self.take(roomId, range, hold, owner, person, seriesId: nil, seats: seats, sql)
-        }
+        _ intent: ReservationIntent, _ sql: any SQLDatabase, campus: CampusClock
+    ) async throws -> (Reservation, spots: Int) {
+        let seats = try await Self.lock(intent.roomId, sql, engine: database.engine)
+        let reservation = try await take(intent, seats: seats, sql)
+        return (reservation, try await Self.spots(intent.roomId, sql, at: clock.now, campus: campus))
     }
 
     /// Books each date of a series from `start` for `minutes` that `policy` takes and that is free, under one lock of
-    /// the room; says per date what became of it. The series has an id when at least one date was booked.
+    /// the room; says per date what became of it, and returns the first date booked (nil: none was).
     func reserveSeries(
         roomId: String, dates: [LocalDate], start: LocalTime, minutes: Int, hold: Hold, owner: String, person: String,
-        policy: BookingPolicy, campus: CampusClock
-    ) async throws -> (seriesId: String?, outcomes: [OccurrenceOutcome]) {
+        policy: BookingPolicy
+    ) async throws -> (first: Reservation?, outcomes: [OccurrenceOutcome], spots: Int) {
         let seriesId = RoomStore.newBookingId()
         let now = clock.now
-        let outcomes: [OccurrenceOutcome] = try await database.transaction { sql in
+        let campus = await campusClock()
+        return try await database.transaction { sql in
             let seats = try await Self.lock(roomId, sql, engine: self.database.engine)
             var outcomes: [OccurrenceOutcome] = []
+            var first: Reservation?
             for date in dates {
                 let range: SlotRange
                 do {
@@ -87,64 +138,224 @@ final class ReservationStore: Sendable {
                     outcomes.append(.init(date: date, result: .unavailable, reason: failure.errors.first?.message))
                     continue
                 }
+                let intent = ReservationIntent(
+                    roomId: roomId, range: range, hold: hold, owner: owner, person: person,
+                    checkInBy: policy.checkInDeadline(for: range, bookedAt: now), seriesId: seriesId)
                 do {
-                    _ = try await self.take(roomId, range, hold, owner, person, seriesId: seriesId, seats: seats, sql)
+                    let taken = try await self.take(intent, seats: seats, sql)
+                    first = first ?? taken
                     outcomes.append(.init(date: date, result: .booked))
                 } catch let refusal as Problem {
                     outcomes.append(.init(date: date, result: .taken, reason: refusal.detail))
                 }
             }
-            return outcomes
+            return (first, outcomes, try await Self.spots(roomId, sql, at: now, campus: campus))
         }
-        return (outcomes.contains { $0.result == .booked } ? seriesId : nil, outcomes)
     }
 
     /// The reservations of `roomId` that overlap `range`, earliest first.
     func reservations(roomId: String, during range: SlotRange) async throws -> [Reservation] {
-        try await database.withConnection { sql in try await Self.overlapping(roomId, range, sql) }
+        try await database.withConnection { sql in
+            try await Self.select(
+                sql,
+                "room_id = \(bind: roomId) AND end_slot > \(bind: range.lower) AND first_slot < \(bind: range.upper)")
+        }
     }
 
-    /// Takes the room's lock for the rest of the transaction: its seats.
+    /// Every room's seats for booking in time and its reservations overlapping `range` (or just `only`'s): what is
+    /// free then, as `Occupancy` counts it.
+    func occupancies(during range: SlotRange, only roomId: String? = nil) async throws -> [String: Occupancy] {
+        try await database.withConnection { sql in
+            let filter: SQLQueryString = roomId.map { "WHERE r.id = \(bind: $0)" } ?? ""
+            let seats = try await sql.raw(
+                """
+                SELECT r.id, r.spots - (SELECT COUNT(*) FROM room_bookings k WHERE k.room_id = r.id) AS seats
+                FROM rooms r \(filter)
+                """
+            ).all().reduce(into: [String: Int]()) {
+                $0[try $1.decode(column: "id", as: String.self)] = try $1.decode(column: "seats", as: Int.self)
+            }
+            let roomFilter: SQLQueryString = roomId.map { "room_id = \(bind: $0) AND " } ?? ""
+            let held = try await Self.select(
+                sql, "\(roomFilter)end_slot > \(bind: range.lower) AND first_slot < \(bind: range.upper)")
+            let byRoom = Dictionary(grouping: held, by: \.roomId)
+            return seats.reduce(into: [:]) { result, room in
+                result[room.key] = Occupancy(
+                    seats: max(0, room.value), holds: (byRoom[room.key] ?? []).map { ($0.range, $0.hold) })
+            }
+        }
+    }
+
+    /// `owner`'s reservations not yet over, earliest first, with their rooms' names.
+    func upcoming(owner: String) async throws -> [(reservation: Reservation, roomName: String)] {
+        let now = SlotRange.slot(containing: clock.now)
+        return try await database.withConnection { sql in
+            let mine = try await Self.select(sql, "owner = \(bind: owner.lowercased()) AND end_slot > \(bind: now)")
+            let names = try await sql.raw("SELECT id, name FROM rooms").all().reduce(into: [String: String]()) {
+                $0[try $1.decode(column: "id", as: String.self)] = try $1.decode(column: "name", as: String.self)
+            }
+            return mine.map { ($0, names[$0.roomId] ?? $0.roomId) }
+        }
+    }
+
+    /// One reservation, or nil.
+    func find(_ id: String, roomId: String) async throws -> Reservation? {
+        try await database.withConnection { sql in
+            try await Self.select(sql, "id = \(bind: id) AND room_id = \(bind: roomId)").first
+        }
+    }
+
+    /// Cancels a reservation (and, with `following`, the later dates of its series) when `person` owns it or is an
+    /// admin (else 403). Nil: no such reservation. Else the room's free seats now.
+    func cancel(_ id: String, roomId: String, by person: Person, following: Bool) async throws -> Int? {
+        let campus = await campusClock()
+        return try await database.transaction { sql in
+            guard let reservation = try await Self.select(sql, "id = \(bind: id) AND room_id = \(bind: roomId)").first
+            else { return nil }
+            guard person.isAdmin || reservation.owner == person.username.lowercased() else {
+                throw Problem(.forbidden, detail: "Only the person who booked, or an admin, may cancel this booking.")
+            }
+            if following, let series = reservation.seriesId {
+                try await sql.raw(
+                    """
+                    DELETE FROM room_reservations
+                    WHERE series_id = \(bind: series) AND first_slot >= \(bind: reservation.range.lower)
+                    """
+                ).run()
+            } else {
+                try await sql.raw("DELETE FROM room_reservations WHERE id = \(bind: id)").run()
+            }
+            return try await Self.spots(roomId, sql, at: self.clock.now, campus: campus)
+        }
+    }
+
+    /// Checks in `owner`'s reservation: from a quarter hour before it starts until it ends. Returns it checked in;
+    /// nil when there is no such reservation of theirs.
+    func checkIn(_ id: String, roomId: String, owner: String) async throws -> Reservation? {
+        let now = clock.now
+        return try await database.transaction { sql in
+            guard
+                var reservation = try await Self.select(
+                    sql, "id = \(bind: id) AND room_id = \(bind: roomId) AND owner = \(bind: owner.lowercased())"
+                ).first
+            else { return nil }
+            if reservation.checkedIn { return reservation }
+            if now < reservation.range.start.addingTimeInterval(-900) {
+                throw Problem.conflict(
+                    "too-early", title: "Too early", detail: "Check in from a quarter of an hour before it starts.")
+            }
+            if now >= reservation.range.end {
+                throw Problem.conflict("booking-over", title: "Over", detail: "This booking has ended.")
+            }
+            try await sql.raw(
+                "UPDATE room_reservations SET checked_in_at = \(bind: Timestamp.string(now)) WHERE id = \(bind: id)"
+            ).run()
+            reservation.checkedIn = true
+            return reservation
+        }
+    }
+
+    /// The one reservation of `owner` in `roomId` to check in now (for a sign on the room's door), if any.
+    func current(owner: String, roomId: String) async throws -> Reservation? {
+        let soon = SlotRange.slot(containing: clock.now.addingTimeInterval(900))
+        let now = SlotRange.slot(containing: clock.now)
+        return try await database.withConnection { sql in
+            try await Self.select(
+                sql,
+                """
+                owner = \(bind: owner.lowercased()) AND room_id = \(bind: roomId)
+                AND first_slot <= \(bind: soon) AND end_slot > \(bind: now)
+                """
+            ).first
+        }
+    }
+
+    /// Deletes the reservations nobody checked in by their deadline (at or before `now`); the rooms they were in.
+    /// Safe on several instances at once: a row is deleted once, and only its deleter hears of it.
+    func releaseUncheckedIn(at now: Date) async throws -> Set<String> {
+        let deadline = Int(now.timeIntervalSince1970.rounded(.down))
+        return try await database.withConnection { sql in
+            Set(
+                try await sql.raw(
+                    """
+                    DELETE FROM room_reservations
+                    WHERE check_in_by <= \(bind: deadline) AND checked_in_at IS NULL RETURNING room_id
+                    """
+                ).all().map { try $0.decode(column: "room_id", as: String.self) })
+        }
+    }
+
+    /// True for the one caller (on any instance) that moves the announced quarter hour on to `slot`.
+    func claim(slot: Int) async throws -> Bool {
+        try await database.withConnection { sql in
+            try await sql.raw(
+                "UPDATE room_clock SET slot = \(bind: slot) WHERE id = 1 AND slot < \(bind: slot) RETURNING slot"
+            ).first() != nil
+        }
+    }
+
+    /// Takes the room's lock for the rest of the transaction: its seats for booking in time.
     private static func lock(_ roomId: String, _ sql: any SQLDatabase, engine: Database.Engine) async throws -> Int {
         let forUpdate = engine == .postgres ? " FOR UPDATE" : ""
         guard
             let row = try await sql.raw(
-                "SELECT capacity FROM rooms WHERE id = \(bind: roomId)\(unsafeRaw: forUpdate)"
+                """
+                SELECT spots - (SELECT COUNT(*) FROM room_bookings WHERE room_id = \(bind: roomId)) AS seats
+                FROM rooms WHERE id = \(bind: roomId)\(unsafeRaw: forUpdate)
+                """
             ).first()
         else { throw BookingRefusal.roomNotFound(roomId) }
-        return try row.decode(column: "capacity", as: Int.self)
+        return try row.decode(column: "seats", as: Int.self)
     }
 
     /// Inside the room's lock: stores the reservation if `Occupancy` allows it.
-    private func take(
-        _ roomId: String, _ range: SlotRange, _ hold: Hold, _ owner: String, _ person: String, seriesId: String?,
-        seats: Int, _ sql: any SQLDatabase
-    ) async throws -> Reservation {
-        let held = try await Self.overlapping(roomId, range, sql)
-        if held.contains(where: { $0.owner == owner }) { throw ReservationRefusal.alreadyHeld }
+    private func take(_ intent: ReservationIntent, seats: Int, _ sql: any SQLDatabase) async throws -> Reservation {
+        let held = try await Self.select(
+            sql,
+            """
+            room_id = \(bind: intent.roomId) AND end_slot > \(bind: intent.range.lower)
+            AND first_slot < \(bind: intent.range.upper)
+            """)
+        let standing = try await sql.raw(
+            "SELECT 1 FROM room_bookings WHERE room_id = \(bind: intent.roomId) AND owner = \(bind: intent.owner)"
+        ).first()
+        if standing != nil || held.contains(where: { $0.owner == intent.owner }) {
+            throw BookingRefusal.alreadyBooked
+        }
         let occupancy = Occupancy(seats: seats, holds: held.map { ($0.range, $0.hold) })
-        guard occupancy.allows(hold, during: range) else { throw ReservationRefusal.taken }
+        guard occupancy.allows(intent.hold, during: intent.range) else {
+            throw intent.hold == .seat ? BookingRefusal.full : ReservationRefusal.taken
+        }
         let reservation = Reservation(
-            id: RoomStore.newBookingId(), roomId: roomId, owner: owner, person: person, hold: hold, range: range,
-            seriesId: seriesId, createdAt: Timestamp.string(clock.now))
+            id: RoomStore.newBookingId(), roomId: intent.roomId, owner: intent.owner, person: intent.person,
+            hold: intent.hold, range: intent.range, seriesId: intent.seriesId, createdAt: Timestamp.string(clock.now),
+            checkInBy: intent.checkInBy, checkedIn: false)
+        let deadline = intent.checkInBy.map { Int($0.timeIntervalSince1970.rounded(.down)) }
         try await sql.raw(
             """
-            INSERT INTO room_reservations (id, room_id, owner, person, hold, first_slot, end_slot, series_id, created_at)
-            VALUES (\(bind: reservation.id), \(bind: roomId), \(bind: owner), \(bind: person), \(bind: hold.rawValue),
-                    \(bind: range.lower), \(bind: range.upper), \(bind: seriesId), \(bind: reservation.createdAt))
+            INSERT INTO room_reservations
+                (id, room_id, owner, person, hold, first_slot, end_slot, series_id, created_at, check_in_by)
+            VALUES (\(bind: reservation.id), \(bind: intent.roomId), \(bind: intent.owner), \(bind: intent.person),
+                    \(bind: intent.hold.rawValue), \(bind: intent.range.lower), \(bind: intent.range.upper),
+                    \(bind: intent.seriesId), \(bind: reservation.createdAt), \(bind: deadline))
             """
         ).run()
         return reservation
     }
 
-    private static func overlapping(
-        _ roomId: String, _ range: SlotRange, _ sql: any SQLDatabase
-    ) async throws -> [Reservation] {
+    /// The room's free seats at `now` (`RoomStore.records`'s rule).
+    private static func spots(
+        _ roomId: String, _ sql: any SQLDatabase, at now: Date, campus: CampusClock
+    ) async throws -> Int {
+        try await RoomStore.records(sql, at: now, campus: campus, only: roomId).first?.spots ?? 0
+    }
+
+    private static func select(_ sql: any SQLDatabase, _ condition: SQLQueryString) async throws -> [Reservation] {
         try await sql.raw(
             """
-            SELECT id, room_id, owner, person, hold, first_slot, end_slot, series_id, created_at
-            FROM room_reservations
-            WHERE room_id = \(bind: roomId) AND end_slot > \(bind: range.lower) AND first_slot < \(bind: range.upper)
+            SELECT id, room_id, owner, person, hold, first_slot, end_slot, series_id, created_at, check_in_by,
+                   checked_in_at
+            FROM room_reservations WHERE \(condition)
             ORDER BY first_slot, id
             """
         ).all().map { row in
@@ -161,7 +372,11 @@ final class ReservationStore: Sendable {
                 person: try row.decode(column: "person", as: String.self),
                 hold: hold, range: range,
                 seriesId: try row.decode(column: "series_id", as: String?.self),
-                createdAt: try row.decode(column: "created_at", as: String.self))
+                createdAt: try row.decode(column: "created_at", as: String.self),
+                checkInBy: try row.decode(column: "check_in_by", as: Int?.self).map {
+                    Date(timeIntervalSince1970: Double($0))
+                },
+                checkedIn: try row.decode(column: "checked_in_at", as: String?.self) != nil)
         }
     }
 }

@@ -3,14 +3,30 @@ import QuadCore
 import QuadPlatform
 import SQLKit
 
-/// A room as stored: the photo is a path under `/images/`, made absolute when sent.
+/// A room as stored, with its free seats at one instant: the photo is a path under `/images/`, made absolute when
+/// sent.
 struct RoomRecord: Sendable, Equatable {
     var id: String
     var name: String
     var building: String
     var capacity: Int
-    var spots: Int
+    /// The seats an admin offers for booking (column `spots`).
+    var seats: Int
     var photo: String?
+    /// Seats free at the instant it was read: what the API calls `spots`.
+    var spots: Int
+
+    init(
+        id: String, name: String, building: String, capacity: Int, seats: Int, photo: String? = nil, spots: Int? = nil
+    ) {
+        self.id = id
+        self.name = name
+        self.building = building
+        self.capacity = capacity
+        self.seats = seats
+        self.photo = photo
+        self.spots = spots ?? seats
+    }
 
     func room(baseURL: String) -> Room {
         Room(
@@ -24,30 +40,27 @@ enum BookingRefusal {
     static func roomNotFound(_ id: String) -> Problem { .notFound("There is no room \(id).") }
     static let full = Problem.conflict("room-full", title: "No spots left", detail: "Someone took the last spot.")
     static let alreadyBooked = Problem.conflict(
-        "already-booked", title: "Already booked", detail: "This person already holds a spot in this room.")
+        "already-booked", title: "Already booked",
+        detail: "This person already holds a booking in this room at that time.")
 }
 
-/// Rooms and their bookings, in tables `rooms` and `room_bookings`.
-///
-/// A booking takes a spot with one conditional `UPDATE … WHERE spots > 0` inside a transaction (on PostgreSQL, one
-/// statement that is its own), so under any concurrency there are never more bookings than spots and spots never go
-/// below zero.
+/// Rooms, in table `rooms`, and the bookings made before rooms had time (`room_bookings`), each holding a seat
+/// until cancelled. Bookings in time are `ReservationStore`'s.
 final class RoomStore: Sendable {
     let database: Database
     let clock: any QuadClock
-    /// SQLite only: PostgreSQL runs concurrent bookings in concurrent transactions.
-    private let batcher: BookingBatcher?
-    /// Where a booking's event goes out with the booking itself (PostgreSQL); nil: the caller publishes it.
-    private let events: EventHub?
+    let campus: any CampusTime
 
-    init(database: Database, clock: any QuadClock, events: EventHub? = nil) {
+    init(database: Database, clock: any QuadClock, campus: any CampusTime) {
         self.database = database
         self.clock = clock
-        self.events = events
-        batcher = database.engine == .sqlite ? BookingBatcher(database: database) : nil
+        self.campus = campus
     }
 
-    static let migrations = [migration, ReservationStore.migration, BuildingPolicyStore.migration, ownersMigration]
+    static let migrations = [
+        migration, ReservationStore.migration, BuildingPolicyStore.migration, ReservationStore.checkInMigration,
+        ownersMigration,
+    ]
 
     static let migration = Migration(
         id: 100, name: "rooms and bookings",
@@ -73,32 +86,66 @@ final class RoomStore: Sendable {
     static let ownersMigration = Migration(
         id: 501, name: "booking owners", statements: ["ALTER TABLE room_bookings ADD COLUMN owner TEXT"])
 
-    private static let columns = "id, name, building, capacity, spots, photo"
-
-    private static func record(_ row: any SQLRow) throws -> RoomRecord {
-        RoomRecord(
-            id: try row.decode(column: "id", as: String.self), name: try row.decode(column: "name", as: String.self),
-            building: try row.decode(column: "building", as: String.self),
-            capacity: try row.decode(column: "capacity", as: Int.self),
-            spots: try row.decode(column: "spots", as: Int.self),
-            photo: try row.decode(column: "photo", as: String?.self))
-    }
-
-    func all() async throws -> [RoomRecord] {
-        try await database.withConnection { sql in
-            try await sql.raw("SELECT \(unsafeRaw: Self.columns) FROM rooms").all().map(Self.record)
+    /// Every room with its seats free at `now` (or just `only`): none while its building is closed, none while
+    /// someone holds the whole room, else its seats less the untimed bookings and the seats held then.
+    static func records(
+        _ sql: any SQLDatabase, at now: Date, campus: CampusClock, only id: String? = nil
+    ) async throws -> [RoomRecord] {
+        let slot = SlotRange.slot(containing: now)
+        let filter: SQLQueryString = id.map { "WHERE r.id = \(bind: $0)" } ?? ""
+        let held: (String) -> SQLQueryString = { hold in
+            """
+            (SELECT COUNT(*) FROM room_reservations v WHERE v.room_id = r.id AND v.hold = \(bind: hold)
+             AND v.first_slot <= \(bind: slot) AND v.end_slot > \(bind: slot))
+            """
+        }
+        return try await sql.raw(
+            """
+            SELECT r.id, r.name, r.building, r.capacity, r.spots, r.photo, r.hours AS room_hours,
+                   b.hours AS building_hours,
+                   (SELECT COUNT(*) FROM room_bookings k WHERE k.room_id = r.id) AS standing,
+                   \(held("seat")) AS seats_held, \(held("room")) AS whole
+            FROM rooms r LEFT JOIN room_buildings b ON b.name_key = LOWER(r.building) \(filter)
+            """
+        ).all().map { row in
+            let seats = try row.decode(column: "spots", as: Int.self)
+            let hours =
+                try row.decode(column: "room_hours", as: String?.self)
+                ?? row.decode(column: "building_hours", as: String?.self)
+            let open = try hours.map { try BuildingPolicyStore.hours($0) } ?? BookingPolicy.default.hours
+            let whole = try row.decode(column: "whole", as: Int.self)
+            let standing = try row.decode(column: "standing", as: Int.self)
+            let held = try row.decode(column: "seats_held", as: Int.self)
+            let free = !open.isOpen(inSlot: slot, clock: campus) || whole > 0 ? 0 : max(0, seats - standing - held)
+            return RoomRecord(
+                id: try row.decode(column: "id", as: String.self),
+                name: try row.decode(column: "name", as: String.self),
+                building: try row.decode(column: "building", as: String.self),
+                capacity: try row.decode(column: "capacity", as: Int.self), seats: seats,
+                photo: try row.decode(column: "photo", as: String?.self), spots: free)
         }
     }
 
+    /// The campus's wall clock, for opening hours.
+    func campusClock() async -> CampusClock { CampusClock(timeZone: await campus.timeZone()) }
+
+    /// Every room with its free seats at `instant` (now by default).
+    func all(at instant: Date? = nil) async throws -> [RoomRecord] {
+        let campus = await campusClock()
+        let at = instant ?? clock.now
+        return try await database.withConnection { sql in try await Self.records(sql, at: at, campus: campus) }
+    }
+
     func find(_ id: String) async throws -> RoomRecord? {
-        try await database.withConnection { sql in
-            try await sql.raw("SELECT \(unsafeRaw: Self.columns) FROM rooms WHERE id = \(bind: id)").first().map(
-                Self.record)
+        let campus = await campusClock()
+        return try await database.withConnection { sql in
+            try await Self.records(sql, at: self.clock.now, campus: campus, only: id).first
         }
     }
 
     func create(_ room: RoomRecord) async throws -> RoomRecord {
-        try await database.transaction { sql in
+        let campus = await campusClock()
+        return try await database.transaction { sql in
             let clash = try await sql.raw(
                 "SELECT id FROM rooms WHERE id = \(bind: room.id) OR name_key = \(bind: room.name.lowercased())"
             ).first()
@@ -110,37 +157,50 @@ final class RoomStore: Sendable {
                 """
                 INSERT INTO rooms (id, name, name_key, building, capacity, spots, photo, created_at)
                 VALUES (\(bind: room.id), \(bind: room.name), \(bind: room.name.lowercased()), \(bind: room.building),
-                        \(bind: room.capacity), \(bind: room.spots), \(bind: room.photo), \(bind: Timestamp.string(self.clock.now)))
+                        \(bind: room.capacity), \(bind: room.seats), \(bind: room.photo), \(bind: Timestamp.string(self.clock.now)))
                 """
             ).run()
-            return room
+            return try await Self.record(room.id, sql, at: self.clock.now, campus: campus)
         }
     }
 
-    /// Applies an admin's change. Spots may not exceed what the capacity leaves after the bookings held.
-    func update(
-        _ id: String, name: String?, building: String?, capacity: Int?, spots: Int?
+    private static func record(
+        _ id: String, _ sql: any SQLDatabase, at now: Date, campus: CampusClock
     ) async throws -> RoomRecord {
-        try await database.transaction { sql in
+        guard let record = try await records(sql, at: now, campus: campus, only: id).first else {
+            throw Problem.notFound("There is no room \(id).")
+        }
+        return record
+    }
+
+    /// Applies an admin's change. The seats offered (`spots`) may not fall below those booked at any time ahead.
+    /// `hours`: nil leaves the room's own opening hours; `.some(nil)` gives it its building's again.
+    func update(
+        _ id: String, name: String?, building: String?, capacity: Int?, spots: Int?, hours: OpeningHours?? = nil
+    ) async throws -> RoomRecord {
+        let campus = await campusClock()
+        let now = clock.now
+        return try await database.transaction { sql in
             let lock = self.database.engine == .postgres ? " FOR UPDATE" : ""
             guard
-                let current = try await sql.raw(
-                    "SELECT \(unsafeRaw: Self.columns) FROM rooms WHERE id = \(bind: id)\(unsafeRaw: lock)"
-                ).first().map(Self.record)
+                let row = try await sql.raw(
+                    "SELECT name, building, capacity, spots FROM rooms WHERE id = \(bind: id)\(unsafeRaw: lock)"
+                ).first()
             else { throw Problem.notFound("There is no room \(id).") }
-            let held = try await Self.bookingCount(sql, room: id)
+            let currentName = try row.decode(column: "name", as: String.self)
+            let currentCapacity = try row.decode(column: "capacity", as: Int.self)
             let checked = try RoomValidation.room(
-                id: id, name: name ?? current.name, building: building ?? current.building,
-                capacity: capacity ?? current.capacity,
-                spots: spots ?? max(0, min(current.spots, (capacity ?? current.capacity) - held)))
-            guard checked.spots + held <= checked.capacity else {
+                id: id, name: name ?? currentName,
+                building: building ?? row.decode(column: "building", as: String.self),
+                capacity: capacity ?? currentCapacity,
+                spots: spots ?? min(try row.decode(column: "spots", as: Int.self), capacity ?? currentCapacity))
+            let booked = try await Self.peakSeatsBooked(id, sql, from: now)
+            guard checked.spots >= booked else {
                 throw ValidationFailure(
                     field: spots == nil ? "capacity" : "spots",
-                    message:
-                        "\(held) spots are booked: spots plus bookings cannot exceed the capacity (\(checked.capacity))."
-                )
+                    message: "Seats booked at some time ahead: \(booked). Offer at least as many.")
             }
-            if checked.name.lowercased() != current.name.lowercased() {
+            if checked.name.lowercased() != currentName.lowercased() {
                 let clash = try await sql.raw(
                     "SELECT id FROM rooms WHERE name_key = \(bind: checked.name.lowercased())"
                 ).first()
@@ -155,140 +215,50 @@ final class RoomStore: Sendable {
                 WHERE id = \(bind: id)
                 """
             ).run()
-            return RoomRecord(
-                id: id, name: checked.name, building: checked.building, capacity: checked.capacity,
-                spots: checked.spots, photo: current.photo)
+            if let hours {
+                try await sql.raw("UPDATE rooms SET hours = \(bind: hours?.description) WHERE id = \(bind: id)").run()
+            }
+            return try await Self.record(id, sql, at: now, campus: campus)
         }
+    }
+
+    /// The most seats held at any instant from `now` on: untimed bookings, and seats booked in time (whole-room
+    /// bookings take whatever the room offers, so they do not count).
+    private static func peakSeatsBooked(_ id: String, _ sql: any SQLDatabase, from now: Date) async throws -> Int {
+        let standing =
+            try await sql.raw("SELECT COUNT(*) AS n FROM room_bookings WHERE room_id = \(bind: id)").first()?
+            .decode(column: "n", as: Int.self) ?? 0
+        let ahead = try await sql.raw(
+            """
+            SELECT first_slot, end_slot FROM room_reservations
+            WHERE room_id = \(bind: id) AND hold = 'seat' AND end_slot > \(bind: SlotRange.slot(containing: now))
+            """
+        ).all().compactMap {
+            SlotRange(
+                lower: try $0.decode(column: "first_slot", as: Int.self),
+                upper: try $0.decode(column: "end_slot", as: Int.self))
+        }
+        return standing + Occupancy(seats: Int.max / 2, holds: ahead.map { ($0, .seat) }).peakSeatsHeld
     }
 
     func setPhoto(_ id: String, path: String) async throws -> RoomRecord {
-        try await database.transaction { sql in
+        let campus = await campusClock()
+        return try await database.transaction { sql in
             guard
-                var room = try await sql.raw(
-                    "SELECT \(unsafeRaw: Self.columns) FROM rooms WHERE id = \(bind: id)"
-                ).first().map(Self.record)
+                try await sql.raw("UPDATE rooms SET photo = \(bind: path) WHERE id = \(bind: id) RETURNING id").first()
+                    != nil
             else { throw Problem.notFound("There is no room \(id).") }
-            try await sql.raw("UPDATE rooms SET photo = \(bind: path) WHERE id = \(bind: id)").run()
-            room.photo = path
-            return room
+            return try await Self.record(id, sql, at: self.clock.now, campus: campus)
         }
     }
 
-    /// Deletes the room and its bookings together; false when there was no such room.
+    /// Deletes the room and all its bookings together; false when there was no such room.
     func delete(_ id: String) async throws -> Bool {
         try await database.transaction { sql in
             try await sql.raw("DELETE FROM room_bookings WHERE room_id = \(bind: id)").run()
+            try await sql.raw("DELETE FROM room_reservations WHERE room_id = \(bind: id)").run()
             return try await sql.raw("DELETE FROM rooms WHERE id = \(bind: id) RETURNING id").first() != nil
         }
-    }
-
-    /// Takes one spot for `owner` (nil: an anonymous booking from the original apps).
-    /// Returns the booking, the room's spots after it, and whether its event went out with it (`events`).
-    func book(roomId: String, owner: Person?) async throws -> (booking: Booking, spots: Int, announced: Bool) {
-        let intent = BookingIntent(
-            booking: Booking(
-                id: Self.newBookingId(), roomId: roomId, person: owner?.displayName ?? "Anonymous",
-                createdAt: Timestamp.string(clock.now)),
-            personKey: owner?.username.lowercased())
-        if let batcher {
-            let (booking, spots) = try await batcher.book(intent)
-            return (booking, spots, false)
-        }
-        let event = events.flatMap { hub in
-            Rooms.spotsEventJSON(roomId).flatMap { hub.publication(Rooms.eventType, json: $0) }
-        }
-        let (booking, spots) = try await Self.bookAlone(intent, database, event: event)
-        return (booking, spots, event != nil)
-    }
-
-    /// One booking in its own transaction, with `event` (`EventHub.publication`) evaluated in it on PostgreSQL.
-    static func bookAlone(
-        _ intent: BookingIntent, _ database: Database, event: SQLQueryString? = nil
-    ) async throws -> (Booking, Int) {
-        do {
-            if database.engine == .postgres {
-                return try await database.withConnection { sql in
-                    try await Self.takeInOneStatement(intent, sql, event: event)
-                }
-            }
-            return try await database.transaction { sql in try await Self.take(intent, sql) }
-        } catch let error where !(error is Problem) && intent.personKey != nil {
-            // Two tries by the same person at once (PostgreSQL): the second fails on the unique index and is rolled back.
-            let mine = try await database.withConnection { sql in
-                try await sql.raw(
-                    """
-                    SELECT id FROM room_bookings
-                    WHERE room_id = \(bind: intent.booking.roomId) AND person_key = \(bind: intent.personKey)
-                    """
-                ).first()
-            }
-            if mine != nil { throw BookingRefusal.alreadyBooked }
-            throw error
-        }
-    }
-
-    /// Takes a spot for `intent` inside the caller's transaction, or throws the refusal having changed nothing.
-    static func take(_ intent: BookingIntent, _ sql: any SQLDatabase) async throws -> (Booking, Int) {
-        let booking = intent.booking
-        let taken = try await sql.raw(
-            """
-            UPDATE rooms SET spots = spots - 1 WHERE id = \(bind: booking.roomId) AND spots > 0
-            AND NOT EXISTS (SELECT 1 FROM room_bookings
-                            WHERE room_id = \(bind: booking.roomId) AND person_key = \(bind: intent.personKey))
-            RETURNING spots
-            """
-        ).first()
-        guard let spots = try taken?.decode(column: "spots", as: Int.self) else { throw try await refusal(intent, sql) }
-        try await sql.raw(
-            """
-            INSERT INTO room_bookings (id, room_id, person, person_key, owner, created_at)
-            VALUES (\(bind: booking.id), \(bind: booking.roomId), \(bind: booking.person), \(bind: intent.personKey),
-                    \(bind: intent.personKey), \(bind: booking.createdAt))
-            """
-        ).run()
-        return (booking, spots)
-    }
-
-    /// On PostgreSQL, the same as `take` in one statement, its own transaction: the spot taken, the booking stored
-    /// and `event` sent (it sees the room's new `spots`) together, or none of them.
-    ///
-    /// Why: measured with `Benchmarks/run booking-storm` on PostgreSQL, a booking's four round trips (`BEGIN`, the
-    /// `UPDATE`, the `INSERT`, `COMMIT`) were most of Quad's own work for it. SQLite takes no `UPDATE` in a `WITH`
-    /// (and batches its bookings, `BookingBatcher`).
-    static func takeInOneStatement(
-        _ intent: BookingIntent, _ sql: any SQLDatabase, event: SQLQueryString? = nil
-    ) async throws -> (Booking, Int) {
-        let booking = intent.booking
-        let taken = try await sql.raw(
-            """
-            WITH taken AS (
-                UPDATE rooms SET spots = spots - 1 WHERE id = \(bind: booking.roomId) AND spots > 0
-                AND NOT EXISTS (SELECT 1 FROM room_bookings
-                                WHERE room_id = \(bind: booking.roomId) AND person_key = \(bind: intent.personKey))
-                RETURNING spots),
-            stored AS (
-                INSERT INTO room_bookings (id, room_id, person, person_key, owner, created_at)
-                SELECT \(bind: booking.id), \(bind: booking.roomId), \(bind: booking.person), \(bind: intent.personKey),
-                       \(bind: intent.personKey), \(bind: booking.createdAt) FROM taken)
-            SELECT spots\(event.map { ", " + $0 } ?? "") FROM taken
-            """
-        ).first()
-        guard let spots = try taken?.decode(column: "spots", as: Int.self) else { throw try await refusal(intent, sql) }
-        return (booking, spots)
-    }
-
-    /// Why no spot was taken for `intent`: no such room, the person holds one there already, or it is full.
-    private static func refusal(_ intent: BookingIntent, _ sql: any SQLDatabase) async throws -> Problem {
-        let roomId = intent.booking.roomId
-        let room = try await sql.raw(
-            """
-            SELECT spots, (SELECT COUNT(*) FROM room_bookings
-                           WHERE room_id = \(bind: roomId) AND person_key = \(bind: intent.personKey)) AS mine
-            FROM rooms WHERE id = \(bind: roomId)
-            """
-        ).first()
-        guard let room else { return BookingRefusal.roomNotFound(roomId) }
-        return try room.decode(column: "mine", as: Int.self) > 0 ? BookingRefusal.alreadyBooked : BookingRefusal.full
     }
 
     /// Finds a room by its name, as the original apps name it (case-insensitive).
@@ -301,10 +271,11 @@ final class RoomStore: Sendable {
         }
     }
 
-    /// Frees the booking's spot when `person` owns it or is an admin (else 403); returns the room's spots
-    /// after, or nil when there is no such booking.
+    /// Cancels an untimed booking when `person` owns it or is an admin (else 403): its seat is free again. Returns
+    /// the room's free seats now, or nil when there is no such booking.
     func cancel(roomId: String, bookingId: String, by person: Person) async throws -> Int? {
-        try await database.transaction { sql in
+        let campus = await campusClock()
+        return try await database.transaction { sql in
             guard
                 let row = try await sql.raw(
                     "SELECT owner FROM room_bookings WHERE id = \(bind: bookingId) AND room_id = \(bind: roomId)"
@@ -315,31 +286,20 @@ final class RoomStore: Sendable {
                 throw Problem(.forbidden, detail: "Only the person who booked, or an admin, may cancel this booking.")
             }
             try await sql.raw("DELETE FROM room_bookings WHERE id = \(bind: bookingId)").run()
-            return try await Self.freeSpot(roomId, in: sql)
+            return try await Self.record(roomId, sql, at: self.clock.now, campus: campus).spots
         }
     }
 
-    /// Deletes the bookings the person (`usernameKey`) owns and frees their spots, inside the caller's
-    /// transaction (Accounts removing the person). Returns the rooms whose spots changed, with their spots now.
-    static func releaseBookings(of usernameKey: String, in sql: any SQLDatabase) async throws -> [(String, Int)] {
-        let rooms = try await sql.raw("SELECT room_id FROM room_bookings WHERE owner = \(bind: usernameKey)").all()
-            .map { try $0.decode(column: "room_id", as: String.self) }
-        var changed: [(String, Int)] = []
-        for room in rooms {
-            try await sql.raw(
-                "DELETE FROM room_bookings WHERE owner = \(bind: usernameKey) AND room_id = \(bind: room)"
-            )
-            .run()
-            if let spots = try await freeSpot(room, in: sql) { changed.append((room, spots)) }
-        }
-        return changed
-    }
-
-    /// Gives back the spot of a booking just deleted (never above the room's capacity); the room's spots now.
-    private static func freeSpot(_ roomId: String, in sql: any SQLDatabase) async throws -> Int? {
-        try await sql.raw(
-            "UPDATE rooms SET spots = spots + 1 WHERE id = \(bind: roomId) AND spots < capacity RETURNING spots"
-        ).first()?.decode(column: "spots", as: Int.self)
+    /// Deletes every booking the person (`usernameKey`) owns, untimed and in time, inside the caller's transaction
+    /// (Accounts removing the person). Returns the rooms that changed.
+    static func releaseBookings(of usernameKey: String, in sql: any SQLDatabase) async throws -> Set<String> {
+        let untimed = try await sql.raw(
+            "DELETE FROM room_bookings WHERE owner = \(bind: usernameKey) RETURNING room_id"
+        ).all()
+        let timed = try await sql.raw(
+            "DELETE FROM room_reservations WHERE owner = \(bind: usernameKey) RETURNING room_id"
+        ).all()
+        return Set(try (untimed + timed).map { try $0.decode(column: "room_id", as: String.self) })
     }
 
     func bookings(roomId: String) async throws -> [Booking] {
@@ -356,7 +316,7 @@ final class RoomStore: Sendable {
         }
     }
 
-    /// A person's bookings, newest first, with their rooms' names.
+    /// A person's untimed bookings, newest first, with their rooms' names.
     func bookings(owner username: String) async throws -> [(booking: Booking, roomName: String)] {
         try await database.withConnection { sql in
             try await sql.raw(
@@ -375,11 +335,6 @@ final class RoomStore: Sendable {
                 )
             }
         }
-    }
-
-    private static func bookingCount(_ sql: any SQLDatabase, room: String) async throws -> Int {
-        try await sql.raw("SELECT COUNT(*) AS n FROM room_bookings WHERE room_id = \(bind: room)").first()?
-            .decode(column: "n", as: Int.self) ?? 0
     }
 
     /// 128 random bits, base64url: unguessable.

@@ -6,16 +6,23 @@ import QuadPlatform
 import SQLKit
 import ServiceLifecycle
 
-/// The Rooms service: its store, its snapshot and the events that keep every instance's snapshot fresh.
+/// The Rooms service: its stores, its snapshot and the events that keep every instance's snapshot fresh.
 package final class Rooms: Feature, PersonRemoval {
     let store: RoomStore
+    let reservations: ReservationStore
+    let policies: BuildingPolicyStore
     let snapshot: RoomsSnapshot
     let platform: Platform
+    /// SQLite only: PostgreSQL runs concurrent bookings in concurrent transactions.
+    private let batcher: BookingBatcher?
 
-    package init(platform: Platform) {
+    package init(platform: Platform, campus: any CampusTime) {
         self.platform = platform
-        self.store = RoomStore(database: platform.database, clock: platform.clock, events: platform.events)
+        self.store = RoomStore(database: platform.database, clock: platform.clock, campus: campus)
+        self.reservations = ReservationStore(database: platform.database, clock: platform.clock, campus: campus)
+        self.policies = BuildingPolicyStore(database: platform.database)
         self.snapshot = RoomsSnapshot(store: store)
+        batcher = platform.database.engine == .sqlite ? BookingBatcher(store: reservations) : nil
     }
 
     typealias Change = RoomEvent
@@ -28,36 +35,124 @@ package final class Rooms: Feature, PersonRemoval {
         await platform.events.publish(Self.eventType, Change(id: id, spots: spots, change: kind))
     }
 
-    /// Books a spot for `owner` and tells everyone: the snapshot here at once, the event with the booking itself on
-    /// PostgreSQL (`RoomStore.book`), else after it.
-    func book(roomId: String, owner: Person?) async throws -> (booking: Booking, spots: Int) {
-        let booked = try await store.book(roomId: roomId, owner: owner)
-        if booked.announced {
-            snapshot.invalidate()
-        } else {
-            await changed(roomId, spots: booked.spots, .spots)
+    /// Announces the rooms in `ids` with their free seats now.
+    func changed(_ ids: Set<String>) async throws {
+        guard !ids.isEmpty else { return }
+        for record in try await store.all() where ids.contains(record.id) {
+            await changed(record.id, spots: record.spots, .spots)
         }
-        return (booked.booking, booked.spots)
     }
 
-    /// A room's new spots as its event's JSON (`RoomEvent`, as `publish` encodes it), for a statement that computes
-    /// `spots` (`EventHub.publication`): the event encoded with its keys sorted (`spots` last) and a placeholder
-    /// number, which the column replaces. Nil if the encoding is not as expected (then the event is published after
-    /// the statement).
-    static func spotsEventJSON(_ id: String) -> SQLQueryString? {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = .sortedKeys
-        guard let data = try? encoder.encode(Change(id: id, spots: 0, change: .spots)) else { return nil }
-        let json = String(decoding: data, as: UTF8.self)
-        guard json.hasSuffix(#","spots":0}"#) else { return nil }
-        return "\(bind: String(json.dropLast(2))) || spots::text || '}'"
+    /// The original apps' booking, and a booking with no time given: one seat for `owner` from now to the end of the
+    /// opening period. Refused while the building is closed.
+    func book(roomId: String, owner: Person) async throws -> (booking: Booking, spots: Int) {
+        let policy = try await policy(roomId)
+        let now = platform.clock.now
+        guard let range = policy.restOfPeriod(at: now, clock: await store.campusClock()) else {
+            throw ReservationRefusal.closed("The building is closed now. Its hours: \(policy.hours.description).")
+        }
+        return try await reserve(
+            ReservationIntent(
+                roomId: roomId, range: range, hold: .seat, owner: owner.username.lowercased(),
+                person: owner.displayName, checkInBy: policy.checkInDeadline(for: range, bookedAt: now)))
     }
 
+    /// Stores `intent` if it fits (batched on SQLite) and tells everyone the room's free seats now.
+    func reserve(_ intent: ReservationIntent) async throws -> (booking: Booking, spots: Int) {
+        let (reservation, spots) =
+            if let batcher { try await batcher.book(intent) } else { try await reservations.reserve(intent) }
+        await changed(intent.roomId, spots: spots, .spots)
+        return (reservation.booking, spots)
+    }
+
+    /// A booking from `start` for `minutes`, once or on every date of `recurrence` that is free (`series` says what
+    /// became of each). Refused with the rule it breaks, or as taken when no date could be booked.
+    func book(
+        roomId: String, owner: Person, start: Date, minutes: Int, hold: Hold, recurrence: Recurrence?
+    ) async throws -> (booking: Booking, spots: Int, series: (id: String, outcomes: [OccurrenceOutcome])?) {
+        let policy = try await policy(roomId)
+        let campus = await store.campusClock()
+        let now = platform.clock.now
+        guard SlotRange.slot(at: start) != nil else {
+            throw ValidationFailure(field: "start", message: "Start on the quarter hour (:00, :15, :30 or :45).")
+        }
+        let (date, time) = (campus.date(of: start), campus.time(of: start))
+        guard let recurrence else {
+            let range = try policy.range(date: date, start: time, minutes: minutes, clock: campus, now: now)
+            let (booking, spots) = try await reserve(
+                ReservationIntent(
+                    roomId: roomId, range: range, hold: hold, owner: owner.username.lowercased(),
+                    person: owner.displayName, checkInBy: policy.checkInDeadline(for: range, bookedAt: now)))
+            return (booking, spots, nil)
+        }
+        try recurrence.checked(from: date, policy: policy, today: campus.date(of: now))
+        let (first, outcomes, spots) = try await reservations.reserveSeries(
+            roomId: roomId, dates: recurrence.dates(from: date), start: time, minutes: minutes, hold: hold,
+            owner: owner.username.lowercased(), person: owner.displayName, policy: policy)
+        guard let first, let seriesId = first.seriesId else {
+            var problem = Problem.conflict(
+                "series-unavailable", title: "No date free", detail: "None of the series' dates could be booked.")
+            problem.errors = outcomes.map { FieldError(field: $0.date.description, message: $0.reason ?? "Taken.") }
+            throw problem
+        }
+        await changed(roomId, spots: spots, .spots)
+        return (first.booking, spots, (seriesId, outcomes))
+    }
+
+    /// Cancels a booking (in time, with `following` the rest of its series too; or one without time) and tells
+    /// everyone. False: there is no such booking.
+    func cancel(_ bookingId: String, roomId: String, by person: Person, following: Bool) async throws -> Bool {
+        var spots = try await reservations.cancel(bookingId, roomId: roomId, by: person, following: following)
+        if spots == nil { spots = try await store.cancel(roomId: roomId, bookingId: bookingId, by: person) }
+        guard let spots else { return false }
+        await changed(roomId, spots: spots, .spots)
+        return true
+    }
+
+    /// `person`'s bookings: those without time (held until cancelled), then those in time not yet over, soonest
+    /// first; each with its room's name.
+    func bookings(of person: Person) async throws -> [(booking: Booking, roomName: String)] {
+        let untimed = try await store.bookings(owner: person.username)
+        let timed = try await reservations.upcoming(owner: person.username)
+        return untimed + timed.map { ($0.reservation.booking, $0.roomName) }
+    }
+
+    /// The rooms with seats for `people` through `range`, and when the others are next free (`RoomFinder`).
+    func find(range: SlotRange, people: Int) async throws -> (fitting: [RoomFinder.Choice], others: [RoomFinder.Choice])
+    {
+        let campus = await store.campusClock()
+        let day = RoomDay.span(of: campus.date(of: range.start), clock: campus)
+        let occupancies = try await reservations.occupancies(
+            during: SlotRange(lower: min(day.lower, range.lower), upper: max(day.upper, range.upper))!)
+        let policies = try await policies.policies()
+        let candidates = try await store.all().compactMap { room in
+            occupancies[room.id].map {
+                RoomFinder.Candidate(id: room.id, name: room.name, occupancy: $0, policy: policies[room.id] ?? .default)
+            }
+        }
+        return RoomFinder.find(candidates, range: range, people: people, clock: campus)
+    }
+
+    /// Sets a building's rules; its rooms' free seats now may change (it opens or closes), so they are announced.
+    func setRules(_ policy: BookingPolicy, forBuilding building: String) async throws {
+        try await policies.set(policy, forBuilding: building)
+        try await changed(
+            Set(try await store.all().filter { $0.building.lowercased() == building.lowercased() }.map(\.id)))
+    }
+
+    /// The booking rules of `roomId`'s building, or 404.
+    func policy(_ roomId: String) async throws -> BookingPolicy {
+        guard let policy = try await policies.policy(forRoom: roomId) else { throw BookingRefusal.roomNotFound(roomId) }
+        return policy
+    }
+
+    /// Inside Accounts' transaction: no other connection is asked for (on SQLite there may be none free until it
+    /// ends), so the rooms' free seats are read and announced after it.
     package func release(
         _ usernameKey: String, in sql: any SQLDatabase
     ) async throws -> @Sendable () async -> Void {
         let released = try await RoomStore.releaseBookings(of: usernameKey, in: sql)
-        return { for (room, spots) in released { await self.changed(room, spots: spots, .spots) } }
+        return { try? await self.changed(released) }
     }
 
     func room(_ id: String, request: Request) async throws -> Room {
@@ -81,9 +176,12 @@ extension Rooms {
             on: routes.router, configuration: .quad, middlewares: .quad(snapshots: ["listRooms": snapshot.answer]))
     }
 
-    /// Drops the snapshot when another instance changes a room.
+    /// Drops the snapshot when another instance changes a room; keeps time (`RoomTimeKeeper`).
     package var services: [any Service] {
-        [SnapshotInvalidation(events: platform.events, type: Self.eventType, snapshot: snapshot)]
+        [
+            SnapshotInvalidation(events: platform.events, type: Self.eventType, snapshot: snapshot),
+            RoomTimeKeeper(rooms: self),
+        ]
     }
 
     package func loadDemoData(announce: @escaping @Sendable (String) -> Void) async throws {

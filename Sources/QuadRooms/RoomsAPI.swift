@@ -38,15 +38,17 @@ extension RoomsOperations {
         let record = try await rooms.store.create(
             RoomRecord(
                 id: checked.id, name: checked.name, building: checked.building, capacity: checked.capacity,
-                spots: checked.spots, photo: nil))
+                seats: checked.spots, photo: nil))
         await rooms.changed(record.id, spots: record.spots, .created)
         return .created(.init(body: .json(.init(record.room(baseURL: RequestInfo.current.baseURL)))))
     }
 
     func updateRoom(_ input: Operations.UpdateRoom.Input) async throws -> Operations.UpdateRoom.Output {
         guard case .json(let body) = input.body else { throw Problem.malformedBody("Send the changes as JSON.") }
+        let hours: OpeningHours?? = try body.hours.map { $0.isEmpty ? nil : try OpeningHours($0) }
         let record = try await rooms.store.update(
-            input.path.roomId, name: body.name, building: body.building, capacity: body.capacity, spots: body.spots)
+            input.path.roomId, name: body.name, building: body.building, capacity: body.capacity, spots: body.spots,
+            hours: hours)
         await rooms.changed(record.id, spots: record.spots, .updated)
         return .ok(.init(body: .json(.init(record.room(baseURL: RequestInfo.current.baseURL)))))
     }
@@ -75,23 +77,58 @@ extension RoomsOperations {
 
     func bookRoom(_ input: Operations.BookRoom.Input) async throws -> Operations.BookRoom.Output {
         let person = try Access.person()
-        let (booking, spots) = try await rooms.book(roomId: input.path.roomId, owner: person)
-        return .created(.init(body: .json(.init(booking: .init(booking), spots: spots))))
+        guard case .json(let body) = input.body else { throw Problem.malformedBody("Send the booking as JSON.") }
+        let roomId = input.path.roomId
+        guard let start = body.start else {
+            if body.minutes != nil || body._repeat != nil || body.hold == .room {
+                throw ValidationFailure(field: "start", message: "Say when it starts.")
+            }
+            let (booking, spots) = try await rooms.book(roomId: roomId, owner: person)
+            return .created(.init(body: .json(.init(booking: .init(booking), spots: spots))))
+        }
+        guard let minutes = body.minutes else {
+            throw ValidationFailure(field: "minutes", message: "Say how long, in minutes.")
+        }
+        let booked = try await rooms.book(
+            roomId: roomId, owner: person, start: start, minutes: minutes,
+            hold: body.hold.flatMap { Hold(rawValue: $0.rawValue) } ?? .seat,
+            recurrence: try body._repeat.map(Recurrence.init))
+        return .created(
+            .init(
+                body: .json(
+                    .init(
+                        booking: .init(booked.booking), spots: booked.spots,
+                        series: booked.series.map { series in
+                            .init(
+                                id: series.id,
+                                outcomes: series.outcomes.map {
+                                    .init(
+                                        date: $0.date.description,
+                                        result: .init(rawValue: $0.result.rawValue) ?? .unavailable,
+                                        reason: $0.reason)
+                                })
+                        }))))
     }
 
     func cancelBooking(_ input: Operations.CancelBooking.Input) async throws -> Operations.CancelBooking.Output {
         let person = try Access.person()
-        guard
-            let spots = try await rooms.store.cancel(
-                roomId: input.path.roomId, bookingId: input.path.bookingId, by: person)
-        else {
-            throw Problem.notFound("There is no such booking in room \(input.path.roomId).")
-        }
-        await rooms.changed(input.path.roomId, spots: spots, .spots)
+        let (roomId, bookingId) = (input.path.roomId, input.path.bookingId)
+        guard try await rooms.cancel(bookingId, roomId: roomId, by: person, following: input.query.following ?? false)
+        else { throw Problem.notFound("There is no such booking in room \(roomId).") }
         return .noContent(.init())
     }
 
-    /// The original apps' booking, through a personal app link (or any member's credentials): a spot for them.
+    func checkInBooking(_ input: Operations.CheckInBooking.Input) async throws -> Operations.CheckInBooking.Output {
+        let person = try Access.person()
+        guard
+            let reservation = try await rooms.reservations.checkIn(
+                input.path.bookingId, roomId: input.path.roomId, owner: person.username)
+        else { throw Problem.notFound("You have no such booking in room \(input.path.roomId).") }
+        return .ok(.init(body: .json(.init(reservation.booking))))
+    }
+
+    /// The original apps' booking, through a personal app link (or any member's credentials): a seat for them from
+    /// now to the end of the opening period.
     func legacyBook(_ input: Operations.LegacyBook.Input) async throws -> Operations.LegacyBook.Output {
         let person = try Access.person()
         guard case .json(let body) = input.body else {
@@ -109,6 +146,23 @@ extension RoomsOperations {
     }
 }
 
+extension Recurrence {
+    /// A series as the API takes it: every day or week until a date, but for the dates skipped.
+    init(_ input: Components.Schemas.Repeat) throws(ValidationFailure) {
+        guard let until = LocalDate(input.until) else {
+            throw ValidationFailure(field: "repeat.until", message: "A date such as 2026-12-24.")
+        }
+        var skipped: Set<LocalDate> = []
+        for text in input.skip ?? [] {
+            guard let date = LocalDate(text) else {
+                throw ValidationFailure(field: "repeat.skip", message: "\"\(text)\" is not a date such as 2026-12-24.")
+            }
+            skipped.insert(date)
+        }
+        self.init(frequency: input.every == .day ? .daily : .weekly, until: until, skipped: skipped)
+    }
+}
+
 extension Components.Schemas.Room {
     init(_ room: Room) {
         self.init(
@@ -121,22 +175,28 @@ extension Components.Schemas.Booking {
     init(_ booking: Booking) {
         self.init(
             id: booking.id, roomId: booking.roomId, person: booking.person,
-            createdAt: Timestamp.date(booking.createdAt) ?? Date(timeIntervalSince1970: 0))
+            createdAt: Timestamp.date(booking.createdAt) ?? Date(timeIntervalSince1970: 0), start: booking.start,
+            end: booking.end, hold: booking.hold.flatMap { .init(rawValue: $0.rawValue) }, seriesId: booking.seriesId,
+            checkInBy: booking.checkInBy, checkedIn: booking.checkedIn)
     }
 }
 
 extension RoomsOperations {
+    /// The bookings without time first (held until cancelled), then those in time not yet over, soonest first.
     func listMyBookings(_ input: Operations.ListMyBookings.Input) async throws -> Operations.ListMyBookings.Output {
         let person = try Access.person()
-        let bookings = try await rooms.store.bookings(owner: person.username)
+        let all = try await rooms.bookings(of: person)
         return .ok(
             .init(
                 body: .json(
                     .init(
-                        bookings: bookings.map {
+                        bookings: all.map { booking, roomName in
                             .init(
-                                id: $0.booking.id, roomId: $0.booking.roomId, roomName: $0.roomName,
-                                createdAt: Timestamp.date($0.booking.createdAt) ?? Date(timeIntervalSince1970: 0))
+                                id: booking.id, roomId: booking.roomId, roomName: roomName,
+                                createdAt: Timestamp.date(booking.createdAt) ?? Date(timeIntervalSince1970: 0),
+                                start: booking.start, end: booking.end,
+                                hold: booking.hold.flatMap { .init(rawValue: $0.rawValue) },
+                                seriesId: booking.seriesId, checkInBy: booking.checkInBy, checkedIn: booking.checkedIn)
                         }))))
     }
 }

@@ -17,7 +17,7 @@ enum RoomsDemo {
             _ = try await store.create(
                 RoomRecord(
                     id: RoomValidation.slug(room.name), name: room.name, building: room.building,
-                    capacity: room.capacity, spots: room.spots, photo: photo.path))
+                    capacity: room.capacity, seats: room.spots, photo: photo.path))
         }
     }
 }

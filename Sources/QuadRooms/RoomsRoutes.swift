@@ -42,7 +42,7 @@ struct RoomsRoutes {
     func page(_ request: Request) async throws -> Response {
         let records = try await rooms.snapshot.rooms()
         var mine: [(booking: Booking, roomName: String)] = []
-        if let person = RequestInfo.current.person { mine = try await rooms.store.bookings(owner: person.username) }
+        if let person = RequestInfo.current.person { mine = try await rooms.bookings(of: person) }
         let query = request.uri.queryParameters
         let names = Dictionary(uniqueKeysWithValues: records.map { ($0.id, $0.name) })
         let configuration = rooms.platform.configuration
@@ -51,8 +51,11 @@ struct RoomsRoutes {
             request, template: "rooms", title: { $0("rooms.title") }, strings: Self.scriptStrings,
             fragments: ["live": "rooms-live"], keptUntilChangeOf: [Rooms.eventType]
         ) { t in
+            // A card offers to cancel the booking held there now.
+            let now = rooms.platform.clock.now
             let booked = Dictionary(
-                mine.map { ($0.booking.roomId, $0.booking.id) }, uniquingKeysWith: { first, _ in first })
+                mine.filter { ($0.booking.start ?? now) <= now }.map { ($0.booking.roomId, $0.booking.id) },
+                uniquingKeysWith: { first, _ in first })
             let cards = records.map {
                 RoomsPage.Card($0.room(baseURL: ""), photo: $0.photo, bookingId: booked[$0.id], t: t)
             }
@@ -82,6 +85,7 @@ struct RoomsRoutes {
         switch query.get("error") {
         case "full": return Notice(kind: "error", text: t("rooms.errors.full"))
         case "already": return Notice(kind: "error", text: t("rooms.errors.already"))
+        case "closed": return Notice(kind: "error", text: t("rooms.errors.closed"))
         default: return nil
         }
     }
@@ -101,16 +105,16 @@ struct RoomsRoutes {
             let (booking, _) = try await rooms.book(roomId: roomId.value, owner: person)
             return .seeOther("/rooms?booked=\(roomId)&booking=\(booking.id)")
         } catch let problem as Problem where problem.status == .conflict {
-            let reason = problem.type.hasSuffix("already-booked") ? "already" : "full"
+            let reason =
+                problem.type.hasSuffix("already-booked")
+                ? "already" : problem.type.hasSuffix("room-closed") ? "closed" : "full"
             return .seeOther("/rooms?error=\(reason)")
         }
     }
 
     func cancel(_ request: Request, roomId: RoomID, bookingId: BookingID) async throws -> Response {
         let person = try Access.person()
-        if let spots = try await rooms.store.cancel(roomId: roomId.value, bookingId: bookingId.value, by: person) {
-            await rooms.changed(roomId.value, spots: spots, .spots)
-        }
+        _ = try await rooms.cancel(bookingId.value, roomId: roomId.value, by: person, following: false)
         return .seeOther("/rooms?cancelled=\(roomId)")
     }
 }

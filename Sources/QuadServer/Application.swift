@@ -46,8 +46,8 @@ public func buildApplication(
 }
 
 /// The services Quad offers, built on the platform, and what each needs of another, handed to it here: Accounts
-/// has Rooms release a removed person's bookings (`PersonRemoval`), the Library shows dates in the Timetable's
-/// campus time zone (`CampusTime`), and the access layer asks Accounts who a credential signs in.
+/// has Rooms release a removed person's bookings (`PersonRemoval`), Rooms and the Library keep time in the
+/// Timetable's campus time zone (`CampusTime`), and the access layer asks Accounts who a credential signs in.
 package struct Features: Sendable {
     package let platform: Platform
     package let rooms: Rooms
@@ -67,10 +67,10 @@ package struct Features: Sendable {
 
     package init(platform: Platform) {
         self.platform = platform
-        rooms = Rooms(platform: platform)
+        timetable = Timetable(platform: platform)
+        rooms = Rooms(platform: platform, campus: timetable)
         accounts = Accounts(platform: platform, removals: [rooms])
         specials = Specials(platform: platform)
-        timetable = Timetable(platform: platform)
         library = Library(platform: platform, campus: timetable)
     }
 

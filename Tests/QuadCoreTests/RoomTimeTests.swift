@@ -10,6 +10,8 @@ import Testing
     /// Tuesday 1 December 2026, 09:07 in Melbourne.
     static let now = melbourne.instant(LocalDate("2026-12-01")!, LocalTime(hour: 9, minute: 7))
     static let tuesday = LocalDate("2026-12-01")!
+    /// A campus's usual building: weekdays 08:00 to 20:00.
+    static let weekdays = BookingPolicy(hours: .weekdays, horizonDays: 56, maxMinutes: 240, checkInMinutes: nil)
 
     static func range(_ date: LocalDate, _ start: String, _ minutes: Int) -> SlotRange {
         let begin = melbourne.instant(date, LocalTime(start)!)
@@ -46,13 +48,13 @@ import Testing
     // MARK: A booking's time
 
     @Test func aBookingOnTheGridWithinTheHoursIsTaken() throws {
-        let range = try BookingPolicy.default.range(
+        let range = try Self.weekdays.range(
             date: Self.tuesday, start: LocalTime(hour: 10), minutes: 30, clock: Self.melbourne, now: Self.now)
         #expect(range == Self.range(Self.tuesday, "10:00", 30))
         #expect(range.minutes == 30 && range.slots.count == 2)
         // The quarter hour now falls in (09:00-09:15 at 09:07) may still be booked, from now.
         #expect(
-            try BookingPolicy.default.range(
+            try Self.weekdays.range(
                 date: Self.tuesday, start: LocalTime(hour: 9), minutes: 15, clock: Self.melbourne, now: Self.now)
                 == Self.range(Self.tuesday, "09:00", 15))
     }
@@ -68,7 +70,7 @@ import Testing
     ])
     func aBookingOutsideTheRulesSaysWhichRule(date: String, start: String, minutes: Int, field: String, says: String) {
         #expect {
-            _ = try BookingPolicy.default.range(
+            _ = try Self.weekdays.range(
                 date: LocalDate(date)!, start: LocalTime(start)!, minutes: minutes, clock: Self.melbourne,
                 now: Self.now)
         } throws: { error in
@@ -79,7 +81,7 @@ import Testing
 
     @Test func aTimeTheClocksSkipCannotBeBooked() throws {
         // Melbourne springs forward on Sunday 4 October 2026: 02:00 becomes 03:00.
-        var policy = BookingPolicy.default
+        var policy = Self.weekdays
         policy.hours = try OpeningHours("Mon-Sun 00:00-24:00")
         let before = Self.melbourne.instant(LocalDate("2026-10-01")!, LocalTime(hour: 9))
         #expect {
@@ -96,10 +98,40 @@ import Testing
     }
 
     @Test func theOriginalAppsBookingRunsFromNowToTheEndOfTheOpeningPeriod() throws {
-        let rest = try #require(BookingPolicy.default.restOfPeriod(at: Self.now, clock: Self.melbourne))
+        let rest = try #require(Self.weekdays.restOfPeriod(at: Self.now, clock: Self.melbourne))
         #expect(rest == Self.range(Self.tuesday, "09:00", 11 * 60))
         let night = Self.melbourne.instant(Self.tuesday, LocalTime(hour: 21))
-        #expect(BookingPolicy.default.restOfPeriod(at: night, clock: Self.melbourne) == nil)
+        #expect(Self.weekdays.restOfPeriod(at: night, clock: Self.melbourne) == nil)
+    }
+
+    @Test func aBuildingNobodySetUpIsOpenAtAllHoursUntilMidnight() throws {
+        let night = Self.melbourne.instant(Self.tuesday, LocalTime(hour: 21, minute: 40))
+        let rest = try #require(BookingPolicy.default.restOfPeriod(at: night, clock: Self.melbourne))
+        #expect(rest == Self.range(Self.tuesday, "21:30", 150))
+        let slot = SlotRange.slot(containing: night)
+        #expect(OpeningHours.always.isOpen(inSlot: slot, clock: Self.melbourne))
+        #expect(!OpeningHours.weekdays.isOpen(inSlot: slot, clock: Self.melbourne))
+        #expect(OpeningHours.weekdays.isOpen(inSlot: SlotRange.slot(containing: Self.now), clock: Self.melbourne))
+    }
+
+    @Test func aCheckInDeadlineFallsOnAFiveMinuteMark() throws {
+        var policy = Self.weekdays
+        let ten = Self.range(Self.tuesday, "10:00", 60)
+        #expect(policy.checkInDeadline(for: ten, bookedAt: Self.now) == nil)
+        policy.checkInMinutes = 10
+        #expect(
+            policy.checkInDeadline(for: ten, bookedAt: Self.now)
+                == Self.melbourne.instant(Self.tuesday, LocalTime(hour: 10, minute: 10)))
+        // Booked from now (09:07) in the quarter hour that began at 09:00: ten minutes from now, to the next mark.
+        #expect(
+            policy.checkInDeadline(for: Self.range(Self.tuesday, "09:00", 60), bookedAt: Self.now)
+                == Self.melbourne.instant(Self.tuesday, LocalTime(hour: 9, minute: 20)))
+        #expect {
+            _ = try BookingPolicy.validated(
+                hours: "Mon-Fri 08:00-20:00", horizonDays: 56, maxMinutes: 240, checkInMinutes: 7)
+        } throws: { error in
+            (error as? ValidationFailure)?.errors.first?.field == "checkInMinutes"
+        }
     }
 
     // MARK: What a room's bookings leave free
@@ -158,15 +190,15 @@ import Testing
         let first = Self.tuesday
         #expect(throws: Never.self) {
             try Recurrence(frequency: .daily, until: first.adding(days: 56))
-                .checked(from: first, policy: .default, today: first)
+                .checked(from: first, policy: Self.weekdays, today: first)
         }
         #expect(throws: ValidationFailure.self) {
             try Recurrence(frequency: .daily, until: first.adding(days: -1))
-                .checked(from: first, policy: .default, today: first)
+                .checked(from: first, policy: Self.weekdays, today: first)
         }
         #expect(throws: ValidationFailure.self) {
             try Recurrence(frequency: .weekly, until: first.adding(days: 57))
-                .checked(from: first, policy: .default, today: first)
+                .checked(from: first, policy: Self.weekdays, today: first)
         }
         #expect(Recurrence(frequency: .daily, until: first.adding(days: 6)).dates(from: first).count == 7)
     }
@@ -178,6 +210,12 @@ import Testing
         let rooms = [
             RoomFinder.Candidate(id: "mina", name: "Mina", occupancy: Occupancy(seats: 6)),
             RoomFinder.Candidate(id: "helmold", name: "Helmold", occupancy: Occupancy(seats: 12)),
+            // Big enough and free, but closed at 10:00.
+            RoomFinder.Candidate(
+                id: "late", name: "Late", occupancy: Occupancy(seats: 20),
+                policy: BookingPolicy(
+                    hours: try! OpeningHours("Mon-Fri 12:00-20:00"), horizonDays: 56, maxMinutes: 240,
+                    checkInMinutes: nil)),
             // Booked whole until 11:00: free for six from 11:00.
             RoomFinder.Candidate(
                 id: "yana", name: "Yana",
@@ -188,13 +226,46 @@ import Testing
                 occupancy: Occupancy(seats: 6, holds: [(Self.range(Self.tuesday, "10:00", 30), .seat)])),
             RoomFinder.Candidate(id: "tiny", name: "Tiny", occupancy: Occupancy(seats: 4)),
         ]
-        let found = RoomFinder.find(
-            rooms, range: asked, people: 6, policy: .default, clock: Self.melbourne)
+        let found = RoomFinder.find(rooms, range: asked, people: 6, clock: Self.melbourne)
         #expect(found.fitting.map(\.id) == ["helmold", "mina"])
         #expect(found.fitting.map(\.freeSeats) == [12, 6])
-        #expect(found.others.map(\.id) == ["ljerka", "yana", "tiny"])
+        #expect(found.others.map(\.id) == ["ljerka", "yana", "late", "tiny"])
         #expect(found.others[0].nextFree == Self.melbourne.instant(Self.tuesday, LocalTime(hour: 10, minute: 30)))
         #expect(found.others[1].nextFree == Self.melbourne.instant(Self.tuesday, LocalTime(hour: 11)))
-        #expect(found.others[2].nextFree == nil)  // four seats never hold six
+        #expect(found.others[3].nextFree == nil)  // four seats never hold six
+    }
+
+    // MARK: A room's day
+
+    @Test func aRoomsDayListsItsOpenQuarterHoursWithWhatIsFree() throws {
+        let policy = BookingPolicy(
+            hours: try OpeningHours("Tue 09:00-10:00"), horizonDays: 56, maxMinutes: 240, checkInMinutes: nil)
+        let occupancy = Occupancy(
+            seats: 2,
+            holds: [
+                (Self.range(Self.tuesday, "09:15", 30), .seat), (Self.range(Self.tuesday, "09:30", 15), .seat),
+            ])
+        let day = RoomDay(
+            date: Self.tuesday, policy: policy, occupancy: occupancy, clock: Self.melbourne, now: Self.now)
+        #expect(day.periods.map(\.description) == ["09:00-10:00"])
+        #expect(
+            day.slots.map { Self.melbourne.time(of: $0.range.start).description } == [
+                "09:00", "09:15", "09:30", "09:45",
+            ])
+        #expect(day.slots.map(\.freeSeats) == [2, 1, 0, 2])
+        #expect(day.slots.map(\.empty) == [true, false, false, true])
+        // At 09:07 the 09:00 quarter hour may still be booked; the full one may not.
+        #expect(day.slots.map(\.bookable) == [true, true, false, true])
+        let closed = RoomDay(
+            date: Self.tuesday.adding(days: 1), policy: policy, occupancy: occupancy, clock: Self.melbourne,
+            now: Self.now)
+        #expect(closed.periods.isEmpty && closed.slots.isEmpty)
+        // Melbourne springs forward on 4 October 2026: that day has 92 quarter hours, not 96.
+        let always = BookingPolicy.default
+        let spring = RoomDay(
+            date: LocalDate("2026-10-04")!, policy: always, occupancy: Occupancy(seats: 1), clock: Self.melbourne,
+            now: Self.melbourne.instant(LocalDate("2026-10-01")!, LocalTime(hour: 9)))
+        #expect(spring.slots.count == 92)
+        #expect(RoomDay.span(of: LocalDate("2026-10-04")!, clock: Self.melbourne).slots.count == 92)
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import HummingbirdTesting
+import QuadCore
 import QuadTestSupport
 import Testing
 
@@ -13,9 +14,9 @@ import Testing
     @Test(arguments: TestDatabase.engines)
     func twoHundredPeopleRaceForTwentySpots(engine: Database.Engine) async throws {
         try await TestApp.run(engine) { app, client in
-            let store = RoomStore(database: app.platform.database, clock: app.clock)
+            let store = app.features.rooms.store
             _ = try await store.create(
-                RoomRecord(id: "race", name: "Race", building: "North Hall", capacity: 20, spots: 20, photo: nil))
+                RoomRecord(id: "race", name: "Race", building: "North Hall", capacity: 20, seats: 20))
             var people: [HTTPFields] = []
             for person in 0..<200 { people.append(try await app.signedIn("person\(person)")) }
             let everyone = people
@@ -28,9 +29,10 @@ import Testing
             #expect(statuses.filter { $0 == .created }.count == 20)
             #expect(statuses.filter { $0 == .conflict }.count == 180)
             let room = try #require(try await store.find("race"))
-            let bookings = try await store.bookings(roomId: "race")
+            let bookings = try await app.held(in: "race")
             #expect(room.spots == 0)
-            #expect(room.spots == room.capacity - bookings.count)
+            #expect(bookings.count == 20)
+            #expect(Occupancy(seats: 20, holds: bookings.map { ($0.range, $0.hold) }).peakSeatsHeld == 20)
         }
     }
 
@@ -52,8 +54,8 @@ import Testing
                     ($0.json["type"] as? String)?.hasSuffix("already-booked") == true
                 })
             #expect(answers.filter { $0.0 != "mina" }.allSatisfy { $0.1.status == .created })
-            let store = RoomStore(database: app.platform.database, clock: app.clock)
-            #expect(try await store.bookings(roomId: "mina").count == 1)
+            let store = app.features.rooms.store
+            #expect(try await app.held(in: "mina").count == 1)
             #expect(try await store.find("mina")?.spots == 38)
             #expect(try await store.find("yana")?.spots == 33)
         }
@@ -72,9 +74,8 @@ import Testing
                 return try await group.reduce(into: []) { $0.append($1) }
             }
             #expect(statuses.allSatisfy { $0 == .created || $0 == .conflict })
-            let store = RoomStore(database: app.platform.database, clock: app.clock)
-            #expect(try await store.bookings(roomId: "mina").count == 1)
-            #expect(try await store.find("mina")?.spots == 38)
+            #expect(try await app.held(in: "mina").count == 1)
+            #expect(try await app.features.rooms.store.find("mina")?.spots == 38)
             // The retry after the storm replays the first answer.
             let retry = try await client.book("mina", as: headers)
             #expect(retry.status == .created)
@@ -100,5 +101,14 @@ import Testing
                 watcher.cancel()
             }
         }
+    }
+}
+
+extension TestApp {
+    /// The bookings of `room` that have not ended.
+    func held(in room: String) async throws -> [Reservation] {
+        let now = SlotRange.slot(containing: clock.now)
+        return try await features.rooms.reservations.reservations(
+            roomId: room, during: SlotRange(lower: now, upper: now + 100_000)!)
     }
 }

@@ -16,10 +16,11 @@ import Testing
             try await Migrator.migrate(
                 database, (Platform.migrations + Features.migrations).sorted { $0.id < $1.id }, now: TestTime.start,
                 logger: TestDatabase.logger)
-            let rooms = RoomStore(database: database, clock: ManualClock(now: TestTime.start))
+            let rooms = RoomStore(
+                database: database, clock: ManualClock(now: TestTime.start), campus: FixedCampus.melbourne)
             for (id, building) in [("mina", "Library Wing"), ("yana", "North Hall")] {
                 _ = try await rooms.create(
-                    RoomRecord(id: id, name: id.capitalized, building: building, capacity: 8, spots: 8))
+                    RoomRecord(id: id, name: id.capitalized, building: building, capacity: 8, seats: 8))
             }
             try await body(BuildingPolicyStore(database: database))
         }

@@ -11,7 +11,9 @@ public struct BookingPolicy: Sendable, Equatable, Codable {
     /// Minutes after its start within which a booking must be checked in, else it is released; nil: no check-in.
     public var checkInMinutes: Int?
 
-    public static let `default` = BookingPolicy(hours: .weekdays, horizonDays: 56, maxMinutes: 240, checkInMinutes: nil)
+    /// A building nobody set up: open at all hours (as rooms were before they had time), eight weeks ahead, four
+    /// hours at most, no check-in.
+    public static let `default` = BookingPolicy(hours: .always, horizonDays: 56, maxMinutes: 240, checkInMinutes: nil)
 
     public init(hours: OpeningHours, horizonDays: Int, maxMinutes: Int, checkInMinutes: Int?) {
         self.hours = hours
@@ -45,8 +47,12 @@ public struct BookingPolicy: Sendable, Equatable, Codable {
             errors.append(
                 .init(field: "maxMinutes", message: "The longest booking is whole quarter hours, up to 1,440 minutes."))
         }
-        if let checkIn = checkInMinutes, !checkInLimits.contains(checkIn) {
-            errors.append(.init(field: "checkInMinutes", message: "Check in within 5 to 240 minutes, or not at all."))
+        // Every deadline falls on a five-minute mark (bookings start on the quarter hour), where the release looks.
+        if let checkIn = checkInMinutes, !checkInLimits.contains(checkIn) || checkIn % 5 != 0 {
+            errors.append(
+                .init(
+                    field: "checkInMinutes",
+                    message: "Check in within 5 to 240 minutes, in fives, or not at all."))
         }
         guard errors.isEmpty else { throw ValidationFailure(errors) }
         return BookingPolicy(hours: parsed, horizonDays: horizon, maxMinutes: longest, checkInMinutes: checkInMinutes)
@@ -98,6 +104,16 @@ public struct BookingPolicy: Sendable, Equatable, Codable {
         if periods.contains(where: { $0.contains(start, end) }) { return nil }
         if periods.isEmpty { return "The building is closed on \(OpeningHours.dayNames[date.weekday - 1])." }
         return "Book within the opening hours: " + periods.map(\.description).joined(separator: ", ") + " that day."
+    }
+
+    /// When a booking of `range` made at `bookedAt` is released if nobody checked it in (its start, or when it was
+    /// made if later, plus the minutes this building allows, on a five-minute mark), or nil when this building asks
+    /// no check-in.
+    public func checkInDeadline(for range: SlotRange, bookedAt: Date) -> Date? {
+        guard let minutes = checkInMinutes else { return nil }
+        let from = max(range.start, bookedAt).addingTimeInterval(Double(minutes * 60)).timeIntervalSince1970
+        let mark = (from / 300).rounded(.up) * 300
+        return min(Date(timeIntervalSince1970: mark), range.end)
     }
 
     /// From the quarter hour now falls in to the end of the opening period it is in: what the original apps'

@@ -33,6 +33,9 @@ public struct OpeningHours: Sendable, Equatable, Codable, CustomStringConvertibl
     public static let weekdays = OpeningHours(
         days: Array(repeating: [Period(open: 480, close: 1200)], count: 5) + [[], []])
 
+    /// Every day, all day: a building nobody set up, so its rooms can be booked as they always could.
+    public static let always = OpeningHours(days: Array(repeating: [Period(open: 0, close: 1440)], count: 7))
+
     public init(days: [[Period]]) {
         precondition(days.count == 7)
         self.days = days.map { $0.sorted() }
@@ -40,6 +43,13 @@ public struct OpeningHours: Sendable, Equatable, Codable, CustomStringConvertibl
 
     /// The periods of `date`'s weekday.
     public func periods(on date: LocalDate) -> [Period] { days[date.weekday - 1] }
+
+    /// Whether the quarter hour `slot` falls in one of the periods, on the campus's wall clock.
+    public func isOpen(inSlot slot: Int, clock: CampusClock) -> Bool {
+        let start = SlotRange.instant(ofSlot: slot)
+        let minute = clock.time(of: start).minutes
+        return periods(on: clock.date(of: start)).contains { $0.open <= minute && minute < $0.close }
+    }
 
     /// Parses `Mon-Fri 08:00-12:00,13:00-20:00; Sat 09:00-13:00` (days not named are closed; `24:00` closes at
     /// midnight). Every time is on the quarter hour, periods of a day do not overlap, a day is named once.

@@ -1,3 +1,5 @@
+import Foundation
+
 /// A room people can book a spot in, as the API sends it. A superset of the original app's
 /// `RoomResponse { name, spots, thumbnail }`, so the original clients decode it.
 public struct Room: Codable, Sendable, Equatable, Identifiable {
@@ -62,7 +64,7 @@ extension Room {
     }
 }
 
-/// A spot held by a person.
+/// A seat (or the whole room) held by a person for a time.
 public struct Booking: Codable, Sendable, Equatable, Identifiable {
     /// Unguessable: 128 random bits.
     public var id: String
@@ -70,11 +72,31 @@ public struct Booking: Codable, Sendable, Equatable, Identifiable {
     public var person: String
     /// ISO 8601, UTC.
     public var createdAt: String
+    /// When it starts and ends; both nil for a booking made before rooms had time, held until cancelled.
+    public var start: Date?
+    public var end: Date?
+    /// One seat, or the whole room (nil for a booking without time: one seat).
+    public var hold: Hold?
+    /// The series it is one date of, if booked as one.
+    public var seriesId: String?
+    /// When it is released if nobody checked it in (nil: no check-in asked, or checked in).
+    public var checkInBy: Date?
+    /// Whether it was checked in.
+    public var checkedIn: Bool?
 
-    public init(id: String, roomId: String, person: String, createdAt: String) {
+    public init(
+        id: String, roomId: String, person: String, createdAt: String, start: Date? = nil, end: Date? = nil,
+        hold: Hold? = nil, seriesId: String? = nil, checkInBy: Date? = nil, checkedIn: Bool? = nil
+    ) {
         self.id = id
         self.roomId = roomId
         self.person = person
         self.createdAt = createdAt
+        self.start = start
+        self.end = end
+        self.hold = hold
+        self.seriesId = seriesId
+        self.checkInBy = checkInBy
+        self.checkedIn = checkedIn
     }
 }

@@ -7,11 +7,14 @@ public enum RoomFinder {
         public let id: String
         public let name: String
         public let occupancy: Occupancy
+        /// Its building's rules (its opening hours, its own where it has them).
+        public let policy: BookingPolicy
 
-        public init(id: String, name: String, occupancy: Occupancy) {
+        public init(id: String, name: String, occupancy: Occupancy, policy: BookingPolicy = .default) {
             self.id = id
             self.name = name
             self.occupancy = occupancy
+            self.policy = policy
         }
     }
 
@@ -24,19 +27,22 @@ public enum RoomFinder {
         public var nextFree: Date?
     }
 
-    /// `fitting`: seats for `people` through all of `range`, the most free seats first (ties by name); `others`: the
-    /// rest, the soonest free first, with `nextFree` looked for in `range`'s day's opening hours.
+    /// `fitting`: open and with seats for `people` through all of `range`, the most free seats first (ties by name);
+    /// `others`: the rest, the soonest free first, with `nextFree` looked for in `range`'s day's opening hours.
     public static func find(
-        _ rooms: [Candidate], range: SlotRange, people: Int, policy: BookingPolicy, clock: CampusClock
+        _ rooms: [Candidate], range: SlotRange, people: Int, clock: CampusClock
     ) -> (fitting: [Choice], others: [Choice]) {
         var fitting: [Choice] = []
         var others: [Choice] = []
+        let day = clock.date(of: range.start)
+        let start = clock.time(of: range.start).minutes
         for room in rooms {
-            let free = room.occupancy.freeSeats(during: range)
+            let open = room.policy.closedReason(date: day, start: start, end: start + range.minutes) == nil
+            let free = open ? room.occupancy.freeSeats(during: range) : 0
             if free >= people {
                 fitting.append(Choice(id: room.id, name: room.name, freeSeats: free, nextFree: nil))
             } else {
-                let next = nextFree(room.occupancy, after: range, people: people, policy: policy, clock: clock)
+                let next = nextFree(room.occupancy, after: range, people: people, policy: room.policy, clock: clock)
                 others.append(Choice(id: room.id, name: room.name, freeSeats: free, nextFree: next))
             }
         }

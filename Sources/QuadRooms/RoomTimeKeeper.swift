@@ -1,0 +1,53 @@
+import Foundation
+import Logging
+import QuadCore
+import QuadPlatform
+import ServiceLifecycle
+
+/// Rooms in time without a cron job: on every five-minute mark of the server's clock, releases the bookings nobody
+/// checked in by their deadline (deadlines fall on those marks, `BookingPolicy.checkInDeadline`), and on every
+/// quarter hour announces the rooms whose free seats changed: a booking started or ended, the building opened or
+/// closed.
+///
+/// Every instance runs it. A release is one `DELETE … RETURNING`, so each booking is released once and announced by
+/// the instance that deleted it; a quarter hour is announced by the one instance that moves `room_clock` on to it.
+struct RoomTimeKeeper: Service {
+    let rooms: Rooms
+    static let mark: TimeInterval = 300
+
+    func run() async throws {
+        await cancelWhenGracefulShutdown {
+            while !Task.isCancelled {
+                let now = rooms.platform.clock.now.timeIntervalSince1970
+                let next = ((now / Self.mark).rounded(.down) + 1) * Self.mark
+                do {
+                    try await rooms.platform.clock.sleep(for: .seconds(next - now))
+                } catch {
+                    return
+                }
+                await tick()
+            }
+        }
+    }
+
+    /// What is due at the server's clock now.
+    func tick() async {
+        let now = rooms.platform.clock.now
+        do {
+            try await rooms.changed(try await rooms.reservations.releaseUncheckedIn(at: now))
+            let slot = SlotRange.slot(containing: now)
+            // This instance's list of rooms is read anew for the new quarter hour (`RoomsSnapshot`); the open pages
+            // hear of the rooms whose seats changed.
+            if try await rooms.reservations.claim(slot: slot) {
+                let before = try await rooms.store.all(at: SlotRange.instant(ofSlot: slot - 1))
+                let after = try await rooms.store.all(at: SlotRange.instant(ofSlot: slot))
+                let was = Dictionary(uniqueKeysWithValues: before.map { ($0.id, $0.spots) })
+                for room in after where was[room.id] != room.spots {
+                    await rooms.changed(room.id, spots: room.spots, .spots)
+                }
+            }
+        } catch {
+            Logger(label: "quad.rooms").error("Keeping rooms in time failed: \(error)")
+        }
+    }
+}

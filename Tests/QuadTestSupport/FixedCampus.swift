@@ -1,0 +1,11 @@
+import Foundation
+import QuadPlatform
+
+/// A campus time zone for a store made without the Timetable (`CampusTime`).
+package struct FixedCampus: CampusTime {
+    package let zone: TimeZone
+
+    package func timeZone() async -> TimeZone { zone }
+
+    package static let melbourne = FixedCampus(zone: TestTime.melbourne)
+}
