@@ -26,7 +26,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
-from conftest import REPO_ROOT, melbourne, wait_until
+from conftest import MELBOURNE, REPO_ROOT, melbourne, wait_until
 from helpers import bearer, password_of, png, sign_in, text_of, wait_for
 
 CONTRACT = REPO_ROOT / "Sources" / "QuadAPI" / "openapi.yaml"
@@ -118,9 +118,24 @@ def plan(server, ids: dict) -> list[dict]:
         api("POST /api/me/calendar", "/api/me/calendar", who="kier"),
         # Rooms.
         form("/rooms/:roomId/book", "/rooms/yana/book"),
+        form(
+            "/rooms/:roomId/bookings",
+            "/rooms/helmold/bookings",
+            [("date", ids["tomorrow"]), ("start", "10:00"), ("minutes", "30")],
+        ),
+        form("/rooms/:roomId/bookings/:bookingId/check-in", f"/rooms/ljerka/bookings/{ids['bookings'][0]}/check-in"),
         form("/rooms/:roomId/bookings/:bookingId/cancel", f"/rooms/ljerka/bookings/{ids['bookings'][0]}/cancel"),
         api("POST /api/rooms/{roomId}/bookings", "/api/rooms/septima/bookings", {}),
+        api(
+            "POST /api/rooms/{roomId}/bookings/{bookingId}/check-in",
+            f"/api/rooms/mina/bookings/{ids['bookings'][1]}/check-in",
+        ),
         api("DELETE /api/rooms/{roomId}/bookings/{bookingId}", f"/api/rooms/mina/bookings/{ids['bookings'][1]}"),
+        api(
+            "PUT /api/buildings/{building}",
+            "/api/buildings/North%20Hall",
+            {"hours": "Mon-Sun 06:00-23:00", "horizonDays": 7, "maxMinutes": 60, "checkInMinutes": 10},
+        ),
         api("POST /api/book", "/api/book", {"name": "Helmold"}),
         api(
             "POST /api/rooms",
@@ -310,6 +325,8 @@ def setup_targets(server) -> dict:
         "specials": specials,
         "specials_reversed": list(reversed(specials)),
         "bookings": bookings,
+        # A day the rooms open (every day, the demo's buildings being open at all hours), in campus time.
+        "tomorrow": (server.now() + dt.timedelta(days=1)).astimezone(MELBOURNE).date().isoformat(),
         "links": links,
         "course": "CSRF1001",
         "student": "424242",
@@ -339,6 +356,7 @@ def snapshot(server, kier: dict, far_bus: str, images: list[str]) -> dict:
             "/api/specials/all",
             "/api/me/bookings",
             "/api/me/app-links",
+            "/api/buildings",
         )
     }
     for path in ("/admin/timetable", "/admin/specials", "/admin/people"):

@@ -720,6 +720,14 @@ def new_room(run: Run) -> Request:
     return Request({}, {"id": f"hostile-{n}", "name": f"Hostile room {n}", "building": "Annex", "capacity": 10})
 
 
+def hall(run: Run) -> str:
+    """A building of its own (a room in it), whose rules the hostile values may change without touching another's."""
+    n = run.next()
+    room = {"id": f"hall-{n}", "name": f"Hall room {n}", "building": "Hostile Hall", "capacity": 10}
+    run.admin("POST", "/api/rooms", room)
+    return "Hostile Hall"
+
+
 def new_person(run: Run) -> Request:
     n = run.next()
     return Request(
@@ -754,6 +762,15 @@ BASELINES: dict[str, Baseline] = {
     ),
     "cancelBooking": Baseline(
         lambda run: Request(dict(run.spare("booking", lambda: run.fresh_booking(run.token)))), member=True
+    ),
+    "checkInBooking": Baseline(
+        lambda run: Request(dict(run.once("booking to check in", lambda: run.fresh_booking(run.token)))), member=True
+    ),
+    "setBuildingRules": Baseline(
+        lambda run: Request(
+            {"building": run.once("building", lambda: hall(run))},
+            {"hours": "Mon-Fri 08:00-20:00", "horizonDays": 14, "maxMinutes": 120, "checkInMinutes": 10},
+        )
     ),
     "legacyBook": Baseline(
         lambda run: Request({}, {"name": run.spare("room name", lambda: run.room_name(run.fresh_room()))}),

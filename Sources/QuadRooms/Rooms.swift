@@ -172,6 +172,7 @@ extension Rooms {
 
     package func register(on routes: Routes, web: WebShell) throws {
         RoomsRoutes(rooms: self, web: web).register(on: routes)
+        RoomDayRoutes(rooms: self, web: web).register(on: routes)
         try RoomsOperations(rooms: self).registerHandlers(
             on: routes.router, configuration: .quad, middlewares: .quad(snapshots: ["listRooms": snapshot.answer]))
     }

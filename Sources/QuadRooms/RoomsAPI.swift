@@ -79,6 +79,8 @@ extension RoomsOperations {
         let person = try Access.person()
         guard case .json(let body) = input.body else { throw Problem.malformedBody("Send the booking as JSON.") }
         let roomId = input.path.roomId
+        // The contract's `null` for the hold is no hold (its generated enum reads it as an empty string).
+        if body.hold == ._empty_ { throw ValidationFailure(field: "hold", message: "seat or room.") }
         guard let start = body.start else {
             if body.minutes != nil || body._repeat != nil || body.hold == .room {
                 throw ValidationFailure(field: "start", message: "Say when it starts.")
@@ -148,7 +150,7 @@ extension RoomsOperations {
 
 extension Recurrence {
     /// A series as the API takes it: every day or week until a date, but for the dates skipped.
-    init(_ input: Components.Schemas.Repeat) throws(ValidationFailure) {
+    init(_ input: Components.Schemas.BookingInput.RepeatPayload) throws(ValidationFailure) {
         guard let until = LocalDate(input.until) else {
             throw ValidationFailure(field: "repeat.until", message: "A date such as 2026-12-24.")
         }

@@ -46,6 +46,7 @@ struct RoomsRoutes {
         let query = request.uri.queryParameters
         let names = Dictionary(uniqueKeysWithValues: records.map { ($0.id, $0.name) })
         let configuration = rooms.platform.configuration
+        let campus = await rooms.store.campusClock()
 
         return try web.page(
             request, template: "rooms", title: { $0("rooms.title") }, strings: Self.scriptStrings,
@@ -61,7 +62,7 @@ struct RoomsRoutes {
             }
             return RoomsPage(
                 available: cards.filter { !$0.isFull }, full: cards.filter(\.isFull), hasRooms: !records.isEmpty,
-                myBookings: mine.map { .init(id: $0.booking.id, roomId: $0.booking.roomId, roomName: $0.roomName) },
+                myBookings: mine.map { .init($0.booking, roomName: $0.roomName, campus: campus, t: t) },
                 refreshSeconds: configuration.refreshSeconds,
                 generatedAt: Int(rooms.platform.clock.now.timeIntervalSince1970 * 1000),
                 notice: Self.notice(query: query, names: names, mine: mine.map(\.booking), t: t))
@@ -114,7 +115,9 @@ struct RoomsRoutes {
 
     func cancel(_ request: Request, roomId: RoomID, bookingId: BookingID) async throws -> Response {
         let person = try Access.person()
-        _ = try await rooms.cancel(bookingId.value, roomId: roomId.value, by: person, following: false)
+        var request = request
+        let following = try await request.formFields()["following"] == "1"
+        _ = try await rooms.cancel(bookingId.value, roomId: roomId.value, by: person, following: following)
         return .seeOther("/rooms?cancelled=\(roomId)")
     }
 }
@@ -168,5 +171,21 @@ struct RoomsPage {
         let id: String
         let roomId: String
         let roomName: String
+        /// When it is, on the campus clock (none for a booking made before rooms had time).
+        let when: String?
+        let date: String?
+
+        init(_ booking: Booking, roomName: String, campus: CampusClock, t: Localizer) {
+            id = booking.id
+            roomId = booking.roomId
+            self.roomName = roomName
+            if let start = booking.start, let end = booking.end {
+                when = RoomDayPage.when(start, end, campus: campus, t: t)
+                date = campus.date(of: start).description
+            } else {
+                when = nil
+                date = nil
+            }
+        }
     }
 }

@@ -21,10 +21,7 @@ struct TimetableRoutes {
 
     /// "Friday 13 March 2020" / "vendredi 13 mars 2020".
     static func longDate(_ date: LocalDate, zone: TimeZone, language: Language) -> String {
-        let noon = CampusClock(timeZone: zone).instant(date, LocalTime(hour: 12))
-        var style = Date.FormatStyle(date: .complete, time: .omitted, locale: locale(language), timeZone: zone)
-        style.calendar = Calendar(identifier: .gregorian)
-        return noon.formatted(style)
+        Localizer(language: language).longDate(date)
     }
 
     /// What the signed-in student's page shows, before it is put into words.

@@ -1,0 +1,15 @@
+import Foundation
+
+extension Localizer {
+    /// The locale dates are written in: Australian English (day before month), or French.
+    public var locale: Locale { Locale(identifier: language == .french ? "fr_FR" : "en_AU") }
+
+    /// "Friday 13 March 2020" / "vendredi 13 mars 2020".
+    public func longDate(_ date: LocalDate) -> String {
+        let utc = TimeZone(identifier: "UTC")!
+        let noon = CampusClock(timeZone: utc).instant(date, LocalTime(hour: 12))
+        var style = Date.FormatStyle(date: .complete, time: .omitted, locale: locale, timeZone: utc)
+        style.calendar = Calendar(identifier: .gregorian)
+        return noon.formatted(style)
+    }
+}

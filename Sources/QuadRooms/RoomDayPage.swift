@@ -1,0 +1,196 @@
+import Foundation
+import Hummingbird
+import QuadCore
+import QuadPlatform
+
+/// `/rooms/{room}`: a room's day as the page says it. Every time is on the campus clock; what is free is
+/// QuadCore's `RoomDay`.
+struct RoomDayPage {
+    /// What the page is made from, before it is put into words.
+    struct Situation {
+        var room: RoomRecord
+        var day: RoomDay
+        var policy: BookingPolicy
+        var campus: CampusClock
+        var today: LocalDate
+        var now: Date
+        /// The quarter hour the person chose to book from.
+        var chosen: RoomDay.Slot?
+        /// Their bookings in this room that touch the day.
+        var mine: [Reservation]
+        var query: Parameters
+        /// Why the last form failed, when it is drawn again.
+        var failure: String?
+        var refreshSeconds: Int
+    }
+
+    let roomId: String
+    let name: String
+    let building: String
+    let capacityText: String
+    let spotsNowText: String
+    let date: String
+    let dateText: String
+    let previousPath: String?
+    let nextPath: String
+    let todayPath: String?
+    let hoursText: String
+    let slots: [Slot]
+    let booking: Booking?
+    let mine: [Mine]
+    var hasSlots: Bool { !slots.isEmpty }
+    var hasMine: Bool { !mine.isEmpty }
+    let notice: RoomsRoutes.Notice?
+    let refreshSeconds: Int
+    let generatedAt: Int
+    let doorPath: String
+
+    struct Slot {
+        let time: String
+        let label: String
+        let freeText: String
+        /// `free`, `low`, `full` or `past`, for the colour (the words say it too).
+        let state: String
+        let bookable: Bool
+        let path: String
+        let chosen: Bool
+    }
+
+    /// The panel to book from the chosen time: how long, what, how often.
+    struct Booking {
+        let date: String
+        let start: String
+        let heading: String
+        let lengths: [Option]
+        let wholeRoom: Bool
+        let untilMax: String
+        let untilDefault: String
+    }
+
+    struct Option {
+        let value: Int
+        let label: String
+        let selected: Bool
+    }
+
+    /// One of the person's bookings here, with what they can do with it now.
+    struct Mine {
+        let id: String
+        let roomId: String
+        let when: String
+        let checkedIn: Bool
+        let checkInText: String?
+        let canCheckIn: Bool
+        let inSeries: Bool
+
+        init(_ reservation: Reservation, campus: CampusClock, now: Date, t: Localizer) {
+            id = reservation.id
+            roomId = reservation.roomId
+            let (start, end) = (reservation.range.start, reservation.range.end)
+            when = RoomDayPage.when(start, end, campus: campus, t: t)
+            checkedIn = reservation.checkedIn
+            checkInText =
+                reservation.checkedIn
+                ? nil
+                : reservation.checkInBy.map {
+                    t("rooms.day.checkInBy", ["time": campus.time(of: $0).description])
+                }
+            canCheckIn = !reservation.checkedIn && now >= start.addingTimeInterval(-900) && now < end
+            inSeries = reservation.seriesId != nil
+        }
+    }
+
+    init(_ situation: Situation, t: Localizer) {
+        let (room, day, campus) = (situation.room, situation.day, situation.campus)
+        let path = "/rooms/\(room.id)"
+        roomId = room.id
+        name = room.name
+        building = room.building
+        capacityText = t("rooms.capacity", count: room.capacity)
+        spotsNowText = t("rooms.spotsRemaining", count: room.spots)
+        date = day.date.description
+        dateText = t.longDate(day.date)
+        previousPath = day.date > situation.today ? "\(path)?date=\(day.date.adding(days: -1))" : nil
+        nextPath = "\(path)?date=\(day.date.adding(days: 1))"
+        todayPath = day.date == situation.today ? nil : path
+        hoursText =
+            day.periods.isEmpty
+            ? t("rooms.day.closed")
+            : t("rooms.day.open", ["hours": day.periods.map(\.description).joined(separator: ", ")])
+        let current = SlotRange.slot(containing: situation.now)
+        slots = day.slots.map { slot in
+            let time = campus.time(of: slot.range.start).description
+            let over = slot.range.lower < current
+            let free =
+                over
+                ? t("rooms.day.past")
+                : slot.freeSeats == 0 ? t("rooms.day.taken") : t("rooms.day.seatsFree", count: slot.freeSeats)
+            return Slot(
+                time: time, label: t("rooms.day.bookFrom", ["time": time]), freeText: free,
+                state: over ? "past" : slot.freeSeats == 0 ? "full" : slot.empty ? "free" : "low",
+                bookable: slot.bookable, path: "\(path)?date=\(day.date)&start=\(time)#book",
+                chosen: slot == situation.chosen)
+        }
+        booking = situation.chosen.map { slot in
+            let start = campus.time(of: slot.range.start)
+            // As long as the building allows, to the end of the opening period the time is in.
+            let close = day.periods.first { $0.open <= start.minutes && start.minutes < $0.close }?.close ?? 1440
+            let longest = min(situation.policy.maxMinutes, close - start.minutes)
+            let lengths = stride(from: 15, through: longest, by: 15).map {
+                Option(value: $0, label: t("rooms.day.minutes", count: $0), selected: $0 == min(30, longest))
+            }
+            let lastDay = situation.today.adding(days: situation.policy.horizonDays)
+            return Booking(
+                date: day.date.description, start: start.description,
+                heading: t("rooms.day.bookFrom", ["time": start.description]), lengths: lengths,
+                wholeRoom: slot.empty, untilMax: lastDay.description,
+                untilDefault: min(day.date.adding(days: 28), lastDay).description)
+        }
+        mine = situation.mine.map { Mine($0, campus: campus, now: situation.now, t: t) }
+        notice = Self.notice(situation, t: t)
+        refreshSeconds = situation.refreshSeconds
+        generatedAt = Int(situation.now.timeIntervalSince1970 * 1000)
+        doorPath = "\(path)/check-in"
+    }
+
+    /// What the last form did: `?booked=ID[&dates=N&of=M]`, `?checkedin=1`, `?error=…`, or the failure drawn again.
+    static func notice(_ situation: Situation, t: Localizer) -> RoomsRoutes.Notice? {
+        if let failure = situation.failure {
+            return .init(
+                kind: "error", text: failure == "invalid" || failure == "until" ? t("rooms.day.invalid") : failure)
+        }
+        let query = situation.query
+        if BookingID(query.get("booked")) != nil {
+            if let booked = Int(query.get("dates") ?? ""), let total = Int(query.get("of") ?? "") {
+                return .init(
+                    kind: booked == total ? "success" : "error",
+                    text: t("rooms.day.seriesBooked", ["booked": String(booked), "total": String(total)]))
+            }
+            return .init(kind: "success", text: t("rooms.bookedMessage", ["name": situation.room.name]))
+        }
+        if query.get("checkedin") == "1" { return .init(kind: "success", text: t("rooms.day.checkedIn")) }
+        if let error = query.get("error"), ["full", "already", "closed", "taken", "early", "over"].contains(error) {
+            return .init(kind: "error", text: t("rooms.errors.\(error)"))
+        }
+        return nil
+    }
+
+    /// "Tuesday 1 December 2026, 10:00–11:00", on the campus clock.
+    static func when(_ start: Date, _ end: Date, campus: CampusClock, t: Localizer) -> String {
+        t(
+            "rooms.day.when",
+            [
+                "date": t.longDate(campus.date(of: start)), "start": campus.time(of: start).description,
+                "end": campus.time(of: end).description,
+            ])
+    }
+
+    /// A refusal as the page's `?error=` names it.
+    static func reason(_ problem: Problem) -> String {
+        let kinds = [
+            "already-booked": "already", "room-closed": "closed", "slot-taken": "taken", "too-early": "early",
+            "booking-over": "over", "series-unavailable": "taken",
+        ]
+        return kinds.first { problem.type.hasSuffix($0.key) }?.value ?? "full"
+    }
+}
