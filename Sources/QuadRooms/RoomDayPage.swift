@@ -38,8 +38,9 @@ struct RoomDayPage {
     let slots: [Slot]
     let booking: Booking?
     let mine: [Mine]
-    var hasSlots: Bool { !slots.isEmpty }
-    var hasMine: Bool { !mine.isEmpty }
+    /// Whether there are any (a section of the template, which reads stored values only).
+    let hasSlots: Bool
+    let hasMine: Bool
     let notice: RoomsRoutes.Notice?
     let refreshSeconds: Int
     let generatedAt: Int
@@ -147,6 +148,8 @@ struct RoomDayPage {
                 untilDefault: min(day.date.adding(days: 28), lastDay).description)
         }
         mine = situation.mine.map { Mine($0, campus: campus, now: situation.now, t: t) }
+        hasSlots = !slots.isEmpty
+        hasMine = !mine.isEmpty
         notice = Self.notice(situation, t: t)
         refreshSeconds = situation.refreshSeconds
         generatedAt = Int(situation.now.timeIntervalSince1970 * 1000)

@@ -7,6 +7,8 @@ const root = document.getElementById("room-day");
 if (root) {
   const liveRegion = document.getElementById("room-live");
   const url = new URL(location.href);
+  url.searchParams.set("fragment", "live");
+  url.hash = "";
   const live = startLive({
     root,
     region: document.getElementById("room-day-live"),

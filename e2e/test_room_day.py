@@ -1,0 +1,144 @@
+"""A room's day `/rooms/{room}` in a real browser: its quarter hours, booking from a chosen time in two taps, the
+day kept live, checking in from the door sign's page, French, phones and accessibility.
+
+Every test starts a server of its own with the demo rooms, its clock on a Tuesday at 09:50 on the campus (the
+date follows QUAD_TEST_NOW). North Hall (Ljerka, Mostafa with 4 seats, Yana) opens weekdays 08:00 to 20:00 and
+asks for a check-in within 10 minutes of a booking's start.
+"""
+
+import datetime as dt
+import json
+
+import pytest
+
+from conftest import MELBOURNE, melbourne
+from helpers import account_token, follow_clock, one, shown, sign_in_as, text_of, wait_for
+
+NORTH_HALL = {"hours": "Mon-Fri 08:00-20:00", "horizonDays": 56, "maxMinutes": 240, "checkInMinutes": 10}
+
+
+@pytest.fixture
+def day_server(quad_server_factory):
+    server = quad_server_factory(demo=True, now=melbourne("09:50", day="tuesday"))
+    response = server.request(
+        "/api/buildings/North%20Hall",
+        method="PUT",
+        headers={"Content-Type": "application/json"},
+        data=json.dumps(NORTH_HALL).encode(),
+        admin=True,
+    )
+    assert response.status == 200, response.text
+    return server
+
+
+def at(server, time: str) -> str:
+    """`time` today on the campus clock, as the API writes instants."""
+    today = server.now().astimezone(MELBOURNE).date()
+    hour, minute = (int(part) for part in time.split(":"))
+    instant = dt.datetime(today.year, today.month, today.day, hour, minute, tzinfo=MELBOURNE).astimezone(dt.UTC)
+    return instant.strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def api_book(server, room: str, person: str, start: str, minutes: int = 30) -> dict:
+    headers = {"Content-Type": "application/json", "Authorization": f"Bearer {account_token(server, person)}"}
+    body = json.dumps({"start": start, "minutes": minutes}).encode()
+    response = server.request(f"/api/rooms/{room}/bookings", method="POST", headers=headers, data=body)
+    assert response.status == 201, response.text
+    return response.json()["booking"]
+
+
+def my_bookings(server, person: str) -> list:
+    headers = {"Authorization": f"Bearer {account_token(server, person)}"}
+    return server.request("/api/me/bookings", headers=headers).json()["bookings"]
+
+
+def slot_text(driver, time: str) -> str:
+    return driver.execute_script(
+        "for (const li of document.querySelectorAll('#day-slots li')) {"
+        "  if (li.querySelector('.slot-time').textContent.trim() === arguments[0])"
+        "    return li.querySelector('.slot-seats').textContent.trim(); }"
+        "return null;",
+        time,
+    )
+
+
+def open_day(driver, server, path="/rooms/mostafa"):
+    follow_clock(driver, server)
+    driver.get(server.url + path)
+    wait_for(driver, lambda d: d.execute_script("return document.getElementById('room-day').dataset.live"))
+
+
+def test_two_taps_book_thirty_minutes_from_a_chosen_time_on_a_phone(day_server, new_browser):
+    driver = new_browser(width=390)
+    sign_in_as(driver, day_server, "Kim", next_path="/rooms/mostafa")
+    open_day(driver, day_server)
+    assert "Open 08:00-20:00" in text_of(driver, ".day-hours")
+    # Past quarter hours are over; 09:45, the one now falls in, can still be booked.
+    assert slot_text(driver, "09:30") == "Over"
+    assert slot_text(driver, "09:45") == "4 seats free"
+    assert slot_text(driver, "10:00") == "4 seats free"
+
+    one(driver, "#day-slots a[href*='start=10:00']").click()  # first tap: the time
+    wait_for(driver, lambda d: shown(d, "#book-confirm"), message="the booking panel did not open")
+    assert text_of(driver, "#book-heading") == "Book from 10:00"
+    assert one(driver, "#book-minutes option[selected]").get_attribute("value") == "30"
+    one(driver, "#book-confirm").click()  # second tap: Book
+
+    wait_for(driver, lambda d: shown(d, "#room-notice"), message="no word of the booking")
+    assert text_of(driver, "#room-notice") == "Booked a spot in Mostafa."
+    assert "10:00–10:30" in text_of(driver, "#room-mine")
+    assert slot_text(driver, "10:00") == "3 seats free"
+    booked = my_bookings(day_server, "Kim")
+    assert [(b["roomId"], b["start"], b["end"]) for b in booked] == [
+        ("mostafa", at(day_server, "10:00"), at(day_server, "10:30"))
+    ]
+
+
+def test_a_booking_elsewhere_shows_on_the_open_day_without_reload(day_server, browser):
+    open_day(browser, day_server)
+    marker = browser.execute_script("return window.__noReload = Math.random()")
+    assert slot_text(browser, "11:00") == "4 seats free"
+    api_book(day_server, "mostafa", "Other", at(day_server, "11:00"), minutes=60)
+    wait_for(
+        browser,
+        lambda d: slot_text(d, "11:00") == "3 seats free" and slot_text(d, "11:45") == "3 seats free",
+        timeout=3,
+        message="the booking made elsewhere did not show within 3 s",
+    )
+    assert slot_text(browser, "12:00") == "4 seats free"
+    wait_for(browser, lambda d: "The times were updated." in text_of(d, "#room-live"), timeout=3)
+    assert browser.execute_script("return window.__noReload") == marker, "the page reloaded"
+
+
+def test_the_door_sign_checks_in_the_booking_held_now(day_server, new_browser):
+    booking = api_book(day_server, "mostafa", "Dora", at(day_server, "10:00"), minutes=60)
+    assert booking["checkInBy"] == at(day_server, "10:10")
+    driver = new_browser(width=390)
+    sign_in_as(driver, day_server, "Dora", next_path="/rooms/mostafa/check-in")
+    assert text_of(driver, "h1") == "Check in to Mostafa"
+    one(driver, "#door-check-in").click()
+    wait_for(driver, lambda d: shown(d, "#room-notice"), message="no word of the check-in")
+    assert text_of(driver, "#room-notice") == "Checked in"
+    assert [b["checkedIn"] for b in my_bookings(day_server, "Dora")] == [True]
+    # Someone with no booking here is told so.
+    sign_in_as(driver, day_server, "Nobody", next_path="/rooms/mostafa/check-in")
+    assert "You have no booking in Mostafa to check in now." in text_of(driver, "#room-door")
+
+
+def test_the_day_in_french(day_server, new_browser):
+    driver = new_browser(width=390, lang="fr")
+    open_day(driver, day_server)
+    assert "Ouvert 08:00-20:00" in text_of(driver, ".day-hours")
+    assert slot_text(driver, "10:00") == "4 places libres"
+    assert slot_text(driver, "09:30") == "Passé"
+
+
+@pytest.mark.parametrize(("width", "scheme"), [(390, "light"), (390, "dark"), (1280, "light")])
+def test_no_serious_accessibility_violations(day_server, new_browser, set_color_scheme, axe, width, scheme):
+    driver = new_browser(width=width)
+    set_color_scheme(driver, scheme)
+    sign_in_as(driver, day_server, "Axel", next_path="/rooms/mostafa")
+    api_book(day_server, "mostafa", "Axel", at(day_server, "12:00"))
+    open_day(driver, day_server, "/rooms/mostafa?start=10:00")
+    wait_for(driver, lambda d: shown(d, "#book-confirm"))
+    axe.assert_clean(driver, f"{width}px, {scheme}, a room's day with the booking panel and a booking")
