@@ -11,8 +11,8 @@ import json
 
 import pytest
 
-from conftest import MELBOURNE, melbourne
-from helpers import account_token, follow_clock, one, shown, sign_in_as, text_of, wait_for
+from conftest import MELBOURNE, melbourne, test_now
+from helpers import account_token, bearer, follow_clock, one, shown, sign_in_as, text_of, wait_for
 
 NORTH_HALL = {"hours": "Mon-Fri 08:00-20:00", "horizonDays": 56, "maxMinutes": 240, "checkInMinutes": 10}
 
@@ -142,3 +142,71 @@ def test_no_serious_accessibility_violations(day_server, new_browser, set_color_
     open_day(driver, day_server, "/rooms/mostafa?start=10:00")
     wait_for(driver, lambda d: shown(d, "#book-confirm"))
     axe.assert_clean(driver, f"{width}px, {scheme}, a room's day with the booking panel and a booking")
+
+
+# --- The person's calendar: classes and bookings in one feed ---------------------------------------
+
+
+def next_clock_change(after: dt.datetime) -> dt.datetime:
+    """The first change of Melbourne's UTC offset after `after` (to the hour)."""
+    offset = after.astimezone(MELBOURNE).utcoffset()
+    instant = after.replace(minute=0, second=0, microsecond=0)
+    while instant.astimezone(MELBOURNE).utcoffset() == offset:
+        instant += dt.timedelta(hours=1)
+    return instant
+
+
+def test_a_weekly_series_in_the_calendar_expands_across_a_clock_change(quad_server_factory):
+    icalendar = pytest.importorskip("icalendar")
+    from dateutil.rrule import rruleset, rrulestr  # icalendar depends on python-dateutil
+
+    # Three weeks before a change of Melbourne's clocks, so a six-week series from next week crosses it.
+    change = next_clock_change(test_now() + dt.timedelta(days=21))
+    server = quad_server_factory(demo=True, now=melbourne("09:00", after=change - dt.timedelta(days=21)))
+    first = server.now().astimezone(MELBOURNE).date() + dt.timedelta(days=7)
+    dates = [first + dt.timedelta(weeks=n) for n in range(6)]
+    kier = {"Content-Type": "application/json", **bearer(server, "kier")}
+
+    def ten(date: dt.date) -> str:
+        return (
+            dt.datetime.combine(date, dt.time(10), tzinfo=MELBOURNE).astimezone(dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+        )
+
+    series = {
+        "start": ten(first),
+        "minutes": 60,
+        "repeat": {"every": "week", "until": dates[-1].isoformat(), "skip": [dates[1].isoformat()]},
+    }
+    booked = server.request("/api/rooms/mina/bookings", "POST", kier, json.dumps(series).encode())
+    assert booked.status == 201, booked.text
+    assert [o["result"] for o in booked.json()["series"]["outcomes"]] == ["booked"] * 5
+
+    def calendar_dates():
+        link = server.request("/api/me/calendar", headers=kier).json()
+        feed = server.request(link["url"][link["url"].index("/api/") :])
+        assert feed.status == 200 and feed.content_type.startswith("text/calendar")
+        calendar = icalendar.Calendar.from_ical(feed.text)
+        [event] = [e for e in calendar.walk("VEVENT") if str(e["SUMMARY"]) == "Mina"]
+        assert str(event["LOCATION"]) == "Mina, Library Wing"
+        assert event["DURATION"].dt == dt.timedelta(hours=1)
+        [alarm] = event.walk("VALARM")
+        assert alarm["TRIGGER"].dt == -dt.timedelta(minutes=15)
+        occurrences = rruleset()
+        occurrences.rrule(rrulestr(event["RRULE"].to_ical().decode(), dtstart=event["DTSTART"].dt))
+        exdates = event.get("EXDATE")
+        for exdate in exdates if isinstance(exdates, list) else [exdates] if exdates else []:
+            for day in exdate.dts:
+                occurrences.exdate(day.dt)
+        return [o for o in occurrences]
+
+    expanded = calendar_dates()
+    assert [o.date() for o in expanded] == [d for d in dates if d != dates[1]]
+    # 10:00 on the wall clock every week, on both sides of the change: the UTC hour moves.
+    assert all((o.hour, o.minute) == (10, 0) for o in expanded)
+    assert len({o.utcoffset() for o in expanded}) == 2, f"the series does not cross {change}"
+
+    # Cancelling one date takes it out of the calendar.
+    mine = server.request("/api/me/bookings", headers=kier).json()["bookings"]
+    fourth = next(b for b in mine if b["start"] == ten(dates[3]))
+    assert server.request(f"/api/rooms/mina/bookings/{fourth['id']}", "DELETE", kier).status == 204
+    assert len(calendar_dates()) == 4

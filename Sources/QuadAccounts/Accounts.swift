@@ -7,7 +7,7 @@ import ServiceLifecycle
 
 /// People, their sessions and sign-in throttling; creates the first admin. The access layer asks it who a
 /// credential signs in (`PersonDirectory`).
-package final class Accounts: Feature, PersonDirectory {
+package final class Accounts: Feature, PersonDirectory, StudentAccounts {
     let people: PeopleStore
     let sessions: SessionStore
     let throttle: LoginThrottle
@@ -170,4 +170,8 @@ extension Accounts {
         }
         for announce in announcements { await announce() }
     }
+}
+
+extension Accounts {
+    package func username(ofStudent id: String) async throws -> String? { try await people.username(ofStudent: id) }
 }

@@ -67,6 +67,17 @@ package protocol PersonRemoval: Sendable {
     ) async throws -> @Sendable () async -> Void
 }
 
+/// A person's room bookings as their calendar shows them (Rooms), for the Timetable's feed: one feed per person,
+/// classes and bookings together.
+package protocol PersonCalendar: Sendable {
+    func calendarBookings(of username: String) async throws -> [CalendarBooking]
+}
+
+/// Whose account a student record is (Accounts), for the Timetable's feed.
+package protocol StudentAccounts: Sendable {
+    func username(ofStudent id: String) async throws -> String?
+}
+
 /// The campus's time zone, as the Timetable sets it (`/admin/timetable`); the Library shows dates in it.
 package protocol CampusTime: Sendable {
     func timeZone() async -> TimeZone

@@ -117,12 +117,14 @@ final class ReservationStore: Sendable {
         return (reservation, try await Self.spots(intent.roomId, sql, at: clock.now, campus: campus))
     }
 
-    /// Books each date of a series from `start` for `minutes` that `policy` takes and that is free, under one lock of
-    /// the room; says per date what became of it, and returns the first date booked (nil: none was).
+    /// Books each date of `recurrence` from `first` at `start` for `minutes` that `policy` takes and that is free,
+    /// under one lock of the room; says per date what became of it, and returns the first date booked (nil: none
+    /// was). The series' rule is kept with it (`room_series`), for calendars.
     func reserveSeries(
-        roomId: String, dates: [LocalDate], start: LocalTime, minutes: Int, hold: Hold, owner: String, person: String,
-        policy: BookingPolicy
+        roomId: String, recurrence: Recurrence, from firstDate: LocalDate, start: LocalTime, minutes: Int, hold: Hold,
+        owner: String, person: String, policy: BookingPolicy
     ) async throws -> (first: Reservation?, outcomes: [OccurrenceOutcome], spots: Int) {
+        let dates = recurrence.dates(from: firstDate)
         let seriesId = RoomStore.newBookingId()
         let now = clock.now
         let campus = await campusClock()
@@ -149,7 +151,91 @@ final class ReservationStore: Sendable {
                     outcomes.append(.init(date: date, result: .taken, reason: refusal.detail))
                 }
             }
+            if first != nil {
+                try await sql.raw(
+                    """
+                    INSERT INTO room_series (id, room_id, owner, frequency, first_date, until, skipped, start_time, minutes)
+                    VALUES (\(bind: seriesId), \(bind: roomId), \(bind: owner), \(bind: recurrence.frequency.rawValue),
+                            \(bind: firstDate.description), \(bind: recurrence.until.description),
+                            \(bind: recurrence.skipped.sorted().map(\.description).joined(separator: ",")),
+                            \(bind: start.description), \(bind: minutes))
+                    """
+                ).run()
+            }
             return (first, outcomes, try await Self.spots(roomId, sql, at: now, campus: campus))
+        }
+    }
+
+    /// A series' rule, as booked: every day or week from a first date until a last, at a time, for a length.
+    static let seriesMigration = Migration(
+        id: 104, name: "room booking series",
+        statements: [
+            """
+            CREATE TABLE room_series (
+                id TEXT PRIMARY KEY, room_id TEXT NOT NULL REFERENCES rooms (id) ON DELETE CASCADE,
+                owner TEXT NOT NULL, frequency TEXT NOT NULL CHECK (frequency IN ('daily', 'weekly')),
+                first_date TEXT NOT NULL, until TEXT NOT NULL, skipped TEXT NOT NULL, start_time TEXT NOT NULL,
+                minutes INTEGER NOT NULL)
+            """,
+            "CREATE INDEX room_series_owner ON room_series (owner)",
+        ])
+
+    /// `owner`'s bookings as their calendar shows them: each series once (its rule, less the dates with no
+    /// booking), each other booking on its own; those ended more than 30 days ago are left out.
+    func calendar(owner: String, campus: CampusClock) async throws -> [CalendarBooking] {
+        let since = SlotRange.slot(containing: clock.now) - 30 * 96
+        let key = owner.lowercased()
+        return try await database.withConnection { sql in
+            let names = try await sql.raw("SELECT id, name, building FROM rooms").all().reduce(
+                into: [String: (String, String)]()
+            ) {
+                $0[try $1.decode(column: "id", as: String.self)] = (
+                    try $1.decode(column: "name", as: String.self), try $1.decode(column: "building", as: String.self)
+                )
+            }
+            let mine = try await Self.select(sql, "owner = \(bind: key)")
+            let bySeries = Dictionary(grouping: mine.filter { $0.seriesId != nil }, by: { $0.seriesId! })
+            var entries: [CalendarBooking] = []
+            func words(_ reservation: Reservation) -> (String, String) {
+                let (name, building) = names[reservation.roomId] ?? (reservation.roomId, "")
+                return (reservation.hold == .room ? "\(name) (whole room)" : name, "\(name), \(building)")
+            }
+            for reservation in mine where reservation.seriesId == nil && reservation.range.upper > since {
+                let (summary, location) = words(reservation)
+                entries.append(
+                    CalendarBooking(
+                        uid: reservation.id, summary: summary, location: location,
+                        first: campus.date(of: reservation.range.start),
+                        start: campus.time(of: reservation.range.start),
+                        minutes: reservation.range.minutes))
+            }
+            let rules = try await sql.raw(
+                """
+                SELECT id, frequency, first_date, until, skipped, start_time, minutes FROM room_series
+                WHERE owner = \(bind: key)
+                """
+            ).all()
+            for row in rules {
+                let id = try row.decode(column: "id", as: String.self)
+                guard let booked = bySeries[id], let any = booked.first,
+                    booked.contains(where: { $0.range.upper > since }),
+                    let frequency = Recurrence.Frequency(
+                        rawValue: try row.decode(column: "frequency", as: String.self)),
+                    let ruleFirst = LocalDate(try row.decode(column: "first_date", as: String.self)),
+                    let until = LocalDate(try row.decode(column: "until", as: String.self)),
+                    let start = LocalTime(try row.decode(column: "start_time", as: String.self))
+                else { continue }
+                let (summary, location) = words(any)
+                if let entry = CalendarBooking.series(
+                    uid: id, summary: summary, location: location,
+                    rule: Recurrence(frequency: frequency, until: until), ruleFirst: ruleFirst, start: start,
+                    minutes: try row.decode(column: "minutes", as: Int.self),
+                    booked: Set(booked.map { campus.date(of: $0.range.start) }))
+                {
+                    entries.append(entry)
+                }
+            }
+            return entries
         }
     }
 

@@ -59,7 +59,7 @@ final class RoomStore: Sendable {
 
     static let migrations = [
         migration, ReservationStore.migration, BuildingPolicyStore.migration, ReservationStore.checkInMigration,
-        ownersMigration,
+        ReservationStore.seriesMigration, ownersMigration,
     ]
 
     static let migration = Migration(
@@ -257,6 +257,7 @@ final class RoomStore: Sendable {
         try await database.transaction { sql in
             try await sql.raw("DELETE FROM room_bookings WHERE room_id = \(bind: id)").run()
             try await sql.raw("DELETE FROM room_reservations WHERE room_id = \(bind: id)").run()
+            try await sql.raw("DELETE FROM room_series WHERE room_id = \(bind: id)").run()
             return try await sql.raw("DELETE FROM rooms WHERE id = \(bind: id) RETURNING id").first() != nil
         }
     }
@@ -299,6 +300,7 @@ final class RoomStore: Sendable {
         let timed = try await sql.raw(
             "DELETE FROM room_reservations WHERE owner = \(bind: usernameKey) RETURNING room_id"
         ).all()
+        try await sql.raw("DELETE FROM room_series WHERE owner = \(bind: usernameKey)").run()
         return Set(try (untimed + timed).map { try $0.decode(column: "room_id", as: String.self) })
     }
 

@@ -7,7 +7,7 @@ import SQLKit
 import ServiceLifecycle
 
 /// The Rooms service: its stores, its snapshot and the events that keep every instance's snapshot fresh.
-package final class Rooms: Feature, PersonRemoval {
+package final class Rooms: Feature, PersonRemoval, PersonCalendar {
     let store: RoomStore
     let reservations: ReservationStore
     let policies: BuildingPolicyStore
@@ -87,7 +87,7 @@ package final class Rooms: Feature, PersonRemoval {
         }
         try recurrence.checked(from: date, policy: policy, today: campus.date(of: now))
         let (first, outcomes, spots) = try await reservations.reserveSeries(
-            roomId: roomId, dates: recurrence.dates(from: date), start: time, minutes: minutes, hold: hold,
+            roomId: roomId, recurrence: recurrence, from: date, start: time, minutes: minutes, hold: hold,
             owner: owner.username.lowercased(), person: owner.displayName, policy: policy)
         guard let first, let seriesId = first.seriesId else {
             var problem = Problem.conflict(
@@ -138,6 +138,11 @@ package final class Rooms: Feature, PersonRemoval {
         try await policies.set(policy, forBuilding: building)
         try await changed(
             Set(try await store.all().filter { $0.building.lowercased() == building.lowercased() }.map(\.id)))
+    }
+
+    /// The bookings in `username`'s calendar (the Timetable's feed has them with the person's classes).
+    package func calendarBookings(of username: String) async throws -> [CalendarBooking] {
+        try await reservations.calendar(owner: username, campus: await store.campusClock())
     }
 
     /// The booking rules of `roomId`'s building, or 404.

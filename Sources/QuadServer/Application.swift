@@ -70,6 +70,7 @@ package struct Features: Sendable {
         timetable = Timetable(platform: platform)
         rooms = Rooms(platform: platform, campus: timetable)
         accounts = Accounts(platform: platform, removals: [rooms])
+        timetable.connect(calendar: rooms, students: accounts)
         specials = Specials(platform: platform)
         library = Library(platform: platform, campus: timetable)
     }

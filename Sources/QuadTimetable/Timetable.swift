@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import NIOConcurrencyHelpers
 import OpenAPIHummingbird
 import QuadCore
 import QuadPlatform
@@ -19,6 +20,23 @@ package final class Timetable: Feature, CampusTime {
 
     enum Lists: Hashable, Sendable {
         case parkings, departures
+    }
+
+    /// Who else puts things in a student's calendar feed, handed over once every feature exists (`connect`):
+    /// Rooms (the person's bookings) and Accounts (whose account the student is).
+    private let others = NIOLockedValueBox<(calendar: any PersonCalendar, students: any StudentAccounts)?>(nil)
+
+    /// Puts the student's own room bookings in their feed.
+    package func connect(calendar: any PersonCalendar, students: any StudentAccounts) {
+        others.withLockedValue { $0 = (calendar, students) }
+    }
+
+    /// The room bookings of the person whose student record is `studentId` (none when no account is theirs).
+    func bookings(ofStudent studentId: String) async throws -> [CalendarBooking] {
+        guard let (calendar, students) = others.withLockedValue({ $0 }),
+            let username = try await students.username(ofStudent: studentId)
+        else { return [] }
+        return try await calendar.calendarBookings(of: username)
     }
 
     package init(platform: Platform) {

@@ -72,6 +72,7 @@ extension TimetableOperations {
         let settings = try await timetable.settings()
         let text = ICalendar.write(
             settings: settings, classes: try await timetable.store.classes(student: student.id),
+            bookings: try await timetable.bookings(ofStudent: student.id),
             calendarName: "\(student.name) — \(settings.name)", stamp: timetable.now,
             domain: "timetable.quad")
         return .ok(.init(body: .textCalendar(HTTPBody(text))))

@@ -268,4 +268,36 @@ import Testing
         #expect(spring.slots.count == 92)
         #expect(RoomDay.span(of: LocalDate("2026-10-04")!, clock: Self.melbourne).slots.count == 92)
     }
+
+    // MARK: In a person's calendar
+
+    @Test func aSeriesIsOneEventWithItsRuleTheDatesWithoutABookingAndAReminder() {
+        // Mondays from 28 September 2026 (across Melbourne's change on 4 October) to 26 October, 10:00 for an
+        // hour; the 12 October date was skipped and 19 October cancelled since.
+        let rule = Recurrence(frequency: .weekly, until: LocalDate("2026-10-26")!)
+        let booked: Set<LocalDate> = ["2026-09-28", "2026-10-05", "2026-10-26"].map { LocalDate($0)! }.reduce(
+            into: []
+        ) { $0.insert($1) }
+        let series = CalendarBooking.series(
+            uid: "series-1", summary: "Mina", location: "Mina, Library Wing", rule: rule,
+            ruleFirst: LocalDate("2026-09-28")!, start: LocalTime(hour: 10), minutes: 60, booked: booked)!
+        #expect(series.excluded.map(\.description) == ["2026-10-12", "2026-10-19"])
+        let settings = CampusSettings(
+            name: "Clayton", timeZone: Self.melbourne.timeZone, semesterStart: LocalDate("2026-07-27")!,
+            teachingWeeks: 12, breaks: [])
+        let text = ICalendar.write(
+            settings: settings, classes: [], bookings: [series], calendarName: "Kier", stamp: Self.now)
+        let lines = text.components(separatedBy: "\r\n")
+        #expect(lines.contains("DTSTART;TZID=Australia/Melbourne:20260928T100000"))
+        #expect(lines.contains("DURATION:PT60M"))
+        #expect(lines.contains("RRULE:FREQ=WEEKLY;UNTIL=20261026T125959Z"))
+        #expect(lines.contains("EXDATE;TZID=Australia/Melbourne:20261012T100000,20261019T100000"))
+        #expect(lines.contains("TRIGGER:-PT15M"))
+        #expect(lines.filter { $0 == "BEGIN:VEVENT" }.count == 1)
+        // Nothing left booked: no event at all.
+        #expect(
+            CalendarBooking.series(
+                uid: "series-1", summary: "Mina", location: "", rule: rule, ruleFirst: LocalDate("2026-09-28")!,
+                start: LocalTime(hour: 10), minutes: 60, booked: []) == nil)
+    }
 }

@@ -6,7 +6,8 @@ import Foundation
 /// the same from one download to the next so calendars update rather than duplicate.
 public enum ICalendar {
     public static func write(
-        settings: CampusSettings, classes: [TimetableClass], calendarName: String, stamp: Date, domain: String = "quad"
+        settings: CampusSettings, classes: [TimetableClass], bookings: [CalendarBooking] = [], calendarName: String,
+        stamp: Date, domain: String = "quad"
     ) -> String {
         let tzid = settings.timeZone.identifier
         var lines = [
@@ -50,8 +51,44 @@ public enum ICalendar {
                 "END:VEVENT",
             ]
         }
+        for booking in bookings.sorted(by: {
+            ($0.first, $0.start.minutes, $0.uid) < ($1.first, $1.start.minutes, $1.uid)
+        }) {
+            lines += event(booking, tzid: tzid, clock: settings.clock, stamp: dtstamp, domain: domain)
+        }
         lines.append("END:VCALENDAR")
         return lines.map(fold).joined(separator: "\r\n") + "\r\n"
+    }
+
+    /// A room booking: once, or its series as RRULE and EXDATE; with a reminder before each start (VALARM).
+    static func event(
+        _ booking: CalendarBooking, tzid: String, clock: CampusClock, stamp: String, domain: String
+    ) -> [String] {
+        var lines = [
+            "BEGIN:VEVENT",
+            "UID:\(booking.uid)@\(domain)",
+            "DTSTAMP:\(stamp)",
+            "DTSTART;TZID=\(tzid):\(local(booking.first, booking.start))",
+            "DURATION:PT\(booking.minutes)M",
+        ]
+        if let rule = booking.recurrence {
+            lines.append(rule.rule(clock: clock))
+            if !booking.excluded.isEmpty {
+                lines.append(
+                    "EXDATE;TZID=\(tzid):" + booking.excluded.map { local($0, booking.start) }.joined(separator: ","))
+            }
+        }
+        lines += [
+            "SUMMARY:\(escape(booking.summary))",
+            "LOCATION:\(escape(booking.location))",
+            "BEGIN:VALARM",
+            "ACTION:DISPLAY",
+            "DESCRIPTION:\(escape(booking.summary))",
+            "TRIGGER:-PT\(CalendarBooking.reminderMinutes)M",
+            "END:VALARM",
+            "END:VEVENT",
+        ]
+        return lines
     }
 
     /// TEXT escaping (RFC 5545 §3.3.11), scalar by scalar: Swift counts `"\r\n"` as one `Character`, so a
