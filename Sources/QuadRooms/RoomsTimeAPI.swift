@@ -55,7 +55,11 @@ extension RoomsOperations {
 
     func listBuildings(_ input: Operations.ListBuildings.Input) async throws -> Operations.ListBuildings.Output {
         let buildings = try await rooms.policies.buildings()
-        return .ok(.init(body: .json(.init(buildings: buildings.map { .init($0.name, $0.policy, rooms: $0.rooms) }))))
+        let zone = await rooms.store.campusClock().timeZone.identifier
+        return .ok(
+            .init(
+                body: .json(
+                    .init(buildings: buildings.map { .init($0.name, $0.policy, rooms: $0.rooms) }, timeZone: zone))))
     }
 
     func setBuildingRules(

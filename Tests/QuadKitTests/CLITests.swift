@@ -95,6 +95,63 @@ struct CLITests {
         }
     }
 
+    @Test("rooms --at finds rooms for a time; book --at books a time or a series; bookings; checkin")
+    func roomsInTime() async throws {
+        // A Tuesday, 09:50 on the demo campus (Melbourne).
+        let tuesday = TestTime.next(LocalTime(hour: 9, minute: 50), where: { $0.weekday == 2 })
+        try await LiveServer.with(at: tuesday) { server in
+            let cli = CLI(server: server.url, clock: server.clock)
+            _ = try await cli.run(["login", "--username", "ada"], stdin: server.passwords["ada"]! + "\n")
+            let team = try await cli.run(["book", "ljerka", "--at", "10:00", "--for", "1h", "--whole-room"])
+            #expect(team.status == 0, "\(team.err)")
+            #expect(
+                team.out.hasPrefix("Booked the whole of Ljerka on \(TestTime.melbourneDate(tuesday)), 10:00–11:00."))
+
+            let found = try await cli.run(["rooms", "--at", "10:00", "--for", "30m", "--people", "40"])
+            #expect(
+                found.out == """
+                    ID       ROOM     FREE  FITS
+                    helmold  Helmold    86  yes
+                    septima  Septima    84  yes
+                    ljerka   Ljerka      0  next free at 11:00
+                    alexis   Alexis      0  not that day
+                    mina     Mina       39  not that day
+                    mostafa  Mostafa     4  not that day
+                    painter  Painter    16  not that day
+                    yana     Yana       34  not that day
+
+                    """)
+
+            let weekly = try await cli.run(
+                [
+                    "book", "Mina", "--at", "14:00", "--for", "90", "--every", "week", "--until",
+                    "\(TestTime.melbourneDate(tuesday).adding(days: 14))",
+                ])
+            #expect(weekly.status == 0, "\(weekly.err)")
+            let bookings = try await cli.run(["bookings"])
+            let day = TestTime.melbourneDate(tuesday)
+            #expect(
+                bookings.out == """
+                    ROOM    WHEN                    WHAT            CHECK-IN
+                    Ljerka  \(day) 10:00–11:00  whole room      —
+                    Mina    \(day) 14:00–15:30  a seat, series  —
+                    Mina    \(day.adding(days: 7)) 14:00–15:30  a seat, series  —
+                    Mina    \(day.adding(days: 14)) 14:00–15:30  a seat, series  —
+
+                    """)
+
+            // From 09:45 Ljerka's booking can be checked in (it is 09:50); nothing else can.
+            let checkin = try await cli.run(["checkin"])
+            #expect(checkin.status == 0 && checkin.out == "Checked in to Ljerka.\n", "\(checkin.err)")
+            let again = try await cli.run(["checkin", "mina"])
+            #expect(again.status == 1 && again.err == "quad: you have no booking to check in now in \"mina\"\n")
+            let bad = try await cli.run(["book", "mina", "--at", "10:10"])
+            #expect(bad.status == 1 && bad.err.hasPrefix("quad: Start on the quarter hour"))
+            let usage = try await cli.run(["rooms", "--people", "3"])
+            #expect(usage.status == 2)
+        }
+    }
+
     @Test("No cache and no server: one line, exit 3; a wrong password: one line, exit 1")
     func failures() async throws {
         try await LiveServer.with { server in

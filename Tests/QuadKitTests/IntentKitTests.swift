@@ -11,9 +11,10 @@ import Testing
 /// answer never books or checks out twice, and a later intent gets a new key (never a replay of the old one).
 @Suite("Intents and Idempotency-Key in the stores", .serialized)
 struct IntentKitTests {
-    func options(_ recorder: Recorder, losing operationID: String) -> QuadClient.Options {
+    func options(_ recorder: Recorder, losing operationID: String, server: LiveServer) -> QuadClient.Options {
         var options = QuadClient.Options()
-        options.clock = ManualClock()
+        // The device's clock reads the server's (which bookings are held now depends on it).
+        options.clock = ManualClock(now: server.clock.now)
         options.retry = RetryMiddleware(maxAttempts: 3, clock: InstantClock())
         options.extraMiddlewares = [LoseAnswers(operationID, count: 3), recorder]
         return options
@@ -24,7 +25,8 @@ struct IntentKitTests {
     func booking() async throws {
         try await LiveServer.with { server in
             let recorder = Recorder()
-            let client = try await server.client(as: "ada", options: options(recorder, losing: "bookRoom"))
+            let client = try await server.client(
+                as: "ada", options: options(recorder, losing: "bookRoom", server: server))
             let store = RoomsStore(
                 session: KitSession(client: client, offline: OfflineStore(directory: temporaryDirectory())))
             #expect(await store.refresh())
@@ -61,7 +63,8 @@ struct IntentKitTests {
     func checkout() async throws {
         try await LiveServer.with { server in
             let recorder = Recorder()
-            let client = try await server.client(as: "grace", options: options(recorder, losing: "checkOutBook"))
+            let client = try await server.client(
+                as: "grace", options: options(recorder, losing: "checkOutBook", server: server))
             let store = LibraryStore(
                 session: KitSession(client: client, offline: OfflineStore(directory: temporaryDirectory())))
             #expect(await store.refresh())

@@ -11,12 +11,13 @@ import Testing
 struct LiveKitTests {
     @MainActor
     func makeStore(
-        _ server: LiveServer, as username: String?, offline: URL? = nil, clock: ManualClock = ManualClock()
+        _ server: LiveServer, as username: String?, offline: URL? = nil, clock: ManualClock? = nil
     )
         async throws -> RoomsStore
     {
         var options = QuadClient.Options()
-        options.clock = clock
+        // The device's clock reads the server's (which bookings are held now depends on it).
+        options.clock = clock ?? ManualClock(now: server.clock.now)
         options.retry = RetryMiddleware(maxAttempts: 3, clock: InstantClock())
         let client = try await server.client(as: username, options: options)
         let session = KitSession(
@@ -94,6 +95,41 @@ struct LiveKitTests {
             async let r3 = store.refresh()
             #expect(await [r1, r2, r3] == [true, true, true])
             #expect(await store.refreshCount - before == 1)
+        }
+    }
+
+    @Test("RoomsStore in time: a series booked, listed soonest first, checked in, the rest cancelled")
+    @MainActor
+    func roomsStoreInTime() async throws {
+        // A Tuesday, 09:50 on the demo campus (Melbourne); the store's clock reads the server's.
+        let tuesday = TestTime.next(LocalTime(hour: 9, minute: 50), where: { $0.weekday == 2 })
+        try await LiveServer.with(at: tuesday) { server in
+            let store = try await makeStore(server, as: "ada")
+            #expect(await store.refresh())
+            let campus = CampusClock(timeZone: TestTime.melbourne)
+            let day = campus.date(of: tuesday)
+            let outcomes = try await store.book(
+                "mina",
+                TimedBooking(
+                    start: campus.instant(day, LocalTime(hour: 10)), minutes: 60,
+                    repeats: (.weekly, day.adding(days: 14))))
+            #expect(outcomes.map(\.result) == [.booked, .booked, .booked])
+            #expect(
+                store.bookings.compactMap(\.start)
+                    == (0...2).map { campus.instant(day.adding(days: 7 * $0), LocalTime(hour: 10)) })
+            // Not held yet at 09:50: the room does not show as booked by Ada, but the first date can be checked in.
+            #expect(store.state(of: "mina") == .idle)
+            let first = try #require(store.bookings.first)
+            #expect(first.canCheckIn(at: server.clock.now))
+            try await store.checkIn(first)
+            #expect(store.bookings.first?.checkedIn == true)
+            try await store.cancel(store.bookings[1], following: true)
+            #expect(store.bookings.map(\.id) == [first.id])
+            // A rule broken is the server's words.
+            await #expect(throws: KitError.self) {
+                try await store.book(
+                    "mina", TimedBooking(start: campus.instant(day, LocalTime(hour: 10, minute: 10)), minutes: 30))
+            }
         }
     }
 

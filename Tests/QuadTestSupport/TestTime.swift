@@ -23,6 +23,11 @@ public enum TestTime {
     /// The demo campus's time zone (Clayton, Melbourne).
     public static let melbourne = TimeZone(identifier: "Australia/Melbourne")!
 
+    /// The date `instant` falls on in Melbourne.
+    public static func melbourneDate(_ instant: Date) -> LocalDate {
+        CampusClock(timeZone: melbourne).date(of: instant)
+    }
+
     /// The first instant at or after `after` (the test's start) that reads `time` on a campus wall clock in
     /// `zone`, on a day for which `day` holds (any day by default): a weekday morning, the minute before a
     /// departure. The date still follows `QUAD_TEST_NOW`; only the time of day is chosen.

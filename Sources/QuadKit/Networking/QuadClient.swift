@@ -30,13 +30,73 @@ public struct MyBooking: Codable, Sendable, Equatable, Identifiable {
     public var roomId: String
     public var roomName: String
     public var createdAt: Date
+    /// When it starts and ends; nil for a booking made before rooms had time (held until cancelled).
+    public var start: Date?
+    public var end: Date?
+    public var hold: Hold?
+    public var seriesId: String?
+    /// Released at this time unless checked in.
+    public var checkInBy: Date?
+    public var checkedIn: Bool?
 
-    public init(id: String, roomId: String, roomName: String, createdAt: Date) {
+    public init(
+        id: String, roomId: String, roomName: String, createdAt: Date, start: Date? = nil, end: Date? = nil,
+        hold: Hold? = nil, seriesId: String? = nil, checkInBy: Date? = nil, checkedIn: Bool? = nil
+    ) {
         self.id = id
         self.roomId = roomId
         self.roomName = roomName
         self.createdAt = createdAt
+        self.start = start
+        self.end = end
+        self.hold = hold
+        self.seriesId = seriesId
+        self.checkInBy = checkInBy
+        self.checkedIn = checkedIn
     }
+
+    /// Whether it can be checked in at `now`: from a quarter hour before it starts until it ends, once.
+    public func canCheckIn(at now: Date) -> Bool {
+        guard let start, let end, checkedIn != true else { return false }
+        return now >= start.addingTimeInterval(-900) && now < end
+    }
+}
+
+/// A booking at a time: when, how long, what, and how often.
+public struct TimedBooking: Sendable, Equatable {
+    public var start: Date
+    public var minutes: Int
+    public var hold: Hold
+    /// Every day or week until a date (campus time), if repeated.
+    public var repeats: (frequency: Recurrence.Frequency, until: LocalDate)?
+
+    public init(
+        start: Date, minutes: Int, hold: Hold = .seat,
+        repeats: (frequency: Recurrence.Frequency, until: LocalDate)? = nil
+    ) {
+        self.start = start
+        self.minutes = minutes
+        self.hold = hold
+        self.repeats = repeats
+    }
+
+    public static func == (a: TimedBooking, b: TimedBooking) -> Bool {
+        a.start == b.start && a.minutes == b.minutes && a.hold == b.hold && a.repeats?.frequency == b.repeats?.frequency
+            && a.repeats?.until == b.repeats?.until
+    }
+}
+
+/// The rooms that fit a time and a number of people, and when the others are next free (`GET /api/free-rooms`).
+public struct FoundRooms: Sendable, Equatable, Codable {
+    public struct Room: Sendable, Equatable, Codable {
+        public var id: String
+        public var name: String
+        public var freeSeats: Int
+        public var nextFree: Date?
+    }
+
+    public var fitting: [Room]
+    public var others: [Room]
 }
 
 /// A response and whether it came from the ETag cache after a 304.
@@ -202,15 +262,78 @@ public final class QuadClient: Sendable {
         guard case .created(let created) = output, case .json(let result) = created.body else {
             throw Self.failure(output)
         }
-        let booking = Booking(
-            id: result.booking.id, roomId: result.booking.roomId, person: result.booking.person,
-            createdAt: ISO8601DateFormatter().string(from: result.booking.createdAt))
-        return (booking, result.spots)
+        return (Self.booking(result.booking), result.spots)
     }
 
-    public func cancel(roomId: String, bookingId: String) async throws {
+    /// Books `timed` (a series when it repeats); returns the booking (a series' first date), the room's free seats
+    /// now, and per date what became of a series.
+    public func book(
+        roomId: String, _ timed: TimedBooking, idempotencyKey: String
+    ) async throws -> (booking: Booking, spots: Int, outcomes: [OccurrenceOutcome]) {
+        let body = Components.Schemas.BookingInput(
+            start: timed.start, minutes: timed.minutes, hold: .init(rawValue: timed.hold.rawValue),
+            _repeat: timed.repeats.map {
+                .init(every: $0.frequency == .daily ? .day : .week, until: $0.until.description)
+            })
         let output = try await call {
-            try await api.cancelBooking(path: .init(roomId: roomId, bookingId: bookingId))
+            try await api.bookRoom(
+                path: .init(roomId: roomId), headers: .init(idempotencyKey: idempotencyKey), body: .json(body))
+        }
+        guard case .created(let created) = output, case .json(let result) = created.body else {
+            throw Self.failure(output)
+        }
+        let outcomes = (result.series?.outcomes ?? []).compactMap { outcome in
+            LocalDate(outcome.date).map {
+                OccurrenceOutcome(
+                    date: $0, result: OccurrenceOutcome.Result(rawValue: outcome.result.rawValue) ?? .unavailable,
+                    reason: outcome.reason)
+            }
+        }
+        return (Self.booking(result.booking), result.spots, outcomes)
+    }
+
+    /// Checks in the person's booking (from a quarter hour before it starts until it ends).
+    public func checkIn(roomId: String, bookingId: String) async throws -> Booking {
+        let output = try await call {
+            try await api.checkInBooking(path: .init(roomId: roomId, bookingId: bookingId))
+        }
+        guard case .ok(let ok) = output, case .json(let booking) = ok.body else { throw Self.failure(output) }
+        return Self.booking(booking)
+    }
+
+    /// The rooms with seats for `people` from `start` for `minutes`, and when the others are next free.
+    public func findRooms(start: Date, minutes: Int, people: Int) async throws -> FoundRooms {
+        let output = try await call {
+            try await api.findRooms(query: .init(start: start, minutes: minutes, people: people))
+        }
+        guard case .ok(let ok) = output, case .json(let found) = ok.body else { throw Self.failure(output) }
+        let room = { (room: Components.Schemas.FoundRoom) in
+            FoundRooms.Room(id: room.id, name: room.name, freeSeats: room.freeSeats, nextFree: room.nextFree)
+        }
+        return FoundRooms(fitting: found.fitting.map(room), others: found.others.map(room))
+    }
+
+    /// The campus's time zone, in which opening hours and booking times are read.
+    public func campusTimeZone() async throws -> TimeZone {
+        let output = try await call { try await api.listBuildings() }
+        guard case .ok(let ok) = output, case .json(let list) = ok.body, let zone = TimeZone(identifier: list.timeZone)
+        else { throw Self.failure(output) }
+        return zone
+    }
+
+    static func booking(_ booking: Components.Schemas.Booking) -> Booking {
+        Booking(
+            id: booking.id, roomId: booking.roomId, person: booking.person,
+            createdAt: ISO8601DateFormatter().string(from: booking.createdAt), start: booking.start, end: booking.end,
+            hold: booking.hold.flatMap { Hold(rawValue: $0.rawValue) }, seriesId: booking.seriesId,
+            checkInBy: booking.checkInBy, checkedIn: booking.checkedIn)
+    }
+
+    /// Cancels a booking; with `following`, the later dates of its series too.
+    public func cancel(roomId: String, bookingId: String, following: Bool = false) async throws {
+        let output = try await call {
+            try await api.cancelBooking(
+                path: .init(roomId: roomId, bookingId: bookingId), query: .init(following: following ? true : nil))
         }
         guard case .noContent = output else { throw Self.failure(output) }
     }
@@ -219,7 +342,10 @@ public final class QuadClient: Sendable {
         let output = try await call { try await api.listMyBookings() }
         guard case .ok(let ok) = output, case .json(let list) = ok.body else { throw Self.failure(output) }
         return list.bookings.map {
-            MyBooking(id: $0.id, roomId: $0.roomId, roomName: $0.roomName, createdAt: $0.createdAt)
+            MyBooking(
+                id: $0.id, roomId: $0.roomId, roomName: $0.roomName, createdAt: $0.createdAt, start: $0.start,
+                end: $0.end, hold: $0.hold.flatMap { Hold(rawValue: $0.rawValue) }, seriesId: $0.seriesId,
+                checkInBy: $0.checkInBy, checkedIn: $0.checkedIn)
         }
     }
 

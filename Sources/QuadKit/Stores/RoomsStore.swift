@@ -25,6 +25,8 @@ public final class RoomsStore {
     /// The last error, in words, for a banner; nil after a success.
     public private(set) var lastError: String?
     public private(set) var bookingStates: [String: BookingState] = [:]
+    /// The person's bookings: those without time, then those in time not yet over, soonest first.
+    public private(set) var bookings: [MyBooking] = []
 
     public let session: KitSession
     /// Polling and live updates: the lifecycle every store shares.
@@ -104,9 +106,12 @@ public final class RoomsStore {
         }
     }
 
-    /// The person's bookings decide which rooms show as booked.
-    private func applyBookings(_ bookings: [MyBooking]) {
-        let booked = Dictionary(bookings.map { ($0.roomId, $0.id) }, uniquingKeysWith: { first, _ in first })
+    /// The person's bookings decide which rooms show as booked: those held now (or without time).
+    fileprivate func applyBookings(_ bookings: [MyBooking]) {
+        self.bookings = bookings
+        let now = session.clock.now
+        let held = bookings.filter { ($0.start ?? now) <= now && ($0.end ?? now.addingTimeInterval(1)) > now }
+        let booked = Dictionary(held.map { ($0.roomId, $0.id) }, uniquingKeysWith: { first, _ in first })
         for (roomId, state) in bookingStates {
             if case .booked = state, booked[roomId] == nil { bookingStates[roomId] = .idle }
         }
@@ -122,7 +127,7 @@ public final class RoomsStore {
         }
     }
 
-    private func setSpots(_ roomId: String, _ spots: Int) {
+    fileprivate func setSpots(_ roomId: String, _ spots: Int) {
         guard let index = rooms.firstIndex(where: { $0.id == roomId }) else { return }
         let room = rooms[index]
         rooms[index] = Room(
@@ -207,6 +212,53 @@ public final class RoomsStore {
             let kit = KitError.from(error)
             if kit.isOffline { isOffline = true }
             bookingStates[roomId] = .booked(bookingId: bookingId)
+            lastError = kit.description
+            throw kit
+        }
+    }
+}
+
+// MARK: Booking in time
+
+extension RoomsStore {
+    /// Books `timed` in the room (a series when it repeats) and reads the person's bookings again; returns what
+    /// became of each date of a series. Refused offline; throws the server's reason (the rule broken, taken).
+    @discardableResult
+    public func book(_ roomId: String, _ timed: TimedBooking) async throws -> [OccurrenceOutcome] {
+        try await write("booking") {
+            let booked = try await self.session.client.book(
+                roomId: roomId, timed, idempotencyKey: UUID().uuidString)
+            self.setSpots(roomId, booked.spots)
+            return booked.outcomes
+        }
+    }
+
+    /// Checks in one of the person's bookings.
+    public func checkIn(_ booking: MyBooking) async throws {
+        try await write("checking in") {
+            _ = try await self.session.client.checkIn(roomId: booking.roomId, bookingId: booking.id)
+        }
+    }
+
+    /// Cancels one of the person's bookings, or with `following` the rest of its series.
+    public func cancel(_ booking: MyBooking, following: Bool = false) async throws {
+        try await write("cancelling") {
+            try await self.session.client.cancel(roomId: booking.roomId, bookingId: booking.id, following: following)
+        }
+    }
+
+    /// A write, then the person's bookings read again (their seats now come by the room's event).
+    private func write<T>(_ doing: String, _ body: () async throws -> T) async throws -> T {
+        guard !isOffline else {
+            throw KitError.writeRefusedOffline("You are offline: \(doing) needs a connection, and is not queued.")
+        }
+        do {
+            let result = try await body()
+            if let mine = try? await session.client.myBookings() { applyBookings(mine) }
+            return result
+        } catch {
+            let kit = KitError.from(error)
+            if kit.isOffline { isOffline = true }
             lastError = kit.description
             throw kit
         }

@@ -95,13 +95,28 @@ struct RoomsCommand: AsyncParsableCommand {
     @Option(help: "Only rooms in this building.")
     var building: String?
 
+    @OptionGroup var when: WhenOptions
+
+    @Option(help: "With --at: rooms with seats for this many people (1 when absent).")
+    var people: Int?
+
     func validate() throws {
         if let minSpots, minSpots < 0 { throw ValidationError("--min-spots must be 0 or more") }
+        if let people, people < 1 { throw ValidationError("--people must be 1 or more") }
+        if people != nil, when.at == nil { throw ValidationError("--people goes with --at") }
     }
 
     func run() async throws {
         try await runClient {
             let context = try ClientContext(options)
+            // A time asked: the rooms that fit it, most room first, and when the others are next free.
+            if let range = try await when.range(client: context.client, now: context.clock.now) {
+                let found = try await context.client.findRooms(
+                    start: range.start, minutes: range.minutes, people: people ?? 1)
+                if context.json { return try context.printJSON(found) }
+                let campus = CampusClock(timeZone: try await context.client.campusTimeZone())
+                return context.print(TerminalText.foundTable(found, campus: campus, style: context.style))
+            }
             let fetched = try await context.fetchOrCached("rooms", noun: "rooms") {
                 try await context.client.rooms().value
             }
@@ -133,6 +148,26 @@ struct BookCommand: AsyncParsableCommand {
     @Argument(help: "The room's id or name.")
     var room: String
 
+    @OptionGroup var when: WhenOptions
+
+    @Flag(help: "With --at: the whole room rather than one seat.")
+    var wholeRoom = false
+
+    @Option(help: "With --at: repeat every day or week.")
+    var every: String?
+
+    @Option(help: "With --every: the last date (YYYY-MM-DD).")
+    var until: String?
+
+    func validate() throws {
+        if every != nil || until != nil || wholeRoom, when.at == nil {
+            throw ValidationError("--whole-room, --every and --until go with --at")
+        }
+        if let every, !["day", "week"].contains(every) { throw ValidationError("--every takes day or week") }
+        if (every == nil) != (until == nil) { throw ValidationError("--every and --until go together") }
+        if let until, LocalDate(until) == nil { throw ValidationError("--until takes a date such as 2026-12-24") }
+    }
+
     func run() async throws {
         try await runClient {
             let context = try ClientContext(options, signedIn: true)
@@ -140,6 +175,9 @@ struct BookCommand: AsyncParsableCommand {
             do { target = try await resolveRoom(room, client: context.client) } catch let error as CLIError {
                 throw error
             } catch { throw context.writeError(error, doing: "book") }
+            if let range = try await when.range(client: context.client, now: context.clock.now) {
+                return try await bookInTime(target, range, context)
+            }
             // One key for this intent: the client's retries repeat it, so a lost answer never books twice.
             let result: (booking: Booking, spots: Int)
             do {
@@ -158,6 +196,47 @@ struct BookCommand: AsyncParsableCommand {
                     "Booked a spot in \(TerminalText.visible(target.name)) (\(TerminalText.visible(target.building))); \(result.spots) left. Booking \(result.booking.id).\n"
                 )
             }
+        }
+    }
+}
+
+extension BookCommand {
+    /// `quad book ROOM --at 10:00 --for 30m [--every week --until DATE]`.
+    func bookInTime(_ target: Room, _ range: (start: Date, minutes: Int), _ context: ClientContext) async throws {
+        let repeats = every.flatMap { every in
+            until.flatMap(LocalDate.init).map { (every == "day" ? Recurrence.Frequency.daily : .weekly, $0) }
+        }
+        let timed = TimedBooking(
+            start: range.start, minutes: range.minutes, hold: wholeRoom ? .room : .seat, repeats: repeats)
+        let result: (booking: Booking, spots: Int, outcomes: [OccurrenceOutcome])
+        do {
+            result = try await context.client.book(roomId: target.id, timed, idempotencyKey: UUID().uuidString)
+        } catch {
+            throw context.writeError(error, doing: "book")
+        }
+        if context.json {
+            struct Output: Encodable {
+                var booking: Booking
+                var spots: Int
+                var outcomes: [OccurrenceOutcome]
+            }
+            return try context.printJSON(
+                Output(booking: result.booking, spots: result.spots, outcomes: result.outcomes))
+        }
+        let campus = CampusClock(timeZone: try await context.client.campusTimeZone())
+        let start = result.booking.start ?? range.start
+        let end = result.booking.end ?? start.addingTimeInterval(Double(range.minutes * 60))
+        let what = wholeRoom ? "the whole of" : "a seat in"
+        context.print(
+            "Booked \(what) \(TerminalText.visible(target.name)) on \(campus.date(of: start)), \(campus.time(of: start))–\(campus.time(of: end)). Booking \(result.booking.id).\n"
+        )
+        for outcome in result.outcomes where outcome.result != .booked {
+            context.print(
+                "  \(outcome.date): not booked (\(outcome.result.rawValue)\(outcome.reason.map { ": " + TerminalText.visible($0) } ?? ""))\n"
+            )
+        }
+        if let checkInBy = result.booking.checkInBy {
+            context.print("Check in by \(campus.time(of: checkInBy)) (`quad checkin`), or it is released.\n")
         }
     }
 }
