@@ -6,6 +6,10 @@ import Testing
 
 @testable import QuadKit
 
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
 /// The kit against a real Quad on a free port: URLSession, middleware, SSE and disk, end to end.
 @Suite("QuadKit against a real server", .serialized)
 struct LiveKitTests {
@@ -130,6 +134,48 @@ struct LiveKitTests {
                 try await store.book(
                     "mina", TimedBooking(start: campus.instant(day, LocalTime(hour: 10, minute: 10)), minutes: 30))
             }
+        }
+    }
+
+    @Test("A booking nobody checked in is released by the server at its deadline, and the event stream says so")
+    @MainActor
+    func releaseReachesTheEventStream() async throws {
+        // A Tuesday, 09:50 on the demo campus; Library Wing (Mina) asks for a check-in within 10 minutes.
+        let tuesday = TestTime.next(LocalTime(hour: 9, minute: 50), where: { $0.weekday == 2 })
+        try await LiveServer.with(at: tuesday) { server in
+            var request = URLRequest(url: server.url.appendingPathComponent("/api/buildings/Library Wing"))
+            request.httpMethod = "PUT"
+            request.setValue("Bearer \(LiveServer.adminToken)", forHTTPHeaderField: "Authorization")
+            request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+            request.httpBody = Data(
+                #"{"hours": "Mon-Sun 00:00-24:00", "horizonDays": 56, "maxMinutes": 240, "checkInMinutes": 10}"#.utf8)
+            let (_, answer) = try await URLSession.shared.data(for: request)
+            #expect((answer as? HTTPURLResponse)?.statusCode == 200)
+
+            let campus = CampusClock(timeZone: TestTime.melbourne)
+            let grace = try await server.client(as: "grace")
+            let booked = try await grace.book(
+                roomId: "mina",
+                TimedBooking(start: campus.instant(campus.date(of: tuesday), LocalTime(hour: 10)), minutes: 60),
+                idempotencyKey: UUID().uuidString)
+            #expect(
+                booked.booking.checkInBy == campus.instant(campus.date(of: tuesday), LocalTime(hour: 10, minute: 10)))
+
+            let store = try await makeStore(server, as: "ada")
+            await store.start()
+            try await eventually("live updates connect") { store.isLive && store.lastUpdated != nil }
+            #expect(store.rooms.first { $0.id == "mina" }?.spots == 39)
+            // 10:00: Grace's seat is held (the quarter hour is announced); 10:10: released, nobody checked it in.
+            server.clock.advance(
+                by: .seconds(
+                    campus.instant(campus.date(of: tuesday), LocalTime(hour: 10)).timeIntervalSince(server.clock.now)))
+            try await eventually("the booking's start is announced") {
+                store.rooms.first { $0.id == "mina" }?.spots == 38
+            }
+            server.clock.advance(by: .seconds(600))
+            try await eventually("the release is announced") { store.rooms.first { $0.id == "mina" }?.spots == 39 }
+            #expect(try await grace.myBookings().isEmpty)
+            await store.stop()
         }
     }
 
