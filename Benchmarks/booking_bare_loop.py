@@ -6,19 +6,23 @@ usage: booking_bare_loop.py DB_FILE [--rooms 250] [--capacity 16] [--people 20]
 
 Creates DB_FILE (it must not exist) with Quad's rooms schema, in WAL mode with
 synchronous=FULL and foreign_keys=ON (as Quad opens its SQLite file), adds the
-rooms storm-1..storm-R with CAPACITY spots each, then books one spot per
-transaction with exactly the statements Quad's RoomStore.take runs for a
-signed-in person, until N bookings (default: every spot) or SECONDS, whichever
-comes first. People storm-p1..storm-pP each sweep all rooms in turn, as the
-storm's wrk script does. One connection, one booking per transaction: the
+rooms storm-1..storm-R with CAPACITY seats each, then books one seat per
+transaction with exactly the statements Quad's ReservationStore.reserve runs
+for a signed-in person (the room's seats, the bookings overlapping the range,
+the person's untimed booking there, the insert, the room's free seats now),
+until N bookings (default: every seat) or SECONDS, whichever comes first.
+People storm-p1..storm-pP each sweep all rooms in turn, as the storm's wrk
+script does, with the same time ranges: an hour from tomorrow 10:00 UTC plus
+(pass mod 4) quarter hours. One connection, one booking per transaction: the
 issue's limit. (Quad writes concurrent bookings several to a transaction, one
 flush for all: see BookingBatcher.)
 
 Not included (Quad does them per booking request, outside the transaction): the
-session lookup (a SELECT joining sessions and people) and publishing the event.
+session lookup, the building's rules and the campus's time zone (a SELECT
+each), and publishing the event.
 
---compare-schema QUAD_DB compares the rooms/room_bookings schema with Quad's
-database file and reports whether they match (the copy below can drift).
+--compare-schema QUAD_DB compares the rooms tables' schema with Quad's database
+file and reports whether they match (the copy below can drift).
 
 Prints one JSON object: bookings, seconds, bookings_per_s, p50_us, p99_us (per
 transaction, BEGIN..COMMIT), sqlite version, schema_matches. Standard library only.
@@ -41,15 +45,48 @@ SCHEMA = [
     "CREATE TABLE room_bookings (id TEXT PRIMARY KEY, room_id TEXT NOT NULL REFERENCES rooms (id) ON DELETE CASCADE,"
     " person TEXT NOT NULL, person_key TEXT, created_at TEXT NOT NULL, UNIQUE (room_id, person_key))",
     "CREATE INDEX room_bookings_room ON room_bookings (room_id)",
-    # Quad's migration 501 (accounts: bookings belong to someone)
+    # Quad's migrations 101-103 (rooms in time) and 501 (accounts: bookings belong to someone)
+    "CREATE TABLE room_reservations (id TEXT PRIMARY KEY,"
+    " room_id TEXT NOT NULL REFERENCES rooms (id) ON DELETE CASCADE,"
+    " owner TEXT NOT NULL, person TEXT NOT NULL, hold TEXT NOT NULL CHECK (hold IN ('seat', 'room')),"
+    " first_slot INTEGER NOT NULL, end_slot INTEGER NOT NULL CHECK (end_slot > first_slot),"
+    " series_id TEXT, created_at TEXT NOT NULL)",
+    "CREATE INDEX room_reservations_room_time ON room_reservations (room_id, end_slot)",
+    "CREATE INDEX room_reservations_owner ON room_reservations (owner)",
+    "CREATE TABLE room_buildings (name_key TEXT PRIMARY KEY, name TEXT NOT NULL, hours TEXT NOT NULL,"
+    " horizon_days INTEGER NOT NULL CHECK (horizon_days BETWEEN 1 AND 365),"
+    " max_minutes INTEGER NOT NULL CHECK (max_minutes BETWEEN 15 AND 1440),"
+    " check_in_minutes INTEGER CHECK (check_in_minutes BETWEEN 5 AND 240))",
+    "ALTER TABLE rooms ADD COLUMN hours TEXT",
+    "ALTER TABLE room_reservations ADD COLUMN check_in_by INTEGER",
+    "ALTER TABLE room_reservations ADD COLUMN checked_in_at TEXT",
+    "CREATE INDEX room_reservations_check_in ON room_reservations (check_in_by)",
     "ALTER TABLE room_bookings ADD COLUMN owner TEXT",
 ]
+
+# Quad's RoomStore.records for one room at a quarter hour: its free seats then.
+SPOTS_NOW = (
+    "SELECT r.id, r.name, r.building, r.capacity, r.spots, r.photo, r.hours AS room_hours,"
+    " b.hours AS building_hours,"
+    " (SELECT COUNT(*) FROM room_bookings k WHERE k.room_id = r.id) AS standing,"
+    " (SELECT COUNT(*) FROM room_reservations v WHERE v.room_id = r.id AND v.hold = ?"
+    "  AND v.first_slot <= ? AND v.end_slot > ?) AS seats_held,"
+    " (SELECT COUNT(*) FROM room_reservations v WHERE v.room_id = r.id AND v.hold = ?"
+    "  AND v.first_slot <= ? AND v.end_slot > ?) AS whole"
+    " FROM rooms r LEFT JOIN room_buildings b ON b.name_key = LOWER(r.building) WHERE r.id = ?"
+)
+OVERLAPPING = (
+    "SELECT id, room_id, owner, person, hold, first_slot, end_slot, series_id, created_at, check_in_by,"
+    " checked_in_at FROM room_reservations WHERE room_id = ? AND end_slot > ? AND first_slot < ?"
+    " ORDER BY first_slot, id"
+)
 
 
 def schema_of(db):
     """The rooms tables' schema, whitespace-normalized, for comparing two databases."""
     rows = db.execute(
-        "SELECT type, name, sql FROM sqlite_master WHERE tbl_name IN ('rooms', 'room_bookings')"
+        "SELECT type, name, sql FROM sqlite_master"
+        " WHERE tbl_name IN ('rooms', 'room_bookings', 'room_reservations', 'room_buildings')"
         " AND sql IS NOT NULL ORDER BY type, name"
     ).fetchall()
     norm = []
@@ -111,6 +148,8 @@ def main(argv):
         rooms.append(room_id)
     db.execute("COMMIT")
 
+    # Tomorrow 10:00 UTC, in quarter hours since 1970: the storm's ranges start there (see lua/booking-storm.lua).
+    base = (int(time.time()) // 86400 + 1) * 96 + 40
     durations = []
     booked = full = 0
     i = 0
@@ -126,26 +165,35 @@ def main(argv):
         n = (i // len(rooms)) % a.people + 1
         person, person_key = f"Storm person {n}", f"storm-p{n}"
         i += 1
+        first = base + ((i - 1) // len(rooms)) % 4  # this person's pass over the rooms
         db.execute("BEGIN IMMEDIATE")
         try:
-            taken = db.execute(
-                "UPDATE rooms SET spots = spots - 1 WHERE id = ? AND spots > 0"
-                " AND NOT EXISTS (SELECT 1 FROM room_bookings WHERE room_id = ? AND person_key = ?)"
-                " RETURNING spots",
-                (room_id, room_id, person_key),
+            seats = db.execute(
+                "SELECT spots - (SELECT COUNT(*) FROM room_bookings WHERE room_id = ?) AS seats"
+                " FROM rooms WHERE id = ?",
+                (room_id, room_id),
+            ).fetchone()[0]
+            held = db.execute(OVERLAPPING, (room_id, first, first + 4)).fetchall()
+            standing = db.execute(
+                "SELECT 1 FROM room_bookings WHERE room_id = ? AND owner = ?", (room_id, person_key)
             ).fetchone()
-            if taken is None:
+            # Quad's Occupancy: a seat is free in every quarter hour of the range.
+            peak = max(sum(1 for h in held if h[5] <= slot < h[6]) for slot in range(first, first + 4))
+            if standing is not None or any(h[2] == person_key for h in held) or peak >= seats:
                 db.execute("ROLLBACK")
                 full += 1
-                if full > len(rooms):  # every room full (only when --bookings exceeds the spots)
+                if full > len(rooms):  # every room full (only when --bookings exceeds the seats)
                     break
                 continue
             full = 0
             db.execute(
-                "INSERT INTO room_bookings (id, room_id, person, person_key, owner, created_at)"
-                " VALUES (?, ?, ?, ?, ?, ?)",
-                (booking_id(), room_id, person, person_key, person_key, now_iso()),
+                "INSERT INTO room_reservations"
+                " (id, room_id, owner, person, hold, first_slot, end_slot, series_id, created_at, check_in_by)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (booking_id(), room_id, person_key, person, "seat", first, first + 4, None, now_iso(), None),
             )
+            now_slot = int(time.time()) // 900
+            db.execute(SPOTS_NOW, ("seat", now_slot, now_slot, "room", now_slot, now_slot, room_id)).fetchone()
             db.execute("COMMIT")
         except BaseException:
             if db.in_transaction:
@@ -154,7 +202,7 @@ def main(argv):
         durations.append(clock() - t0)
         booked += 1
     elapsed = clock() - start
-    stored = db.execute("SELECT COUNT(*) FROM room_bookings").fetchone()[0]
+    stored = db.execute("SELECT COUNT(*) FROM room_reservations").fetchone()[0]
     schema_matches = None
     if a.compare_schema:
         quad = sqlite3.connect(f"file:{a.compare_schema}?mode=ro", uri=True)

@@ -131,6 +131,11 @@ def plan(server, ids: dict) -> list[dict]:
             f"/api/rooms/mina/bookings/{ids['bookings'][1]}/check-in",
         ),
         api("DELETE /api/rooms/{roomId}/bookings/{bookingId}", f"/api/rooms/mina/bookings/{ids['bookings'][1]}"),
+        form(
+            "/admin/rooms/buildings",
+            "/admin/rooms/buildings",
+            [("building", "Engineering"), ("hours", "Mon-Fri 07:00-21:00"), ("horizonDays", "7"), ("maxMinutes", "60")],
+        ),
         api(
             "PUT /api/buildings/{building}",
             "/api/buildings/North%20Hall",
@@ -359,7 +364,7 @@ def snapshot(server, kier: dict, far_bus: str, images: list[str]) -> dict:
             "/api/buildings",
         )
     }
-    for path in ("/admin/timetable", "/admin/specials", "/admin/people"):
+    for path in ("/admin/timetable", "/admin/specials", "/admin/people", "/admin/rooms"):
         state["page " + path] = page(path)
     for path in ("/api/me", "/api/me/bookings", "/api/me/app-links", "/api/me/calendar"):
         state["kier " + path] = get(path, kier)

@@ -210,3 +210,13 @@ def test_a_weekly_series_in_the_calendar_expands_across_a_clock_change(quad_serv
     fourth = next(b for b in mine if b["start"] == ten(dates[3]))
     assert server.request(f"/api/rooms/mina/bookings/{fourth['id']}", "DELETE", kier).status == 204
     assert len(calendar_dates()) == 4
+
+
+def test_the_buildings_rules_page_is_accessible(day_server, new_browser, axe):
+    from helpers import sign_in
+
+    driver = new_browser(width=390)
+    sign_in(driver, day_server, "admin", next_path="/admin/rooms")
+    assert text_of(driver, "h1") == "Buildings' booking rules"
+    assert one(driver, "#b2-hours").get_attribute("value") == NORTH_HALL["hours"]
+    axe.assert_clean(driver, "390px, the buildings' rules")

@@ -1,8 +1,9 @@
 -- Benchmarks/lua/booking-storm.lua: wrk script for the booking storm (see Benchmarks/run).
 --
--- Every request books one spot: POST /api/rooms/<prefix><k>/bookings as one signed-in person
--- (Authorization: Bearer <their session token>), body {"person": "<username>"} (Quad ignores it:
--- a booking belongs to the signed-in person). A person holds at most one spot per room, so no
+-- Every request books one seat for an hour: POST /api/rooms/<prefix><k>/bookings as one signed-in
+-- person (Authorization: Bearer <their session token>), body {"person": "<username>", "start": ...,
+-- "minutes": 60} (Quad ignores "person": a booking belongs to the signed-in person); the start is one
+-- of four quarter hours from tomorrow 10:00 UTC, all four overlapping at 10:45. A person holds at most one spot per room, so no
 -- (person, room) pair may repeat: each thread takes its own share of the people (thread ids come
 -- from setup()), and thread t's n-th request goes to room (n + offset_t) mod ROOMS with person
 -- mine[n div ROOMS]: one person sweeps every room, then the next. Only once a thread has used
@@ -28,6 +29,8 @@ local function now()
 end
 
 local rooms = tonumber(os.getenv("STORM_ROOMS") or "250")
+-- Tomorrow 10:00 UTC: every booking's range starts from there (see request()).
+local base = (math.floor(os.time() / 86400) + 1) * 86400 + 10 * 3600
 local prefix = os.getenv("STORM_PREFIX") or "storm-"
 local nthreads = tonumber(os.getenv("STORM_THREADS") or "1")
 
@@ -66,9 +69,12 @@ function request()
   if pass >= #mine and wrapped == 0 then wrapped = now() end
   local person = mine[pass % #mine + 1]
   local room = (n + offset) % rooms + 1
+  -- A time range: tomorrow from 10:00 UTC plus (pass mod 4) quarter hours, for an hour. The four ranges
+  -- overlap at 10:45, so a room takes exactly its spots in bookings, as before rooms had time.
+  local start = os.date("!%Y-%m-%dT%H:%M:%SZ", base + (pass % 4) * 900)
   return wrk.format("POST", "/api/rooms/" .. prefix .. room .. "/bookings",
     { ["Content-Type"] = "application/json", ["Authorization"] = person.auth },
-    '{"person": "' .. person.username .. '"}')
+    '{"person": "' .. person.username .. '", "start": "' .. start .. '", "minutes": 60}')
 end
 
 function response(status, headers, body)

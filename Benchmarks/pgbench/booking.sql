@@ -1,50 +1,63 @@
 -- Benchmarks/pgbench/booking.sql: the limit for the booking storm on PostgreSQL (booking-pgbench in
--- Benchmarks/run). One pgbench transaction is one booking, made with the statements Quad's
--- RoomStore.bookAlone / takeInOneStatement send for `POST /api/rooms/{id}/bookings` on PostgreSQL
--- (seen with log_statement = all), each its own round trip:
---   WITH taken AS (UPDATE rooms ... AND spots > 0 AND NOT EXISTS (the person's booking there)
---                  RETURNING spots),
---        stored AS (INSERT INTO room_bookings (...) SELECT ... FROM taken)
---   SELECT spots, pg_notify(channel, nextval('quad_event_ids') || ' ' || 'room {...spots...}')
---   FROM taken
--- one statement, its own transaction, with the booking's event (EventHub.publication: sent when
--- the booking commits); and, when it took nothing, the SELECT Quad runs to tell "full" from
--- "already booked". Run it with `pgbench -M extended`: Quad (PostgresNIO) sends every
--- statement as an unnamed statement with bound parameters (Parse/Bind/Execute), never prepared
--- once and reused.
+-- Benchmarks/run). One pgbench transaction is one booking in time, made with the statements Quad's
+-- ReservationStore.reserve sends for `POST /api/rooms/{id}/bookings` on PostgreSQL, each its own
+-- round trip: BEGIN; the room's row locked with its seats; the bookings overlapping the range; the
+-- person's untimed booking there; the insert (when a seat is free in every quarter hour, which Quad
+-- decides in Swift and this script in SQL, its one extra statement); the room's free seats now;
+-- COMMIT; then the booking's event (EventHub.publish: pg_notify). Run it with `pgbench -M
+-- extended`: Quad (PostgresNIO) sends every statement as an unnamed statement with bound
+-- parameters (Parse/Bind/Execute), never prepared once and reused.
+--
+-- Not included, as for the SQLite bare loop: the session lookup, the building's rules and the
+-- campus's time zone (a SELECT each, before the transaction).
 --
 -- Differences, all negligible next to a round trip: pgbench has no string variables, so the ids
 -- are built in SQL (`:prefix || '-' || :room` where Quad binds "storm-7"); a booking id is a random
--- 63-bit number (Quad: 128 random bits, base64url), random like Quad's so the primary key index
--- takes inserts all over as it does under Quad; created_at is one fixed string for the run.
+-- 63-bit number (Quad: 128 random bits, base64url); created_at is one fixed string for the run.
 --
--- Which pair: the k-th booking overall books room k mod ROOMS for person k div ROOMS, as the
--- storm's wrk threads do (one person sweeps every room, then the next), so no (person, room) pair
--- repeats and rooms fill evenly. Client c's n-th transaction (n counts from 0 in :n, which
--- persists between a client's transactions) is k = c + CLIENTS * n.
+-- Which pair and when: the k-th booking overall books room k mod ROOMS for person k div ROOMS, as
+-- the storm's wrk threads do, for an hour from quarter hour BASE + (person's pass mod 4), as the
+-- storm does (the four ranges overlap in one quarter hour, so a room takes exactly its seats).
+-- Client c's n-th transaction (n counts from 0 in :n, which persists between a client's
+-- transactions) is k = c + CLIENTS * n.
 --
 -- Variables (pgbench -D): n=0, clients, rooms, prefix (rooms PREFIX-k, people PREFIX-pN), title
--- (display names "TITLE person N"), created_at, channel (the events' channel, as Quad's).
+-- (display names "TITLE person N"), created_at, channel (the events' channel, as Quad's), base
+-- (the first quarter hour, counted since 1970), now (the quarter hour now).
 \set k :client_id + :clients * :n
 \set n :n + 1
 \set room 1 + :k % :rooms
 \set person 1 + :k / :rooms
+\set first :base + (:person - 1) % 4
 \set id random(1000000000000000000, 9223372036854775806)
--- \aset leaves spots alone when the statement returns no row (no spot taken).
-\set spots -1
-WITH taken AS (
-    UPDATE rooms SET spots = spots - 1 WHERE id = :prefix || '-' || :room AND spots > 0
-    AND NOT EXISTS (SELECT 1 FROM room_bookings
-                    WHERE room_id = :prefix || '-' || :room AND person_key = :prefix || '-p' || :person)
-    RETURNING spots),
-stored AS (
-    INSERT INTO room_bookings (id, room_id, person, person_key, owner, created_at)
-    SELECT :id, :prefix || '-' || :room, :title || ' person ' || :person, :prefix || '-p' || :person,
-           :prefix || '-p' || :person, :created_at FROM taken)
-SELECT spots, pg_notify(:channel, nextval('quad_event_ids')::text || ' ' || 'room {"id":"' || :prefix || '-' || :room
-                        || '","spots":' || spots::text || ',"change":"spots"}') FROM taken \aset
-\if :spots < 0
-SELECT spots, (SELECT COUNT(*) FROM room_bookings
-               WHERE room_id = :prefix || '-' || :room AND person_key = :prefix || '-p' || :person) AS mine
-FROM rooms WHERE id = :prefix || '-' || :room;
+BEGIN;
+SELECT spots - (SELECT COUNT(*) FROM room_bookings WHERE room_id = :prefix || '-' || :room) AS seats
+FROM rooms WHERE id = :prefix || '-' || :room FOR UPDATE \gset
+SELECT id, room_id, owner, person, hold, first_slot, end_slot, series_id, created_at, check_in_by, checked_in_at
+FROM room_reservations
+WHERE room_id = :prefix || '-' || :room AND end_slot > :first AND first_slot < :first + 4
+ORDER BY first_slot, id;
+SELECT COUNT(*) AS mine FROM room_bookings
+WHERE room_id = :prefix || '-' || :room AND owner = :prefix || '-p' || :person \gset
+SELECT COALESCE(MAX(held), 0) AS peak FROM (
+    SELECT slot, COUNT(v.id) AS held FROM generate_series(:first, :first + 3) AS slot
+    JOIN room_reservations v ON v.room_id = :prefix || '-' || :room AND v.first_slot <= slot AND v.end_slot > slot
+    GROUP BY slot) AS busiest \gset
+\if :peak < :seats
+INSERT INTO room_reservations
+    (id, room_id, owner, person, hold, first_slot, end_slot, series_id, created_at, check_in_by)
+VALUES (:id, :prefix || '-' || :room, :prefix || '-p' || :person, :title || ' person ' || :person, 'seat',
+        :first, :first + 4, NULL, :created_at, NULL);
+\endif
+SELECT r.id, r.name, r.building, r.capacity, r.spots, r.photo, r.hours AS room_hours, b.hours AS building_hours,
+       (SELECT COUNT(*) FROM room_bookings k WHERE k.room_id = r.id) AS standing,
+       (SELECT COUNT(*) FROM room_reservations v WHERE v.room_id = r.id AND v.hold = 'seat'
+        AND v.first_slot <= :now AND v.end_slot > :now) AS seats_held,
+       (SELECT COUNT(*) FROM room_reservations v WHERE v.room_id = r.id AND v.hold = 'room'
+        AND v.first_slot <= :now AND v.end_slot > :now) AS whole
+FROM rooms r LEFT JOIN room_buildings b ON b.name_key = LOWER(r.building) WHERE r.id = :prefix || '-' || :room;
+COMMIT;
+\if :peak < :seats
+SELECT pg_notify(:channel, nextval('quad_event_ids')::text || ' ' || 'room {"change":"spots","id":"' || :prefix
+                 || '-' || :room || '","spots":' || :seats || '}');
 \endif

@@ -15,6 +15,8 @@ package final class Rooms: Feature, PersonRemoval, PersonCalendar {
     let platform: Platform
     /// SQLite only: PostgreSQL runs concurrent bookings in concurrent transactions.
     private let batcher: BookingBatcher?
+    /// Every room's booking rules, read once per change of a room or a building's rules (not per booking).
+    private let rules: KeptValue<[String: BookingPolicy]>
 
     package init(platform: Platform, campus: any CampusTime) {
         self.platform = platform
@@ -23,6 +25,7 @@ package final class Rooms: Feature, PersonRemoval, PersonCalendar {
         self.policies = BuildingPolicyStore(database: platform.database)
         self.snapshot = RoomsSnapshot(store: store)
         batcher = platform.database.engine == .sqlite ? BookingBatcher(store: reservations) : nil
+        rules = KeptValue(events: platform.events, type: "room-rules")
     }
 
     typealias Change = RoomEvent
@@ -32,6 +35,8 @@ package final class Rooms: Feature, PersonRemoval, PersonCalendar {
     /// Call after a committed change: this instance's snapshot is dropped at once, the others' when the event reaches them.
     func changed(_ id: String, spots: Int?, _ kind: Change.Kind) async {
         snapshot.invalidate()
+        // A room added, removed, moved to another building or given hours of its own: its rules may differ.
+        if kind != .spots { await rules.changed() }
         await platform.events.publish(Self.eventType, Change(id: id, spots: spots, change: kind))
     }
 
@@ -124,7 +129,7 @@ package final class Rooms: Feature, PersonRemoval, PersonCalendar {
         let day = RoomDay.span(of: campus.date(of: range.start), clock: campus)
         let occupancies = try await reservations.occupancies(
             during: SlotRange(lower: min(day.lower, range.lower), upper: max(day.upper, range.upper))!)
-        let policies = try await policies.policies()
+        let policies = try await rules.value { try await self.policies.policies() }
         let candidates = try await store.all().compactMap { room in
             occupancies[room.id].map {
                 RoomFinder.Candidate(id: room.id, name: room.name, occupancy: $0, policy: policies[room.id] ?? .default)
@@ -136,6 +141,7 @@ package final class Rooms: Feature, PersonRemoval, PersonCalendar {
     /// Sets a building's rules; its rooms' free seats now may change (it opens or closes), so they are announced.
     func setRules(_ policy: BookingPolicy, forBuilding building: String) async throws {
         try await policies.set(policy, forBuilding: building)
+        await rules.changed()
         try await changed(
             Set(try await store.all().filter { $0.building.lowercased() == building.lowercased() }.map(\.id)))
     }
@@ -147,7 +153,9 @@ package final class Rooms: Feature, PersonRemoval, PersonCalendar {
 
     /// The booking rules of `roomId`'s building, or 404.
     func policy(_ roomId: String) async throws -> BookingPolicy {
-        guard let policy = try await policies.policy(forRoom: roomId) else { throw BookingRefusal.roomNotFound(roomId) }
+        guard let policy = try await rules.value({ try await policies.policies() })[roomId] else {
+            throw BookingRefusal.roomNotFound(roomId)
+        }
         return policy
     }
 
@@ -178,6 +186,7 @@ extension Rooms {
     package func register(on routes: Routes, web: WebShell) throws {
         RoomsRoutes(rooms: self, web: web).register(on: routes)
         RoomDayRoutes(rooms: self, web: web).register(on: routes)
+        BuildingsAdminRoutes(rooms: self, web: web).register(on: routes)
         try RoomsOperations(rooms: self).registerHandlers(
             on: routes.router, configuration: .quad, middlewares: .quad(snapshots: ["listRooms": snapshot.answer]))
     }

@@ -39,8 +39,12 @@ package final class Timetable: Feature, CampusTime {
         return try await calendar.calendarBookings(of: username)
     }
 
+    /// The campus's time zone as last read (`timeZone()`); dropped by `changed()`.
+    private let zone: KeptValue<TimeZone>
+
     package init(platform: Platform) {
         self.platform = platform
+        self.zone = KeptValue(events: platform.events, type: "timetable-zone")
         self.store = TimetableStore(database: platform.database)
         self.weeks = AnswerCache(hub: platform.events, clock: platform.clock, type: Self.noticeType)
         self.lists = AnswerCache(hub: platform.events, clock: platform.clock, type: Self.noticeType)
@@ -48,7 +52,10 @@ package final class Timetable: Feature, CampusTime {
 
     /// Call after a change is stored (a reading, a prediction, an admin's edit): kept answers are dropped everywhere.
     /// (The weeks and the lists listen for the same notice.)
-    func changed() async { await weeks.changed() }
+    func changed() async {
+        await zone.changed()
+        await weeks.changed()
+    }
 
     /// The hub's events for a car park's reading and a departure's prediction, and the notice that anything else in
     /// the timetable changed (`changed()`): what the `/timetable` page shows changes with these.
@@ -65,10 +72,14 @@ package final class Timetable: Feature, CampusTime {
         return key
     }
 
-    /// The campus's time zone once an admin set it, else the server's own.
+    /// The campus's time zone once an admin set it, else the server's own. Kept until the timetable changes: Rooms
+    /// asks for it on every booking, the Library on every page.
     package func timeZone() async -> TimeZone {
-        let campus = try? await store.campus()
-        return campus?.timeZone ?? .current
+        do {
+            return try await zone.value { try await store.campus()?.timeZone ?? .current }
+        } catch {
+            return .current
+        }
     }
 
     /// The platform's clock's time.

@@ -73,6 +73,23 @@ extension TestApp {
     }
 }
 
+extension TestApp {
+    /// A browser signed in as `username` (made with `role` if new): session and CSRF cookies, English, sending forms.
+    package func browser(_ username: String, role: Role = .member, csrf: String) async throws -> HTTPFields {
+        _ = try await signedIn(username, role: role)
+        let (token, _) = try await features.accounts.sessions.start(for: username, kind: .web)
+        return [
+            .cookie: "quad_session=\(token); quad_csrf=\(csrf)", .acceptLanguage: "en",
+            .contentType: "application/x-www-form-urlencoded", .accept: "text/html",
+        ]
+    }
+
+    /// The person `username`, as stored.
+    package func person(_ username: String) async throws -> Person? {
+        try await features.accounts.people.find(username)
+    }
+}
+
 extension TestClientProtocol {
     /// `POST /api/rooms/{room}/bookings` as whoever `headers` sign in.
     package func book(_ room: String, as headers: HTTPFields) async throws -> TestResponse {

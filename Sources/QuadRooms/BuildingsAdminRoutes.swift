@@ -1,0 +1,93 @@
+import Foundation
+import Hummingbird
+import QuadCore
+import QuadPlatform
+
+/// `/admin/rooms`: each building's rules for booking its rooms in time (opening hours, how far ahead, how long,
+/// check-in), one form per building (CSRF-protected, no JavaScript needed). A form at fault is drawn again with
+/// what was typed and each field's message beside it.
+struct BuildingsAdminRoutes {
+    let rooms: Rooms
+    let web: WebShell
+
+    func register(on routes: Routes) {
+        routes.on(.get, "/admin/rooms", .admin) { request, _ in
+            try await self.page(request, saved: request.uri.queryParameters.get("saved"))
+        }
+        routes.on(.post, "/admin/rooms/buildings", .admin) { request, _ in try await self.save(request) }
+    }
+
+    func save(_ request: Request) async throws -> Response {
+        var request = request
+        let fields = try await request.formFields()
+        let name = fields["building"] ?? ""
+        guard
+            let building = try await rooms.policies.buildings().first(where: {
+                $0.name.lowercased() == name.lowercased()
+            })
+        else { throw Problem.notFound("No room is in a building called \(name).") }
+        do {
+            let policy = try BookingPolicy.validated(
+                hours: fields["hours"], horizonDays: Int(fields["horizonDays"] ?? ""),
+                maxMinutes: Int(fields["maxMinutes"] ?? ""),
+                checkInMinutes: (fields["checkInMinutes"] ?? "").isEmpty
+                    ? nil : Int(fields["checkInMinutes"] ?? "") ?? 0)
+            try await rooms.setRules(policy, forBuilding: building.name)
+        } catch let failure as ValidationFailure {
+            return try await page(
+                request, submitted: (building.name, fields, failure.errors), status: .unprocessableContent)
+        }
+        let encoded = building.name.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""
+        return .seeOther("/admin/rooms?saved=\(encoded)")
+    }
+
+    func page(
+        _ request: Request, saved: String? = nil,
+        submitted: (building: String, fields: [String: String], errors: [FieldError])? = nil,
+        status: HTTPResponse.Status = .ok
+    ) async throws -> Response {
+        let buildings = try await rooms.policies.buildings()
+        let zone = await rooms.store.campusClock().timeZone.identifier
+        return try web.page(request, template: "rooms-admin", status: status, title: { $0("rooms.admin.title") }) {
+            t in
+            BuildingsAdminPage(
+                timeZone: t("rooms.admin.timeZone", ["zone": zone]),
+                saved: buildings.first { $0.name == saved }.map { t("rooms.admin.saved", ["name": $0.name]) },
+                hasErrors: submitted != nil,
+                buildings: buildings.enumerated().map { index, building in
+                    let mine = submitted.flatMap { $0.building == building.name ? $0 : nil }
+                    var messages: [String: String] = [:]
+                    for error in mine?.errors ?? [] where messages[error.field] == nil {
+                        messages[error.field] = error.message
+                    }
+                    let values =
+                        mine?.fields
+                        ?? [
+                            "hours": building.policy.hours.description,
+                            "horizonDays": String(building.policy.horizonDays),
+                            "maxMinutes": String(building.policy.maxMinutes),
+                            "checkInMinutes": building.policy.checkInMinutes.map(String.init) ?? "",
+                        ]
+                    return .init(
+                        key: "b\(index)", name: building.name, rooms: building.rooms.joined(separator: ", "),
+                        form: FormValues(values: values.filter { $0.key != "csrf" }, errors: messages))
+                })
+        }
+    }
+}
+
+/// `/admin/rooms`.
+struct BuildingsAdminPage {
+    let timeZone: String
+    let saved: String?
+    let hasErrors: Bool
+    let buildings: [Building]
+
+    struct Building {
+        /// Unique within the page, for the fields' ids.
+        let key: String
+        let name: String
+        let rooms: String
+        let form: FormValues
+    }
+}

@@ -1,0 +1,102 @@
+import Foundation
+import Hummingbird
+import HummingbirdTesting
+import QuadCore
+import QuadTestSupport
+import Testing
+
+@testable import QuadPlatform
+@testable import QuadRooms
+@testable import QuadServer
+
+/// Rooms in time through the pages' forms alone (no JavaScript), as a browser without scripts uses them: booking
+/// from a time, a series, check-in, cancelling the rest; and the admin's form for the buildings' rules.
+@Suite struct RoomsWebInTimeTests {
+    static let csrf = "abcdefghijklmnopqrstuvwxyz0123456789ABCD"
+
+    static func browser(_ app: TestApp, _ username: String, role: Role = .member) async throws -> HTTPFields {
+        try await app.browser(username, role: role, csrf: csrf)
+    }
+
+    static func post(
+        _ client: any TestClientProtocol, _ uri: String, _ form: String, headers: HTTPFields
+    ) async throws -> TestResponse {
+        try await client.execute(
+            uri: uri, method: .post, headers: headers, body: ByteBuffer(string: "csrf=\(csrf)&" + form)
+        ) { $0 }
+    }
+
+    @Test func aBrowserWithoutScriptsBooksATimeASeriesChecksInAndCancelsTheRest() async throws {
+        try await RoomsInTimeTests.run(checkIn: 10) { app, client in
+            let kier = try await Self.browser(app, "kier")
+            let day = RoomsInTimeTests.day
+            let booked = try await Self.post(
+                client, "/rooms/mostafa/bookings", "date=\(day)&start=10:00&minutes=30", headers: kier)
+            #expect(booked.status == .seeOther)
+            let location = try #require(booked.headers[.location])
+            #expect(location.hasPrefix("/rooms/mostafa?date=\(day)&booked="))
+            let page = try await client.execute(uri: location, method: .get, headers: kier) { $0.text }
+            #expect(page.contains("Booked a spot in Mostafa."))
+            #expect(page.contains("10:00–10:30"))
+            #expect(page.contains("Check in by 10:10"))
+
+            let series = try await Self.post(
+                client, "/rooms/yana/bookings",
+                "date=\(day)&start=14:00&minutes=60&repeat=weekly&until=\(day.adding(days: 14))", headers: kier)
+            #expect(series.headers[.location]?.hasSuffix("&dates=3&of=3") == true)
+            let bad = try await Self.post(
+                client, "/rooms/yana/bookings", "date=\(day)&start=14:00&minutes=20", headers: kier)
+            #expect(bad.status == .unprocessableContent)
+            #expect(bad.text.contains("A booking lasts a whole number of quarter hours."))
+
+            // 09:50: the 10:00 booking can be checked in from 09:45.
+            let mine = try await app.features.rooms.bookings(
+                of: try #require(app.person("kier")))
+            let ten = try #require(mine.first { $0.booking.roomId == "mostafa" }).booking
+            let checkIn = try await Self.post(
+                client, "/rooms/mostafa/bookings/\(ten.id)/check-in", "", headers: kier)
+            #expect(checkIn.headers[.location] == "/rooms/mostafa?date=\(day)&checkedin=1")
+            #expect(try await app.features.rooms.reservations.find(ten.id, roomId: "mostafa")?.checkedIn == true)
+
+            // The second and third weeks of the series go with "cancel this and later dates".
+            let yana = mine.filter { $0.booking.roomId == "yana" }.map(\.booking)
+            #expect(yana.count == 3)
+            let cancelled = try await Self.post(
+                client, "/rooms/yana/bookings/\(yana[1].id)/cancel", "following=1", headers: kier)
+            #expect(cancelled.status == .seeOther)
+            let left = try await app.features.rooms.bookings(
+                of: try #require(app.person("kier")))
+            #expect(left.map(\.booking.id) == [ten.id, yana[0].id])
+        }
+    }
+
+    @Test func anAdminSetsABuildingsRulesOnItsFormAndAFaultIsShownBesideItsField() async throws {
+        try await RoomsInTimeTests.run { app, client in
+            let boss = try await Self.browser(app, "boss", role: .admin)
+            let page = try await client.execute(uri: "/admin/rooms", method: .get, headers: boss) { $0 }
+            #expect(page.status == .ok)
+            #expect(page.text.contains("North Hall") && page.text.contains("Mon-Fri 08:00-20:00"))
+            let member = try await Self.browser(app, "kier")
+            #expect(
+                try await client.execute(uri: "/admin/rooms", method: .get, headers: member) { $0.status } == .forbidden
+            )
+
+            let bad = try await Self.post(
+                client, "/admin/rooms/buildings",
+                "building=North+Hall&hours=weekdays&horizonDays=14&maxMinutes=120&checkInMinutes=", headers: boss)
+            #expect(bad.status == .unprocessableContent)
+            #expect(bad.text.contains(#"value="weekdays""#) && bad.text.contains(#"aria-invalid="true""#))
+            let good = try await Self.post(
+                client, "/admin/rooms/buildings",
+                "building=North+Hall&hours=Mon-Sat+07%3A00-22%3A00&horizonDays=14&maxMinutes=120&checkInMinutes=15",
+                headers: boss)
+            #expect(good.headers[.location] == "/admin/rooms?saved=North%20Hall")
+            let policy = try await app.features.rooms.policy("yana")
+            #expect(policy.hours.description == "Mon-Sat 07:00-22:00" && policy.checkInMinutes == 15)
+            let saved = try await client.execute(uri: "/admin/rooms?saved=North%20Hall", method: .get, headers: boss) {
+                $0.text
+            }
+            #expect(saved.contains("North Hall&#39;s rules are saved."))  // the apostrophe, HTML-escaped
+        }
+    }
+}
