@@ -220,3 +220,19 @@ def test_the_buildings_rules_page_is_accessible(day_server, new_browser, axe):
     assert text_of(driver, "h1") == "Buildings' booking rules"
     assert one(driver, "#b2-hours").get_attribute("value") == NORTH_HALL["hours"]
     axe.assert_clean(driver, "390px, the buildings' rules")
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_the_timeline_across_rooms_is_accessible(day_server, new_browser, set_color_scheme, axe, scheme):
+    driver = new_browser(width=1280)
+    set_color_scheme(driver, scheme)
+    follow_clock(driver, day_server)
+    driver.get(day_server.url + "/rooms-timeline")
+    assert text_of(driver, "h1") == "All rooms' times"
+    # Tab reaches a free quarter hour, and Enter opens that room's booking panel there.
+    link = one(driver, "tr[data-room-id='mostafa'] a[href*='start=10:00']")
+    link.send_keys("\n")
+    wait_for(driver, lambda d: shown(d, "#book-heading"), message="the booking panel did not open")
+    assert text_of(driver, "#book-heading") == "Book from 10:00"  # signed out: it offers to sign in
+    driver.back()
+    axe.assert_clean(driver, f"1280px, {scheme}, the timeline across rooms")

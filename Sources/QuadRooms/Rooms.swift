@@ -187,6 +187,7 @@ extension Rooms {
         RoomsRoutes(rooms: self, web: web).register(on: routes)
         RoomDayRoutes(rooms: self, web: web).register(on: routes)
         BuildingsAdminRoutes(rooms: self, web: web).register(on: routes)
+        RoomsTimelineRoutes(rooms: self, web: web).register(on: routes)
         try RoomsOperations(rooms: self).registerHandlers(
             on: routes.router, configuration: .quad, middlewares: .quad(snapshots: ["listRooms": snapshot.answer]))
     }

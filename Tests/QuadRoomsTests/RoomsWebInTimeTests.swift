@@ -99,4 +99,27 @@ import Testing
             #expect(saved.contains("North Hall&#39;s rules are saved."))  // the apostrophe, HTML-escaped
         }
     }
+
+    @Test func theTimelineShowsEveryRoomsQuarterHoursWithAFreeOneLinkingToItsBookingPanel() async throws {
+        try await RoomsInTimeTests.run { app, client in
+            let team = try await app.signedIn("team")
+            _ = try await RoomsInTimeTests.book(
+                client, "mostafa", as: team,
+                #"{"start": "\#(RoomsInTimeTests.iso(RoomsInTimeTests.at("10:00")))", "minutes": 30, "hold": "room"}"#)
+            let page = try await client.execute(uri: "/rooms-timeline", method: .get, headers: [.accept: "text/html"]) {
+                $0
+            }
+            #expect(page.status == .ok)
+            let day = RoomsInTimeTests.day
+            // North Hall opens at 08:00, the other buildings at all hours: the table spans the whole day.
+            #expect(page.text.contains(#"<th scope="col" colspan="4">00:00</th>"#))
+            #expect(page.text.contains(#"<th scope="col" colspan="4">23:00</th>"#))
+            // Mostafa is held whole from 10:00 to 10:30, closed before 08:00, free at 10:30.
+            #expect(page.text.contains("10:00, Taken"))
+            #expect(page.text.contains(#"href="/rooms/mostafa?date=\#(day)&amp;start=10:30#book""#))
+            #expect(!page.text.contains(#"href="/rooms/mostafa?date=\#(day)&amp;start=10:00#book""#))
+            #expect(page.text.contains("07:45, closed"))
+            #expect(page.text.components(separatedBy: "<tr data-room-id=").count - 1 == 8)
+        }
+    }
 }
