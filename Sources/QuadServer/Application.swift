@@ -69,7 +69,7 @@ package struct Features: Sendable {
         self.platform = platform
         timetable = Timetable(platform: platform)
         rooms = Rooms(platform: platform, campus: timetable)
-        accounts = Accounts(platform: platform, removals: [rooms])
+        accounts = Accounts(platform: platform, removals: [rooms, timetable])
         timetable.connect(calendar: rooms, students: accounts)
         specials = Specials(platform: platform)
         library = Library(platform: platform, campus: timetable)

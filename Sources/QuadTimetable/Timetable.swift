@@ -4,11 +4,12 @@ import NIOConcurrencyHelpers
 import OpenAPIHummingbird
 import QuadCore
 import QuadPlatform
+import SQLKit
 import ServiceLifecycle
 
 /// The Timetable service: a student's week, live car parks and the next shuttles. Time comes from the
 /// platform's clock, so tests choose it.
-package final class Timetable: Feature, CampusTime {
+package final class Timetable: Feature, CampusTime, PersonRemoval {
     let store: TimetableStore
     let platform: Platform
     /// Each student's `GET /api/schedules` (this week, today's departures) as sent, by student id: dropped on every
@@ -33,9 +34,15 @@ package final class Timetable: Feature, CampusTime {
 
     /// The room bookings of the person whose student record is `studentId` (none when no account is theirs).
     func bookings(ofStudent studentId: String) async throws -> [CalendarBooking] {
-        guard let (calendar, students) = others.withLockedValue({ $0 }),
+        guard let (_, students) = others.withLockedValue({ $0 }),
             let username = try await students.username(ofStudent: studentId)
         else { return [] }
+        return try await bookings(of: username)
+    }
+
+    /// `username`'s room bookings, as their calendar shows them.
+    func bookings(of username: String) async throws -> [CalendarBooking] {
+        guard let (calendar, _) = others.withLockedValue({ $0 }) else { return [] }
         return try await calendar.calendarBookings(of: username)
     }
 
@@ -383,5 +390,15 @@ struct TimetableSimulator: Service {
             _ = try? await timetable.recordPrediction(departure.id, predicted: predicted)
         }
         try await timetable.store.deletePredictions(before: now.addingTimeInterval(-86400))
+    }
+}
+
+extension Timetable {
+    /// A person removed: their own feed's address goes with them.
+    package func release(
+        _ usernameKey: String, in sql: any SQLDatabase
+    ) async throws -> @Sendable () async -> Void {
+        try await TimetableStore.forgetPersonKey(usernameKey, in: sql)
+        return {}
     }
 }

@@ -105,9 +105,15 @@ struct TimetableAPI {
     }
 
     static func calendarLink(baseURL: String, student: StudentRecord) -> CalendarLink {
-        let path = "/api/students/\(student.id)/timetable.ics?key=\(student.calendarKey)"
-        let url = baseURL + path
-        let webcal = "webcal" + url.drop(while: { $0 != ":" })
-        return CalendarLink(url: url, webcal: webcal)
+        link(baseURL + "/api/students/\(student.id)/timetable.ics?key=\(student.calendarKey)")
+    }
+
+    /// A person's own feed (their bookings), for someone who is no student. Usernames and keys need no escaping.
+    static func calendarLink(baseURL: String, username: String, key: String) -> CalendarLink {
+        link(baseURL + "/api/people/\(username)/calendar.ics?key=\(key)")
+    }
+
+    private static func link(_ url: String) -> CalendarLink {
+        CalendarLink(url: url, webcal: "webcal" + url.drop(while: { $0 != ":" }))
     }
 }

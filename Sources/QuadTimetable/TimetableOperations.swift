@@ -88,10 +88,33 @@ extension TimetableOperations {
         .ok(.init(body: .json(try await calendarLink(rotate: true))))
     }
 
+    /// A student's timetable feed (their bookings in it); for anyone else, a feed of their bookings alone.
     private func calendarLink(rotate: Bool) async throws -> Components.Schemas.CalendarLink {
-        var student = try await api.studentFor(try Access.person(), asked: nil)
+        let person = try Access.person()
+        guard person.studentId != nil else {
+            let key = try await timetable.store.personKey(person.username, rotate: rotate)
+            let link = TimetableAPI.calendarLink(
+                baseURL: RequestInfo.current.baseURL, username: person.username, key: key)
+            return .init(url: link.url, webcal: link.webcal)
+        }
+        var student = try await api.studentFor(person, asked: nil)
         if rotate { student.calendarKey = try await timetable.rotateCalendarKey(student: student.id) }
         let link = TimetableAPI.calendarLink(baseURL: RequestInfo.current.baseURL, student: student)
         return .init(url: link.url, webcal: link.webcal)
+    }
+
+    /// The feed of a person who is no student: 404 alike for an unknown person and a wrong key.
+    func getPersonCalendar(
+        _ input: Operations.GetPersonCalendar.Input
+    ) async throws -> Operations.GetPersonCalendar.Output {
+        let username = input.path.username
+        guard let key = try await timetable.store.existingPersonKey(username),
+            TimetableAPI.sameKey(input.query.key, key)
+        else { throw Problem.notFound("There is no such calendar (was its address replaced?).") }
+        let settings = try await timetable.settings()
+        let text = ICalendar.write(
+            settings: settings, classes: [], bookings: try await timetable.bookings(of: username),
+            calendarName: "\(username) — \(settings.name)", stamp: timetable.now, domain: "timetable.quad")
+        return .ok(.init(body: .textCalendar(HTTPBody(text))))
     }
 }

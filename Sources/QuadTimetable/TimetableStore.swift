@@ -69,8 +69,54 @@ final class TimetableStore: Sendable {
                     departure_id TEXT PRIMARY KEY, route_id TEXT NOT NULL REFERENCES timetable_routes (id) ON DELETE CASCADE,
                     predicted TEXT NOT NULL, made_at TEXT NOT NULL)
                 """,
-            ])
+            ]),
+        // A calendar feed for a person who is no student (their room bookings): its address's key, by username.
+        Migration(
+            id: 401, name: "people's calendar feeds",
+            statements: [
+                """
+                CREATE TABLE timetable_person_calendars (
+                    username_key TEXT PRIMARY KEY, calendar_key TEXT NOT NULL)
+                """
+            ]),
     ]
+
+    // MARK: People's calendar feeds
+
+    /// The key of `username`'s feed, made on first asking (or anew with `rotate`: the old address stops working).
+    func personKey(_ username: String, rotate: Bool) async throws -> String {
+        let fresh = Self.newKey()
+        return try await database.withConnection { sql in
+            let conflict: SQLQueryString =
+                rotate ? "DO UPDATE SET calendar_key = excluded.calendar_key" : "DO NOTHING"
+            try await sql.raw(
+                """
+                INSERT INTO timetable_person_calendars (username_key, calendar_key)
+                VALUES (\(bind: username.lowercased()), \(bind: fresh))
+                ON CONFLICT (username_key) \(conflict)
+                """
+            ).run()
+            return try await sql.raw(
+                "SELECT calendar_key FROM timetable_person_calendars WHERE username_key = \(bind: username.lowercased())"
+            ).first()?.decode(column: "calendar_key", as: String.self) ?? fresh
+        }
+    }
+
+    /// The key of `username`'s feed, if they have one.
+    func existingPersonKey(_ username: String) async throws -> String? {
+        try await database.withConnection { sql in
+            try await sql.raw(
+                "SELECT calendar_key FROM timetable_person_calendars WHERE username_key = \(bind: username.lowercased())"
+            ).first()?.decode(column: "calendar_key", as: String.self)
+        }
+    }
+
+    /// Forgets `username`'s feed, inside the caller's transaction (Accounts removing the person).
+    static func forgetPersonKey(_ username: String, in sql: any SQLDatabase) async throws {
+        try await sql.raw(
+            "DELETE FROM timetable_person_calendars WHERE username_key = \(bind: username.lowercased())"
+        ).run()
+    }
 
     // MARK: Campus
 

@@ -48,6 +48,11 @@ import Testing
 
     static func iso(_ date: Date) -> String { date.formatted(.iso8601) }
 
+    /// A link's path and query, from `/api/` on.
+    static func path(of url: String) -> String {
+        url.range(of: "/api/").map { String(url[$0.lowerBound...]) } ?? url
+    }
+
     @Test(arguments: TestDatabase.engines)
     func theOriginalBookingHoldsASeatUntilTheBuildingCloses(engine: Database.Engine) async throws {
         try await Self.run(engine) { app, client in
@@ -358,6 +363,39 @@ import Testing
             try await client.execute(
                 uri: "/api/rooms/mina", method: .patch, headers: RoomsAPITests.admin, body: building
             ) { #expect($0.json["spots"] as? Int == 39) }
+        }
+    }
+
+    @Test func someoneWhoIsNoStudentHasAFeedOfTheirBookings() async throws {
+        try await Self.run { app, client in
+            let ada = try await app.signedIn("ada")
+            _ = try await Self.book(
+                client, "mostafa", as: ada, #"{"start": "\#(Self.iso(Self.at("10:00")))", "minutes": 30}"#)
+            let link = try await client.execute(uri: "/api/me/calendar", method: .get, headers: ada) { $0.json }
+            let url = try #require(link["url"] as? String)
+            let path = Self.path(of: url)
+            #expect(path.hasPrefix("/api/people/ada/calendar.ics?key="))
+            let feed = try await client.execute(uri: path, method: .get) { $0 }
+            #expect(feed.status == .ok && feed.headers[.contentType]?.hasPrefix("text/calendar") == true)
+            #expect(feed.text.contains("SUMMARY:Mostafa") && feed.text.contains("TRIGGER:-PT15M"))
+            #expect(try await client.execute(uri: path + "x", method: .get) { $0.status } == .notFound)
+            // Asking again gives the same address; a new one retires it.
+            #expect(
+                try await client.execute(uri: "/api/me/calendar", method: .get, headers: ada) {
+                    $0.json["url"] as? String
+                } == url)
+            _ = try await client.execute(uri: "/api/me/calendar", method: .post, headers: ada) { $0.status }
+            #expect(try await client.execute(uri: path, method: .get) { $0.status } == .notFound)
+            // Removed, the person's feed goes too.
+            let renewed = try await client.execute(uri: "/api/me/calendar", method: .get, headers: ada) {
+                $0.json["url"] as? String
+            }
+            let newPath = Self.path(of: try #require(renewed))
+            #expect(try await client.execute(uri: newPath, method: .get) { $0.status } == .ok)
+            try await client.execute(uri: "/api/people/ada", method: .delete, headers: RoomsAPITests.admin) {
+                #expect($0.status == .noContent)
+            }
+            #expect(try await client.execute(uri: newPath, method: .get) { $0.status } == .notFound)
         }
     }
 }
