@@ -96,7 +96,10 @@ struct RoomDayPage {
                 : reservation.checkInBy.map {
                     t("rooms.day.checkInBy", ["time": campus.time(of: $0).description])
                 }
-            canCheckIn = !reservation.checkedIn && now >= start.addingTimeInterval(-900) && now < end
+            // Offered only where the building asks for it (a deadline).
+            canCheckIn =
+                !reservation.checkedIn && reservation.checkInBy != nil && now >= start.addingTimeInterval(-900)
+                && now < end
             inSeries = reservation.seriesId != nil
         }
     }

@@ -62,7 +62,7 @@ struct RoomsRoutes {
             }
             return RoomsPage(
                 available: cards.filter { !$0.isFull }, full: cards.filter(\.isFull), hasRooms: !records.isEmpty,
-                myBookings: mine.map { .init($0.booking, roomName: $0.roomName, campus: campus, t: t) },
+                myBookings: mine.map { .init($0.booking, roomName: $0.roomName, campus: campus, now: now, t: t) },
                 refreshSeconds: configuration.refreshSeconds,
                 generatedAt: Int(rooms.platform.clock.now.timeIntervalSince1970 * 1000),
                 notice: Self.notice(query: query, names: names, mine: mine.map(\.booking), t: t))
@@ -174,11 +174,19 @@ struct RoomsPage {
         /// When it is, on the campus clock (none for a booking made before rooms had time).
         let when: String?
         let date: String?
+        /// It asks to be checked in, and can be now (from a quarter hour before it starts until it ends, once).
+        let canCheckIn: Bool
+        let inSeries: Bool
 
-        init(_ booking: Booking, roomName: String, campus: CampusClock, t: Localizer) {
+        init(_ booking: Booking, roomName: String, campus: CampusClock, now: Date, t: Localizer) {
             id = booking.id
             roomId = booking.roomId
             self.roomName = roomName
+            inSeries = booking.seriesId != nil
+            // Offered only where the building asks for it (a deadline), from a quarter hour before the start.
+            canCheckIn =
+                booking.checkInBy != nil && booking.start.map { now >= $0.addingTimeInterval(-900) } == true
+                && booking.end.map { now < $0 } == true
             if let start = booking.start, let end = booking.end {
                 when = RoomDayPage.when(start, end, campus: campus, t: t)
                 date = campus.date(of: start).description

@@ -53,6 +53,10 @@ import Testing
             let mine = try await app.features.rooms.bookings(
                 of: try #require(app.person("kier")))
             let ten = try #require(mine.first { $0.booking.roomId == "mostafa" }).booking
+            // /rooms offers it too, and the series can go at once there.
+            let rooms = try await client.execute(uri: "/rooms", method: .get, headers: kier) { $0.text }
+            #expect(rooms.contains(#"action="/rooms/mostafa/bookings/\#(ten.id)/check-in""#))
+            #expect(rooms.contains(#"class="cancel-rest-form""#))
             let checkIn = try await Self.post(
                 client, "/rooms/mostafa/bookings/\(ten.id)/check-in", "", headers: kier)
             #expect(checkIn.headers[.location] == "/rooms/mostafa?date=\(day)&checkedin=1")
