@@ -110,17 +110,6 @@ public final class EventHub: Service, Sendable {
         }
     }
 
-    /// On PostgreSQL, an event of `type` as an expression for the statement that makes the change to evaluate (once for
-    /// each row it yields): the event goes out when, and only when, that change commits, without a round trip or a
-    /// commit of its own. `json` is its payload, computed by the statement. Nil on SQLite: `publish` after the commit.
-    ///
-    /// Why: measured with `Benchmarks/run booking-storm` on PostgreSQL, publishing each booking's event in a statement
-    /// of its own was a second round trip and a second commit for every booking.
-    package func publication(_ type: String, json: SQLQueryString) -> SQLQueryString? {
-        guard database.engine == .postgres else { return nil }
-        return "pg_notify(\(bind: channel), nextval('quad_event_ids')::text || ' ' || \(bind: type + " ") || \(json))"
-    }
-
     /// Tells every instance (this one too, at once) something that is not for clients: a cache to drop, say.
     /// Notices are not events: no id, no replay, never on `/api/events`.
     package func notice(_ type: String, _ text: String) async {

@@ -124,14 +124,9 @@ struct RoomDayPage {
         let current = SlotRange.slot(containing: situation.now)
         slots = day.slots.map { slot in
             let time = campus.time(of: slot.range.start).description
-            let over = slot.range.lower < current
-            let free =
-                over
-                ? t("rooms.day.past")
-                : slot.freeSeats == 0 ? t("rooms.day.taken") : t("rooms.day.seatsFree", count: slot.freeSeats)
+            let (state, words) = Self.state(of: slot, current: current, t: t)
             return Slot(
-                time: time, label: t("rooms.day.bookFrom", ["time": time]), freeText: free,
-                state: over ? "past" : slot.freeSeats == 0 ? "full" : slot.empty ? "free" : "low",
+                time: time, label: t("rooms.day.bookFrom", ["time": time]), freeText: words, state: state,
                 bookable: slot.bookable, path: "\(path)?date=\(day.date)&start=\(time)#book",
                 chosen: slot == situation.chosen)
         }
@@ -179,6 +174,14 @@ struct RoomDayPage {
             return .init(kind: "error", text: t("rooms.errors.\(error)"))
         }
         return nil
+    }
+
+    /// A quarter hour as the pages draw it, when the quarter hour now is `current`: its state for the colour
+    /// (`past`, `full`, `free` when nobody holds any of it, else `low`) and its words ("3 seats free").
+    static func state(of slot: RoomDay.Slot, current: Int, t: Localizer) -> (state: String, words: String) {
+        if slot.range.lower < current { return ("past", t("rooms.day.past")) }
+        if slot.freeSeats == 0 { return ("full", t("rooms.day.taken")) }
+        return (slot.empty ? "free" : "low", t("rooms.day.seatsFree", count: slot.freeSeats))
     }
 
     /// "Tuesday 1 December 2026, 10:00–11:00", on the campus clock.

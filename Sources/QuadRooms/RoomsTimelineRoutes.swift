@@ -84,14 +84,9 @@ struct RoomsTimelinePage {
                 guard let slot = byTime[minute] else {
                     return Cell(state: "closed", label: t("rooms.timeline.closed", ["time": time]), path: nil)
                 }
-                let over = slot.range.lower < current
-                let seats =
-                    over
-                    ? t("rooms.day.past")
-                    : slot.freeSeats == 0 ? t("rooms.day.taken") : t("rooms.day.seatsFree", count: slot.freeSeats)
+                let (state, words) = RoomDayPage.state(of: slot, current: current, t: t)
                 return Cell(
-                    state: over ? "past" : slot.freeSeats == 0 ? "full" : slot.empty ? "free" : "low",
-                    label: "\(time), \(seats)",
+                    state: state, label: "\(time), \(words)",
                     path: slot.bookable ? "/rooms/\(record.id)?date=\(date)&start=\(time)#book" : nil)
             }
             return Row(id: record.id, name: record.name, path: "/rooms/\(record.id)?date=\(date)", cells: cells)
