@@ -326,7 +326,7 @@ final class ReservationStore: Sendable {
                 ).first
             else { return nil }
             if reservation.checkedIn { return reservation }
-            if now < reservation.range.start.addingTimeInterval(-900) {
+            if now < reservation.range.start.addingTimeInterval(-CheckInWindow.opensBefore) {
                 throw Problem.conflict(
                     "too-early", title: "Too early", detail: "Check in from a quarter of an hour before it starts.")
             }
@@ -343,7 +343,7 @@ final class ReservationStore: Sendable {
 
     /// The one reservation of `owner` in `roomId` to check in now (for a sign on the room's door), if any.
     func current(owner: String, roomId: String) async throws -> Reservation? {
-        let soon = SlotRange.slot(containing: clock.now.addingTimeInterval(900))
+        let soon = SlotRange.slot(containing: clock.now.addingTimeInterval(CheckInWindow.opensBefore))
         let now = SlotRange.slot(containing: clock.now)
         return try await database.withConnection { sql in
             try await Self.select(

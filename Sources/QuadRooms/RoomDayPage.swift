@@ -98,8 +98,8 @@ struct RoomDayPage {
                 }
             // Offered only where the building asks for it (a deadline).
             canCheckIn =
-                !reservation.checkedIn && reservation.checkInBy != nil && now >= start.addingTimeInterval(-900)
-                && now < end
+                !reservation.checkedIn && reservation.checkInBy != nil
+                && CheckInWindow.isOpen(start: start, end: end, at: now)
             inSeries = reservation.seriesId != nil
         }
     }

@@ -183,16 +183,15 @@ struct RoomsPage {
             roomId = booking.roomId
             self.roomName = roomName
             inSeries = booking.seriesId != nil
-            // Offered only where the building asks for it (a deadline), from a quarter hour before the start.
-            canCheckIn =
-                booking.checkInBy != nil && booking.start.map { now >= $0.addingTimeInterval(-900) } == true
-                && booking.end.map { now < $0 } == true
             if let start = booking.start, let end = booking.end {
                 when = RoomDayPage.when(start, end, campus: campus, t: t)
                 date = campus.date(of: start).description
+                // Offered only where the building asks for it (a deadline).
+                canCheckIn = booking.checkInBy != nil && CheckInWindow.isOpen(start: start, end: end, at: now)
             } else {
                 when = nil
                 date = nil
+                canCheckIn = false
             }
         }
     }

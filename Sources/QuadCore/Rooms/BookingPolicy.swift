@@ -1,5 +1,15 @@
 import Foundation
 
+/// When a booking can be checked in: from a quarter hour before it starts until it ends (the server, the pages and
+/// the kit all ask here).
+public enum CheckInWindow {
+    public static let opensBefore: TimeInterval = 900
+
+    public static func isOpen(start: Date, end: Date, at now: Date) -> Bool {
+        now >= start.addingTimeInterval(-opensBefore) && now < end
+    }
+}
+
 /// A building's rules for booking its rooms in time: when they open, how far ahead and how long one may book,
 /// and whether a booking must be checked in (and by when after its start) or is released.
 public struct BookingPolicy: Sendable, Equatable, Codable {

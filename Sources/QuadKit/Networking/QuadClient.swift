@@ -58,7 +58,7 @@ public struct MyBooking: Codable, Sendable, Equatable, Identifiable {
     /// Whether it can be checked in at `now`: from a quarter hour before it starts until it ends, once.
     public func canCheckIn(at now: Date) -> Bool {
         guard let start, let end, checkedIn != true else { return false }
-        return now >= start.addingTimeInterval(-900) && now < end
+        return CheckInWindow.isOpen(start: start, end: end, at: now)
     }
 }
 
