@@ -7,7 +7,7 @@ import ServiceLifecycle
 
 /// The Library service: who has which book. The API (`LibraryOperations`) and the web app (`LibraryRoutes`)
 /// both change books through it, so every change is checked the same way and publishes a `book` event.
-package final class Library: Feature {
+package final class Library: Feature, WaitingThings, PersonLoans {
     let store: LibraryStore
     let platform: Platform
     /// The campus's time zone (the Timetable's), for the dates the web app shows.
@@ -20,7 +20,8 @@ package final class Library: Feature {
         self.platform = platform
         self.campus = campus
         let store = LibraryStore(
-            database: platform.database, policy: LoanPolicy(days: platform.configuration.loanDays))
+            database: platform.database, waiting: platform.waiting,
+            policy: LoanPolicy(days: platform.configuration.loanDays))
         self.store = store
         self.shelf = Snapshot(clock: platform.clock, load: { try await store.all() }) { books, audience, now in
             let named = audience == Self.namedAudience
@@ -29,6 +30,7 @@ package final class Library: Feature {
             let due = books.compactMap(\.loan?.dueAt).filter { $0 > now }.min()
             return try Snapshot<[Book]>.json(records, expires: due)
         }
+        platform.waiting.register(.book, self)
     }
 
     /// The shelf's answer for whoever asks: names are for people signed in.
@@ -140,7 +142,7 @@ package final class Library: Feature {
         let editsFields =
             !(input.title.isAbsent && input.author.isAbsent && input.publisher.isAbsent
             && input.categories.isAbsent && input.isbn.isAbsent)
-        let book = try await store.update(id) { current in
+        let (book, waiting) = try await store.update(id, now: now) { current in
             try Self.check(ifMatch: ifMatch, current, now: now)
             switch action {
             case .checkOut(let borrower, _, _), .checkOutIfAvailable(let borrower, _, _):
@@ -161,11 +163,13 @@ package final class Library: Feature {
             case .checkOut, .checkOutIfAvailable: .checkedOut
             }
         await changed(book, kind)
+        await platform.waiting.announce(waiting)
         return book
     }
 
-    /// Checks the book out to the signed-in person, or to a name an admin gives; 409 naming who has it.
-    func checkOut(_ id: Int, by person: Person, name: String?) async throws -> Book {
+    /// Checks the book out to the signed-in person, or to a name an admin gives; 409 naming who has it, or saying it
+    /// is held for someone in line. `accepting`: the place in line whose offer this takes.
+    func checkOut(_ id: Int, by person: Person, name: String?, accepting: String? = nil) async throws -> Book {
         let now = platform.clock.now
         var borrower = person.displayName
         if let name, !name.trimmingCharacters(in: .whitespaces).isEmpty {
@@ -174,22 +178,58 @@ package final class Library: Feature {
         }
         let action = LoanAction.checkOutIfAvailable(
             person: borrower, username: LoanPermission.owner(of: borrower, lentBy: person), at: now)
-        let book = try await store.update(id) { _ in (nil, action) }
+        let (book, waiting) = try await store.update(id, now: now, accepting: accepting) { _ in (nil, action) }
         await changed(book, .checkedOut)
+        await platform.waiting.announce(waiting)
         return book
     }
 
     /// Puts the book back on the shelf; 409 when it is there already, 403 when the loan is someone else's.
     func giveBack(_ id: Int, by person: Person) async throws -> Book {
         let now = platform.clock.now
-        let book = try await store.update(id) { current in
+        let (book, waiting) = try await store.update(id, now: now) { current in
             guard let loan = current.loan else { throw LoanRefusal.notOnLoan }
             try Self.mayReturn(loan, by: person)
             return (nil, .giveBack(at: now))
         }
         await changed(book, .returned)
+        await platform.waiting.announce(waiting)
         return book
     }
+
+    // MARK: Its waiting lines
+
+    /// Puts `person` in line for the book; their place and where they stand.
+    func hold(_ id: Int, by person: Person) async throws -> (place: WaitingPlace, position: Int) {
+        let (place, position, changes) = try await store.hold(
+            id, owner: person.username.lowercased(), name: person.displayName, now: platform.clock.now)
+        var joined = changes
+        joined.changed.append((place, .joined))
+        await platform.waiting.announce(joined)
+        return (place, position)
+    }
+
+    package func accept(_ place: WaitingPlace, by person: Person) async throws -> AcceptedOffer {
+        guard let id = Int(place.thing) else { throw LoanRefusal.offerEnded }
+        _ = try await checkOut(id, by: person, name: nil, accepting: place.id)
+        return AcceptedOffer(kind: .book, thing: place.thing, path: "/library/books/\(id)")
+    }
+
+    package func remove(_ place: WaitingPlace, _ change: WaitingEvent.Change) async throws {
+        var changes = try await store.removeWaiting(place, now: platform.clock.now)
+        changes.changed.append((place, change))
+        await platform.waiting.announce(changes)
+        if changes.changed.contains(where: { $0.1 == .offered }) {
+            await changed(try? await store.find(Int(place.thing) ?? 0), .updated)
+        }
+    }
+
+    package func settle(thing: String) async throws {
+        guard let id = Int(thing) else { return }
+        await platform.waiting.announce(try await store.settle(id, now: platform.clock.now))
+    }
+
+    package func loans(of username: String) async throws -> [PersonLoan] { try await store.loans(of: username) }
 
     func delete(_ id: Int, ifMatch: String? = nil) async throws {
         var check: (@Sendable (Book) throws -> Void)?

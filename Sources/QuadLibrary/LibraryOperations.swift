@@ -96,3 +96,10 @@ extension LibraryOperations {
         return try BookInput(fields: body.value.mapValues(plain))
     }
 }
+
+extension LibraryOperations {
+    func holdBook(_ input: Operations.HoldBook.Input) async throws -> Operations.HoldBook.Output {
+        let (place, position) = try await library.hold(try Self.bookId(input.path.bookId), by: try Access.person())
+        return .created(.init(body: .json(WaitingPlaceRecord(place, position: position))))
+    }
+}

@@ -27,6 +27,9 @@ struct LibraryRoutes {
         routes.on(.post, "/library/books/:bookId/checkout", .member) { request, context in
             try await self.checkOut(request, id: try Self.id(context))
         }
+        routes.on(.post, "/library/books/:bookId/hold", .member) { request, context in
+            try await self.hold(request, id: try Self.id(context))
+        }
         routes.on(.post, "/library/books/:bookId/return", .owner) { request, context in
             try await self.giveBack(request, id: try Self.id(context))
         }
@@ -208,6 +211,9 @@ struct LibraryRoutes {
             canCheckOut: person != nil && book.loan == nil, canName: person?.isAdmin == true,
             canReturn: person.map { person in book.loan.map { LoanPermission.mayReturn($0, by: person) } ?? false }
                 ?? false,
+            canHold: person.map { person in
+                book.loan.map { $0.username != person.username.lowercased() } ?? false
+            } ?? false,
             canEdit: person != nil, deleteConfirm: t("library.deleteConfirm", ["title": book.title]))
     }
 
@@ -240,6 +246,7 @@ struct LibraryRoutes {
             case "saved": t("library.notice.saved")
             case "checkedOut": t("library.notice.checkedOut", ["name": query.get("name") ?? ""])
             case "returned": t("library.notice.returned")
+            case "inLine": t("library.notice.inLine", ordinal: max(1, Int(query.get("position") ?? "") ?? 1))
             case "deleted": t("library.notice.deleted", count: Int(query.get("count") ?? "") ?? 1)
             default: nil
             }
@@ -348,13 +355,30 @@ struct LibraryRoutes {
             let holder = try await library.find(id).loan?.person ?? ""
             let text =
                 problem.status == .forbidden
-                ? t("library.errors.forbidden") : t("library.errors.onLoan", ["name": holder])
+                ? t("library.errors.forbidden")
+                : problem.type.hasSuffix("held-for-line")
+                    ? t("library.errors.held") : t("library.errors.onLoan", ["name": holder])
             return try await page(
                 request, detail: id, notice: Notice(kind: "error", text: text), status: problem.status)
         } catch let failure as ValidationFailure {
             let text = Self.localized(failure, form: form, t: t).values.first ?? ""
             return try await page(
                 request, detail: id, notice: Notice(kind: "error", text: text), status: .unprocessableContent)
+        }
+    }
+
+    /// Waits in line for the book; back to it saying where they stand.
+    func hold(_ request: Request, id: Int) async throws -> Response {
+        let t = Localizer(language: web.language(for: request))
+        do {
+            let (_, position) = try await library.hold(id, by: try Access.person())
+            return .seeOther("/library/books/\(id)?done=inLine&position=\(position)")
+        } catch let problem as Problem where problem.status == .conflict {
+            let kinds = ["already-waiting": "alreadyWaiting", "on-the-shelf": "onTheShelf", "yours": "yours"]
+            let key = kinds.first { problem.type.hasSuffix($0.key) }?.value ?? "alreadyWaiting"
+            return try await page(
+                request, detail: id, notice: Notice(kind: "error", text: t("library.errors.\(key)")),
+                status: .conflict)
         }
     }
 
@@ -453,6 +477,8 @@ struct LibraryPage {
         let canCheckOut: Bool
         let canName: Bool
         let canReturn: Bool
+        /// On loan to someone else: one may wait in line for it.
+        let canHold: Bool
         let canEdit: Bool
         let deleteConfirm: String
 

@@ -23,6 +23,16 @@ enum LoanRefusal {
     }
     static let notOnLoan = Problem.conflict(
         "book-not-on-loan", title: "Not on loan", detail: "This book is on the shelf already.")
+    static func held(until: Date) -> Problem {
+        Problem.conflict(
+            "held-for-line", title: "Held for someone in line",
+            detail: "This book is held for the next person in line until \(Timestamp.string(until)).")
+    }
+    static let onTheShelf = Problem.conflict(
+        "on-the-shelf", title: "On the shelf", detail: "This book is on the shelf: check it out.")
+    static let yours = Problem.conflict("yours", title: "You have it", detail: "You have this book already.")
+    static let offerEnded = Problem.conflict(
+        "offer-ended", title: "Offer ended", detail: "This book is no longer held for you: the offer has ended.")
     static func notFound(_ id: Int) -> Problem { .notFound("There is no book \(id).") }
 }
 
@@ -30,12 +40,17 @@ enum LoanRefusal {
 ///
 /// At most one loan of a book is open at a time: every checkout runs in a transaction that locks the
 /// book's row first, and a unique partial index on open loans backs this up.
+///
+/// A book's waiting line (`WaitingLists`) is decided under the same lock: a returned book is offered to the first in
+/// line in the transaction that returns it, and a checkout is judged against the offer live then.
 final class LibraryStore: Sendable {
     let database: Database
     let policy: LoanPolicy
+    let waiting: WaitingLists
 
-    init(database: Database, policy: LoanPolicy = LoanPolicy()) {
+    init(database: Database, waiting: WaitingLists, policy: LoanPolicy = LoanPolicy()) {
         self.database = database
+        self.waiting = waiting
         self.policy = policy
     }
 
@@ -180,22 +195,32 @@ final class LibraryStore: Sendable {
 
     /// Changes a book in one transaction, its row locked: `change` sees the book as it is now (so it can
     /// check an `If-Match`, or refuse) and returns the new fields (nil: unchanged) and what happens to the loan.
+    ///
+    /// Its waiting line first passes on an offer that ended; a checkout to anyone but the person the book is held
+    /// for is then refused (409 `held-for-line`), and theirs ends their wait. `accepting` names the place whose
+    /// offer this checkout takes: 409 `offer-ended` unless it holds one now. A book back on the shelf is offered to
+    /// the first in line.
     func update(
-        _ id: Int,
+        _ id: Int, now: Date, accepting: String? = nil,
         change: @escaping @Sendable (Book) throws -> (fields: BookValidation.Fields?, loan: LoanAction)
-    ) async throws -> Book {
+    ) async throws -> (book: Book, waiting: WaitingChanges) {
         try await database.transaction { sql in
-            // Lock the row first, then read it with its loan in a new statement, which sees what a
-            // transaction that held the lock before committed.
-            if self.database.engine == .postgres {
-                guard try await sql.raw("SELECT id FROM books WHERE id = \(bind: id) FOR UPDATE").first() != nil
-                else { throw LoanRefusal.notFound(id) }
-            }
-            guard
-                let current = try await sql.raw("\(unsafeRaw: Self.select) WHERE b.id = \(bind: id)")
-                    .first().map(Self.book)
-            else { throw LoanRefusal.notFound(id) }
+            let current = try await self.locked(id, sql)
+            var changes = try await self.settle(id, available: current.loan == nil, now: now, sql)
             let (fields, loan) = try change(current)
+            let offer = try await self.waiting.places(.book, thing: String(id), sql).first { $0.holdsOffer(at: now) }
+            if let accepting, offer?.id != accepting { throw LoanRefusal.offerEnded }
+            switch loan {
+            case .checkOut(_, let username, _), .checkOutIfAvailable(_, let username, _):
+                if let offer {
+                    guard offer.owner == username else { throw LoanRefusal.held(until: offer.offeredUntil!) }
+                    if current.loan == nil {
+                        try await self.waiting.delete(offer.id, sql)
+                        changes.changed.append((offer, .accepted))
+                    }
+                }
+            case .none, .giveBack: break
+            }
             if let fields {
                 try await sql.raw(
                     """
@@ -210,7 +235,78 @@ final class LibraryStore: Sendable {
             guard let book = try await sql.raw("\(unsafeRaw: Self.select) WHERE b.id = \(bind: id)").first() else {
                 throw LoanRefusal.notFound(id)
             }
-            return try Self.book(book)
+            let updated = try Self.book(book)
+            changes.merge(try await self.settle(id, available: updated.loan == nil, now: now, sql))
+            return (updated, changes)
+        }
+    }
+
+    /// Locks the book's row for the rest of the transaction (PostgreSQL; SQLite's writer holds every row), then
+    /// reads it with its loan in a new statement, which sees what a transaction that held the lock before committed.
+    func locked(_ id: Int, _ sql: any SQLDatabase) async throws -> Book {
+        if database.engine == .postgres {
+            guard try await sql.raw("SELECT id FROM books WHERE id = \(bind: id) FOR UPDATE").first() != nil
+            else { throw LoanRefusal.notFound(id) }
+        }
+        guard
+            let current = try await sql.raw("\(unsafeRaw: Self.select) WHERE b.id = \(bind: id)").first().map(Self.book)
+        else { throw LoanRefusal.notFound(id) }
+        return current
+    }
+
+    /// Under the book's lock: its line brought up to `now`; a book on the shelf is offered to the first in line.
+    func settle(_ id: Int, available: Bool, now: Date, _ sql: any SQLDatabase) async throws -> WaitingChanges {
+        try await waiting.settle(.book, thing: String(id), now: now, sql) { _, offers in available && offers.isEmpty }
+    }
+
+    /// Puts `person` in the book's line: only while someone else has it or it is held for someone else.
+    func hold(_ id: Int, owner: String, name: String, now: Date) async throws -> (WaitingPlace, Int, WaitingChanges) {
+        try await database.transaction { sql in
+            let book = try await self.locked(id, sql)
+            let changes = try await self.settle(id, available: book.loan == nil, now: now, sql)
+            if let loan = book.loan, loan.username == owner { throw LoanRefusal.yours }
+            let places = try await self.waiting.places(.book, thing: String(id), sql)
+            if book.loan == nil && !places.contains(where: { $0.holdsOffer(at: now) && $0.owner != owner }) {
+                throw LoanRefusal.onTheShelf
+            }
+            let (place, position) = try await self.waiting.join(
+                .init(kind: .book, thing: String(id), detail: ""), owner: owner, name: name, label: book.title, sql)
+            return (place, position, changes)
+        }
+    }
+
+    /// Takes `place` out of the book's line and passes its offer on.
+    func removeWaiting(_ place: WaitingPlace, now: Date) async throws -> WaitingChanges {
+        guard let id = Int(place.thing) else { return WaitingChanges() }
+        return try await database.transaction { sql in
+            let book = try await self.locked(id, sql)
+            try await self.waiting.delete(place.id, sql)
+            return try await self.settle(id, available: book.loan == nil, now: now, sql)
+        }
+    }
+
+    /// The book's line brought up to `now`, under its lock (`WaitingKeeper`).
+    func settle(_ id: Int, now: Date) async throws -> WaitingChanges {
+        try await database.transaction { sql in
+            let book = try await self.locked(id, sql)
+            return try await self.settle(id, available: book.loan == nil, now: now, sql)
+        }
+    }
+
+    /// The books out to `username` now, with their titles.
+    func loans(of username: String) async throws -> [PersonLoan] {
+        try await database.read { sql in
+            try await sql.raw(
+                """
+                SELECT b.id, b.title, l.due_at FROM book_loans l JOIN books b ON b.id = l.book_id
+                WHERE l.returned_at IS NULL AND l.username = \(bind: username.lowercased())
+                """
+            ).all().map {
+                PersonLoan(
+                    bookId: try $0.decode(column: "id", as: Int.self),
+                    title: try $0.decode(column: "title", as: String.self),
+                    dueAt: Self.date(try $0.decode(column: "due_at", as: String.self)))
+            }
         }
     }
 
@@ -270,6 +366,7 @@ final class LibraryStore: Sendable {
                 try check(current)
             }
             try await sql.raw("DELETE FROM book_loans WHERE book_id = \(bind: id)").run()
+            try await self.waiting.deleteAll(.book, thing: String(id), sql)
             return try await sql.raw("DELETE FROM books WHERE id = \(bind: id) RETURNING id").first() != nil
         }
     }
@@ -281,6 +378,7 @@ final class LibraryStore: Sendable {
             var missing: [Int] = []
             for id in unique {
                 try await sql.raw("DELETE FROM book_loans WHERE book_id = \(bind: id)").run()
+                try await self.waiting.deleteAll(.book, thing: String(id), sql)
                 if try await sql.raw("DELETE FROM books WHERE id = \(bind: id) RETURNING id").first() == nil {
                     missing.append(id)
                 }
@@ -300,6 +398,7 @@ final class LibraryStore: Sendable {
     func clean() async throws -> Int {
         try await database.transaction { sql in
             try await sql.raw("DELETE FROM book_loans").run()
+            try await self.waiting.deleteAll(.book, sql)
             return try await sql.raw("DELETE FROM books RETURNING id").all().count
         }
     }

@@ -13,6 +13,18 @@ public struct Event: Sendable, Equatable {
     public let type: String
     /// The JSON payload, already encoded.
     public let data: String
+    /// Whose it is (a username, lowercased): delivered only to that person's streams. Nil: to everyone.
+    public let audience: String?
+
+    public init(id: Int64, type: String, data: String, audience: String? = nil) {
+        self.id = id
+        self.type = type
+        self.data = data
+        self.audience = audience
+    }
+
+    /// Whether a stream of `person` (nil: a visitor) hears it.
+    func reaches(_ person: String?) -> Bool { audience == nil || audience == person }
 }
 
 /// Where features publish changes and `/api/events` listens.
@@ -51,6 +63,8 @@ public final class EventHub: Service, Sendable {
 
     private struct Subscriber {
         var types: Set<String>?
+        /// Whose stream it is (a username, lowercased; nil for a visitor): private events go to theirs alone.
+        var person: String?
         /// Takes an event as it is delivered, on the delivering thread; false when it can take no more.
         var send: @Sendable (Event) -> Bool
         /// Ends the subscriber: the hub closing, or it falling too far behind.
@@ -83,8 +97,9 @@ public final class EventHub: Service, Sendable {
         self.logger = logger
     }
 
-    /// Publishes a change. Call it after the change is committed.
-    public func publish(_ type: String, _ payload: some Encodable & Sendable) async {
+    /// Publishes a change. Call it after the change is committed. With `audience` (a username), only that person's
+    /// streams hear it: an offer made to them, their place in a line.
+    public func publish(_ type: String, _ payload: some Encodable & Sendable, to audience: String? = nil) async {
         guard let data = try? JSONEncoder().encode(payload), let json = String(data: data, encoding: .utf8) else {
             return
         }
@@ -92,12 +107,12 @@ public final class EventHub: Service, Sendable {
         case .sqlite:
             let event = state.withLockedValue { state -> Event in
                 defer { state.nextLocalId += 1 }
-                return Event(id: state.nextLocalId, type: type, data: json)
+                return Event(id: state.nextLocalId, type: type, data: json, audience: audience)
             }
             deliver(event)
         case .postgres:
             // The id comes from a sequence shared by all instances; every instance (this one too) delivers on LISTEN.
-            let message = type + " " + json
+            let message = type + (audience.map { "@" + $0 } ?? "") + " " + json
             do {
                 try await database.withConnection { sql in
                     try await sql.raw(
@@ -161,12 +176,12 @@ public final class EventHub: Service, Sendable {
     }
 
     /// Subscribes to events after `lastEventId` (all new ones when nil), optionally of some types only.
-    public func subscribe(after lastEventId: Int64?, types: Set<String>? = nil) -> Subscription {
+    public func subscribe(after lastEventId: Int64?, types: Set<String>? = nil, person: String? = nil) -> Subscription {
         // A subscriber that falls more than `capacity` events behind is cut off rather than silently skipped:
         // it reconnects with its last id and resumes from the buffer.
         let (stream, continuation) = AsyncStream<Event>.makeStream(bufferingPolicy: .bufferingOldest(capacity))
         let listening = listen(
-            after: lastEventId, types: types,
+            after: lastEventId, types: types, person: person,
             send: { event in
                 if case .dropped = continuation.yield(event) { return false }
                 return true
@@ -185,16 +200,18 @@ public final class EventHub: Service, Sendable {
     /// in the channel pipeline need. `finish` is called once when the hub ends the subscription (it closed, or
     /// `send` answered false); a `cancel` racing the hub's closing may still see it called once after.
     package func listen(
-        after lastEventId: Int64?, types: Set<String>?, send: @escaping @Sendable (Event) -> Bool,
+        after lastEventId: Int64?, types: Set<String>?, person: String?, send: @escaping @Sendable (Event) -> Bool,
         finish: @escaping @Sendable () -> Void
     ) -> Listening {
         let id = UUID()
         let (replay, missed, closed) = state.withLockedValue { state -> ([Event], Bool, Bool) in
             if state.closed { return ([], false, true) }
-            state.subscribers[id] = Subscriber(types: types, send: send, finish: finish)
+            state.subscribers[id] = Subscriber(types: types, person: person, send: send, finish: finish)
             guard let lastEventId else { return ([], false, false) }
             let missed = state.floor.map { lastEventId < $0 } ?? true
-            let replay = state.recent.filter { $0.id > lastEventId && types?.contains($0.type) != false }
+            let replay = state.recent.filter {
+                $0.id > lastEventId && types?.contains($0.type) != false && $0.reaches(person)
+            }
             return (replay, missed, false)
         }
         if closed { finish() }
@@ -227,7 +244,8 @@ public final class EventHub: Service, Sendable {
         }
         for handler in handlers { handler() }
         for handler in changed { handler(event.type) }
-        for (id, subscriber) in subscribers where subscriber.types?.contains(event.type) != false {
+        for (id, subscriber) in subscribers
+        where subscriber.types?.contains(event.type) != false && event.reaches(subscriber.person) {
             if !subscriber.send(event) { cutOff(id) }
         }
     }
@@ -294,10 +312,12 @@ public final class EventHub: Service, Sendable {
         }
     }
 
-    /// `"<id> <type> <json>"`, as `publish` sends it.
+    /// `"<id> <type> <json>"`, or `"<id> <type>@<username> <json>"` for one person's, as `publish` sends it.
     static func parse(_ payload: String) -> Event? {
         let parts = payload.split(separator: " ", maxSplits: 2)
         guard parts.count == 3, let id = Int64(parts[0]) else { return nil }
-        return Event(id: id, type: String(parts[1]), data: String(parts[2]))
+        let typed = parts[1].split(separator: "@", maxSplits: 1)
+        return Event(
+            id: id, type: String(typed[0]), data: String(parts[2]), audience: typed.count == 2 ? String(typed[1]) : nil)
     }
 }

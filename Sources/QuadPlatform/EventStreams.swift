@@ -44,14 +44,14 @@ final class EventStreams: Sendable {
     }
 
     /// A stream for `client`, or a 429 problem when it holds its share already.
-    func open(client: String, asked: Asked) throws -> HTTPBody {
+    func open(client: String, person: String?, asked: Asked) throws -> HTTPBody {
         guard let slot = slot(for: client) else {
             throw Problem(
                 .tooManyRequests, type: "too-many-streams", title: "Too many event streams",
                 detail: "This client already has \(maxPerClient) event streams open; close one first.",
                 headers: [.retryAfter: "30"])
         }
-        let frames = Frames(slot: slot, hub: hub, heartbeat: heartbeat, asked: asked)
+        let frames = Frames(slot: slot, hub: hub, heartbeat: heartbeat, asked: asked, person: person)
         return HTTPBody(frames, length: .unknown, iterationBehavior: .single)
     }
 
@@ -110,6 +110,8 @@ final class EventStreams: Sendable {
         package let hub: EventHub
         let heartbeat: Duration
         let asked: Asked
+        /// Whose stream it is (a username, lowercased): their private events come on it too.
+        let person: String?
 
         /// Reads the frames; dropping it (the body no longer read) ends the stream, since the tasks that feed it
         /// would otherwise keep it alive.
@@ -133,7 +135,7 @@ final class EventStreams: Sendable {
             // end: it reconnects with its last id and resumes from the hub's memory.
             let (frames, continuation) = AsyncStream<ArraySlice<UInt8>>.makeStream(
                 bufferingPolicy: .bufferingOldest(EventStreams.backlog))
-            let subscription = hub.subscribe(after: asked.lastEventId, types: asked.types)
+            let subscription = hub.subscribe(after: asked.lastEventId, types: asked.types, person: person)
             let opening = EventStreams.opening(missedSome: subscription.missedSome, replay: subscription.replay)
             continuation.yield(ArraySlice(opening.utf8))
             // The server stopping ends the stream, so draining connections does not wait on it; so does the hub

@@ -31,7 +31,7 @@ final class PipelineEventStream {
     /// heartbeat comment between.
     init(
         context: ChannelHandlerContext, wire: ChannelHandlerContext, head: HTTPResponseHead, slot: StreamSlot,
-        streams: EventStreams, asked: EventStreams.Asked
+        streams: EventStreams, asked: EventStreams.Asked, person: String?
     ) {
         self.context = context
         self.wire = wire
@@ -41,7 +41,7 @@ final class PipelineEventStream {
         self.loopStreams = loopStreams
         let this = NIOLoopBound(self, eventLoop: loop)
         let listening = streams.hub.listen(
-            after: asked.lastEventId, types: asked.types,
+            after: asked.lastEventId, types: asked.types, person: person,
             send: { event in
                 loopStreams.deliver(streams.frame(event), to: this)
                 return true

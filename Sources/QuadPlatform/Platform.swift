@@ -8,6 +8,8 @@ public struct Platform: Sendable {
     public let events: EventHub
     public let admin: AdminAuth
     public let images: ImageStore
+    /// Waiting lines and their offers, for every feature that has them (`WaitingLists`).
+    package let waiting: WaitingLists
     package let idempotency: IdempotencyStore
     /// Shared by the router's middleware and the snapshot fast path, so a client has one budget.
     let rateLimiter: RateLimiter?
@@ -38,6 +40,8 @@ public struct Platform: Sendable {
         let platform = Platform(
             configuration: configuration, database: database, events: events,
             admin: admin, images: ImageStore(database: database, clock: configuration.clock),
+            waiting: WaitingLists(
+                database: database, events: events, clock: configuration.clock, terms: configuration.offerTerms),
             idempotency: IdempotencyStore(database: database, clock: configuration.clock),
             rateLimiter: configuration.rateLimit > 0
                 ? RateLimiter(rate: configuration.rateLimit, burst: configuration.rateBurst, clock: configuration.clock)
@@ -59,5 +63,6 @@ public struct Platform: Sendable {
         IdempotencyStore.migration,
         ImageStore.migration,
         IdempotencyStore.forgetSecrets,
+        WaitingLists.migration,
     ]
 }

@@ -30,6 +30,7 @@ extension PlatformOperations {
         let info = RequestInfo.current
         let body = try eventStreams.open(
             client: info.person.map { "user:" + $0.username.lowercased() } ?? info.clientAddress,
+            person: info.person?.username.lowercased(),
             asked: .init(lastEventId: input.headers.lastEventID ?? input.query.lastEventId, types: input.query.types))
         info.headers.set(.cacheControl, "no-cache")
         info.headers.set(.xAccelBuffering, "no")

@@ -54,6 +54,9 @@ package func buildRouter(
     router.add(middleware: RequestInfoMiddleware(trustProxy: trustProxy))
 
     web.register(on: routes)
+    NotificationsRoutes(
+        waiting: platform.waiting, web: web, refreshSeconds: platform.configuration.refreshSeconds
+    ).register(on: routes)
     try PlatformOperations(
         platform: platform,
         eventStreams: platform.eventStreams

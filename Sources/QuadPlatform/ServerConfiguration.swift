@@ -32,6 +32,8 @@ public struct ServerConfiguration: Sendable {
     public var openSignup = false
     /// How many days a library loan lasts.
     public var loanDays = 14
+    /// How long a freed seat or a returned book is held for the first in its waiting line.
+    public var offerTerms = OfferTerms.default
     /// bcrypt's cost for password hashes (tests lower it).
     public var passwordCost: UInt8 = 12
     /// For working on the web app: read templates and static files from this folder instead of the build.
@@ -117,6 +119,18 @@ public struct ServerConfiguration: Sendable {
             loanDays = value
         }
         if let value = try parse(
+            .roomOfferMinutes, "a whole number of minutes from 1 to 1440",
+            { Int($0).flatMap { (1...1440).contains($0) ? $0 : nil } })
+        {
+            offerTerms.room = TimeInterval(value * 60)
+        }
+        if let value = try parse(
+            .bookOfferHours, "a whole number of hours from 1 to 720",
+            { Int($0).flatMap { (1...720).contains($0) ? $0 : nil } })
+        {
+            offerTerms.book = TimeInterval(value * 3600)
+        }
+        if let value = try parse(
             .trustProxy, "off, or the proxies' IP addresses separated by commas", Self.parseProxies)
         {
             trustedProxies = value
@@ -178,7 +192,7 @@ public struct ServerConfiguration: Sendable {
     /// A setting, with its command-line flag where it has one and its environment variable.
     public enum Setting: String, Sendable, CaseIterable {
         case hostname, port, database, logLevel, adminToken, demo, rateLimit, rateBurst, eventHeartbeat
-        case refreshSeconds, trustProxy, webDirectory, signup, loanDays
+        case refreshSeconds, trustProxy, webDirectory, signup, loanDays, roomOfferMinutes, bookOfferHours
         /// Gone (replaced by personal app links): setting it is refused with a message saying so.
         case legacyAPI
         /// Testing only: `QUAD_TESTING` allows `QUAD_NOW` (the instant the server's clock starts at).
@@ -193,7 +207,7 @@ public struct ServerConfiguration: Sendable {
             case .demo: "--no-demo"
             case .now: "--now"
             case .adminToken, .rateLimit, .rateBurst, .eventHeartbeat, .refreshSeconds, .legacyAPI, .trustProxy,
-                .webDirectory, .signup, .loanDays, .testing:
+                .webDirectory, .signup, .loanDays, .roomOfferMinutes, .bookOfferHours, .testing:
                 nil
             }
         }
@@ -215,6 +229,8 @@ public struct ServerConfiguration: Sendable {
             case .webDirectory: "QUAD_WEB_DIR"
             case .signup: "QUAD_SIGNUP"
             case .loanDays: "QUAD_LOAN_DAYS"
+            case .roomOfferMinutes: "QUAD_ROOM_OFFER_MINUTES"
+            case .bookOfferHours: "QUAD_BOOK_OFFER_HOURS"
             case .testing: "QUAD_TESTING"
             case .now: "QUAD_NOW"
             }

@@ -15,7 +15,7 @@ import SQLKit
 final class BookingBatcher: Sendable {
     private struct Waiting {
         var intent: ReservationIntent
-        var continuation: CheckedContinuation<Result<(Reservation, spots: Int), any Error>, Never>
+        var continuation: CheckedContinuation<Result<ReservationStore.Reserved, any Error>, Never>
     }
 
     private struct State {
@@ -32,7 +32,7 @@ final class BookingBatcher: Sendable {
         self.store = store
     }
 
-    func book(_ intent: ReservationIntent) async throws -> (Reservation, spots: Int) {
+    func book(_ intent: ReservationIntent) async throws -> ReservationStore.Reserved {
         try await withCheckedContinuation { continuation in
             let startWriter = state.withLockedValue { state in
                 state.waiting.append(Waiting(intent: intent, continuation: continuation))
@@ -57,7 +57,7 @@ final class BookingBatcher: Sendable {
             do {
                 let campus = await store.campusClock()
                 let results = try await store.database.transaction { sql in
-                    var results: [Result<(Reservation, spots: Int), any Error>] = []
+                    var results: [Result<ReservationStore.Reserved, any Error>] = []
                     for intent in intents {
                         do {
                             results.append(.success(try await self.store.reserve(intent, sql, campus: campus)))
@@ -70,7 +70,7 @@ final class BookingBatcher: Sendable {
                 for (waiting, result) in zip(batch, results) { waiting.continuation.resume(returning: result) }
             } catch {
                 for waiting in batch {
-                    let result: Result<(Reservation, spots: Int), any Error>
+                    let result: Result<ReservationStore.Reserved, any Error>
                     do { result = .success(try await store.reserve(waiting.intent)) } catch {
                         result = .failure(error)
                     }

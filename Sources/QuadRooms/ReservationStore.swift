@@ -60,15 +60,21 @@ enum ReservationRefusal {
 ///
 /// A room's seats are its `spots` (what an admin offers), less the bookings made before rooms had time
 /// (`room_bookings`), which hold a seat at every instant until cancelled.
+///
+/// A room's waiting lines (`WaitingLists`, one per time slot) are decided under the same lock: a seat freed by a
+/// cancellation or a release is offered to the first in line in the transaction that frees it, and a live offer
+/// holds its seat against everyone else's bookings (`RoomWaiting.swift`).
 final class ReservationStore: Sendable {
     let database: Database
     let clock: any QuadClock
     let campus: any CampusTime
+    let waiting: WaitingLists
 
-    init(database: Database, clock: any QuadClock, campus: any CampusTime) {
+    init(database: Database, clock: any QuadClock, campus: any CampusTime, waiting: WaitingLists) {
         self.database = database
         self.clock = clock
         self.campus = campus
+        self.waiting = waiting
     }
 
     /// The campus's wall clock, for opening hours.
@@ -102,19 +108,21 @@ final class ReservationStore: Sendable {
             "UPDATE rooms SET spots = spots + (SELECT COUNT(*) FROM room_bookings b WHERE b.room_id = rooms.id)",
         ])
 
-    /// Stores `intent` if it fits, or throws why not. Returns it with the room's free seats now.
-    func reserve(_ intent: ReservationIntent) async throws -> (Reservation, spots: Int) {
+    /// Stores `intent` if it fits, or throws why not. Returns it with the room's free seats now, and what changed in
+    /// the room's waiting lines (to announce).
+    func reserve(_ intent: ReservationIntent) async throws -> Reserved {
         let campus = await campusClock()
         return try await database.transaction { sql in try await self.reserve(intent, sql, campus: campus) }
     }
 
+    /// A booking made, the room's free seats now, and what changed in its lines.
+    typealias Reserved = (reservation: Reservation, spots: Int, waiting: WaitingChanges)
+
     /// `reserve` inside the caller's transaction (the SQLite batch, `BookingBatcher`).
-    func reserve(
-        _ intent: ReservationIntent, _ sql: any SQLDatabase, campus: CampusClock
-    ) async throws -> (Reservation, spots: Int) {
+    func reserve(_ intent: ReservationIntent, _ sql: any SQLDatabase, campus: CampusClock) async throws -> Reserved {
         let seats = try await Self.lock(intent.roomId, sql, engine: database.engine)
-        let reservation = try await take(intent, seats: seats, sql)
-        return (reservation, try await Self.spots(intent.roomId, sql, at: clock.now, campus: campus))
+        let (reservation, waiting) = try await take(intent, seats: seats, sql)
+        return (reservation, try await Self.spots(intent.roomId, sql, at: clock.now, campus: campus), waiting)
     }
 
     /// Books each date of `recurrence` from `first` at `start` for `minutes` that `policy` takes and that is free,
@@ -144,7 +152,7 @@ final class ReservationStore: Sendable {
                     roomId: roomId, range: range, hold: hold, owner: owner, person: person,
                     checkInBy: policy.checkInDeadline(for: range, bookedAt: now), seriesId: seriesId)
                 do {
-                    let taken = try await self.take(intent, seats: seats, sql)
+                    let (taken, _) = try await self.take(intent, seats: seats, sql)
                     first = first ?? taken
                     outcomes.append(.init(date: date, result: .booked))
                 } catch let refusal as Problem {
@@ -293,9 +301,13 @@ final class ReservationStore: Sendable {
 
     /// Cancels a reservation (and, with `following`, the later dates of its series) when `person` owns it or is an
     /// admin (else 403). Nil: no such reservation. Else the room's free seats now.
-    func cancel(_ id: String, roomId: String, by person: Person, following: Bool) async throws -> Int? {
+    /// The freed seats go to the room's waiting lines first, in the same transaction.
+    func cancel(
+        _ id: String, roomId: String, by person: Person, following: Bool
+    ) async throws -> (spots: Int, waiting: WaitingChanges)? {
         let campus = await campusClock()
         return try await database.transaction { sql in
+            guard let seats = try? await Self.lock(roomId, sql, engine: self.database.engine) else { return nil }
             guard let reservation = try await Self.select(sql, "id = \(bind: id) AND room_id = \(bind: roomId)").first
             else { return nil }
             guard person.isAdmin || reservation.owner == person.username.lowercased() else {
@@ -311,7 +323,8 @@ final class ReservationStore: Sendable {
             } else {
                 try await sql.raw("DELETE FROM room_reservations WHERE id = \(bind: id)").run()
             }
-            return try await Self.spots(roomId, sql, at: self.clock.now, campus: campus)
+            let waiting = try await self.settleWaiting(roomId, seats: seats, sql)
+            return (try await Self.spots(roomId, sql, at: self.clock.now, campus: campus), waiting)
         }
     }
 
@@ -356,19 +369,35 @@ final class ReservationStore: Sendable {
         }
     }
 
-    /// Deletes the reservations nobody checked in by their deadline (at or before `now`); the rooms they were in.
+    /// Deletes the reservations nobody checked in by their deadline (at or before `now`), room by room under its
+    /// lock, the freed seats offered to the room's waiting lines in the same transaction; the rooms released.
     /// Safe on several instances at once: a row is deleted once, and only its deleter hears of it.
-    func releaseUncheckedIn(at now: Date) async throws -> Set<String> {
+    func releaseUncheckedIn(at now: Date) async throws -> (rooms: Set<String>, waiting: WaitingChanges) {
         let deadline = Int(now.timeIntervalSince1970.rounded(.down))
-        return try await database.withConnection { sql in
+        let due: SQLQueryString = "check_in_by <= \(bind: deadline) AND checked_in_at IS NULL"
+        let candidates = try await database.withConnection { sql in
             Set(
-                try await sql.raw(
-                    """
-                    DELETE FROM room_reservations
-                    WHERE check_in_by <= \(bind: deadline) AND checked_in_at IS NULL RETURNING room_id
-                    """
-                ).all().map { try $0.decode(column: "room_id", as: String.self) })
+                try await sql.raw("SELECT DISTINCT room_id FROM room_reservations WHERE \(due)").all().map {
+                    try $0.decode(column: "room_id", as: String.self)
+                })
         }
+        var released = Set<String>()
+        var changes = WaitingChanges()
+        for roomId in candidates.sorted() {
+            let (deleted, waiting) = try await database.transaction { sql in
+                guard let seats = try? await Self.lock(roomId, sql, engine: self.database.engine) else {
+                    return (false, WaitingChanges())
+                }
+                let gone = try await sql.raw(
+                    "DELETE FROM room_reservations WHERE room_id = \(bind: roomId) AND \(due) RETURNING id"
+                ).all()
+                guard !gone.isEmpty else { return (false, WaitingChanges()) }
+                return (true, try await self.settleWaiting(roomId, seats: seats, sql))
+            }
+            if deleted { released.insert(roomId) }
+            changes.merge(waiting)
+        }
+        return (released, changes)
     }
 
     /// True for the one caller (on any instance) that moves the announced quarter hour on to `slot`.
@@ -381,7 +410,7 @@ final class ReservationStore: Sendable {
     }
 
     /// Takes the room's lock for the rest of the transaction: its seats for booking in time.
-    private static func lock(_ roomId: String, _ sql: any SQLDatabase, engine: Database.Engine) async throws -> Int {
+    static func lock(_ roomId: String, _ sql: any SQLDatabase, engine: Database.Engine) async throws -> Int {
         let forUpdate = engine == .postgres ? " FOR UPDATE" : ""
         guard
             let row = try await sql.raw(
@@ -394,8 +423,21 @@ final class ReservationStore: Sendable {
         return try row.decode(column: "seats", as: Int.self)
     }
 
-    /// Inside the room's lock: stores the reservation if `Occupancy` allows it.
-    private func take(_ intent: ReservationIntent, seats: Int, _ sql: any SQLDatabase) async throws -> Reservation {
+    /// Inside the room's lock: stores the reservation if `Occupancy` allows it, counting the seats held for people in
+    /// line (409 `held-for-line` when only those stand in the way). The owner's own offer for that time is theirs to
+    /// take: booking it ends their wait.
+    func take(
+        _ intent: ReservationIntent, seats: Int, _ sql: any SQLDatabase
+    ) async throws -> (Reservation, WaitingChanges) {
+        var changes = WaitingChanges()
+        var offers: [WaitingPlace] = []
+        if try await !waiting.places(.room, thing: intent.roomId, sql).isEmpty {
+            changes = try await settleWaiting(intent.roomId, seats: seats, sql)
+            let now = clock.now
+            offers = try await waiting.places(.room, thing: intent.roomId, sql).filter {
+                $0.holdsOffer(at: now) && $0.roomSlot.map { $0.range.overlaps(intent.range) } ?? false
+            }
+        }
         let held = try await Self.select(
             sql,
             """
@@ -408,9 +450,22 @@ final class ReservationStore: Sendable {
         if standing != nil || held.contains(where: { $0.owner == intent.owner }) {
             throw BookingRefusal.alreadyBooked
         }
-        let occupancy = Occupancy(seats: seats, holds: held.map { ($0.range, $0.hold) })
-        guard occupancy.allows(intent.hold, during: intent.range) else {
+        let booked = held.map { ($0.range, $0.hold) }
+        let others = offers.filter { $0.owner != intent.owner }.compactMap(\.roomSlot)
+        guard
+            Occupancy(seats: seats, holds: booked + others.map { ($0.range, $0.hold) }).allows(
+                intent.hold, during: intent.range)
+        else {
+            if let ends = offers.compactMap(\.offeredUntil).min(),
+                Occupancy(seats: seats, holds: booked).allows(intent.hold, during: intent.range)
+            {
+                throw WaitingRefusal.held(until: ends)
+            }
             throw intent.hold == .seat ? BookingRefusal.full : ReservationRefusal.taken
+        }
+        for mine in offers where mine.owner == intent.owner {
+            try await waiting.delete(mine.id, sql)
+            changes.changed.append((mine, .accepted))
         }
         let reservation = Reservation(
             id: RoomStore.newBookingId(), roomId: intent.roomId, owner: intent.owner, person: intent.person,
@@ -426,17 +481,17 @@ final class ReservationStore: Sendable {
                     \(bind: intent.seriesId), \(bind: reservation.createdAt), \(bind: deadline))
             """
         ).run()
-        return reservation
+        return (reservation, changes)
     }
 
     /// The room's free seats at `now` (`RoomStore.records`'s rule).
-    private static func spots(
+    static func spots(
         _ roomId: String, _ sql: any SQLDatabase, at now: Date, campus: CampusClock
     ) async throws -> Int {
         try await RoomStore.records(sql, at: now, campus: campus, only: roomId).first?.spots ?? 0
     }
 
-    private static func select(_ sql: any SQLDatabase, _ condition: SQLQueryString) async throws -> [Reservation] {
+    static func select(_ sql: any SQLDatabase, _ condition: SQLQueryString) async throws -> [Reservation] {
         try await sql.raw(
             """
             SELECT id, room_id, owner, person, hold, first_slot, end_slot, series_id, created_at, check_in_by,

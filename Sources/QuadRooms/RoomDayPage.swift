@@ -53,8 +53,26 @@ struct RoomDayPage {
         /// `free`, `low`, `full` or `past`, for the colour (the words say it too).
         let state: String
         let bookable: Bool
+        /// Full, and not over: one may wait in line for it.
+        let waitable: Bool
+        let waitLabel: String
         let path: String
         let chosen: Bool
+    }
+
+    /// The panel to wait in line from a full time: how long.
+    let waiting: Waiting?
+
+    struct Waiting {
+        let date: String
+        let start: String
+        let heading: String
+        let lengths: [Option]
+    }
+
+    /// Whether one may wait in line for `slot`: full now, and not begun.
+    static func waitable(_ slot: RoomDay.Slot, current: Int) -> Bool {
+        !slot.bookable && slot.freeSeats == 0 && slot.range.lower > current
     }
 
     /// The panel to book from the chosen time: how long, what, how often.
@@ -127,10 +145,24 @@ struct RoomDayPage {
             let (state, words) = Self.state(of: slot, current: current, t: t)
             return Slot(
                 time: time, label: t("rooms.day.bookFrom", ["time": time]), freeText: words, state: state,
-                bookable: slot.bookable, path: "\(path)?date=\(day.date)&start=\(time)#book",
-                chosen: slot == situation.chosen)
+                bookable: slot.bookable, waitable: Self.waitable(slot, current: current),
+                waitLabel: t("rooms.day.waitFrom", ["time": time]),
+                path: "\(path)?date=\(day.date)&start=\(time)#book", chosen: slot == situation.chosen)
         }
-        booking = situation.chosen.map { slot in
+        waiting = situation.chosen.flatMap { slot in
+            guard !slot.bookable else { return nil }
+            let start = campus.time(of: slot.range.start)
+            let close = day.periods.first { $0.open <= start.minutes && start.minutes < $0.close }?.close ?? 1440
+            let longest = min(situation.policy.maxMinutes, close - start.minutes)
+            return Waiting(
+                date: day.date.description, start: start.description,
+                heading: t("rooms.day.waitHeading", ["time": start.description]),
+                lengths: stride(from: 15, through: longest, by: 15).map {
+                    Option(value: $0, label: t("rooms.day.minutes", count: $0), selected: $0 == min(30, longest))
+                })
+        }
+        booking = situation.chosen.flatMap { slot in
+            guard slot.bookable else { return nil }
             let start = campus.time(of: slot.range.start)
             // As long as the building allows, to the end of the opening period the time is in.
             let close = day.periods.first { $0.open <= start.minutes && start.minutes < $0.close }?.close ?? 1440
@@ -170,7 +202,14 @@ struct RoomDayPage {
             return .init(kind: "success", text: t("rooms.bookedMessage", ["name": situation.room.name]))
         }
         if query.get("checkedin") == "1" { return .init(kind: "success", text: t("rooms.day.checkedIn")) }
-        if let error = query.get("error"), ["full", "already", "closed", "taken", "early", "over"].contains(error) {
+        if let position = Int(query.get("waiting") ?? ""), position > 0 {
+            return .init(kind: "success", text: t("rooms.day.inLine", ordinal: position))
+        }
+        if let error = query.get("error"),
+            [
+                "full", "already", "closed", "taken", "early", "over", "held", "freeNow", "waiting",
+            ].contains(error)
+        {
             return .init(kind: "error", text: t("rooms.errors.\(error)"))
         }
         return nil
@@ -198,7 +237,8 @@ struct RoomDayPage {
     static func reason(_ problem: Problem) -> String {
         let kinds = [
             "already-booked": "already", "room-closed": "closed", "slot-taken": "taken", "too-early": "early",
-            "booking-over": "over", "series-unavailable": "taken",
+            "booking-over": "over", "series-unavailable": "taken", "held-for-line": "held", "free-now": "freeNow",
+            "already-waiting": "waiting",
         ]
         return kinds.first { problem.type.hasSuffix($0.key) }?.value ?? "full"
     }

@@ -24,6 +24,9 @@ struct RoomDayRoutes {
             }
             return try await self.checkIn(roomId: RoomsRoutes.roomId(context), bookingId: bookingId)
         }
+        routes.on(.post, "/rooms/:roomId/waiting", .member) { request, context in
+            try await self.wait(request, roomId: RoomsRoutes.roomId(context))
+        }
         routes.on(.get, "/rooms/:roomId/check-in", .public) { request, context in
             try await self.door(request, roomId: RoomsRoutes.roomId(context))
         }
@@ -58,8 +61,11 @@ struct RoomDayRoutes {
                 $0.roomId == room.id && campus.date(of: $0.range.start) <= date && campus.date(of: $0.range.end) >= date
             }
         }
+        let current = SlotRange.slot(containing: now)
         let chosen = LocalTime(query.get("start") ?? "").flatMap { time in
-            day.slots.first { campus.time(of: $0.range.start) == time && $0.bookable }
+            day.slots.first {
+                campus.time(of: $0.range.start) == time && ($0.bookable || RoomDayPage.waitable($0, current: current))
+            }
         }
         let situation = RoomDayPage.Situation(
             room: room, day: day, policy: policy, campus: campus, today: today, now: now, chosen: chosen, mine: mine,
@@ -98,6 +104,28 @@ struct RoomDayRoutes {
                 "&dates=\($0.outcomes.filter { $0.result == .booked }.count)&of=\($0.outcomes.count)"
             }
             return .seeOther("\(back)&booked=\(booked.booking.id)\(series ?? "")")
+        } catch let failure as ValidationFailure {
+            return try await page(
+                request, roomId: roomId, status: .unprocessableContent, failure: failure.errors.first?.message)
+        } catch let problem as Problem where problem.status == .conflict {
+            return .seeOther("\(back)&error=\(RoomDayPage.reason(problem))")
+        }
+    }
+
+    /// Waits in line from the chosen full time for the chosen length; back to the day saying where they stand.
+    func wait(_ request: Request, roomId: RoomID) async throws -> Response {
+        let person = try Access.person()
+        var request = request
+        let fields = try await request.formFields()
+        let campus = await rooms.store.campusClock()
+        guard let date = LocalDate(fields["date"] ?? ""), let time = LocalTime(fields["start"] ?? ""),
+            let minutes = Int(fields["minutes"] ?? "")
+        else { return try await page(request, roomId: roomId, status: .unprocessableContent, failure: "invalid") }
+        let back = "/rooms/\(roomId)?date=\(date)"
+        do {
+            let (_, position) = try await rooms.wait(
+                roomId: roomId.value, person: person, start: campus.instant(date, time), minutes: minutes, hold: .seat)
+            return .seeOther("\(back)&waiting=\(position)")
         } catch let failure as ValidationFailure {
             return try await page(
                 request, roomId: roomId, status: .unprocessableContent, failure: failure.errors.first?.message)

@@ -34,7 +34,9 @@ struct RoomTimeKeeper: Service {
     func tick() async {
         let now = rooms.platform.clock.now
         do {
-            try await rooms.changed(try await rooms.reservations.releaseUncheckedIn(at: now))
+            let (released, waiting) = try await rooms.reservations.releaseUncheckedIn(at: now)
+            try await rooms.changed(released)
+            await rooms.platform.waiting.announce(waiting)
             let slot = SlotRange.slot(containing: now)
             // This instance's list of rooms is read anew for the new quarter hour (`RoomsSnapshot`); the open pages
             // hear of the rooms whose seats changed.

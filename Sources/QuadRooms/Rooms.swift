@@ -21,11 +21,13 @@ package final class Rooms: Feature, PersonRemoval, PersonCalendar {
     package init(platform: Platform, campus: any CampusTime) {
         self.platform = platform
         self.store = RoomStore(database: platform.database, clock: platform.clock, campus: campus)
-        self.reservations = ReservationStore(database: platform.database, clock: platform.clock, campus: campus)
+        self.reservations = ReservationStore(
+            database: platform.database, clock: platform.clock, campus: campus, waiting: platform.waiting)
         self.policies = BuildingPolicyStore(database: platform.database)
         self.snapshot = RoomsSnapshot(store: store)
         batcher = platform.database.engine == .sqlite ? BookingBatcher(store: reservations) : nil
         rules = KeptValue(events: platform.events, type: "room-rules")
+        platform.waiting.register(.room, self)
     }
 
     typealias Change = RoomEvent
@@ -64,9 +66,10 @@ package final class Rooms: Feature, PersonRemoval, PersonCalendar {
 
     /// Stores `intent` if it fits (batched on SQLite) and tells everyone the room's free seats now.
     func reserve(_ intent: ReservationIntent) async throws -> (booking: Booking, spots: Int) {
-        let (reservation, spots) =
+        let (reservation, spots, waiting) =
             if let batcher { try await batcher.book(intent) } else { try await reservations.reserve(intent) }
         await changed(intent.roomId, spots: spots, .spots)
+        await platform.waiting.announce(waiting)
         return (reservation.booking, spots)
     }
 
@@ -107,9 +110,14 @@ package final class Rooms: Feature, PersonRemoval, PersonCalendar {
     /// Cancels a booking (in time, with `following` the rest of its series too; or one without time) and tells
     /// everyone. False: there is no such booking.
     func cancel(_ bookingId: String, roomId: String, by person: Person, following: Bool) async throws -> Bool {
-        var spots = try await reservations.cancel(bookingId, roomId: roomId, by: person, following: following)
-        if spots == nil { spots = try await store.cancel(roomId: roomId, bookingId: bookingId, by: person) }
-        guard let spots else { return false }
+        if let (spots, waiting) = try await reservations.cancel(
+            bookingId, roomId: roomId, by: person, following: following)
+        {
+            await changed(roomId, spots: spots, .spots)
+            await platform.waiting.announce(waiting)
+            return true
+        }
+        guard let spots = try await store.cancel(roomId: roomId, bookingId: bookingId, by: person) else { return false }
         await changed(roomId, spots: spots, .spots)
         return true
     }

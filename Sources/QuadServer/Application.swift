@@ -40,7 +40,10 @@ public func buildApplication(
         logger: logger
     )
     app.addServices(
-        [DatabaseService(database: database), platform.events, platform.idempotency]
+        [
+            DatabaseService(database: database), platform.events, platform.idempotency,
+            WaitingKeeper(waiting: platform.waiting, logger: logger),
+        ]
             + features.all.flatMap(\.services))
     return app
 }
@@ -69,10 +72,11 @@ package struct Features: Sendable {
         self.platform = platform
         timetable = Timetable(platform: platform)
         rooms = Rooms(platform: platform, campus: timetable)
-        accounts = Accounts(platform: platform, removals: [rooms, timetable])
+        accounts = Accounts(platform: platform, removals: [rooms, timetable, platform.waiting])
         timetable.connect(calendar: rooms, students: accounts)
         specials = Specials(platform: platform)
         library = Library(platform: platform, campus: timetable)
+        platform.waiting.connect(loans: library, campus: timetable)
     }
 
     /// Starts the platform with every feature's tables, makes sure an admin exists, and loads the demo data

@@ -40,6 +40,14 @@ package final class Timetable: Feature, CampusTime, PersonRemoval {
         return try await bookings(of: username)
     }
 
+    /// The offers and loan reminders of the person whose student record is `studentId` (none when no account is theirs).
+    func reminders(ofStudent studentId: String) async throws -> [CalendarReminder] {
+        guard let (_, students) = others.withLockedValue({ $0 }),
+            let username = try await students.username(ofStudent: studentId)
+        else { return [] }
+        return try await platform.waiting.calendarReminders(of: username)
+    }
+
     /// `username`'s room bookings, as their calendar shows them.
     func bookings(of username: String) async throws -> [CalendarBooking] {
         guard let (calendar, _) = others.withLockedValue({ $0 }) else { return [] }

@@ -73,6 +73,7 @@ extension TimetableOperations {
         let text = ICalendar.write(
             settings: settings, classes: try await timetable.store.classes(student: student.id),
             bookings: try await timetable.bookings(ofStudent: student.id),
+            reminders: try await timetable.reminders(ofStudent: student.id),
             calendarName: "\(student.name) — \(settings.name)", stamp: timetable.now,
             domain: "timetable.quad")
         return .ok(.init(body: .textCalendar(HTTPBody(text))))
@@ -114,6 +115,7 @@ extension TimetableOperations {
         let settings = try await timetable.settings()
         let text = ICalendar.write(
             settings: settings, classes: [], bookings: try await timetable.bookings(of: username),
+            reminders: try await timetable.platform.waiting.calendarReminders(of: username),
             calendarName: "\(username) — \(settings.name)", stamp: timetable.now, domain: "timetable.quad")
         return .ok(.init(body: .textCalendar(HTTPBody(text))))
     }

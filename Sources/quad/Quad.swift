@@ -19,7 +19,8 @@ struct Quad: AsyncParsableCommand {
         // Client commands for Specials, Library and Timetable slot in here (see Sources/quad/Client).
         subcommands: [
             Serve.self, Login.self, Logout.self, RoomsCommand.self, BookCommand.self, CancelCommand.self,
-            BookingsCommand.self, CheckinCommand.self, Watch.self,
+            BookingsCommand.self, CheckinCommand.self, WaitCommand.self, OffersCommand.self, AcceptCommand.self,
+            LeaveCommand.self, Watch.self,
             LibraryCommand.self, SpecialsCommand.self, TimetableCommand.self,
         ],
         defaultSubcommand: nil

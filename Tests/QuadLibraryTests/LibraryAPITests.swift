@@ -171,7 +171,7 @@ import Testing
             let holder = try #require(winners.first?.json["borrower"] as? String)
             let refusal = try #require(answers.first { $0.status == .conflict })
             #expect((refusal.json["detail"] as? String)?.contains(holder) == true)
-            let loans = try await LibraryStore(database: app.platform.database).loans(id)
+            let loans = try await LibraryStore(database: app.platform.database, waiting: app.platform.waiting).loans(id)
             #expect(loans.count == 1)
         }
     }

@@ -94,7 +94,7 @@ import Testing
     @Test func aChangeAnnouncedOnTheHubDropsTheKeptPages() async throws {
         try await Self.withKeptRoomsPage { app, client, kier, logs in
             // Stored without a word to anyone: the kept page does not know of it.
-            let (booking, spots) = try await app.features.rooms.reservations.reserve(
+            let (booking, spots, _) = try await app.features.rooms.reservations.reserve(
                 .fromNow(in: "helmold", for: "kier", clock: app.clock))
             #expect(!(try await client.execute(uri: "/rooms", method: .get, headers: kier).text.contains(booking.id)))
             #expect(Self.keptAnswers(logs) == 2)

@@ -28,8 +28,10 @@ import Testing
                 _ = try await RoomStore(database: first, clock: clock, campus: campus).create(
                     RoomRecord(id: "race", name: "Race", building: "North Hall", capacity: seats, seats: seats))
                 try await body(
-                    ReservationStore(database: first, clock: clock, campus: campus),
-                    ReservationStore(database: second, clock: clock, campus: campus))
+                    ReservationStore(
+                        database: first, clock: clock, campus: campus, waiting: .testing(first, clock: clock)),
+                    ReservationStore(
+                        database: second, clock: clock, campus: campus, waiting: .testing(second, clock: clock)))
             } catch {
                 await first.close()
                 if engine == .postgres { await second.close() }

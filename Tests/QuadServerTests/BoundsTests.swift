@@ -94,17 +94,17 @@ import Testing
             // Answered and never read (a HEAD, a connection closed first): dropped, they give their slots back.
             for _ in 0..<5 {
                 let held = try (0..<2).map { _ in
-                    try streams.open(client: client, asked: .init(lastEventId: nil, types: nil))
+                    try streams.open(client: client, person: nil, asked: .init(lastEventId: nil, types: nil))
                 }
                 #expect(held.count == 2 && streams.held(by: client) == 2)
                 #expect(throws: Problem.self) {
-                    try streams.open(client: client, asked: .init(lastEventId: nil, types: nil))
+                    try streams.open(client: client, person: nil, asked: .init(lastEventId: nil, types: nil))
                 }
             }
             #expect(streams.held(by: client) == 0)
             // Read, then left by its reader (the client gone, a write failed).
             do {
-                var frames = try streams.open(client: client, asked: .init(lastEventId: nil, types: nil))
+                var frames = try streams.open(client: client, person: nil, asked: .init(lastEventId: nil, types: nil))
                     .makeAsyncIterator()
                 let first = try #require(try await frames.next())
                 #expect(String(decoding: first, as: UTF8.self).hasPrefix("retry: "))
@@ -112,7 +112,7 @@ import Testing
             }
             #expect(streams.held(by: client) == 0)
             // Answered and read once, then never again (a reader that stopped reading): cut off, not buffered.
-            var stalled = try streams.open(client: client, asked: .init(lastEventId: nil, types: nil))
+            var stalled = try streams.open(client: client, person: nil, asked: .init(lastEventId: nil, types: nil))
                 .makeAsyncIterator()
             _ = try await stalled.next()
             for index in 0..<(EventStreams.backlog + 20) {

@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import QuadCore
 import QuadPlatform
 import SQLKit
 import Testing
@@ -67,5 +68,15 @@ package enum TestDatabase {
                 throw error
             }
         }
+    }
+}
+
+extension WaitingLists {
+    /// The waiting lines of a store built by hand (no server around it): their events go to a hub of their own.
+    package static func testing(_ database: Database, clock: any QuadClock) -> WaitingLists {
+        WaitingLists(
+            database: database,
+            events: EventHub(database: database, capacity: 16, clock: clock, logger: TestDatabase.logger),
+            clock: clock, terms: .default)
     }
 }

@@ -37,3 +37,14 @@ public struct Username: Sendable, Hashable, CustomStringConvertible {
         value = checked
     }
 }
+
+/// A place in a waiting line (and the offer it holds), as the server makes it: 16 random bytes in base64url.
+public struct PlaceID: Sendable, Hashable, CustomStringConvertible {
+    public let value: String
+    public var description: String { value }
+
+    public init?(_ raw: String?) {
+        guard let booking = BookingID(raw) else { return nil }
+        value = booking.value
+    }
+}

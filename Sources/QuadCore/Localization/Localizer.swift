@@ -40,6 +40,19 @@ public struct Localizer: Sendable {
         }
     }
 
+    /// The phrase for a position (`{count}` is the position), chosen by the language's ordinal rules: "2nd in line".
+    public func callAsFunction(_ key: String, ordinal: Int, _ arguments: [String: String] = [:]) -> String {
+        var arguments = arguments
+        arguments["count"] = String(ordinal)
+        switch table[key] ?? fallbackTable[key] {
+        case .plural(let forms):
+            let category = PluralCategory(ordinal: ordinal, language: language).rawValue
+            return fill(forms[category] ?? forms["other"] ?? key, arguments)
+        case .text(let text): return fill(text, arguments)
+        case nil: return key
+        }
+    }
+
     /// A counted phrase's forms as written (`{"0": …, "one": …, "other": …}`), for clients that pluralise themselves.
     public func forms(_ key: String) -> [String: String] {
         switch table[key] ?? fallbackTable[key] {

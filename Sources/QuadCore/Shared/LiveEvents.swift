@@ -92,3 +92,39 @@ public struct DepartureEvent: Codable, Sendable, Equatable {
         self.predictedArrivalDate = predictedArrivalDate
     }
 }
+
+/// `waiting`: a change to one of the listener's own places in line; private, sent only to that person's streams.
+/// `offered` says the thing is theirs to take until `offeredUntil`.
+public struct WaitingEvent: Codable, Sendable, Equatable {
+    /// Its type on the stream.
+    public static let type = "waiting"
+
+    public var place: String
+    public var kind: WaitingKind
+    public var thing: String
+    public var label: String
+    public var change: Change
+    /// Where they stand now (1 is first), while they are in line.
+    public var position: Int?
+    /// RFC 3339, while an offer is theirs.
+    public var offeredUntil: String?
+
+    public enum Change: String, Codable, Sendable {
+        /// Joined; moved up; made an offer; the offer ended untaken; took it; left; removed by an admin; what they
+        /// waited for is over.
+        case joined, moved, offered, lapsed, accepted, left, removed, ended
+    }
+
+    public init(
+        place: String, kind: WaitingKind, thing: String, label: String, change: Change, position: Int? = nil,
+        offeredUntil: String? = nil
+    ) {
+        self.place = place
+        self.kind = kind
+        self.thing = thing
+        self.label = label
+        self.change = change
+        self.position = position
+        self.offeredUntil = offeredUntil
+    }
+}

@@ -6,8 +6,8 @@ import Foundation
 /// the same from one download to the next so calendars update rather than duplicate.
 public enum ICalendar {
     public static func write(
-        settings: CampusSettings, classes: [TimetableClass], bookings: [CalendarBooking] = [], calendarName: String,
-        stamp: Date, domain: String = "quad"
+        settings: CampusSettings, classes: [TimetableClass], bookings: [CalendarBooking] = [],
+        reminders: [CalendarReminder] = [], calendarName: String, stamp: Date, domain: String = "quad"
     ) -> String {
         let tzid = settings.timeZone.identifier
         var lines = [
@@ -56,6 +56,9 @@ public enum ICalendar {
         }) {
             lines += event(booking, tzid: tzid, clock: settings.clock, stamp: dtstamp, domain: domain)
         }
+        for reminder in reminders.sorted(by: { ($0.at, $0.uid) < ($1.at, $1.uid) }) {
+            lines += event(reminder, stamp: dtstamp, domain: domain)
+        }
         lines.append("END:VCALENDAR")
         return lines.map(fold).joined(separator: "\r\n") + "\r\n"
     }
@@ -89,6 +92,26 @@ public enum ICalendar {
             "END:VEVENT",
         ]
         return lines
+    }
+
+    /// A reminder (an offer ending, a loan falling due): a short event at its instant, with an alarm.
+    static func event(_ reminder: CalendarReminder, stamp: String, domain: String) -> [String] {
+        [
+            "BEGIN:VEVENT",
+            "UID:\(reminder.uid)@\(domain)",
+            "DTSTAMP:\(stamp)",
+            "DTSTART:\(utc(reminder.at))",
+            "DURATION:PT15M",
+            "SUMMARY:\(escape(reminder.summary))",
+            "DESCRIPTION:\(escape(reminder.description))",
+            "CATEGORIES:\(reminder.kind.rawValue)",
+            "BEGIN:VALARM",
+            "ACTION:DISPLAY",
+            "DESCRIPTION:\(escape(reminder.summary))",
+            reminder.alarmMinutesBefore > 0 ? "TRIGGER:-PT\(reminder.alarmMinutesBefore)M" : "TRIGGER:PT0S",
+            "END:VALARM",
+            "END:VEVENT",
+        ]
     }
 
     /// TEXT escaping (RFC 5545 §3.3.11), scalar by scalar: Swift counts `"\r\n"` as one `Character`, so a

@@ -281,7 +281,7 @@ struct CancelCommand: AsyncParsableCommand {
 /// `quad watch rooms`: the rooms, then each change as it happens (live events; Ctrl-C stops).
 struct Watch: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Follow live changes (quad watch rooms).")
+        abstract: "Follow live changes (quad watch rooms); signed in, offers held for you show too.")
 
     @OptionGroup var options: ClientOptions
 
@@ -309,7 +309,10 @@ struct Watch: AsyncParsableCommand {
                     context.note("Waiting for the server, then watching for changes (Ctrl-C to stop)…")
                 }
             }
-            let events = EventStreamClient(serverURL: context.serverURL, types: ["room", "reset"])
+            // Signed in, the stream is theirs: offers made to them (`waiting` events) come on it, and only on theirs.
+            let events = EventStreamClient(
+                serverURL: context.serverURL, types: ["room", WaitingEvent.type, "reset"],
+                tokens: context.client.tokens.token == nil ? nil : context.client.tokens)
             // Events and the connection's status, in one sequence, so one loop owns the table.
             enum Update {
                 case event(ServerEvent)
@@ -366,6 +369,12 @@ struct Watch: AsyncParsableCommand {
                     encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
                     let line = try encoder.encode(Line(id: event.id, type: event.type, data: event.data))
                     context.print(String(decoding: line, as: UTF8.self) + "\n")
+                    continue
+                }
+                if event.type == WaitingEvent.type, let change = event.decode(WaitingEvent.self) {
+                    if let line = TerminalText.waitingLine(change, style: context.style) {
+                        context.print("\(context.clock.now.formatted(time))  \(line)\n")
+                    }
                     continue
                 }
                 guard event.type == "room", let change = event.decode(RoomEvent.self) else {

@@ -6,10 +6,11 @@ import QuadKit
 /// `quad library list|show|add|edit|checkout|return|delete`.
 struct LibraryCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "library", abstract: "The library's books: list, show, add, edit, check out, return, delete.",
+        commandName: "library",
+        abstract: "The library's books: list, show, add, edit, check out, return, wait in line, delete.",
         subcommands: [
             LibraryList.self, LibraryShow.self, LibraryAdd.self, LibraryEdit.self, LibraryCheckout.self,
-            LibraryReturn.self, LibraryDelete.self,
+            LibraryReturn.self, LibraryHold.self, LibraryDelete.self,
         ])
 }
 
