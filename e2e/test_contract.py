@@ -94,8 +94,13 @@ def test_every_event_on_the_stream_matches_its_schema_in_the_contract(quad_serve
     events = contract["paths"]["/api/events"]["get"]["x-quad-events"]
     wanted = {kind: schemas[ref["$ref"].rsplit("/", 1)[-1]] for kind, ref in events.items()}
 
+    # Ada's own stream: her private events (`waiting`) come on it too.
+    token = session_token(server, "ada")
     sock = socket.create_connection(("127.0.0.1", server.port), timeout=30)
-    sock.sendall(b"GET /api/events HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: text/event-stream\r\n\r\n")
+    sock.sendall(
+        b"GET /api/events HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: text/event-stream\r\n"
+        + f"Authorization: Bearer {token}\r\n\r\n".encode()
+    )
     received = bytearray()
 
     def listen():
@@ -108,7 +113,7 @@ def test_every_event_on_the_stream_matches_its_schema_in_the_contract(quad_serve
     threading.Thread(target=listen, daemon=True).start()
     wait_until(lambda: b"retry: " in received, message="the stream did not start")
 
-    ada = {"Authorization": f"Bearer {session_token(server, 'ada')}", "Content-Type": "application/json"}
+    ada = {"Authorization": f"Bearer {token}", "Content-Type": "application/json"}
     admin = {"Content-Type": "application/json"}
 
     def call(path, method, body, headers=admin, as_admin=True):
@@ -125,6 +130,11 @@ def test_every_event_on_the_stream_matches_its_schema_in_the_contract(quad_serve
     )
     book = call("/api/books", "POST", {"title": "Events", "author": "A. Writer"}, ada, as_admin=False).json()
     call(f"/api/books/{book['id']}/checkout", "POST", None, ada, as_admin=False)
+    # Ada waits for a book someone else has; it comes back and is held for her.
+    waited = call("/api/books", "POST", {"title": "Waited", "author": "B. Writer"}).json()
+    call(f"/api/books/{waited['id']}/checkout", "POST", {"name": "Someone Else"})
+    call(f"/api/books/{waited['id']}/holds", "POST", None, ada, as_admin=False)
+    call(f"/api/books/{waited['id']}/return", "POST", None)
     parking = call("/api/parkings", "GET", None).json()["parkings"][0]
     call(f"/api/parkings/{parking['id']}", "PUT", {"free": max(0, parking["capacity"] // 2)})
     departure = call("/api/departures", "GET", None).json()["departures"][0]

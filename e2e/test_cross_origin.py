@@ -151,6 +151,29 @@ def plan(server, ids: dict) -> list[dict]:
         api("PUT /api/rooms/{roomId}/photo", "/api/rooms/painter/photo", image=list(png(1))),
         api("DELETE /api/rooms/{roomId}", "/api/rooms/alexis"),
         api("POST /api/images", "/api/images", image=list(png(2))),
+        # Waiting lines (the holds before the books come back).
+        form(
+            "/rooms/:roomId/waiting",
+            "/rooms/csrf-full/waiting",
+            [("date", ids["tomorrow"]), ("start", "10:00"), ("minutes", "45")],
+            who="kier",
+        ),
+        api("POST /api/rooms/{roomId}/waiting", "/api/rooms/csrf-full/waiting", {"start": ids["ten"], "minutes": 30}),
+        form("/library/books/:bookId/hold", f"/library/books/{ids['on_loan'][0]}/hold", who="kier"),
+        api("POST /api/books/{bookId}/holds", f"/api/books/{ids['on_loan'][1]}/holds"),
+        api("POST /api/offers/{placeId}/accept", f"/api/offers/{ids['places']['offer api']}/accept", who="kier"),
+        form("/notifications/:placeId/accept", f"/notifications/{ids['places']['offer form']}/accept", who="kier"),
+        api("DELETE /api/me/waiting/{placeId}", f"/api/me/waiting/{ids['places']['leave api']}", who="kier"),
+        form("/notifications/:placeId/leave", f"/notifications/{ids['places']['leave form']}/leave", who="kier"),
+        api(
+            "PUT /api/me/reminders",
+            "/api/me/reminders",
+            {"offers": False, "dueSoon": False, "dueToday": False, "overdue": False},
+            who="kier",
+        ),
+        form("/notifications/reminders", "/notifications/reminders", who="kier"),
+        api("DELETE /api/waiting-lines/{placeId}", f"/api/waiting-lines/{ids['places']['remove api']}"),
+        form("/admin/waiting/:placeId/remove", f"/admin/waiting/{ids['places']['remove form']}/remove"),
         # Library.
         form("/library/books", "/library/books", book_form),
         form(
@@ -318,6 +341,7 @@ def setup_targets(server) -> dict:
     ):
         response = server.request(path, "POST", form, body.encode(), admin=True)
         assert response.status in (200, 303), response.text
+    places = waiting_places(server)
     departures = server.request("/api/departures").json()["departures"]
     # The last bus listed: over three hours away, where the demo's simulator does not move predictions.
     departure = departures[-1]
@@ -337,7 +361,55 @@ def setup_targets(server) -> dict:
         "student": "424242",
         "departure": departure["id"],
         "predicted": predicted,
+        "ten": ten_tomorrow(server),
+        "places": places,
     }
+
+
+def ten_tomorrow(server, minute: int = 0) -> str:
+    """10:00 tomorrow on the campus clock, as the API writes instants."""
+    day = (server.now() + dt.timedelta(days=1)).astimezone(MELBOURNE).date()
+    return (
+        dt.datetime(day.year, day.month, day.day, 10, minute, tzinfo=MELBOURNE)
+        .astimezone(dt.UTC)
+        .strftime("%Y-%m-%dT%H:%M:%SZ")
+    )
+
+
+def waiting_places(server) -> dict:
+    """Rooms of one seat (in a building open at all hours): `csrf-full`, Grace's tomorrow 10:00-10:30, with Kier
+    and Ada in lines for it; and two whose seat Kier waited for and now has offered. The places, by what they are
+    for."""
+    admin_json = {"Content-Type": "application/json"}
+    people = {name: {**admin_json, **bearer(server, name)} for name in ("kier", "ada", "grace")}
+
+    def call(path, body, headers, method="POST"):
+        response = server.request(path, method, headers, json.dumps(body).encode() if body is not None else None)
+        assert response.status in (200, 201, 204), f"{method} {path}: {response.text}"
+        return response.json() if response.status != 204 else None
+
+    for room in ("csrf-full", "csrf-offer-1", "csrf-offer-2"):
+        body = {"id": room, "name": room.title(), "building": "Waiting Wing", "capacity": 1}
+        assert server.request("/api/rooms", "POST", admin_json, json.dumps(body).encode(), admin=True).status == 201
+    call("/api/rooms/csrf-full/bookings", {"start": ten_tomorrow(server), "minutes": 30}, people["grace"])
+    places = {}
+    for key, person, minutes in (
+        ("leave api", "kier", 15),
+        ("leave form", "kier", 60),
+        ("remove api", "ada", 15),
+        ("remove form", "ada", 30),
+    ):
+        body = {"start": ten_tomorrow(server), "minutes": minutes}
+        places[key] = call("/api/rooms/csrf-full/waiting", body, people[person])["id"]
+    for key, room in (("offer api", "csrf-offer-1"), ("offer form", "csrf-offer-2")):
+        booking = call(f"/api/rooms/{room}/bookings", {"start": ten_tomorrow(server), "minutes": 30}, people["ada"])
+        places[key] = call(
+            f"/api/rooms/{room}/waiting", {"start": ten_tomorrow(server), "minutes": 30}, people["kier"]
+        )["id"]
+        call(f"/api/rooms/{room}/bookings/{booking['booking']['id']}", None, people["ada"], method="DELETE")
+    offers = server.request("/api/me/notifications", headers=people["kier"]).json()["offers"]
+    assert sorted(o["id"] for o in offers) == sorted([places["offer api"], places["offer form"]]), offers
+    return places
 
 
 def snapshot(server, kier: dict, far_bus: str, images: list[str]) -> dict:
@@ -362,11 +434,12 @@ def snapshot(server, kier: dict, far_bus: str, images: list[str]) -> dict:
             "/api/me/bookings",
             "/api/me/app-links",
             "/api/buildings",
+            "/api/waiting-lines",
         )
     }
     for path in ("/admin/timetable", "/admin/specials", "/admin/people", "/admin/rooms"):
         state["page " + path] = page(path)
-    for path in ("/api/me", "/api/me/bookings", "/api/me/app-links", "/api/me/calendar"):
+    for path in ("/api/me", "/api/me/bookings", "/api/me/app-links", "/api/me/calendar", "/api/me/notifications"):
         state["kier " + path] = get(path, kier)
     week = server.request("/api/schedules", headers=kier)
     state["kier /api/schedules"] = (week.status, week.json().get("schedules") if week.status == 200 else week.text)

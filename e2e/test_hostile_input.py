@@ -27,6 +27,7 @@ server still answers `/health` and every list afterwards. One failure lists ever
 from __future__ import annotations
 
 import dataclasses
+import datetime as dt
 import http.client
 import itertools
 import json
@@ -41,7 +42,7 @@ from typing import Any
 
 import pytest
 
-from conftest import http_request, melbourne
+from conftest import MELBOURNE, http_request, melbourne
 from helpers import add_person, password_of, png, session_token
 
 REQUEST_TIMEOUT = 10.0  # seconds: no answer may take longer
@@ -740,6 +741,39 @@ def next_departure(run: Run) -> Request:
     return Request({"departureId": departure["id"]}, {"predicted": departure["expectedAt"]})
 
 
+def tomorrow_at_ten(run: Run) -> str:
+    """10:00 tomorrow on the campus clock, as the API writes instants (rooms in building Annex open at all hours)."""
+    day = (run.server.now().astimezone(MELBOURNE) + dt.timedelta(days=1)).date()
+    instant = dt.datetime(day.year, day.month, day.day, 10, tzinfo=MELBOURNE).astimezone(dt.UTC)
+    return instant.strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def full_room(run: Run) -> str:
+    """A room of one seat, Kier's tomorrow from 10:00 to 10:30: one may wait in line for it then."""
+    n = run.next()
+    room = run.admin(
+        "POST", "/api/rooms", {"id": f"full-{n}", "name": f"Full room {n}", "building": "Annex", "capacity": 1}
+    ).json()["id"]
+    run.call(
+        "POST", f"/api/rooms/{room}/bookings", {"start": tomorrow_at_ten(run), "minutes": 30}, token=run.tokens["kier"]
+    )
+    return room
+
+
+def fresh_place(run: Run, token: str, lender: str = "kier") -> str:
+    """A place in line (for a book out to `lender`) of the person `token` signs in."""
+    book = run.fresh_book(run.tokens[lender])
+    return run.call("POST", f"/api/books/{book}/holds", token=token).json()["id"]
+
+
+def fresh_offer(run: Run) -> str:
+    """A book held for the caller: Kier had it, the caller waited, Kier brought it back."""
+    book = run.fresh_book(run.tokens["kier"])
+    place = run.call("POST", f"/api/books/{book}/holds").json()["id"]
+    run.call("POST", f"/api/books/{book}/return", token=run.tokens["kier"])
+    return place
+
+
 BASELINES: dict[str, Baseline] = {
     # Platform
     "uploadImage": Baseline(lambda run: Request({}, png(run.next()), content_type="image/png")),
@@ -868,6 +902,32 @@ BASELINES: dict[str, Baseline] = {
     ),
     "deleteBook": Baseline(lambda run: Request({"bookId": lambda: run.spare("book", run.fresh_book)}), member=True),
     "deleteBooks": Baseline(lambda run: Request({}, {"ids": [run.spare("book", run.fresh_book)]}), member=True),
+    # Waiting lines
+    "joinRoomWaitingLine": Baseline(
+        lambda run: Request(
+            {"roomId": lambda: run.spare("full room", lambda: full_room(run))},
+            {"start": tomorrow_at_ten(run), "minutes": 30},
+        ),
+        member=True,
+    ),
+    "holdBook": Baseline(
+        lambda run: Request({"bookId": lambda: run.spare("book out", lambda: run.fresh_book(run.tokens["kier"]))}),
+        member=True,
+    ),
+    "setReminders": Baseline(
+        lambda run: Request({}, {"offers": True, "dueSoon": False, "dueToday": True, "overdue": True}), member=True
+    ),
+    "leaveWaitingLine": Baseline(
+        lambda run: Request({"placeId": lambda: run.spare("place", lambda: fresh_place(run, run.token))}), member=True
+    ),
+    "acceptOffer": Baseline(
+        lambda run: Request({"placeId": lambda: run.spare("offer", lambda: fresh_offer(run))}), member=True
+    ),
+    "removeFromWaitingLine": Baseline(
+        lambda run: Request(
+            {"placeId": lambda: run.spare("kier's place", lambda: fresh_place(run, run.tokens["kier"], lender="ada"))}
+        )
+    ),
     # Timetable
     "setParkingReading": Baseline(lambda run: Request({"parkingId": "clayton"}, {"free": 10})),
     "setDeparturePrediction": Baseline(next_departure),

@@ -211,17 +211,15 @@ package final class Library: Feature, WaitingThings, PersonLoans {
 
     package func accept(_ place: WaitingPlace, by person: Person) async throws -> AcceptedOffer {
         guard let id = Int(place.thing) else { throw LoanRefusal.offerEnded }
-        _ = try await checkOut(id, by: person, name: nil, accepting: place.id)
-        return AcceptedOffer(kind: .book, thing: place.thing, path: "/library/books/\(id)")
+        let book = try await checkOut(id, by: person, name: nil, accepting: place.id)
+        let name = (book.loan?.person ?? "").addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""
+        return AcceptedOffer(kind: .book, thing: place.thing, path: "/library/books/\(id)?done=checkedOut&name=\(name)")
     }
 
     package func remove(_ place: WaitingPlace, _ change: WaitingEvent.Change) async throws {
         var changes = try await store.removeWaiting(place, now: platform.clock.now)
         changes.changed.append((place, change))
         await platform.waiting.announce(changes)
-        if changes.changed.contains(where: { $0.1 == .offered }) {
-            await changed(try? await store.find(Int(place.thing) ?? 0), .updated)
-        }
     }
 
     package func settle(thing: String) async throws {

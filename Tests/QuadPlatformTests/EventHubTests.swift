@@ -115,4 +115,51 @@ import Testing
             await second.close()
         }
     }
+
+    /// A private event (an offer made to Ada) reaches Ada's streams alone, live and in a replay, from either instance
+    /// (on PostgreSQL its audience travels with it through NOTIFY); everyone else goes on to the next public event.
+    @Test(arguments: TestDatabase.engines)
+    func aPrivateEventReachesOnlyItsPersonsStreams(engine: Database.Engine) async throws {
+        try await TestDatabase.withLocation(engine) { location in
+            let first = try await Database.open(location, logger: TestDatabase.logger)
+            let second = engine == .postgres ? try await Database.open(location, logger: TestDatabase.logger) : first
+            try await Migrator.migrate(first, Platform.migrations, now: TestTime.start, logger: TestDatabase.logger)
+            let hubA = EventHub(database: first, capacity: 16, clock: TestTime.clock(), logger: TestDatabase.logger)
+            let hubB =
+                engine == .postgres
+                ? EventHub(database: second, capacity: 16, clock: TestTime.clock(), logger: TestDatabase.logger) : hubA
+            let hubs: [EventHub] = engine == .postgres ? [hubA, hubB] : [hubA]
+            let group = ServiceGroup(
+                configuration: .init(services: hubs, gracefulShutdownSignals: [], logger: TestDatabase.logger))
+            try await withThrowingTaskGroup(of: Void.self) { tasks in
+                tasks.addTask { try await group.run() }
+                try await eventually("the hubs listen") { hubA.isListening && hubB.isListening }
+                let ada = hubB.subscribe(after: nil, person: "ada")
+                let bob = hubB.subscribe(after: nil, person: "bob")
+                let visitor = hubB.subscribe(after: nil)
+                await hubA.publish("waiting", Spots(id: "offer", spots: 1), to: "ada")
+                await hubA.publish("room", Spots(id: "mina", spots: 3))
+                var adas = ada.events.makeAsyncIterator()
+                let (first, second) = (await adas.next(), await adas.next())
+                #expect(first?.type == "waiting" && first?.audience == "ada")
+                #expect(second?.type == "room")
+                for other in [bob, visitor] {
+                    var iterator = other.events.makeAsyncIterator()
+                    #expect(await iterator.next()?.type == "room")
+                }
+                // Reconnecting from before both: Bob's replay has the public one only, Ada's both.
+                let before = try #require(first).id - 1
+                let (bobAgain, adaAgain) = (
+                    hubB.subscribe(after: before, person: "bob"), hubB.subscribe(after: before, person: "ada")
+                )
+                #expect(bobAgain.replay.map(\.type) == ["room"])
+                #expect(adaAgain.replay.map(\.type) == ["waiting", "room"])
+                for subscription in [ada, bob, visitor, bobAgain, adaAgain] { subscription.cancel() }
+                await group.triggerGracefulShutdown()
+                try await tasks.waitForAll()
+            }
+            await first.close()
+            if engine == .postgres { await second.close() }
+        }
+    }
 }
