@@ -125,7 +125,13 @@ def test_a_book_on_loan_is_held_for_the_first_in_line_when_it_comes_back(server,
     held = api(server, "Max", f"/api/books/{book['id']}/holds", "POST")
     assert held.status == 201 and held.json()["position"] == 2, held.text
 
+    # Lea browses the library meanwhile: any live page of hers hears of the offer (her own stream).
+    lea.get(server.url + "/library")
+    wait_for(lea, lambda d: d.execute_script("return document.getElementById('library').dataset.live") == "stream")
+    assert not shown(lea, "#shell-offer")
     assert api(server, "Kim", f"/api/books/{book['id']}/return", "POST").status == 200
+    wait_for(lea, lambda d: shown(d, "#shell-offer"), timeout=2, message="no word of the offer on the library page")
+    assert book["title"] in text_of(lea, "#shell-offer")
     offers = notifications(server, "Lea")["offers"]
     assert [o["thing"] for o in offers] == [str(book["id"])]
     ends = dt.datetime.fromisoformat(offers[0]["offeredUntil"].replace("Z", "+00:00"))

@@ -23,16 +23,10 @@ enum LoanRefusal {
     }
     static let notOnLoan = Problem.conflict(
         "book-not-on-loan", title: "Not on loan", detail: "This book is on the shelf already.")
-    static func held(until: Date) -> Problem {
-        Problem.conflict(
-            "held-for-line", title: "Held for someone in line",
-            detail: "This book is held for the next person in line until \(Timestamp.string(until)).")
-    }
     static let onTheShelf = Problem.conflict(
         "on-the-shelf", title: "On the shelf", detail: "This book is on the shelf: check it out.")
     static let yours = Problem.conflict("yours", title: "You have it", detail: "You have this book already.")
-    static let offerEnded = Problem.conflict(
-        "offer-ended", title: "Offer ended", detail: "This book is no longer held for you: the offer has ended.")
+    static let offerEnded = WaitingRefusal.offerEnded("This book")
     static func notFound(_ id: Int) -> Problem { .notFound("There is no book \(id).") }
 }
 
@@ -213,7 +207,9 @@ final class LibraryStore: Sendable {
             switch loan {
             case .checkOut(_, let username, _), .checkOutIfAvailable(_, let username, _):
                 if let offer {
-                    guard offer.owner == username else { throw LoanRefusal.held(until: offer.offeredUntil!) }
+                    guard offer.owner == username else {
+                        throw WaitingRefusal.held("This book", until: offer.offeredUntil!)
+                    }
                     if current.loan == nil {
                         try await self.waiting.delete(offer.id, sql)
                         changes.changed.append((offer, .accepted))

@@ -459,7 +459,7 @@ final class ReservationStore: Sendable {
             if let ends = offers.compactMap(\.offeredUntil).min(),
                 Occupancy(seats: seats, holds: booked).allows(intent.hold, during: intent.range)
             {
-                throw WaitingRefusal.held(until: ends)
+                throw WaitingRefusal.held("A seat then", until: ends)
             }
             throw intent.hold == .seat ? BookingRefusal.full : ReservationRefusal.taken
         }

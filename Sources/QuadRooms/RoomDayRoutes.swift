@@ -84,9 +84,9 @@ struct RoomDayRoutes {
         var request = request
         let fields = try await request.formFields()
         let campus = await rooms.store.campusClock()
-        guard let date = LocalDate(fields["date"] ?? ""), let time = LocalTime(fields["start"] ?? ""),
-            let minutes = Int(fields["minutes"] ?? "")
-        else { return try await page(request, roomId: roomId, status: .unprocessableContent, failure: "invalid") }
+        guard let (date, time, minutes) = Self.time(fields) else {
+            return try await page(request, roomId: roomId, status: .unprocessableContent, failure: "invalid")
+        }
         let hold = Hold(rawValue: fields["hold"] ?? "") ?? .seat
         var recurrence: Recurrence?
         if let every = Recurrence.Frequency(rawValue: fields["repeat"] ?? "") {
@@ -112,15 +112,23 @@ struct RoomDayRoutes {
         }
     }
 
+    /// The day, start and length a booking or waiting form chose (nil: not all of them, or not readable).
+    static func time(_ fields: [String: String]) -> (LocalDate, LocalTime, Int)? {
+        guard let date = LocalDate(fields["date"] ?? ""), let time = LocalTime(fields["start"] ?? ""),
+            let minutes = Int(fields["minutes"] ?? "")
+        else { return nil }
+        return (date, time, minutes)
+    }
+
     /// Waits in line from the chosen full time for the chosen length; back to the day saying where they stand.
     func wait(_ request: Request, roomId: RoomID) async throws -> Response {
         let person = try Access.person()
         var request = request
         let fields = try await request.formFields()
         let campus = await rooms.store.campusClock()
-        guard let date = LocalDate(fields["date"] ?? ""), let time = LocalTime(fields["start"] ?? ""),
-            let minutes = Int(fields["minutes"] ?? "")
-        else { return try await page(request, roomId: roomId, status: .unprocessableContent, failure: "invalid") }
+        guard let (date, time, minutes) = Self.time(fields) else {
+            return try await page(request, roomId: roomId, status: .unprocessableContent, failure: "invalid")
+        }
         let back = "/rooms/\(roomId)?date=\(date)"
         do {
             let (_, position) = try await rooms.wait(

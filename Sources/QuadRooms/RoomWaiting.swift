@@ -3,17 +3,10 @@ import QuadCore
 import QuadPlatform
 import SQLKit
 
-/// Why a booking or a place in line was refused, about waiting lines.
-enum WaitingRefusal {
-    static func held(until: Date) -> Problem {
-        Problem.conflict(
-            "held-for-line", title: "Held for someone in line",
-            detail: "A seat then is held for the next person in line until \(Timestamp.string(until)).")
-    }
+extension WaitingRefusal {
     static let freeNow = Problem.conflict(
         "free-now", title: "Free then", detail: "There is room at that time: book it rather than wait.")
-    static let offerEnded = Problem.conflict(
-        "offer-ended", title: "Offer ended", detail: "This seat is no longer held for you: the offer has ended.")
+    static let seatOfferEnded = offerEnded("This seat")
 }
 
 /// A room's waiting lines, one per time slot and hold, kept by the platform's engine (`WaitingLists`) under the room's
@@ -67,7 +60,7 @@ extension ReservationStore {
     /// `place`'s owner takes the seat held for them: booked as one booking of theirs (409 `offer-ended` unless the
     /// offer is live now).
     func accept(_ place: WaitingPlace, person: String, policy: BookingPolicy) async throws -> Reserved {
-        guard let (range, hold) = place.roomSlot else { throw WaitingRefusal.offerEnded }
+        guard let (range, hold) = place.roomSlot else { throw WaitingRefusal.seatOfferEnded }
         let campus = await campusClock()
         let now = clock.now
         return try await database.transaction { sql in
@@ -77,7 +70,7 @@ extension ReservationStore {
                 try await self.waiting.places(.room, thing: place.thing, sql).contains(where: {
                     $0.id == place.id && $0.holdsOffer(at: now)
                 })
-            else { throw WaitingRefusal.offerEnded }
+            else { throw WaitingRefusal.seatOfferEnded }
             let intent = ReservationIntent(
                 roomId: place.thing, range: range, hold: hold, owner: place.owner, person: person,
                 checkInBy: policy.checkInDeadline(for: range, bookedAt: now))

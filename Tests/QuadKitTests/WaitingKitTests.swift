@@ -32,7 +32,9 @@ struct WaitingKitTests {
 
             let ada = try await makeStore(server, as: "ada")
             let kier = try await makeStore(server, as: "kier")
-            let place = try await ada.session.client.holdBook(id: book.id, idempotencyKey: UUID().uuidString)
+            let library = LibraryStore(session: ada.session)
+            let place = try #require(await library.hold(book.id))
+            #expect(await library.hold(book.id) == nil && library.lastError?.contains("already") == true)
             #expect(place.position == 1 && place.label == book.title)
             for store in [ada, kier] { await store.start() }
             try await eventually("both are live") { ada.isLive && kier.isLive && ada.notes.waiting.count == 1 }

@@ -139,6 +139,24 @@ public final class LibraryStore {
         return result
     }
 
+    /// Waits in line for a book on loan; where the person stands (nil when refused: `lastError` says why). It is
+    /// held for them when it comes back (`NotificationsStore` hears of it).
+    @discardableResult
+    public func hold(_ id: Int) async -> WaitingPlaceRecord? {
+        guard !isOffline else {
+            refuseOffline("waiting in line")
+            return nil
+        }
+        do {
+            let place = try await session.client.holdBook(id: id, idempotencyKey: UUID().uuidString)
+            lastError = nil
+            return place
+        } catch {
+            _ = failed(error)
+            return nil
+        }
+    }
+
     /// Deletes all of `ids` or none; the ids deleted, nil when refused.
     @discardableResult
     public func delete(_ ids: Set<Int>) async -> [Int]? {

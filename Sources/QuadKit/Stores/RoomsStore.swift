@@ -240,6 +240,16 @@ extension RoomsStore {
         }
     }
 
+    /// Waits in line for `roomId` at a time that is full (`TimedBooking`'s start, length and hold; not repeated):
+    /// where the person stands. The seat is held for them when one frees up (`NotificationsStore` hears of it).
+    public func wait(_ roomId: String, _ timed: TimedBooking) async throws -> WaitingPlaceRecord {
+        try await write("waiting in line") {
+            try await self.session.client.wait(
+                roomId: roomId, start: timed.start, minutes: timed.minutes, hold: timed.hold,
+                idempotencyKey: UUID().uuidString)
+        }
+    }
+
     /// Cancels one of the person's bookings, or with `following` the rest of its series.
     public func cancel(_ booking: MyBooking, following: Bool = false) async throws {
         try await write("cancelling") {

@@ -15,6 +15,20 @@ package protocol WaitingThings: Sendable {
     func settle(thing: String) async throws
 }
 
+/// Why a booking, a checkout or an acceptance was refused, about waiting lines (the same words for rooms and books).
+package enum WaitingRefusal {
+    /// Someone not in line (or not first) asked for what is held for the first in line.
+    package static func held(_ what: String, until: Date) -> Problem {
+        Problem.conflict(
+            "held-for-line", title: "Held for someone in line",
+            detail: "\(what) is held for the next person in line until \(Timestamp.string(until)).")
+    }
+    package static func offerEnded(_ what: String) -> Problem {
+        Problem.conflict(
+            "offer-ended", title: "Offer ended", detail: "\(what) is no longer held for you: the offer has ended.")
+    }
+}
+
 /// What accepting an offer gave: where to see it.
 package struct AcceptedOffer: Sendable {
     package var kind: WaitingKind

@@ -177,6 +177,19 @@ export function startLive({
 
   let source = null, lastEventId = "", triedAtOnce = false;
 
+  // Signed in, the stream is the person's own: an offer made to them shows on every live page (a banner that
+  // leads to their notifications), whatever the page listens to.
+  const personal = document.body.hasAttribute("data-signed-in") && !events.includes("waiting");
+
+  function onOffer(event) {
+    let data = null;
+    try { data = JSON.parse(event.data); } catch { /* not JSON */ }
+    const banner = document.getElementById("shell-offer");
+    if (data?.change !== "offered" || !banner) return;
+    document.getElementById("shell-offer-label").textContent = data.label || "";
+    banner.hidden = false;
+  }
+
   function onStreamEvent(event) {
     lastEventId = event.lastEventId || lastEventId;
     markFresh();
@@ -190,7 +203,7 @@ export function startLive({
   function connect() {
     if (source || stopped || !events.length || !("EventSource" in window) || document.hidden || offline) return;
     // Reopened after a pause, the stream replays what was missed since the last event seen.
-    const stream = new EventSource("/api/events?types=" + events.join(",") +
+    const stream = new EventSource("/api/events?types=" + [...events, ...(personal ? ["waiting"] : [])].join(",") +
       (lastEventId ? "&lastEventId=" + encodeURIComponent(lastEventId) : ""));
     source = stream;
     stream.onopen = () => {
@@ -219,6 +232,7 @@ export function startLive({
     };
     // "reset": the server could not replay what was missed; the fragment is the current state anyway.
     for (const type of [...events, "reset"]) stream.addEventListener(type, onStreamEvent);
+    if (personal) stream.addEventListener("waiting", onOffer);
   }
 
   function disconnect() {
