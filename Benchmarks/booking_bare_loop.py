@@ -9,7 +9,8 @@ synchronous=FULL and foreign_keys=ON (as Quad opens its SQLite file), adds the
 rooms storm-1..storm-R with CAPACITY seats each, then books one seat per
 transaction with exactly the statements Quad's ReservationStore.reserve runs
 for a signed-in person (the room's seats, the bookings overlapping the range,
-the person's untimed booking there, the insert, the room's free seats now),
+whether anyone waits in the room's lines, the person's untimed booking there,
+the insert, the room's free seats now),
 until N bookings (default: every seat) or SECONDS, whichever comes first.
 People storm-p1..storm-pP each sweep all rooms in turn, as the storm's wrk
 script does, with the same time ranges: an hour from tomorrow 10:00 UTC plus
@@ -62,7 +63,13 @@ SCHEMA = [
     "ALTER TABLE room_reservations ADD COLUMN checked_in_at TEXT",
     "CREATE INDEX room_reservations_check_in ON room_reservations (check_in_by)",
     "ALTER TABLE room_bookings ADD COLUMN owner TEXT",
+    # The platform's migration 6: waiting lines (Quad reads a room's before deciding a booking; empty in the storm)
+    "CREATE TABLE waiting_places (id TEXT PRIMARY KEY, kind TEXT NOT NULL, thing TEXT NOT NULL, detail TEXT NOT NULL,"
+    " owner TEXT NOT NULL, name TEXT NOT NULL, label TEXT NOT NULL, seq INTEGER NOT NULL, joined_at TEXT NOT NULL,"
+    " offered_until BIGINT)",
+    "CREATE UNIQUE INDEX waiting_places_person ON waiting_places (kind, thing, detail, owner)",
 ]
+
 
 # Quad's RoomStore.records for one room at a quarter hour: its free seats then.
 SPOTS_NOW = (
@@ -168,10 +175,12 @@ def main(argv):
         first = base + ((i - 1) // len(rooms)) % 4  # this person's pass over the rooms
         db.execute("BEGIN IMMEDIATE")
         try:
+            # Quad's ReservationStore.lockForBooking: the seats, and whether anyone waits (nobody, in the storm).
             seats = db.execute(
-                "SELECT spots - (SELECT COUNT(*) FROM room_bookings WHERE room_id = ?) AS seats"
-                " FROM rooms WHERE id = ?",
-                (room_id, room_id),
+                "SELECT spots - (SELECT COUNT(*) FROM room_bookings WHERE room_id = ?) AS seats,"
+                " CASE WHEN EXISTS (SELECT 1 FROM waiting_places WHERE kind = ? AND thing = ?) THEN 1 ELSE 0 END"
+                " AS lines FROM rooms WHERE id = ?",
+                (room_id, "room", room_id, room_id),
             ).fetchone()[0]
             held = db.execute(OVERLAPPING, (room_id, first, first + 4)).fetchall()
             standing = db.execute(

@@ -1,7 +1,8 @@
 -- Benchmarks/pgbench/booking.sql: the limit for the booking storm on PostgreSQL (booking-pgbench in
 -- Benchmarks/run). One pgbench transaction is one booking in time, made with the statements Quad's
 -- ReservationStore.reserve sends for `POST /api/rooms/{id}/bookings` on PostgreSQL, each its own
--- round trip: BEGIN; the room's row locked with its seats; the bookings overlapping the range; the
+-- round trip: BEGIN; the room's row locked with its seats and whether anyone waits in its lines (nobody, in the
+-- storm); the bookings overlapping the range; the
 -- person's untimed booking there; the insert (when a seat is free in every quarter hour, which Quad
 -- decides in Swift and this script in SQL, its one extra statement); the room's free seats now;
 -- COMMIT; then the booking's event (EventHub.publish: pg_notify). Run it with `pgbench -M
@@ -31,7 +32,9 @@
 \set first :base + (:person - 1) % 4
 \set id random(1000000000000000000, 9223372036854775806)
 BEGIN;
-SELECT spots - (SELECT COUNT(*) FROM room_bookings WHERE room_id = :prefix || '-' || :room) AS seats
+SELECT spots - (SELECT COUNT(*) FROM room_bookings WHERE room_id = :prefix || '-' || :room) AS seats,
+    CASE WHEN EXISTS (SELECT 1 FROM waiting_places WHERE kind = 'room' AND thing = :prefix || '-' || :room)
+    THEN 1 ELSE 0 END AS lines
 FROM rooms WHERE id = :prefix || '-' || :room FOR UPDATE \gset
 SELECT id, room_id, owner, person, hold, first_slot, end_slot, series_id, created_at, check_in_by, checked_in_at
 FROM room_reservations

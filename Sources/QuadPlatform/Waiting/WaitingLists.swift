@@ -131,6 +131,15 @@ package final class WaitingLists: Sendable, PersonRemoval {
         try await Self.select(sql, "kind = \(bind: kind.rawValue) AND thing = \(bind: thing)")
     }
 
+    /// A column for a feature's own query, 1 when anyone waits in the thing's lines, else 0: a booking reads it with
+    /// the statement that locks the room, rather than in a round trip of its own.
+    package static func anyPlace(_ kind: WaitingKind, thing: String) -> SQLQueryString {
+        """
+        CASE WHEN EXISTS (SELECT 1 FROM waiting_places WHERE kind = \(bind: kind.rawValue) AND thing = \(bind: thing))
+        THEN 1 ELSE 0 END
+        """
+    }
+
     /// Puts `owner` at the end of the line; 409 when they are in it already.
     package func join(
         _ line: WaitingLine.Key, owner: String, name: String, label: String, _ sql: any SQLDatabase
