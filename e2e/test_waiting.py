@@ -192,6 +192,10 @@ def test_the_notifications_page_is_accessible(server, new_browser, set_color_sch
     assert expected in text_of(driver, "#in-line")
     assert book["title"] in text_of(driver, "#loans")
     axe.assert_clean(driver, f"{width}px, {scheme}, {lang}: notifications")
+    # What to do next about a loan: return it, from here.
+    one(driver, "#loans form[action$='/return'] button").click()
+    wait_for(driver, lambda d: shown(d, "#library-notice"), message="no word of the return")
+    assert server.request(f"/api/books/{book['id']}").json()["status"] == "available"
 
 
 def test_the_calendar_feed_holds_the_offer_and_the_loan_reminders(server):

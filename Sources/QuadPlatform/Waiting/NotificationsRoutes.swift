@@ -125,6 +125,7 @@ struct NotificationsPage {
     }
 
     struct LoanItem {
+        let bookId: Int
         let title: String
         let path: String
         let dueText: String
@@ -176,7 +177,7 @@ struct NotificationsPage {
         }
         loans = notes.loans.map { loan, standing in
             LoanItem(
-                title: loan.title, path: "/library/books/\(loan.bookId)",
+                bookId: loan.bookId, title: loan.title, path: "/library/books/\(loan.bookId)",
                 dueText: t("notifications.due", ["date": when(loan.dueAt)]), standing: standing.rawValue,
                 standingText: t("notifications.standing.\(standing.rawValue)"))
         }
