@@ -203,17 +203,14 @@ package final class Library: Feature, WaitingThings, PersonLoans {
     func hold(_ id: Int, by person: Person) async throws -> (place: WaitingPlace, position: Int) {
         let (place, position, changes) = try await store.hold(
             id, owner: person.username.lowercased(), name: person.displayName, now: platform.clock.now)
-        var joined = changes
-        joined.changed.append((place, .joined))
-        await platform.waiting.announce(joined)
+        await platform.waiting.announce(changes)
         return (place, position)
     }
 
     package func accept(_ place: WaitingPlace, by person: Person) async throws -> AcceptedOffer {
         guard let id = Int(place.thing) else { throw LoanRefusal.offerEnded }
         let book = try await checkOut(id, by: person, name: nil, accepting: place.id)
-        let name = (book.loan?.person ?? "").addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""
-        return AcceptedOffer(kind: .book, thing: place.thing, path: "/library/books/\(id)?done=checkedOut&name=\(name)")
+        return AcceptedOffer(kind: .book, thing: place.thing, path: LibraryRoutes.checkedOutPath(book))
     }
 
     package func remove(_ place: WaitingPlace, _ change: WaitingEvent.Change) async throws {

@@ -348,9 +348,7 @@ struct LibraryRoutes {
         let person = try Access.person()
         let t = Localizer(language: web.language(for: request))
         do {
-            let book = try await library.checkOut(id, by: person, name: form["name"])
-            let name = (book.loan?.person ?? "").addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""
-            return .seeOther("/library/books/\(id)?done=checkedOut&name=\(name)")
+            return .seeOther(Self.checkedOutPath(try await library.checkOut(id, by: person, name: form["name"])))
         } catch let problem as Problem where problem.status == .conflict || problem.status == .forbidden {
             let holder = try await library.find(id).loan?.person ?? ""
             let text =
@@ -380,6 +378,12 @@ struct LibraryRoutes {
                 request, detail: id, notice: Notice(kind: "error", text: t("library.errors.\(key)")),
                 status: .conflict)
         }
+    }
+
+    /// The book's page saying who checked it out (`?done=checkedOut&name=`).
+    static func checkedOutPath(_ book: Book) -> String {
+        let name = (book.loan?.person ?? "").addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""
+        return "/library/books/\(book.id)?done=checkedOut&name=\(name)"
     }
 
     func giveBack(_ request: Request, id: Int) async throws -> Response {

@@ -259,7 +259,7 @@ final class LibraryStore: Sendable {
     func hold(_ id: Int, owner: String, name: String, now: Date) async throws -> (WaitingPlace, Int, WaitingChanges) {
         try await database.transaction { sql in
             let book = try await self.locked(id, sql)
-            let changes = try await self.settle(id, available: book.loan == nil, now: now, sql)
+            var changes = try await self.settle(id, available: book.loan == nil, now: now, sql)
             if let loan = book.loan, loan.username == owner { throw LoanRefusal.yours }
             let places = try await self.waiting.places(.book, thing: String(id), sql)
             if book.loan == nil && !places.contains(where: { $0.holdsOffer(at: now) && $0.owner != owner }) {
@@ -267,6 +267,7 @@ final class LibraryStore: Sendable {
             }
             let (place, position) = try await self.waiting.join(
                 .init(kind: .book, thing: String(id), detail: ""), owner: owner, name: name, label: book.title, sql)
+            changes.changed.append((place, .joined))
             return (place, position, changes)
         }
     }

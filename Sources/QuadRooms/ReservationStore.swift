@@ -249,11 +249,22 @@ final class ReservationStore: Sendable {
 
     /// The reservations of `roomId` that overlap `range`, earliest first.
     func reservations(roomId: String, during range: SlotRange) async throws -> [Reservation] {
-        try await database.withConnection { sql in
-            try await Self.select(
-                sql,
-                "room_id = \(bind: roomId) AND end_slot > \(bind: range.lower) AND first_slot < \(bind: range.upper)")
-        }
+        try await database.withConnection { sql in try await Self.overlapping(roomId, range, sql) }
+    }
+
+    /// The reservations of `roomId` that overlap `range`, earliest first, in the caller's transaction.
+    static func overlapping(_ roomId: String, _ range: SlotRange, _ sql: any SQLDatabase) async throws -> [Reservation]
+    {
+        try await select(
+            sql, "room_id = \(bind: roomId) AND end_slot > \(bind: range.lower) AND first_slot < \(bind: range.upper)")
+    }
+
+    /// What holds the room's seats during `range`: `booked`, and the offers among `offers` for times that overlap it.
+    static func occupancy(
+        seats: Int, booked: [Reservation], offers: [WaitingPlace] = [], during range: SlotRange
+    ) -> Occupancy {
+        let held = offers.compactMap(\.roomSlot).filter { $0.range.overlaps(range) }
+        return Occupancy(seats: seats, holds: booked.map { ($0.range, $0.hold) } + held.map { ($0.range, $0.hold) })
     }
 
     /// Every room's seats for booking in time and its reservations overlapping `range` (or just `only`'s): what is
@@ -307,7 +318,9 @@ final class ReservationStore: Sendable {
     ) async throws -> (spots: Int, waiting: WaitingChanges)? {
         let campus = await campusClock()
         return try await database.transaction { sql in
-            guard let seats = try? await Self.lock(roomId, sql, engine: self.database.engine) else { return nil }
+            guard let seats = try await Self.lockIfPresent(roomId, sql, engine: self.database.engine) else {
+                return nil
+            }
             guard let reservation = try await Self.select(sql, "id = \(bind: id) AND room_id = \(bind: roomId)").first
             else { return nil }
             guard person.isAdmin || reservation.owner == person.username.lowercased() else {
@@ -385,7 +398,7 @@ final class ReservationStore: Sendable {
         var changes = WaitingChanges()
         for roomId in candidates.sorted() {
             let (deleted, waiting) = try await database.transaction { sql in
-                guard let seats = try? await Self.lock(roomId, sql, engine: self.database.engine) else {
+                guard let seats = try await Self.lockIfPresent(roomId, sql, engine: self.database.engine) else {
                     return (false, WaitingChanges())
                 }
                 let gone = try await sql.raw(
@@ -427,6 +440,15 @@ final class ReservationStore: Sendable {
         return (try row.decode(column: "seats", as: Int.self), try row.decode(column: "lines", as: Int.self) != 0)
     }
 
+    /// `lock`, or nil when there is no such room (any other failure is thrown).
+    static func lockIfPresent(_ roomId: String, _ sql: any SQLDatabase, engine: Database.Engine) async throws -> Int? {
+        do {
+            return try await lock(roomId, sql, engine: engine)
+        } catch let problem as Problem where problem.status == .notFound {
+            return nil
+        }
+    }
+
     /// Takes the room's lock for the rest of the transaction: its seats for booking in time.
     static func lock(_ roomId: String, _ sql: any SQLDatabase, engine: Database.Engine) async throws -> Int {
         let forUpdate = engine == .postgres ? " FOR UPDATE" : ""
@@ -457,26 +479,21 @@ final class ReservationStore: Sendable {
                 $0.holdsOffer(at: now) && $0.roomSlot.map { $0.range.overlaps(intent.range) } ?? false
             }
         }
-        let held = try await Self.select(
-            sql,
-            """
-            room_id = \(bind: intent.roomId) AND end_slot > \(bind: intent.range.lower)
-            AND first_slot < \(bind: intent.range.upper)
-            """)
+        let held = try await Self.overlapping(intent.roomId, intent.range, sql)
         let standing = try await sql.raw(
             "SELECT 1 FROM room_bookings WHERE room_id = \(bind: intent.roomId) AND owner = \(bind: intent.owner)"
         ).first()
         if standing != nil || held.contains(where: { $0.owner == intent.owner }) {
             throw BookingRefusal.alreadyBooked
         }
-        let booked = held.map { ($0.range, $0.hold) }
-        let others = offers.filter { $0.owner != intent.owner }.compactMap(\.roomSlot)
+        let others = offers.filter { $0.owner != intent.owner }
         guard
-            Occupancy(seats: seats, holds: booked + others.map { ($0.range, $0.hold) }).allows(
-                intent.hold, during: intent.range)
+            Self.occupancy(seats: seats, booked: held, offers: others, during: intent.range)
+                .allows(intent.hold, during: intent.range)
         else {
             if let ends = offers.compactMap(\.offeredUntil).min(),
-                Occupancy(seats: seats, holds: booked).allows(intent.hold, during: intent.range)
+                Self.occupancy(seats: seats, booked: held, during: intent.range).allows(
+                    intent.hold, during: intent.range)
             {
                 throw WaitingRefusal.held("A seat then", until: ends)
             }

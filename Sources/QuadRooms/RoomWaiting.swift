@@ -22,13 +22,10 @@ extension ReservationStore {
             until: { $0.roomSlot?.range.end }
         ) { place, offers in
             guard let (range, hold) = place.roomSlot else { return false }
-            let booked = try await Self.select(
-                sql,
-                "room_id = \(bind: roomId) AND end_slot > \(bind: range.lower) AND first_slot < \(bind: range.upper)")
+            let booked = try await Self.overlapping(roomId, range, sql)
             if booked.contains(where: { $0.owner == place.owner }) { return false }
-            let held = offers.compactMap(\.roomSlot).filter { $0.range.overlaps(range) }
-            return Occupancy(seats: seats, holds: booked.map { ($0.range, $0.hold) } + held.map { ($0.range, $0.hold) })
-                .allows(hold, during: range)
+            return Self.occupancy(seats: seats, booked: booked, offers: offers, during: range).allows(
+                hold, during: range)
         }
     }
 
@@ -40,15 +37,14 @@ extension ReservationStore {
             let seats = try await Self.lock(roomId, sql, engine: self.database.engine)
             var changes = try await self.settleWaiting(roomId, seats: seats, sql)
             let now = self.clock.now
-            let booked = try await Self.select(
-                sql,
-                "room_id = \(bind: roomId) AND end_slot > \(bind: range.lower) AND first_slot < \(bind: range.upper)")
+            let booked = try await Self.overlapping(roomId, range, sql)
             if booked.contains(where: { $0.owner == owner }) { throw BookingRefusal.alreadyBooked }
             let offers = try await self.waiting.places(.room, thing: roomId, sql).filter {
                 $0.holdsOffer(at: now) && $0.owner != owner
-            }.compactMap(\.roomSlot).filter { $0.range.overlaps(range) }
-            let holds = booked.map { ($0.range, $0.hold) } + offers.map { ($0.range, $0.hold) }
-            if Occupancy(seats: seats, holds: holds).allows(hold, during: range) { throw WaitingRefusal.freeNow }
+            }
+            if Self.occupancy(seats: seats, booked: booked, offers: offers, during: range).allows(hold, during: range) {
+                throw WaitingRefusal.freeNow
+            }
             let (place, position) = try await self.waiting.join(
                 .init(kind: .room, thing: roomId, detail: WaitingPlace.roomDetail(range, hold)), owner: owner,
                 name: name, label: label, sql)
@@ -83,7 +79,7 @@ extension ReservationStore {
     /// Takes `place` out of its line under the room's lock, passing its offer on.
     func removeWaiting(_ place: WaitingPlace) async throws -> WaitingChanges {
         try await database.transaction { sql in
-            guard let seats = try? await Self.lock(place.thing, sql, engine: self.database.engine) else {
+            guard let seats = try await Self.lockIfPresent(place.thing, sql, engine: self.database.engine) else {
                 try await self.waiting.delete(place.id, sql)
                 return WaitingChanges()
             }
@@ -95,7 +91,7 @@ extension ReservationStore {
     /// The room's lines brought up to now, under its lock (`WaitingKeeper`).
     func settleWaiting(_ roomId: String) async throws -> WaitingChanges {
         try await database.transaction { sql in
-            guard let seats = try? await Self.lock(roomId, sql, engine: self.database.engine) else {
+            guard let seats = try await Self.lockIfPresent(roomId, sql, engine: self.database.engine) else {
                 try await self.waiting.deleteAll(.room, thing: roomId, sql)
                 return WaitingChanges()
             }

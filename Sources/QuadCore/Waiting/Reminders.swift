@@ -33,15 +33,6 @@ public enum LoanStanding: String, Codable, Sendable, Equatable {
         }
     }
 
-    /// The reminder kind that speaks of it (nil: none yet).
-    public var reminder: ReminderKind? {
-        switch self {
-        case .onLoan: nil
-        case .dueSoon: .dueSoon
-        case .dueToday: .dueToday
-        case .overdue: .overdue
-        }
-    }
 }
 
 /// Something a person's calendar reminds them of at an instant: an offer ending, a loan falling due.
@@ -95,6 +86,6 @@ public struct CalendarReminder: Sendable, Equatable {
         return CalendarReminder(
             uid: "offer-\(place.id)", kind: .offers, summary: "Yours to take until then: \(place.label)",
             description: "\(place.label) is held for you. Accept it in Quad before this time, or it passes on.",
-            at: until, alarmMinutesBefore: max(0, min(minutes, minutes > 60 ? 60 : 5)))
+            at: until, alarmMinutesBefore: minutes > 60 ? 60 : min(minutes, 5))
     }
 }

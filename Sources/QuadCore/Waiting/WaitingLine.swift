@@ -45,6 +45,9 @@ public struct WaitingPlace: Sendable, Equatable, Identifiable {
 
     /// Whether they hold an offer at `now` (it ends at `offeredUntil`, exclusive).
     public func holdsOffer(at now: Date) -> Bool { offeredUntil.map { now < $0 } ?? false }
+
+    /// Whether their offer ended at or before `now`: they leave the line, and the offer passes on.
+    public func offerLapsed(at now: Date) -> Bool { offeredUntil.map { $0 <= now } ?? false }
 }
 
 /// The rules of a line: who is first, where each person stands, and who the next offer goes to.
@@ -86,11 +89,6 @@ public struct WaitingLine: Sendable, Equatable {
 
     /// Whom the next offer goes to: the first in line, when nobody holds one.
     public var next: WaitingPlace? { offer == nil ? places.first : nil }
-
-    /// The places whose offer ended at or before `now`: they leave the line, and the offer passes on.
-    public func lapsed(at now: Date) -> [WaitingPlace] {
-        places.filter { $0.offeredUntil.map { $0 <= now } ?? false }
-    }
 }
 
 /// How long a freed thing is held for the first in line (settings: `QUAD_ROOM_OFFER_MINUTES`,
@@ -163,6 +161,4 @@ public struct WaitingPlaceRecord: Codable, Hashable, Sendable {
 
     /// When the offer ends, read back.
     public var offerEnds: Date? { offeredUntil.flatMap { try? Date($0, strategy: .iso8601) } }
-    public var startDate: Date? { start.flatMap { try? Date($0, strategy: .iso8601) } }
-    public var endDate: Date? { end.flatMap { try? Date($0, strategy: .iso8601) } }
 }

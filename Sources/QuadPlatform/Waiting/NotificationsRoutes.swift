@@ -49,11 +49,12 @@ struct NotificationsRoutes {
             NotificationsPage(
                 notes, now: now, t: t, refreshSeconds: refreshSeconds,
                 notice: failure.map { .init(kind: "error", text: $0) }
-                    ?? (query.get("done") == "saved"
-                        ? .init(kind: "success", text: t("notifications.saved"))
-                        : query.get("done") == "left" ? .init(kind: "success", text: t("notifications.left")) : nil))
+                    ?? Self.done[query.get("done") ?? ""].map { .init(kind: "success", text: t($0)) })
         }
     }
+
+    /// What the last form did (`?done=`), by the string that says so.
+    static let done = ["saved": "notifications.saved", "left": "notifications.left"]
 
     /// Takes the offer; on to the page that shows what it gave.
     func accept(_ request: Request, placeId: PlaceID) async throws -> Response {
@@ -98,7 +99,7 @@ struct NotificationsRoutes {
                             .init(
                                 id: place.id, name: place.name, username: place.owner,
                                 position: t("waiting.position", ordinal: index + 1),
-                                offered: place.offeredUntil.map { Timestamp.string($0) })
+                                offered: place.offeredUntil != nil)
                         })
                 },
                 removed: removed ? t("waiting.admin.removed") : nil)
@@ -207,7 +208,8 @@ struct WaitingAdminPage {
         let name: String
         let username: String
         let position: String
-        let offered: String?
+        /// An offer is theirs to take (live or just ended).
+        let offered: Bool
     }
 
     let lines: [Line]

@@ -23,6 +23,8 @@ package enum WaitingRefusal {
             "held-for-line", title: "Held for someone in line",
             detail: "\(what) is held for the next person in line until \(Timestamp.string(until)).")
     }
+    package static let alreadyWaiting = Problem.conflict(
+        "already-waiting", title: "Already in line", detail: "You are in this line already.")
     package static func offerEnded(_ what: String) -> Problem {
         Problem.conflict(
             "offer-ended", title: "Offer ended", detail: "\(what) is no longer held for you: the offer has ended.")
@@ -148,10 +150,7 @@ package final class WaitingLists: Sendable, PersonRemoval {
         let condition: SQLQueryString =
             "kind = \(bind: kind) AND thing = \(bind: line.thing) AND detail = \(bind: line.detail)"
         let mine = try await Self.select(sql, condition)
-        if mine.contains(where: { $0.owner == owner }) {
-            throw Problem.conflict(
-                "already-waiting", title: "Already in line", detail: "You are in this line already.")
-        }
+        if mine.contains(where: { $0.owner == owner }) { throw WaitingRefusal.alreadyWaiting }
         let place = WaitingPlace(
             id: SecureRandom.base64url(byteCount: 16), kind: line.kind, thing: line.thing, detail: line.detail,
             owner: owner, name: name, label: label, seq: (mine.map(\.seq).max() ?? 0) + 1, joinedAt: clock.now)
@@ -182,7 +181,7 @@ package final class WaitingLists: Sendable, PersonRemoval {
         for place in all {
             if over(place) {
                 gone.append((place, .ended))
-            } else if let offered = place.offeredUntil, offered <= now {
+            } else if place.offerLapsed(at: now) {
                 gone.append((place, .lapsed))
             }
         }
@@ -240,19 +239,24 @@ package final class WaitingLists: Sendable, PersonRemoval {
         try await database.read { sql in try await Self.select(sql, "id = \(bind: id)").first }
     }
 
-    /// `owner`'s places, each with where they stand.
+    /// `owner`'s places, each with where they stand: the lines they are in, read in one statement.
     package func places(of owner: String) async throws -> [(place: WaitingPlace, position: Int)] {
-        try await database.read { sql in
-            let mine = try await Self.select(sql, "owner = \(bind: owner.lowercased())")
-            var result: [(WaitingPlace, Int)] = []
-            for place in mine {
-                result.append((place, try await Self.position(of: place, sql)))
-            }
-            // Offers first, then the lines joined first.
-            return result.sorted { a, b in
-                let (x, y) = (a.0.offeredUntil == nil ? 1 : 0, b.0.offeredUntil == nil ? 1 : 0)
-                return x != y ? x < y : a.0.joinedAt < b.0.joinedAt
-            }
+        let key = owner.lowercased()
+        let shared = try await database.read { sql in
+            try await Self.select(
+                sql,
+                """
+                EXISTS (SELECT 1 FROM waiting_places m WHERE m.owner = \(bind: key) AND m.kind = waiting_places.kind
+                        AND m.thing = waiting_places.thing AND m.detail = waiting_places.detail)
+                """)
+        }
+        let mine = WaitingLine.lines(shared).flatMap { line in
+            line.places.filter { $0.owner == key }.map { ($0, line.position(of: $0.id) ?? 1) }
+        }
+        // Offers first, then the lines joined first.
+        return mine.sorted { a, b in
+            let (x, y) = (a.0.offeredUntil == nil ? 1 : 0, b.0.offeredUntil == nil ? 1 : 0)
+            return x != y ? x < y : a.0.joinedAt < b.0.joinedAt
         }
     }
 
@@ -320,7 +324,7 @@ package final class WaitingLists: Sendable, PersonRemoval {
         guard !changes.isEmpty else { return }
         for (place, change) in changes.changed {
             await events.publish(
-                Self.eventType,
+                WaitingEvent.type,
                 WaitingEvent(
                     place: place.id, kind: place.kind, thing: place.thing, label: place.label, change: change,
                     offeredUntil: change == .offered ? place.offeredUntil.map(Timestamp.string) : nil),
@@ -330,7 +334,7 @@ package final class WaitingLists: Sendable, PersonRemoval {
         for line in WaitingLine.lines(changes.remaining) {
             for place in line.places where !touched.contains(place.id) {
                 await events.publish(
-                    Self.eventType,
+                    WaitingEvent.type,
                     WaitingEvent(
                         place: place.id, kind: place.kind, thing: place.thing, label: place.label, change: .moved,
                         position: line.position(of: place.id)),
@@ -338,8 +342,6 @@ package final class WaitingLists: Sendable, PersonRemoval {
             }
         }
     }
-
-    package static let eventType = WaitingEvent.type
 
     // MARK: Leaving with the person
 
@@ -351,14 +353,6 @@ package final class WaitingLists: Sendable, PersonRemoval {
         try await sql.raw("DELETE FROM waiting_places WHERE owner = \(bind: usernameKey)").run()
         try await sql.raw("DELETE FROM reminders_off WHERE owner = \(bind: usernameKey)").run()
         return {}
-    }
-
-    /// Where `place` stands in its line (1 is first).
-    static func position(of place: WaitingPlace, _ sql: any SQLDatabase) async throws -> Int {
-        let kind = place.kind.rawValue
-        let condition: SQLQueryString =
-            "kind = \(bind: kind) AND thing = \(bind: place.thing) AND detail = \(bind: place.detail) AND seq <= \(bind: place.seq)"
-        return try await select(sql, condition).count
     }
 
     static func select(_ sql: any SQLDatabase, _ condition: SQLQueryString) async throws -> [WaitingPlace] {

@@ -139,16 +139,9 @@ struct LibraryHold: AsyncParsableCommand {
 }
 
 extension TerminalText {
-    /// "1st in line", "2nd in line", "11th in line".
+    /// "1st in line", "2nd in line", "11th in line": the web app's words (`waiting.position`).
     static func ordinal(_ position: Int) -> String {
-        let suffix =
-            switch PluralCategory(ordinal: position, language: .english) {
-            case .one: "st"
-            case .two: "nd"
-            case .few: "rd"
-            default: "th"
-            }
-        return "\(position)\(suffix) in line"
+        Localizer(language: .english)("waiting.position", ordinal: position)
     }
 
     /// A change to one of the person's places in line, as `quad watch` prints it (nil: nothing to say).
