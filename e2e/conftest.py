@@ -31,6 +31,7 @@ from __future__ import annotations
 import datetime as dt
 import json
 import os
+import resource
 import signal
 import socket
 import subprocess
@@ -313,10 +314,12 @@ def start_server(
     demo: bool = False,
     database: str | None = None,
     now: dt.datetime | None = None,
+    nofile: int | None = None,
 ) -> QuadServer:
     """Starts `quad serve` on a free loopback port and waits until GET /health answers 200.
 
-    Its clock starts at `now` (an aware datetime), else at QUAD_TEST_NOW, else at the real time (whole seconds)."""
+    Its clock starts at `now` (an aware datetime), else at QUAD_TEST_NOW, else at the real time (whole seconds).
+    `nofile` runs it under that limit of open files (soft and hard, as `ulimit -n` would)."""
     workdir.mkdir(parents=True, exist_ok=True)
     database = database or str(workdir / "quad.sqlite")
     start_at = quad_instant(test_now() if now is None else now)
@@ -342,7 +345,13 @@ def start_server(
         log_file = open(log_path, "wb")
         started_monotonic, started_wall = time.monotonic(), time.time()
         process = subprocess.Popen(
-            args, cwd=workdir, env=process_env, stdout=log_file, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL
+            args,
+            cwd=workdir,
+            env=process_env,
+            stdout=log_file,
+            stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL,
+            preexec_fn=None if nofile is None else lambda: resource.setrlimit(resource.RLIMIT_NOFILE, (nofile, nofile)),
         )
         log_file.close()
         server = QuadServer(
@@ -399,7 +408,7 @@ def quad_server(quad_binary, tmp_path_factory) -> QuadServer:
 
 @pytest.fixture
 def quad_server_factory(quad_binary, tmp_path_factory):
-    """start(*extra_args, env={...}, demo=False, database=None, now=None) -> a server of the test's own.
+    """start(*extra_args, env={...}, demo=False, database=None, now=None, nofile=None) -> a server of the test's own.
 
     demo=True leaves out --no-demo; database= replaces the temporary SQLite file, e.g. with
     a PostgreSQL URL; now= (an aware datetime, e.g. from melbourne()) is the instant its clock
@@ -414,8 +423,11 @@ def quad_server_factory(quad_binary, tmp_path_factory):
         demo: bool = False,
         database: str | None = None,
         now: dt.datetime | None = None,
+        nofile: int | None = None,
     ) -> QuadServer:
-        server = start_server(quad_binary, tmp_path_factory.mktemp("quad"), extra_args, env, demo, database, now)
+        server = start_server(
+            quad_binary, tmp_path_factory.mktemp("quad"), extra_args, env, demo, database, now, nofile
+        )
         started.append(server)
         return server
 

@@ -10,8 +10,17 @@ struct AccountRoutes {
 
     func register(on routes: Routes) {
         routes.on(.get, "/account", .person) { request, _ in
-            let done = request.uri.queryParameters.get("done") == "revoked"
-            return try await page(request, notice: done ? { $0("account.revoked") } : nil)
+            let done = request.uri.queryParameters.get("done")
+            let notice: ((Localizer) -> String)? =
+                switch done {
+                case "revoked": { $0("account.revoked") }
+                case "password": { $0("account.passwordChanged") }
+                default: nil
+                }
+            return try await page(request, notice: notice)
+        }
+        routes.on(.post, "/account/password", .person) { request, context in
+            try await changePassword(request, context: context)
         }
         routes.on(.post, "/account/app-links", .member) { request, _ in try await create(request) }
         routes.on(.post, "/account/app-links/:linkId/revoke", .member) { _, context in
@@ -36,6 +45,7 @@ struct AccountRoutes {
         return try web.page(request, template: "account", status: status, title: { $0("account.title") }) { t in
             AccountPage(
                 signedInAs: t("account.signedInAs", ["name": person.displayName, "username": person.username]),
+                username: person.username,
                 feed: person.role == .feed, hasLinks: !links.isEmpty,
                 links: links.map { link in
                     .init(
@@ -51,6 +61,32 @@ struct AccountRoutes {
                 form: form,
                 errors: Dictionary(errors.map { ($0.field, $0.message) }, uniquingKeysWith: { first, _ in first }),
                 notice: notice?(t), newLink: newLink)
+        }
+    }
+
+    /// A person changes their own password: the current one first (counted as a sign-in try, so it cannot be
+    /// guessed here either), then the new one; every other session of theirs ends, this one stays. Their app
+    /// links and calendar addresses stay: they chose to change it (an admin's reset ends those).
+    func changePassword(_ request: Request, context: AppRequestContext) async throws -> Response {
+        var request = request
+        let fields = try await request.formFields()
+        let person = try Access.person()
+        let t = Localizer(language: web.language(for: request))
+        do {
+            let password = try AccountValidation.password(fields["password"])
+            do {
+                _ = try await accounts.signIn(
+                    username: person.username, password: fields["current"] ?? "", address: context.clientAddress)
+            } catch let problem as Problem where problem.status == .unauthorized {
+                throw ValidationFailure(field: "current", message: t("account.wrongPassword"))
+            }
+            let session = request.cookies[AccessMiddleware.sessionCookie].map { SessionStore.hash($0.value) }
+            _ = try await accounts.people.update(
+                person.username, displayName: nil, role: nil, studentId: nil, password: password, keepKeys: true,
+                keepSession: session, keys: accounts.keys)
+            return Response.seeOther(SitePath(known: "/account?done=password#password"))
+        } catch let failure as ValidationFailure {
+            return try await page(request, status: .unprocessableContent, errors: failure.errors)
         }
     }
 
@@ -76,6 +112,8 @@ struct AccountRoutes {
 /// `/account`: who you are, and your personal app links.
 struct AccountPage {
     let signedInAs: String
+    /// For password managers: whose password the form changes.
+    let username: String
     let feed: Bool
     let hasLinks: Bool
     let links: [Link]

@@ -16,14 +16,19 @@ package final class Accounts: Feature, PersonDirectory, StudentAccounts {
     /// and one hash at a time, so a burst of sign-ups queues instead of taking every core.
     let signUps: RateLimiter
     let signUpHashing = AsyncLock()
+    /// Sign-ins' passwords checked, a bounded queue on a thread of its own.
+    let hashing = PasswordHashing()
     let platform: Platform
     /// What other features let go of when a person is removed (Rooms: their bookings).
     let removals: [any PersonRemoval]
+    /// The person's calendar addresses, ended with their password or their removal (the Timetable's).
+    let keys: any PersonKeys
     static let adminUsername = "admin"
 
-    package init(platform: Platform, removals: [any PersonRemoval]) {
+    package init(platform: Platform, removals: [any PersonRemoval], keys: any PersonKeys) {
         self.platform = platform
         self.removals = removals
+        self.keys = keys
         self.sessions = SessionStore(database: platform.database, clock: platform.clock, hub: platform.events)
         self.people = PeopleStore(
             database: platform.database, passwordCost: platform.configuration.passwordCost, clock: platform.clock,
@@ -105,23 +110,36 @@ extension Accounts {
     func signIn(username: String, password: String, address: String) async throws -> Person {
         // A name no one can have is counted (and answered) like an unknown one, and never reaches a query as is.
         let username = (try? AccountValidation.username(username)) ?? "?"
-        if let wait = try await throttle.retryAfter(username: username, address: address) {
+        // A place to hash and the try itself are taken before any hash: a full queue is a 503 that counts as no
+        // try, and racing tries each see the ones before them.
+        let place = try hashing.place()
+        let reservation: String
+        switch try await throttle.reserve(username: username, address: address) {
+        case .wait(let wait):
             throw Problem(
                 .tooManyRequests, type: "sign-in-locked", title: "Too many failed sign-ins",
                 detail:
                     "Too many failed sign-ins: try again in \(wait < 60 ? "\(wait) seconds" : "\(wait / 60 + 1) minutes").",
                 headers: [.retryAfter: String(wait)])
+        case .reserved(let id):
+            reservation = id
         }
-        guard let person = try await people.verify(username: username, password: password) else {
-            try await throttle.recordFailure(username: username, address: address)
-            throw Problem.unauthorized("The username or password is not right.")
+        let person: Person?
+        do {
+            person = try await people.verify(username: username, password: password, place: place)
+        } catch {
+            try? await throttle.cancel(reservation: reservation)
+            throw error
         }
-        try await throttle.recordSuccess(username: username, address: address)
+        guard let person else { throw Problem.unauthorized("The username or password is not right.") }
+        try await throttle.recordSuccess(username: username, address: address, reservation: reservation)
         return person
     }
 
+    /// Adds a person; `chosenBySelf`: they sign themselves up, and their display name may not claim a role.
     func add(
-        username: String, displayName: String, password: String, role: String, studentId: String?
+        username: String, displayName: String, password: String, role: String, studentId: String?,
+        chosenBySelf: Bool = false
     ) async throws -> Person {
         var errors: [FieldError] = []
         func check<T>(_ rule: () throws -> T) -> T? {
@@ -133,7 +151,10 @@ extension Accounts {
             }
         }
         let username = check { try AccountValidation.username(username) }
-        let displayName = check { try AccountValidation.displayName(displayName) }
+        let displayName = check {
+            try chosenBySelf
+                ? AccountValidation.chosenDisplayName(displayName) : AccountValidation.displayName(displayName)
+        }
         let password = check { try AccountValidation.password(password) }
         let role = check { try AccountValidation.role(role) }
         let studentId = check { try AccountValidation.studentId(studentId) }
@@ -145,7 +166,8 @@ extension Accounts {
     }
 
     func change(
-        _ username: String, displayName: String?, role: String?, studentId: String??, password: String?
+        _ username: String, displayName: String?, role: String?, studentId: String??, password: String?,
+        keepKeys: Bool = false
     ) async throws -> Person {
         let displayName = try displayName.map { name throws(ValidationFailure) in
             try AccountValidation.displayName(name)
@@ -159,13 +181,14 @@ extension Accounts {
             case .some(let value): .some(try AccountValidation.studentId(value))
             }
         return try await people.update(
-            username, displayName: displayName, role: role, studentId: studentId, password: password)
+            username, displayName: displayName, role: role, studentId: studentId, password: password,
+            keepKeys: keepKeys, keys: keys)
     }
 
     /// Removes a person; what they held in other features (their bookings) is released in the same transaction,
     /// and announced once it is committed.
     func remove(_ username: String) async throws {
-        guard let announcements = try await people.delete(username, removals: removals) else {
+        guard let announcements = try await people.delete(username, removals: removals, keys: keys) else {
             throw Problem.notFound("There is no one called \(username).")
         }
         for announce in announcements { await announce() }

@@ -45,7 +45,7 @@ extension AccountsOperations {
         guard case .json(let body) = input.body else { throw Problem.malformedBody("Send the changes as JSON.") }
         let person = try await accounts.change(
             input.path.username, displayName: body.displayName, role: body.role?.rawValue,
-            studentId: body.studentId.map { Optional($0) }, password: body.password)
+            studentId: body.studentId.map { Optional($0) }, password: body.password, keepKeys: body.keepKeys ?? false)
         return .ok(.init(body: .json(.init(person))))
     }
 

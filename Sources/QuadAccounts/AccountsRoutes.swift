@@ -103,7 +103,7 @@ struct AccountsRoutes {
             let person = try await accounts.signUpHashing.withLock {
                 try await accounts.add(
                     username: fields["username"] ?? "", displayName: fields["displayName"] ?? "",
-                    password: fields["password"] ?? "", role: Role.member.rawValue, studentId: nil)
+                    password: fields["password"] ?? "", role: Role.member.rawValue, studentId: nil, chosenBySelf: true)
             }
             return try await startWebSession(for: person, request: request, next: "/")
         } catch let failure as ValidationFailure {

@@ -46,6 +46,7 @@ final class PeopleStore: Sendable {
                 "CREATE INDEX login_failures_key ON login_failures (key, at)",
             ]),
         AppLinkStore.migration,
+        LoginThrottle.reservations,
     ]
 
     /// A person from a row with the `people` columns `username`, `display_name`, `role`, `student_id`.
@@ -101,6 +102,7 @@ final class PeopleStore: Sendable {
             ).first()
             if clash != nil { throw Self.taken }
             try await Self.checkStudentId(sql, person.studentId, except: nil)
+            try await Self.checkDisplayName(sql, person.displayName, except: nil)
             try await sql.raw(
                 """
                 INSERT INTO people (username_key, username, display_name, password_hash, role, student_id, created_at)
@@ -112,19 +114,27 @@ final class PeopleStore: Sendable {
         }
     }
 
-    /// Changes what is given; a new password ends every session of that person.
+    /// Changes what is given, in one transaction with what it ends: a new password ends every session of that
+    /// person and, unless `keepKeys`, their app links and calendar addresses (`keys`); a student id that moves
+    /// ends the calendar addresses of the records it leaves and joins, so no one reads another's feed.
+    /// `keepSession`: the one session that stays (a person changing their own password keeps the one they use).
     func update(
-        _ username: String, displayName: String?, role: Role?, studentId: String??, password: String?
+        _ username: String, displayName: String?, role: Role?, studentId: String??, password: String?,
+        keepKeys: Bool = false, keepSession: String? = nil, keys: any PersonKeys
     ) async throws -> Person {
         let hash: String? = if let password { try await self.hash(password) } else { nil }
         let key = username.lowercased()
-        let person = try await database.transaction { sql in
+        let (person, announce) = try await database.transaction { sql in
             guard
                 var person = try await sql.raw(
                     "SELECT \(unsafeRaw: Self.columns) FROM people WHERE username_key = \(bind: key)"
                 ).first().map(Self.person)
             else { throw Problem.notFound("There is no one called \(username).") }
-            if let displayName { person.displayName = displayName }
+            let formerStudentId = person.studentId
+            if let displayName {
+                try await Self.checkDisplayName(sql, displayName, except: key)
+                person.displayName = displayName
+            }
             if let role { person.role = role }
             if let studentId {
                 try await Self.checkStudentId(sql, studentId, except: key)
@@ -138,27 +148,48 @@ final class PeopleStore: Sendable {
                 """
             ).run()
             try await Self.keepAnAdmin(sql)
+            var ended: [String] = []
+            if formerStudentId != person.studentId { ended = [formerStudentId, person.studentId].compactMap { $0 } }
+            var ownKey: String?
             if let hash {
                 try await sql.raw("UPDATE people SET password_hash = \(bind: hash) WHERE username_key = \(bind: key)")
                     .run()
-                try await sql.raw("DELETE FROM sessions WHERE username_key = \(bind: key)").run()
+                try await sql.raw(
+                    "DELETE FROM sessions WHERE username_key = \(bind: key) AND token_hash <> \(bind: keepSession ?? "")"
+                ).run()
+                if !keepKeys {
+                    try await sql.raw("DELETE FROM app_links WHERE username_key = \(bind: key)").run()
+                    ownKey = key
+                    ended += [person.studentId].compactMap { $0 }
+                }
             }
-            return person
+            guard ownKey != nil || !ended.isEmpty else { return (person, Self.nothingToAnnounce) }
+            return (person, try await keys.endKeys(of: ownKey, studentIds: Array(Set(ended)), in: sql))
         }
         // Their sessions now sign in the person as changed (a role, a name), or none when the password changed.
         await sessions.forget(username: key)
+        await announce()
         return person
     }
 
+    private static let nothingToAnnounce: @Sendable () async -> Void = {}
+
     /// Removes the person and their sessions, and has the other features let go of what they held (`removals`),
     /// in one transaction. Returns what to announce once it is committed, or nil when there was no such person.
-    func delete(_ username: String, removals: [any PersonRemoval]) async throws -> [@Sendable () async -> Void]? {
+    func delete(
+        _ username: String, removals: [any PersonRemoval], keys: any PersonKeys
+    ) async throws -> [@Sendable () async -> Void]? {
         let key = username.lowercased()
         let changed = try await database.transaction { sql -> [@Sendable () async -> Void]? in
-            guard try await sql.raw("SELECT username_key FROM people WHERE username_key = \(bind: key)").first() != nil
+            guard
+                let person = try await sql.raw(
+                    "SELECT \(unsafeRaw: Self.columns) FROM people WHERE username_key = \(bind: key)"
+                ).first().map(Self.person)
             else { return nil }
             var changed: [@Sendable () async -> Void] = []
             for removal in removals { changed.append(try await removal.release(key, in: sql)) }
+            // Someone given the same username or student id later never reads this person's feeds.
+            changed.append(try await keys.endKeys(of: key, studentIds: [person.studentId].compactMap { $0 }, in: sql))
             try await sql.raw("DELETE FROM sessions WHERE username_key = \(bind: key)").run()
             try await sql.raw("DELETE FROM app_links WHERE username_key = \(bind: key)").run()
             try await sql.raw("DELETE FROM people WHERE username_key = \(bind: key)").run()
@@ -171,21 +202,21 @@ final class PeopleStore: Sendable {
 
     /// The person when the password is theirs. An unknown username costs the same bcrypt work as a wrong
     /// password, so the time taken tells nothing.
-    func verify(username: String, password: String) async throws -> Person? {
+    func verify(username: String, password: String, place: PasswordHashing.Place) async throws -> Person? {
         let row = try await database.withConnection { sql in
             try await sql.raw(
                 "SELECT \(unsafeRaw: Self.columns), password_hash FROM people WHERE username_key = \(bind: username.lowercased())"
             ).first()
         }
         let hash = try row?.decode(column: "password_hash", as: String.self) ?? decoyHash
-        let matches = try await NIOThreadPool.singleton.runIfActive { Bcrypt.verify(password, hash: hash) }
+        let matches = try await place.verify(password, hash: hash)
         guard matches, let row else { return nil }
         return try Self.person(row)
     }
 
     private func hash(_ password: String) async throws -> String {
         let cost = passwordCost
-        return try await NIOThreadPool.singleton.runIfActive { Bcrypt.hash(password, cost: cost) }
+        return try await PasswordHashing.hash(password, cost: cost)
     }
 
     /// Quad keeps at least one admin (the admin token acts as one): a change that would leave none is refused,
@@ -195,6 +226,19 @@ final class PeopleStore: Sendable {
             throw Problem.conflict(
                 "last-admin", title: "The last admin",
                 detail: "Quad keeps at least one admin: make someone else an admin first.")
+        }
+    }
+
+    /// Two people are never shown under one name: a loan to oneself and every list name people by it.
+    private static func checkDisplayName(_ sql: any SQLDatabase, _ name: String, except key: String?) async throws {
+        let others = try await sql.raw("SELECT username_key, display_name FROM people").all()
+        for row in others where try row.decode(column: "username_key", as: String.self) != key {
+            let other = try row.decode(column: "display_name", as: String.self)
+            if other.compare(name, options: [.caseInsensitive, .diacriticInsensitive]) == .orderedSame {
+                throw ValidationFailure(
+                    field: "displayName",
+                    message: "Someone is already called \(other): choose a name people can tell apart.")
+            }
         }
     }
 

@@ -128,25 +128,48 @@ final class LoginThrottle: Sendable {
 
     private static func addressKey(_ address: String) -> String { "addr:" + address }
 
-    /// Seconds to wait before trying again, or nil when a try is allowed.
-    func retryAfter(username: String, address: String) async throws -> Int? {
+    /// A try, counted as a failure before it is made: concurrent tries each see the ones before them, so no burst
+    /// gets past the back-off or the address's limit. A try that succeeds takes its count back (`recordSuccess`).
+    enum Try: Sendable {
+        case reserved(String)
+        /// Seconds to wait before trying again.
+        case wait(Int)
+    }
+
+    /// Takes a try for the pair and the address atomically (under the address's lock on PostgreSQL, SQLite's one
+    /// writer otherwise), or says how long to wait.
+    func reserve(username: String, address: String) async throws -> Try {
         let now = Int64(clock.now.timeIntervalSince1970)
-        return try await database.withConnection { sql in
+        let pairKey = Self.pairKey(username: username, address: address)
+        let addressKey = Self.addressKey(address)
+        let engine = database.engine
+        return try await database.transaction { sql in
+            if engine == .postgres {
+                try await sql.raw("SELECT pg_advisory_xact_lock(hashtext(\(bind: addressKey)))").run()
+            }
             func failures(_ key: String) async throws -> [Int64] {
                 try await sql.raw(
                     "SELECT at FROM login_failures WHERE key = \(bind: key) AND at > \(bind: now - Self.window) ORDER BY at"
                 ).all().map { try $0.decode(column: "at", as: Int64.self) }
             }
             var wait: Int64 = 0
-            let pair = try await failures(Self.pairKey(username: username, address: address))
+            let pair = try await failures(pairKey)
             if pair.count >= Self.freeFailures, let last = pair.last {
                 wait = last + Self.delay(afterFailures: pair.count) - now
             }
-            let address = try await failures(Self.addressKey(address))
-            if address.count >= Self.addressLimit {
-                wait = max(wait, address[address.count - Self.addressLimit] + Self.window - now)
+            let byAddress = try await failures(addressKey)
+            if byAddress.count >= Self.addressLimit {
+                wait = max(wait, byAddress[byAddress.count - Self.addressLimit] + Self.window - now)
             }
-            return wait > 0 ? Int(wait) : nil
+            if wait > 0 { return .wait(Int(wait)) }
+            let reservation = SecureRandom.base64url(byteCount: 12)
+            for key in [pairKey, addressKey] {
+                try await sql.raw(
+                    "INSERT INTO login_failures (key, at, reservation) VALUES (\(bind: key), \(bind: now), \(bind: reservation))"
+                ).run()
+            }
+            try await sql.raw("DELETE FROM login_failures WHERE at <= \(bind: now - Self.window)").run()
+            return .reserved(reservation)
         }
     }
 
@@ -156,21 +179,27 @@ final class LoginThrottle: Sendable {
         return min(firstDelay << Int64(doublings), window)
     }
 
-    func recordFailure(username: String, address: String) async throws {
-        let now = Int64(clock.now.timeIntervalSince1970)
-        try await database.withConnection { sql in
-            for key in [Self.pairKey(username: username, address: address), Self.addressKey(address)] {
-                try await sql.raw("INSERT INTO login_failures (key, at) VALUES (\(bind: key), \(bind: now))").run()
-            }
-            try await sql.raw("DELETE FROM login_failures WHERE at <= \(bind: now - Self.window)").run()
-        }
-    }
-
-    func recordSuccess(username: String, address: String) async throws {
+    /// The try succeeded: the pair's failures are forgotten, and the address's count gets this try back.
+    func recordSuccess(username: String, address: String, reservation: String) async throws {
         try await database.withConnection { sql in
             try await sql.raw(
-                "DELETE FROM login_failures WHERE key = \(bind: Self.pairKey(username: username, address: address))"
+                """
+                DELETE FROM login_failures
+                WHERE key = \(bind: Self.pairKey(username: username, address: address)) OR reservation = \(bind: reservation)
+                """
             ).run()
         }
     }
+
+    /// The try could not be judged (the hashing queue was full, the server stopping): it counts for nothing.
+    func cancel(reservation: String) async throws {
+        try await database.withConnection { sql in
+            try await sql.raw("DELETE FROM login_failures WHERE reservation = \(bind: reservation)").run()
+        }
+    }
+
+    /// Gives the failure counts their reservation column.
+    static let reservations = Migration(
+        id: 503, name: "sign-in tries reserved",
+        statements: ["ALTER TABLE login_failures ADD COLUMN reservation TEXT"])
 }

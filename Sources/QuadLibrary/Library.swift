@@ -3,11 +3,12 @@ import Hummingbird
 import OpenAPIHummingbird
 import QuadCore
 import QuadPlatform
+import SQLKit
 import ServiceLifecycle
 
 /// The Library service: who has which book. The API (`LibraryOperations`) and the web app (`LibraryRoutes`)
 /// both change books through it, so every change is checked the same way and publishes a `book` event.
-package final class Library: Feature, WaitingThings, PersonLoans {
+package final class Library: Feature, WaitingThings, PersonLoans, PersonRemoval {
     let store: LibraryStore
     let platform: Platform
     /// The campus's time zone (the Timetable's), for the dates the web app shows.
@@ -36,9 +37,13 @@ package final class Library: Feature, WaitingThings, PersonLoans {
     /// The shelf's answer for whoever asks: names are for people signed in.
     static let namedAudience = "named"
     static let visitors = "visitors"
+    /// Whose shelf `person` reads: with names, or without (`LoanPermission.seesBorrowers`).
+    static func audience(_ person: Person?) -> String {
+        LoanPermission.seesBorrowers(person) ? namedAudience : visitors
+    }
     var shelfAnswer: SnapshotAnswers.Source {
         { [shelf] _ in
-            try await shelf.encoded(baseURL: RequestInfo.current.person == nil ? Self.visitors : Self.namedAudience)
+            try await shelf.encoded(baseURL: Self.audience(RequestInfo.current.person))
         }
     }
 
@@ -50,6 +55,16 @@ package final class Library: Feature, WaitingThings, PersonLoans {
             "book",
             // No name: anyone may listen to the event stream; who has the book is for people signed in.
             Change(id: book?.id ?? id, change: kind, status: book?.status(at: platform.clock.now)))
+    }
+
+    /// A person removed: their loans go back on the shelf (or to the next in line) and their places in books' lines
+    /// are left, in the removal's transaction; each return is announced as any return is.
+    package func release(_ usernameKey: String, in sql: any SQLDatabase) async throws -> @Sendable () async -> Void {
+        let (returned, waiting) = try await store.release(usernameKey, now: platform.clock.now, sql)
+        return { [self] in
+            for id in returned { await changed(try? await store.find(id), id: id, .returned) }
+            await platform.waiting.announce(waiting)
+        }
     }
 
     func find(_ id: Int) async throws -> Book {
@@ -226,11 +241,14 @@ package final class Library: Feature, WaitingThings, PersonLoans {
 
     package func loans(of username: String) async throws -> [PersonLoan] { try await store.loans(of: username) }
 
+    /// Deletes the book if the person asking may (`LoanPermission.deleteRefusal`).
     func delete(_ id: Int, ifMatch: String? = nil) async throws {
         var check: (@Sendable (Book) throws -> Void)?
         let now = platform.clock.now
         if let ifMatch { check = { book in try Self.check(ifMatch: ifMatch, book, now: now) } }
-        guard try await store.delete(id, check: check) else { throw LoanRefusal.notFound(id) }
+        guard try await store.delete(id, by: try Access.person(), now: now, check: check) else {
+            throw LoanRefusal.notFound(id)
+        }
         await changed(nil, id: id, .deleted)
     }
 
@@ -240,7 +258,7 @@ package final class Library: Feature, WaitingThings, PersonLoans {
             throw ValidationFailure(
                 field: "ids", message: "Delete at most \(BookValidation.maxDeletedAtOnce) books at once.")
         }
-        let deleted = try await store.delete(ids)
+        let deleted = try await store.delete(ids, by: try Access.person(), now: platform.clock.now)
         for id in deleted { await changed(nil, id: id, .deleted) }
         return deleted
     }
@@ -285,7 +303,7 @@ extension Library {
     package var fastPath: [String: SnapshotFastPath.Lookup] {
         [
             "/api/books": { [shelf] _, person in
-                shelf.cached(baseURL: person != nil ? Self.namedAudience : Self.visitors)
+                shelf.cached(baseURL: Self.audience(person))
             }
         ]
     }

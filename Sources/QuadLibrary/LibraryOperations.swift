@@ -18,7 +18,7 @@ extension LibraryOperations {
         let sort = input.query.sort.flatMap { BookSort(rawValue: $0.rawValue) } ?? .newest
         let books = Book.listed(
             try await library.shelf.loaded(), query: input.query.q, status: status, sort: sort, now: now)
-        let named = RequestInfo.current.person != nil
+        let named = LoanPermission.seesBorrowers(RequestInfo.current.person)
         return .ok(.init(body: .json(books.map { Library.record($0, now: now, named: named) })))
     }
 
@@ -71,7 +71,7 @@ extension LibraryOperations {
     /// The book with its loans, its ETag in the `ETag` header; without anyone's name for a visitor.
     private func answer(_ book: Book) async throws -> BookRecord {
         let now = library.platform.clock.now
-        let named = RequestInfo.current.person != nil
+        let named = LoanPermission.seesBorrowers(RequestInfo.current.person)
         let loans = named ? try await library.store.loans(book.id) : nil
         let record = Library.record(book, loans: loans, now: now, named: named)
         if let etag = record.etag { RequestInfo.current.headers.set(.eTag, etag) }

@@ -93,7 +93,8 @@ struct LibraryRoutes {
         ) { t in
             return LibraryPage(
                 books: books.map { book in
-                    let badge = Self.badge(book, now: now, zone: zone, named: person != nil, t: t)
+                    let badge = Self.badge(
+                        book, now: now, zone: zone, named: LoanPermission.seesBorrowers(person), t: t)
                     return .init(
                         id: book.id, title: book.title, author: book.author, status: badge.status,
                         statusText: badge.statusText, current: book.id == detail, checked: selectAll,
@@ -181,7 +182,7 @@ struct LibraryRoutes {
     static func detail(
         _ book: Book, loans: [Loan], person: Person?, now: Date, zone: TimeZone, t: Localizer
     ) -> LibraryPage.Detail {
-        let named = person != nil
+        let named = LoanPermission.seesBorrowers(person)
         let badge = badge(book, now: now, zone: zone, named: named, t: t)
         var fields: [LibraryPage.Detail.Field] = []
         func field(_ key: String, _ value: String?) {

@@ -28,6 +28,18 @@ enum LoanRefusal {
     static let yours = Problem.conflict("yours", title: "You have it", detail: "You have this book already.")
     static let offerEnded = WaitingRefusal.offerEnded("This book")
     static func notFound(_ id: Int) -> Problem { .notFound("There is no book \(id).") }
+    static func delete(_ refusal: LoanPermission.DeleteRefusal, title: String) -> Problem {
+        switch refusal {
+        case .onLoan(let person):
+            Problem.conflict(
+                "book-on-loan", title: "On loan",
+                detail: "\(person) has \(title): only they or an admin may delete it.")
+        case .heldForLine:
+            Problem.conflict(
+                "held-for-line", title: "Held for someone in line",
+                detail: "\(title) is held for the next person in its waiting line: only an admin may delete it.")
+        }
+    }
 }
 
 /// Books and their loans, in tables `books` and `book_loans`.
@@ -347,38 +359,41 @@ final class LibraryStore: Sendable {
         ).run()
     }
 
-    /// Deletes the book and its loans; false when there was no such book.
-    /// Deletes one book; `check` sees it first, in the same transaction (an `If-Match` test cannot go stale).
-    func delete(_ id: Int, check: (@Sendable (Book) throws -> Void)? = nil) async throws -> Bool {
+    /// Deletes one book and its loans, if `person` may (`LoanPermission.deleteRefusal`, else 409), under its lock;
+    /// `check` sees it first (an `If-Match` test cannot go stale). False when there was no such book.
+    func delete(
+        _ id: Int, by person: Person, now: Date, check: (@Sendable (Book) throws -> Void)? = nil
+    ) async throws -> Bool {
         try await database.transaction { sql in
-            if let check {
-                if self.database.engine == .postgres {
-                    guard try await sql.raw("SELECT id FROM books WHERE id = \(bind: id) FOR UPDATE").first() != nil
-                    else { return false }
-                }
-                guard
-                    let current = try await sql.raw("\(unsafeRaw: Self.select) WHERE b.id = \(bind: id)")
-                        .first().map(Self.book)
-                else { return false }
-                try check(current)
+            let current: Book
+            do {
+                current = try await self.locked(id, sql)
+            } catch let problem as Problem where problem.status == .notFound {
+                return false
             }
-            try await sql.raw("DELETE FROM book_loans WHERE book_id = \(bind: id)").run()
-            try await self.waiting.deleteAll(.book, thing: String(id), sql)
-            return try await sql.raw("DELETE FROM books WHERE id = \(bind: id) RETURNING id").first() != nil
+            try check?(current)
+            try await self.mayDelete(current, by: person, now: now, sql)
+            try await self.deleteRows(id, sql)
+            return true
         }
     }
 
-    /// Deletes every book named, or none: unknown ids are a 404 that lists them.
-    func delete(_ ids: [Int]) async throws -> [Int] {
+    /// Deletes every book named, or none: unknown ids are a 404 that lists them, and a book `person` may not
+    /// delete is a 409 naming it.
+    func delete(_ ids: [Int], by person: Person, now: Date) async throws -> [Int] {
         let unique = Array(Set(ids)).sorted()
         return try await database.transaction { sql in
             var missing: [Int] = []
             for id in unique {
-                try await sql.raw("DELETE FROM book_loans WHERE book_id = \(bind: id)").run()
-                try await self.waiting.deleteAll(.book, thing: String(id), sql)
-                if try await sql.raw("DELETE FROM books WHERE id = \(bind: id) RETURNING id").first() == nil {
+                let current: Book
+                do {
+                    current = try await self.locked(id, sql)
+                } catch let problem as Problem where problem.status == .notFound {
                     missing.append(id)
+                    continue
                 }
+                try await self.mayDelete(current, by: person, now: now, sql)
+                try await self.deleteRows(id, sql)
             }
             guard missing.isEmpty else {
                 throw Problem(
@@ -389,6 +404,43 @@ final class LibraryStore: Sendable {
             }
             return unique
         }
+    }
+
+    /// Under the book's lock: 409 unless `person` may delete it as it is now.
+    private func mayDelete(_ book: Book, by person: Person, now: Date, _ sql: any SQLDatabase) async throws {
+        let held = try await waiting.places(.book, thing: String(book.id), sql).contains { $0.holdsOffer(at: now) }
+        if let refusal = LoanPermission.deleteRefusal(loan: book.loan, heldForLine: held, by: person) {
+            throw LoanRefusal.delete(refusal, title: "“\(book.title)”")
+        }
+    }
+
+    private func deleteRows(_ id: Int, _ sql: any SQLDatabase) async throws {
+        try await sql.raw("DELETE FROM book_loans WHERE book_id = \(bind: id)").run()
+        try await waiting.deleteAll(.book, thing: String(id), sql)
+        try await sql.raw("DELETE FROM books WHERE id = \(bind: id)").run()
+    }
+
+    /// Inside a person's removal: their loans are returned and their places in books' lines left, each book under
+    /// its lock, and each line then served as after any return. Returns the books returned, to announce.
+    func release(
+        _ usernameKey: String, now: Date, _ sql: any SQLDatabase
+    ) async throws -> (
+        returned: [Int], waiting: WaitingChanges
+    ) {
+        let loaned = try await sql.raw(
+            "SELECT book_id FROM book_loans WHERE username = \(bind: usernameKey) AND returned_at IS NULL"
+        ).all().map { try $0.decode(column: "book_id", as: Int.self) }
+        let waitedFor = try await waiting.things(.book, of: usernameKey, sql).compactMap { Int($0) }
+        var changes = WaitingChanges()
+        for id in Set(loaned + waitedFor).sorted() {
+            let book = try await locked(id, sql)
+            for place in try await waiting.places(.book, thing: String(id), sql) where place.owner == usernameKey {
+                try await waiting.delete(place.id, sql)
+            }
+            if loaned.contains(id) { try await apply(.giveBack(at: now), to: id, current: book, sql) }
+            changes.merge(try await settle(id, available: book.loan == nil || loaned.contains(id), now: now, sql))
+        }
+        return (loaned, changes)
     }
 
     /// Deletes every book; returns how many there were.

@@ -99,9 +99,18 @@ public final class Database: Sendable {
         case .sqlite(let connection, let lock, _):
             return try await lock.withLock { try await body(connection.sql()) }
         case .postgres(let pool, _):
-            return try await pool.database(logger: logger).sql().withSession(body)
+            do {
+                return try await pool.database(logger: logger).sql().withSession(body)
+            } catch ConnectionPoolTimeoutError.connectionRequestTimeout {
+                throw Self.busy
+            }
         }
     }
+
+    /// Every connection stayed busy for the pool's whole wait: the request is the client's to retry, not a 500.
+    static let busy = Problem(
+        .serviceUnavailable, type: "database-busy", title: "Quad is busy",
+        detail: "Quad's database is busy with other requests: try again in a moment.", headers: [.retryAfter: "1"])
 
     /// Runs `body`, which only reads, beside the writer where the engine allows it (a second SQLite
     /// connection: WAL lets it see every committed write without waiting for the one in progress).

@@ -67,6 +67,15 @@ package protocol PersonRemoval: Sendable {
     ) async throws -> @Sendable () async -> Void
 }
 
+/// The secrets a person's feeds are reached by (the Timetable's calendar addresses), ended by Accounts inside its
+/// transaction when the person is removed, their password is reset, or a student id moves: `usernameKey`'s own
+/// feed key is forgotten and each student record named gets a new key. Returns what to announce once committed.
+package protocol PersonKeys: Sendable {
+    func endKeys(
+        of usernameKey: String?, studentIds: [String], in sql: any SQLDatabase
+    ) async throws -> @Sendable () async -> Void
+}
+
 /// A person's room bookings as their calendar shows them (Rooms), for the Timetable's feed: one feed per person,
 /// classes and bookings together.
 package protocol PersonCalendar: Sendable {

@@ -10,6 +10,8 @@ public enum CachePolicy: String, Sendable {
     /// Content-addressed assets: the URL changes when the bytes do.
     case immutable = "public, max-age=31536000, immutable"
     case noStore = "no-store"
+    /// A personal feed fetched by a key in its URL (a calendar): no shared cache, nor the client's, may keep it.
+    case personalFeed = "private, no-store"
 }
 
 public enum HTTPCache {
@@ -56,6 +58,10 @@ struct HTTPCacheMiddleware: RouterMiddleware {
         guard request.method == .get || request.method == .head else { return try await next(request, context) }
         var response = try await next(request, context)
         guard response.status == .ok else { return response }
+        if response.headers[.contentType]?.hasPrefix("text/calendar") == true {
+            response.headers[.cacheControl] = CachePolicy.personalFeed.rawValue
+            return response
+        }
 
         if let etag = response.headers[.eTag] {
             if HTTPCache.matches(ifNoneMatch: request.headers[.ifNoneMatch], etag: etag) {

@@ -10,8 +10,14 @@ import ServiceLifecycle
 /// `Idempotency-Key` on POST (IETF httpapi draft): the first response for a key is stored and replayed
 /// for a repeat with the same body; the same key with another body is refused (422), and a repeat while
 /// the first is still running is told to wait (409). Keys live in the database, so they hold across
-/// instances and restarts, and expire after 24 hours. An answer that holds a secret (a session token, an app
-/// link) is never kept: the contract marks those operations (`x-quad-secret-answer`), and their key is ignored.
+/// instances and restarts, and expire after 24 hours.
+///
+/// Only what a signed-in person asks of the API is kept (the original apps' routes under a person's app link
+/// among it); elsewhere the key is ignored:
+/// - an answer that holds a secret (a session token, an app link, a calendar address): the contract marks those
+///   operations (`x-quad-secret-answer`), and an answer that sets a cookie is never kept whatever its route;
+/// - web forms: their answers are pages, which may show a secret once (a new app link) and carry the CSRF token;
+/// - visitors: a key of theirs would let anyone make the server keep answers (a failed sign-in's 6 KB a key).
 struct IdempotencyMiddleware: RouterMiddleware {
     typealias Context = AppRequestContext
     package let store: IdempotencyStore
@@ -22,7 +28,8 @@ struct IdempotencyMiddleware: RouterMiddleware {
     )
         async throws -> Response
     {
-        guard request.method == .post, let key = request.headers[.idempotencyKey],
+        guard request.method == .post, let key = request.headers[.idempotencyKey], context.person != nil,
+            AccessTable.isAPI(request.uri.path),
             context.endpointPath.flatMap({ table.entry(request.method, endpoint: $0) })?.secretAnswer != true
         else {
             return try await next(request, context)
@@ -70,7 +77,7 @@ struct IdempotencyMiddleware: RouterMiddleware {
             try? await store.release(scope: scope, key: key)
             throw error
         }
-        guard response.status.code < 500 else {
+        guard response.status.code < 500, response.headers[.setCookie] == nil else {
             try? await store.release(scope: scope, key: key)
             return response
         }

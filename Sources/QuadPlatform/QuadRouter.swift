@@ -17,7 +17,13 @@ extension HTTPServerBuilder {
             trustProxy: platform.configuration.trustProxy, rateLimiter: platform.rateLimiter,
             logger: platform.logger, clock: platform.clock, session: { people.rememberedPerson(session: $0) },
             pages: platform.pages, streams: platform.eventStreams)
-        return .init { responder in QuadHTTP1Channel(base: HTTP1Channel(responder: responder), routes: routes) }
+        let (limits, warning) = ConnectionLimits.forProcess(platform.configuration)
+        if let warning { platform.logger.warning("\(warning)") }
+        let idle = TimeAmount.seconds(Int64(platform.configuration.idleTimeoutSeconds))
+        return .init { responder in
+            QuadHTTP1Channel(
+                base: HTTP1Channel(responder: responder), routes: routes, limits: limits, idleTimeout: idle)
+        }
     }
 }
 

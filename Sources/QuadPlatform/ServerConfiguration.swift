@@ -19,6 +19,14 @@ public struct ServerConfiguration: Sendable {
     /// Open event streams one client may hold at once.
     public var maxEventStreamsPerClient = 8
     public var eventHeartbeat = Duration.seconds(15)
+    /// Connections open at once, in all (kept below the process's descriptor limit: `ConnectionLimits`).
+    public var maxConnections = 16384
+    /// Connections one address may hold open at once (a trusted proxy's count only toward the total).
+    public var maxConnectionsPerClient = 256
+    /// Seconds a request's head may take to arrive whole, from its first byte or from the connection opening.
+    public var headTimeoutSeconds = 10
+    /// Seconds a connection with no request in progress stays open.
+    public var idleTimeoutSeconds = 60
     /// How many recent events a reconnecting client can resume from.
     public var eventBufferSize = 1024
     /// How often pages and clients poll when live events are unavailable, in seconds (at least 5).
@@ -152,6 +160,17 @@ public struct ServerConfiguration: Sendable {
         if let value = try parse(.rateBurst, "a whole number ≥ 1", { Int($0).flatMap { $0 >= 1 ? $0 : nil } }) {
             rateBurst = value
         }
+        func count(_ setting: Setting, _ range: ClosedRange<Int>, _ what: String) throws -> Int? {
+            try parse(setting, "a whole number of \(what) from \(range.lowerBound) to \(range.upperBound)") {
+                Int($0).flatMap { range.contains($0) ? $0 : nil }
+            }
+        }
+        if let value = try count(.maxConnections, 16...1_000_000, "connections") { maxConnections = value }
+        if let value = try count(.maxConnectionsPerClient, 1...1_000_000, "connections") {
+            maxConnectionsPerClient = value
+        }
+        if let value = try count(.headTimeout, 1...300, "seconds") { headTimeoutSeconds = value }
+        if let value = try count(.idleTimeout, 1...3600, "seconds") { idleTimeoutSeconds = value }
         if let value = try parse(.testing, "on or off", Self.parseSwitch) { testing = value }
         if let start = try parse(
             .now, "an ISO 8601 instant such as 2026-11-24T16:30:00Z", { try? Date($0, strategy: .iso8601) })
@@ -193,6 +212,7 @@ public struct ServerConfiguration: Sendable {
     public enum Setting: String, Sendable, CaseIterable {
         case hostname, port, database, logLevel, adminToken, demo, rateLimit, rateBurst, eventHeartbeat
         case refreshSeconds, trustProxy, webDirectory, signup, loanDays, roomOfferMinutes, bookOfferHours
+        case maxConnections, maxConnectionsPerClient, headTimeout, idleTimeout
         /// Gone (replaced by personal app links): setting it is refused with a message saying so.
         case legacyAPI
         /// Testing only: `QUAD_TESTING` allows `QUAD_NOW` (the instant the server's clock starts at).
@@ -207,7 +227,8 @@ public struct ServerConfiguration: Sendable {
             case .demo: "--no-demo"
             case .now: "--now"
             case .adminToken, .rateLimit, .rateBurst, .eventHeartbeat, .refreshSeconds, .legacyAPI, .trustProxy,
-                .webDirectory, .signup, .loanDays, .roomOfferMinutes, .bookOfferHours, .testing:
+                .webDirectory, .signup, .loanDays, .roomOfferMinutes, .bookOfferHours, .testing, .maxConnections,
+                .maxConnectionsPerClient, .headTimeout, .idleTimeout:
                 nil
             }
         }
@@ -231,6 +252,10 @@ public struct ServerConfiguration: Sendable {
             case .loanDays: "QUAD_LOAN_DAYS"
             case .roomOfferMinutes: "QUAD_ROOM_OFFER_MINUTES"
             case .bookOfferHours: "QUAD_BOOK_OFFER_HOURS"
+            case .maxConnections: "QUAD_MAX_CONNECTIONS"
+            case .maxConnectionsPerClient: "QUAD_MAX_CONNECTIONS_PER_CLIENT"
+            case .headTimeout: "QUAD_HEAD_TIMEOUT"
+            case .idleTimeout: "QUAD_IDLE_TIMEOUT"
             case .testing: "QUAD_TESTING"
             case .now: "QUAD_NOW"
             }

@@ -334,6 +334,10 @@ package final class SnapshotFastPath: ChannelDuplexHandler, RemovableChannelHand
         {
             context.pipeline.removeHandler(context: decoder, promise: nil)
         }
+        // Nor does it have HTTP parts for the deadlines to follow: a stream has none.
+        if let parts = try? context.pipeline.syncOperations.context(handlerType: ConnectionDeadlines.Parts.self) {
+            context.pipeline.removeHandler(context: parts, promise: nil)
+        }
     }
 
     /// A page kept for this request (`PageCache`); when there is none, and the router's answer may be kept, what
@@ -495,16 +499,27 @@ package final class SnapshotFastPath: ChannelDuplexHandler, RemovableChannelHand
 struct QuadHTTP1Channel: ServerChildChannel {
     package let base: HTTP1Channel
     package let routes: SnapshotFastPath.Routes
+    package let limits: ConnectionLimits
+    package let idleTimeout: TimeAmount
 
     func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<HTTP1Channel.Value> {
-        base.setup(channel: channel, logger: logger).flatMapThrowing { value in
-            let codec = try channel.pipeline.syncOperations.context(handlerType: HTTP1ToHTTPServerCodec.self)
-            try channel.pipeline.syncOperations.addHandler(
-                SnapshotFastPath(routes: routes), position: .before(codec.handler))
-            try channel.pipeline.syncOperations.addHandler(UnreadableRequest(), position: .before(codec.handler))
+        // Counted before anything else is set up; a refused connection is answered by its first handler and closed
+        // (a failed setup would end the server's accept loop).
+        let refusal = limits.refusal(channel)
+        return base.setup(channel: channel, logger: logger).flatMapThrowing { value in
+            let pipeline = channel.pipeline.syncOperations
+            if let refusal {
+                try pipeline.addHandler(refusal, position: .first)
+                return value
+            }
+            let codec = try pipeline.context(handlerType: HTTP1ToHTTPServerCodec.self)
+            let deadlines = ConnectionDeadlines(headTimeout: limits.headTimeout, idleTimeout: idleTimeout)
+            try pipeline.addHandler(deadlines.start, position: .first)
+            try pipeline.addHandler(deadlines.parts, position: .before(codec.handler))
+            try pipeline.addHandler(SnapshotFastPath(routes: routes), position: .before(codec.handler))
+            try pipeline.addHandler(UnreadableRequest(), position: .before(codec.handler))
             if !(routes.clock is SystemClock) {
-                try channel.pipeline.syncOperations.addHandler(
-                    ClockDateHeader(clock: routes.clock), position: .before(codec.handler))
+                try pipeline.addHandler(ClockDateHeader(clock: routes.clock), position: .before(codec.handler))
             }
             return value
         }

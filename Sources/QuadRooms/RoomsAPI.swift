@@ -155,7 +155,12 @@ extension Recurrence {
             throw ValidationFailure(field: "repeat.until", message: "A date such as 2026-12-24.")
         }
         var skipped: Set<LocalDate> = []
-        for text in input.skip ?? [] {
+        let skip = input.skip ?? []
+        guard skip.count <= Recurrence.maxSkipped else {
+            throw ValidationFailure(
+                field: "repeat.skip", message: "Skip at most \(Recurrence.maxSkipped) dates (\(skip.count) were sent).")
+        }
+        for text in skip {
             guard let date = LocalDate(text) else {
                 throw ValidationFailure(field: "repeat.skip", message: "\"\(text)\" is not a date such as 2026-12-24.")
             }

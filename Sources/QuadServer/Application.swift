@@ -32,7 +32,10 @@ public func buildApplication(
     var app = Application(
         router: router,
         server: .quad(platform, features: features.all, people: features.accounts),
-        configuration: .init(address: .hostname(configuration.hostname, port: configuration.port), serverName: "Quad"),
+        // A burst of connections (10,000 event streams opening, or a client opening hundreds it may not keep) waits in
+        // the kernel's queue rather than overflowing it: an overflow drops the next SYN, which costs a second.
+        configuration: .init(
+            address: .hostname(configuration.hostname, port: configuration.port), serverName: "Quad", backlog: 4096),
         onServerRunning: { channel in
             let port = channel.localAddress?.port ?? configuration.port
             announce("Quad is listening on http://\(configuration.hostname):\(port)")
@@ -72,10 +75,12 @@ package struct Features: Sendable {
         self.platform = platform
         timetable = Timetable(platform: platform)
         rooms = Rooms(platform: platform, campus: timetable)
-        accounts = Accounts(platform: platform, removals: [rooms, timetable, platform.waiting])
+        library = Library(platform: platform, campus: timetable)
+        // The Library before the lines: a removed person's books pass to the next in line, not to them.
+        accounts = Accounts(
+            platform: platform, removals: [rooms, timetable, library, platform.waiting], keys: timetable)
         timetable.connect(calendar: rooms, students: accounts)
         specials = Specials(platform: platform)
-        library = Library(platform: platform, campus: timetable)
         platform.waiting.connect(loans: library, campus: timetable)
     }
 

@@ -410,3 +410,14 @@ extension Timetable {
         return {}
     }
 }
+
+extension Timetable: PersonKeys {
+    package func endKeys(
+        of usernameKey: String?, studentIds: [String], in sql: any SQLDatabase
+    ) async throws -> @Sendable () async -> Void {
+        if let usernameKey { try await TimetableStore.forgetPersonKey(usernameKey, in: sql) }
+        for id in studentIds { try await TimetableStore.rotateKey(student: id, in: sql) }
+        // Kept pages show the old addresses.
+        return { [self] in if !studentIds.isEmpty { await changed() } }
+    }
+}

@@ -312,11 +312,14 @@ final class TimetableStore: Sendable {
 
     /// A new calendar key: the old subscription address stops working.
     func rotateKey(student: String) async throws -> String {
-        let key = Self.newKey()
-        try await database.withConnection { sql in
-            try await sql.raw("UPDATE timetable_students SET calendar_key = \(bind: key) WHERE id = \(bind: student)")
-                .run()
-        }
+        try await database.withConnection { sql in try await Self.rotateKey(student: student, in: sql) }
+    }
+
+    /// A new calendar key inside the caller's transaction (Accounts ending a person's keys).
+    @discardableResult
+    static func rotateKey(student: String, in sql: any SQLDatabase) async throws -> String {
+        let key = newKey()
+        try await sql.raw("UPDATE timetable_students SET calendar_key = \(bind: key) WHERE id = \(bind: student)").run()
         return key
     }
 

@@ -82,6 +82,46 @@ import Testing
         }
     }
 
+    /// Tries that race for one name from one address: the back-off is taken before any hash, so one try is judged
+    /// and the others wait (39 got through to the hash before).
+    @Test(arguments: TestDatabase.engines)
+    func racingTriesForAThrottledNameAreJudgedOneAtATime(engine: Database.Engine) async throws {
+        try await TestApp.run(engine) { app, client in
+            try await Self.addAda(client)
+            for _ in 0..<LoginThrottle.freeFailures {
+                #expect(try await Self.signIn(client, "ada", "guess-guess-guess").status == .unauthorized)
+            }
+            app.clock.advance(by: .seconds(Int(LoginThrottle.firstDelay)))
+            let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
+                for index in 0..<40 {
+                    // The right password among them: it must not get through while the pair is throttled.
+                    let password = index == 39 ? "analytical-engine" : "guess-guess-guess"
+                    group.addTask { try await Self.signIn(client, "ada", password).status.code }
+                }
+                return try await group.reduce(into: [Int]()) { $0.append($1) }
+            }
+            let judged = statuses.filter { $0 != 429 && $0 != 503 }
+            #expect(judged.count == 1, "\(statuses.sorted())")
+            #expect(statuses.allSatisfy { [201, 401, 429, 503].contains($0) })
+        }
+    }
+
+    /// Failures that race from one address for many names never pass the address's limit (35 racing failures
+    /// were all counted before).
+    @Test(arguments: TestDatabase.engines)
+    func racingFailuresNeverPassTheAddressLimit(engine: Database.Engine) async throws {
+        try await TestApp.run(engine) { _, client in
+            let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
+                for index in 0..<(LoginThrottle.addressLimit + 5) {
+                    group.addTask { try await Self.signIn(client, "name\(index)", "guess-guess-guess").status.code }
+                }
+                return try await group.reduce(into: [Int]()) { $0.append($1) }
+            }
+            #expect(statuses.filter { $0 == 401 }.count <= LoginThrottle.addressLimit, "\(statuses.sorted())")
+            #expect(statuses.allSatisfy { [401, 429, 503].contains($0) })
+        }
+    }
+
     /// A throttle on a new database, on a clock the test moves.
     static func withThrottle(
         _ body: @escaping @Sendable (LoginThrottle, ManualClock) async throws -> Void
@@ -99,19 +139,19 @@ import Testing
 
     @Test func failuresSlowDownOneNameFromOneAddressAndNeverLockAPersonOutElsewhere() async throws {
         try await Self.withThrottle { throttle, clock in
-            for _ in 0..<3 { try await throttle.recordFailure(username: "grace", address: "10.0.0.9") }
-            #expect(try await throttle.retryAfter(username: "grace", address: "10.0.0.9") == 5)
+            for _ in 0..<3 { try await throttle.fail("grace", "10.0.0.9") }
+            #expect(try await throttle.wait("grace", "10.0.0.9") == 5)
             // Grace at home, and ada on the attacker's network, are not held back.
-            #expect(try await throttle.retryAfter(username: "grace", address: "192.0.2.7") == nil)
-            #expect(try await throttle.retryAfter(username: "ada", address: "10.0.0.9") == nil)
+            #expect(try await throttle.wait("grace", "192.0.2.7") == nil)
+            #expect(try await throttle.wait("ada", "10.0.0.9") == nil)
             // Each further failure doubles the wait.
             var waits: [Int] = []
             for _ in 0..<3 {
                 clock.advance(
-                    by: .seconds(Int(try await throttle.retryAfter(username: "grace", address: "10.0.0.9") ?? 0)))
-                #expect(try await throttle.retryAfter(username: "grace", address: "10.0.0.9") == nil)
-                try await throttle.recordFailure(username: "grace", address: "10.0.0.9")
-                waits.append(try #require(try await throttle.retryAfter(username: "grace", address: "10.0.0.9")))
+                    by: .seconds(Int(try await throttle.wait("grace", "10.0.0.9") ?? 0)))
+                #expect(try await throttle.wait("grace", "10.0.0.9") == nil)
+                try await throttle.fail("grace", "10.0.0.9")
+                waits.append(try #require(try await throttle.wait("grace", "10.0.0.9")))
             }
             #expect(waits == [10, 20, 40])
             #expect(LoginThrottle.delay(afterFailures: 40) == LoginThrottle.window)
@@ -121,12 +161,12 @@ import Testing
     @Test func oneAddressTryingManyNamesIsStoppedThereOnly() async throws {
         try await Self.withThrottle { throttle, clock in
             for index in 0..<LoginThrottle.addressLimit {
-                try await throttle.recordFailure(username: "name\(index)", address: "10.0.0.9")
+                try await throttle.fail("name\(index)", "10.0.0.9")
             }
-            #expect(try await throttle.retryAfter(username: "someone-else", address: "10.0.0.9") != nil)
-            #expect(try await throttle.retryAfter(username: "someone-else", address: "10.0.0.10") == nil)
+            #expect(try await throttle.wait("someone-else", "10.0.0.9") != nil)
+            #expect(try await throttle.wait("someone-else", "10.0.0.10") == nil)
             clock.advance(by: .seconds(15 * 60 + 1))
-            #expect(try await throttle.retryAfter(username: "someone-else", address: "10.0.0.9") == nil)
+            #expect(try await throttle.wait("someone-else", "10.0.0.9") == nil)
         }
     }
 
@@ -249,6 +289,26 @@ import Testing
             try await client.execute(uri: "/api/me", method: .get, headers: [.cookie: cookie]) {
                 #expect($0.status == .unauthorized)
             }
+        }
+    }
+}
+
+extension LoginThrottle {
+    /// A failed try: taken, and never given back.
+    func fail(_ username: String, _ address: String) async throws {
+        guard case .reserved = try await reserve(username: username, address: address) else {
+            Issue.record("a try for \(username) from \(address) was refused")
+            return
+        }
+    }
+
+    /// The seconds a try for the pair would wait now (nil: it may go ahead), without taking one.
+    func wait(_ username: String, _ address: String) async throws -> Int? {
+        switch try await reserve(username: username, address: address) {
+        case .wait(let seconds): return seconds
+        case .reserved(let id):
+            try await cancel(reservation: id)
+            return nil
         }
     }
 }

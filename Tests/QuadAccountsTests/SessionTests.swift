@@ -58,17 +58,19 @@ import Testing
             #expect(try await sessions.person(for: ada)?.role == .member)
             #expect(sessions.cache.entry(SessionStore.hash(ada)) != nil, "the second read comes from memory")
 
-            _ = try await accounts.people.update("ada", displayName: nil, role: .admin, studentId: nil, password: nil)
+            _ = try await accounts.people.update(
+                "ada", displayName: nil, role: .admin, studentId: nil, password: nil, keys: accounts.keys)
             #expect(try await sessions.person(for: ada)?.role == .admin)
             try await sessions.end(ada)
             #expect(try await sessions.person(for: ada) == nil)
             #expect(try await sessions.person(for: again) != nil)
             _ = try await accounts.people.update(
-                "ada", displayName: nil, role: nil, studentId: nil, password: "a new password for ada")
+                "ada", displayName: nil, role: nil, studentId: nil, password: "a new password for ada",
+                keys: accounts.keys)
             #expect(try await sessions.person(for: again) == nil)
 
             #expect(try await sessions.person(for: grace) != nil)
-            _ = try await accounts.people.delete("grace", removals: accounts.removals)
+            _ = try await accounts.people.delete("grace", removals: accounts.removals, keys: accounts.keys)
             #expect(try await sessions.person(for: grace) == nil)
         }
     }
@@ -87,7 +89,8 @@ import Testing
             #expect(try await second.sessions.person(for: other)?.role == .member)
             #expect(second.sessions.cache.entry(SessionStore.hash(token)) != nil)
 
-            _ = try await first.people.update("ada", displayName: nil, role: .admin, studentId: nil, password: nil)
+            _ = try await first.people.update(
+                "ada", displayName: nil, role: .admin, studentId: nil, password: nil, keys: first.keys)
             try await eventually("the role change reaches the other instance", timeout: .seconds(2)) {
                 try await second.sessions.person(for: token)?.role == .admin
             }
@@ -130,7 +133,9 @@ import Testing
             let adminLine = try #require(printed.all.first { $0.hasPrefix("Admin account created") })
             let password = try #require(adminLine.split(separator: " ").dropLast(2).last.map(String.init))
             let accounts = Features(platform: platform).accounts
-            #expect(try await accounts.people.verify(username: "admin", password: password)?.isAdmin == true)
+            #expect(
+                try await accounts.people.verify(
+                    username: "admin", password: password, place: try accounts.hashing.place())?.isAdmin == true)
             let demo = try #require(printed.all.first { $0.hasPrefix("Demo people") })
             #expect(demo.contains("kier (member)"))
             // Passwords are random: never the same twice, never in the code.

@@ -150,7 +150,7 @@ import Testing
             }
             try keep()
             _ = try await first.accounts.people.update(
-                "ada", displayName: nil, role: .admin, studentId: nil, password: nil)
+                "ada", displayName: nil, role: .admin, studentId: nil, password: nil, keys: first.accounts.keys)
             try await eventually("the role change reaches the other instance", timeout: .seconds(2)) {
                 pages.page(key, person: ada) == nil
             }

@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import Logging
+import NIOConcurrencyHelpers
 import OpenAPIRuntime
 import QuadCore
 import QuadKit
@@ -88,8 +89,17 @@ public final class LiveServer: @unchecked Sendable {
             await group.triggerGracefulShutdown()
             throw KitError.timedOut("starting the server")
         }
-        return LiveServer(
+        let server = LiveServer(
             port: listening, databasePath: path, clock: clock, passwords: found, task: task, group: group)
+        // A port a stopped server of this process may come back on is not taken by another: its test reads
+        // "offline" there, and would get this server's answers instead (seen on a busy machine).
+        if port == 0, stoppedPorts.withLockedValue({ $0.contains(listening) }) {
+            await server.stop()
+            return try await start(
+                port: 0, databasePath: databasePath, passwords: passwords, at: instant, clock: clock,
+                configure: configure)
+        }
+        return server
     }
 
     /// Stops listening (open connections are closed); the database file stays.
@@ -98,11 +108,16 @@ public final class LiveServer: @unchecked Sendable {
         await group.triggerGracefulShutdown()
         _ = try? await task?.value
         task = nil
+        Self.stoppedPorts.withLockedValue { _ = $0.insert(port) }
     }
+
+    /// The ports of this process's stopped servers, which `restart` may bring back.
+    static let stoppedPorts = NIOLockedValueBox<Set<Int>>([])
 
     /// The same server again, on the same port and database.
     public func restart() async throws -> LiveServer {
         await stop()
+        Self.stoppedPorts.withLockedValue { _ = $0.remove(port) }
         var lastError: (any Error)?
         for _ in 0..<50 {
             do {

@@ -25,6 +25,25 @@ public enum AccountValidation {
         try HumanText.checked(raw, field: field, what: "A display name", max: 100)
     }
 
+    /// A display name people choose for themselves (open sign-up): as any display name, and not one that claims
+    /// a role, which others would trust ("Administrator", "Quad support").
+    public static func chosenDisplayName(_ raw: String?) throws(ValidationFailure) -> String {
+        let name = try displayName(raw)
+        let letters = name.folding(options: [.caseInsensitive, .diacriticInsensitive], locale: nil)
+            .unicodeScalars.filter { CharacterSet.letters.contains($0) }
+        let folded = String(String.UnicodeScalarView(letters))
+        if roleWords.contains(where: { folded.contains($0) }) {
+            throw ValidationFailure(
+                field: "displayName", message: "A display name may not claim a role: choose your own name.")
+        }
+        return name
+    }
+
+    /// Words that name a role or the service itself, in English and French, as `chosenDisplayName` folds them.
+    static let roleWords = [
+        "admin", "moderat", "quad", "staff", "support", "system", "root", "feed", "officiel", "official",
+    ]
+
     /// Says why a password is refused, so a form can show it.
     public static func password(_ raw: String?) throws(ValidationFailure) -> String {
         let password = raw ?? ""

@@ -143,6 +143,27 @@ public enum LoanPermission {
         person.isAdmin || loan.username == person.username.lowercased()
     }
 
+    /// Whether `person` sees who has a book and who had it: people signed in, but not feed accounts (a car park's
+    /// sensor has no business knowing who reads what) nor visitors.
+    public static func seesBorrowers(_ person: Person?) -> Bool {
+        guard let person else { return false }
+        return person.role != .feed
+    }
+
+    /// Why `person` may not delete a book (nil: they may). A book on the shelf is anyone's who may edit it; on
+    /// loan, its borrower's or an admin's (the loan would vanish with it); held for the next in line, an admin's.
+    public static func deleteRefusal(loan: Loan?, heldForLine: Bool, by person: Person) -> DeleteRefusal? {
+        if person.isAdmin { return nil }
+        if let loan, !mayReturn(loan, by: person) { return .onLoan(to: loan.person) }
+        if heldForLine { return .heldForLine }
+        return nil
+    }
+
+    public enum DeleteRefusal: Sendable, Equatable {
+        case onLoan(to: String)
+        case heldForLine
+    }
+
     /// The username a loan to `borrower` belongs to: the person's own when they lend to themselves.
     public static func owner(of borrower: String, lentBy person: Person) -> String? {
         borrower == person.displayName ? person.username.lowercased() : nil

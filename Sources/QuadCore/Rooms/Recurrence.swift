@@ -16,6 +16,8 @@ public struct Recurrence: Sendable, Equatable, Codable {
     public var until: LocalDate
     /// Dates left out (EXDATE).
     public var skipped: Set<LocalDate>
+    /// The most dates a series may leave out (the contract's `repeat.skip` `maxItems`): a horizon's worth.
+    public static let maxSkipped = 400
 
     /// A series has at most this many occurrences (a daily one over the longest horizon has fewer).
     public static let maxOccurrences = 400

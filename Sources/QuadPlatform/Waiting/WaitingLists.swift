@@ -133,6 +133,11 @@ package final class WaitingLists: Sendable, PersonRemoval {
         try await Self.select(sql, "kind = \(bind: kind.rawValue) AND thing = \(bind: thing)")
     }
 
+    /// The things of `kind` whose lines `owner` stands in (a person's removal).
+    package func things(_ kind: WaitingKind, of owner: String, _ sql: any SQLDatabase) async throws -> [String] {
+        try await Self.select(sql, "kind = \(bind: kind.rawValue) AND owner = \(bind: owner)").map(\.thing)
+    }
+
     /// A column for a feature's own query, 1 when anyone waits in the thing's lines, else 0: a booking reads it with
     /// the statement that locks the room, rather than in a round trip of its own.
     package static func anyPlace(_ kind: WaitingKind, thing: String) -> SQLQueryString {

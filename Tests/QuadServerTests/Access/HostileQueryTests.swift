@@ -125,7 +125,8 @@ import Testing
     @Test func signInSendsBackOnlyToThisSite() async throws {
         try await TestApp.run(configure: { $0.loadDemoData = true }) { app, client in
             _ = try await app.features.accounts.people.update(
-                "ada", displayName: nil, role: nil, studentId: nil, password: "analytical-engine")
+                "ada", displayName: nil, role: nil, studentId: nil, password: "analytical-engine",
+                keys: app.features.accounts.keys)
             for next in ["/\t/evil.example", "//evil.example", "/\\evil.example", "https://evil.example", "/%2F/evil"] {
                 let body = [
                     "csrf=\(CSRFTests.token)", "username=ada", "password=analytical-engine",

@@ -1,0 +1,253 @@
+import Foundation
+import Logging
+import NIOConcurrencyHelpers
+import NIOCore
+import NIOHTTP1
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// What any client can hold of the server, bounded: how many connections one address may have open, how many all
+/// of them may, and how long a request's head may take to arrive.
+///
+/// Why: a connection is a file descriptor. Idle or half-sent connections used to stay open for ever; once they
+/// had taken the process's descriptors, `/health` stopped answering and, when the Swift runtime then needed one
+/// for itself (libdispatch's timer and event descriptors), the process trapped. Now the total is kept below the
+/// descriptor limit with room to spare (`reserve`), each address gets a share of it, and a head that does not
+/// arrive in time closes its connection. Event streams keep their long life but count like any connection.
+package final class ConnectionLimits: Sendable {
+    /// Descriptors kept for everything that is not a client's connection: the database's connections and files,
+    /// the event loops' and the runtime's own, logs, the listener.
+    package static let reserve = 128
+
+    package let perClient: Int
+    package let total: Int
+    package let headTimeout: TimeAmount
+    /// The reverse proxies named by `QUAD_TRUST_PROXY`: their connections count only toward the total.
+    let trustedProxies: Set<String>
+    private let open = NIOLockedValueBox(Counts())
+
+    private struct Counts {
+        var total = 0
+        var byAddress: [String: Int] = [:]
+    }
+
+    package enum Refusal: Equatable { case client, server }
+
+    package init(perClient: Int, total: Int, headTimeout: TimeAmount, trustedProxies: Set<String>) {
+        self.perClient = perClient
+        self.total = total
+        self.headTimeout = headTimeout
+        self.trustedProxies = trustedProxies
+    }
+
+    /// The limits the configuration asks for, with the total kept within the descriptors this process may open
+    /// (its soft limit raised to the hard one first). Returns the limits and, when the total had to be lowered,
+    /// a line saying so for the log.
+    package static func forProcess(_ configuration: ServerConfiguration) -> (ConnectionLimits, warning: String?) {
+        let descriptors = raiseDescriptorLimit()
+        var total = configuration.maxConnections
+        var warning: String?
+        if let descriptors, descriptors - reserve < total {
+            total = max(16, descriptors - reserve)
+            warning =
+                "QUAD_MAX_CONNECTIONS is \(configuration.maxConnections), but this process may open \(descriptors) files "
+                + "(ulimit -n): at most \(total) connections are accepted."
+        }
+        let limits = ConnectionLimits(
+            perClient: min(configuration.maxConnectionsPerClient, total), total: total,
+            headTimeout: .seconds(Int64(configuration.headTimeoutSeconds)),
+            trustedProxies: configuration.trustedProxies)
+        return (limits, warning)
+    }
+
+    /// Raises the soft limit on open files to the hard one and returns it (nil: unlimited or unknown).
+    static func raiseDescriptorLimit() -> Int? {
+        var limit = rlimit()
+        #if canImport(Glibc)
+            let resource = __rlimit_resource_t(RLIMIT_NOFILE.rawValue)
+        #else
+            let resource = RLIMIT_NOFILE
+        #endif
+        guard getrlimit(resource, &limit) == 0 else { return nil }
+        if limit.rlim_cur < limit.rlim_max {
+            var raised = limit
+            raised.rlim_cur = limit.rlim_max
+            if setrlimit(resource, &raised) == 0 { limit = raised }
+        }
+        // RLIM_INFINITY is the largest value: anything past a million is as good as unlimited here.
+        return limit.rlim_cur > 1 << 30 ? nil : Int(limit.rlim_cur)
+    }
+
+    /// Counts a new connection from `address` (nil: not an IP peer, counted in the total only), or says why not.
+    package func admit(_ address: String?) -> Refusal? {
+        let counted = address.flatMap { trustedProxies.contains($0) ? nil : $0 }
+        return open.withLockedValue { counts in
+            if counts.total >= total { return .server }
+            if let counted, counts.byAddress[counted, default: 0] >= perClient { return .client }
+            counts.total += 1
+            if let counted { counts.byAddress[counted, default: 0] += 1 }
+            return nil
+        }
+    }
+
+    /// Forgets a connection `admit` counted.
+    package func release(_ address: String?) {
+        let counted = address.flatMap { trustedProxies.contains($0) ? nil : $0 }
+        open.withLockedValue { counts in
+            counts.total -= 1
+            if let counted {
+                let left = counts.byAddress[counted, default: 1] - 1
+                counts.byAddress[counted] = left > 0 ? left : nil
+            }
+        }
+    }
+
+    package var openConnections: Int { open.withLockedValue { $0.total } }
+
+    /// Counts a new connection (forgotten when it closes), or returns the handler that refuses it: put first in its
+    /// pipeline, it answers at once (HTTP lets a server answer before the request) and closes, and reads nothing
+    /// the client sends, so a client over its share learns why.
+    func refusal(_ channel: any Channel) -> (any ChannelHandler & RemovableChannelHandler)? {
+        let address = channel.remoteAddress?.ipAddress
+        guard let refusal = admit(address) else {
+            channel.closeFuture.whenComplete { _ in self.release(address) }
+            return nil
+        }
+        return Refused(
+            problem: refusal == .client
+                ? Problem(
+                    .tooManyRequests, type: "too-many-connections", title: "Too many connections",
+                    detail: "This address has \(perClient) connections open to Quad: close one and try again.")
+                : Problem(
+                    .serviceUnavailable, type: "server-busy", title: "Quad is busy",
+                    detail: "Quad has as many connections open as it can hold: try again shortly."))
+    }
+
+    private final class Refused: ChannelInboundHandler, RemovableChannelHandler {
+        typealias InboundIn = ByteBuffer
+        let problem: Problem
+        init(problem: Problem) { self.problem = problem }
+
+        func handlerAdded(context: ChannelHandlerContext) {
+            let body = problem.json(instance: nil)
+            let head =
+                "HTTP/1.1 \(problem.status.code) \(problem.status.reasonPhrase)\r\n"
+                + "Content-Type: application/problem+json\r\nContent-Length: \(body.count)\r\n"
+                + "Retry-After: 5\r\nConnection: close\r\n\r\n"
+            var buffer = context.channel.allocator.buffer(capacity: head.utf8.count + body.count)
+            buffer.writeString(head)
+            buffer.writeBytes(body)
+            let channel = context.channel
+            context.writeAndFlush(NIOAny(buffer)).whenComplete { _ in channel.close(promise: nil) }
+        }
+
+        /// Nothing a refused client sends is read.
+        func channelRead(context: ChannelHandlerContext, data: NIOAny) {}
+    }
+}
+
+/// Closes a connection that keeps a slot without using it. A request's head must arrive whole within
+/// `headTimeout` of its first byte (or of the connection opening); a connection with no request in progress closes
+/// after `idleTimeout` of silence (a kept-alive connection between requests, or a body that stopped coming). A
+/// request being answered (an event stream among them) has no deadline. Two handlers share one clock: `start`, on
+/// the network side of the HTTP decoder, sees bytes arrive; `parts`, after it and before the fast path, sees every
+/// request's head and end and every answer's end, whoever answers.
+///
+/// Why our own and not Hummingbird's idle timeout: that one sits behind the fast path, so it would close a
+/// connection whose requests the fast path answers, and it has no deadline for a head sent a byte at a time.
+final class ConnectionDeadlines: @unchecked Sendable {
+    private let headTimeout: TimeAmount
+    private let idleTimeout: TimeAmount
+    private var deadline: (kind: Kind, task: Scheduled<Void>)?
+    /// Requests whose head arrived and whose answer has not ended.
+    private var answering = 0
+    /// A request's head has arrived and its end not yet: bytes now are its body.
+    private var readingBody = false
+
+    private enum Kind { case head, idle }
+
+    init(headTimeout: TimeAmount, idleTimeout: TimeAmount) {
+        self.headTimeout = headTimeout
+        self.idleTimeout = idleTimeout
+    }
+
+    var start: Start { Start(clock: self) }
+    var parts: Parts { Parts(clock: self) }
+
+    private func arm(_ kind: Kind, _ context: ChannelHandlerContext) {
+        deadline?.task.cancel()
+        let channel = context.channel
+        let task = context.eventLoop.scheduleTask(in: kind == .head ? headTimeout : idleTimeout) {
+            channel.close(promise: nil)
+        }
+        deadline = (kind, task)
+    }
+
+    private func disarm() {
+        deadline?.task.cancel()
+        deadline = nil
+    }
+
+    /// Bytes arrived: the start of a head (its deadline runs from the first byte, never extended), or more of a
+    /// body (the silence starts again).
+    private func bytesArrived(_ context: ChannelHandlerContext) {
+        if readingBody {
+            arm(.idle, context)
+        } else if deadline?.kind != .head {
+            arm(.head, context)
+        }
+    }
+
+    final class Start: ChannelInboundHandler, RemovableChannelHandler {
+        typealias InboundIn = ByteBuffer
+        let clock: ConnectionDeadlines
+        init(clock: ConnectionDeadlines) { self.clock = clock }
+
+        func handlerAdded(context: ChannelHandlerContext) { clock.arm(.head, context) }
+        func handlerRemoved(context: ChannelHandlerContext) { clock.disarm() }
+
+        func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+            clock.bytesArrived(context)
+            context.fireChannelRead(data)
+        }
+    }
+
+    final class Parts: ChannelDuplexHandler, RemovableChannelHandler {
+        typealias InboundIn = HTTPServerRequestPart
+        typealias OutboundIn = HTTPServerResponsePart
+        let clock: ConnectionDeadlines
+        init(clock: ConnectionDeadlines) { self.clock = clock }
+
+        func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+            switch unwrapInboundIn(data) {
+            case .head:
+                clock.answering += 1
+                clock.readingBody = true
+                clock.arm(.idle, context)
+            case .body: break
+            case .end:
+                clock.readingBody = false
+                // Being answered: no deadline until the answer ends (or the next head's bytes arrive). Already
+                // answered (an early refusal): the silence counts from now.
+                if clock.answering == 0 {
+                    clock.arm(.idle, context)
+                } else if clock.deadline?.kind == .idle {
+                    clock.disarm()
+                }
+            }
+            context.fireChannelRead(data)
+        }
+
+        func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+            if case .end = unwrapOutboundIn(data) {
+                clock.answering = max(0, clock.answering - 1)
+                if clock.answering == 0, !clock.readingBody, clock.deadline == nil { clock.arm(.idle, context) }
+            }
+            context.write(data, promise: promise)
+        }
+    }
+}

@@ -1,0 +1,118 @@
+"""No client can exhaust Quad's connections: idle and half-sent connections beyond what the process may open
+(run under a low `ulimit -n`) never stop `/health` from answering, each address gets a share of the slots, and
+the ones that hold a slot without sending a whole request head are closed by their deadline."""
+
+from __future__ import annotations
+
+import resource
+import socket
+import threading
+import time
+import urllib.request
+
+from conftest import wait_until
+
+NOFILE = 512  # the server's limit: 384 connections after the 128 it keeps for itself
+HEAD_TIMEOUT = 3
+ATTACKER = "127.0.0.2"  # all of 127.0.0.0/8 is loopback on Linux; /health is asked from 127.0.0.1
+
+
+def open_idle(port: int, count: int, half_sent: bool) -> list[socket.socket]:
+    sockets = []
+    for _ in range(count):
+        s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        s.bind((ATTACKER, 0))
+        s.settimeout(5)
+        s.connect(("127.0.0.1", port))
+        if half_sent:
+            s.sendall(b"GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ")
+        sockets.append(s)
+    return sockets
+
+
+def closed_by_server(s: socket.socket) -> bool:
+    """Whether the server ended the connection (after any answer it wrote first)."""
+    s.settimeout(0.05)
+    try:
+        while True:
+            chunk = s.recv(4096)
+            if not chunk:
+                return True
+    except TimeoutError:
+        return False
+    except OSError:
+        return True
+
+
+def test_idle_and_half_sent_connections_never_silence_quad(quad_server_factory):
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    resource.setrlimit(resource.RLIMIT_NOFILE, (max(soft, min(hard, 4096)), hard))
+    server = quad_server_factory(env={"QUAD_HEAD_TIMEOUT": str(HEAD_TIMEOUT)}, nofile=NOFILE)
+    health_times: list[float] = []
+    failures: list[str] = []
+    stop = threading.Event()
+
+    def ask_health():
+        while not stop.is_set():
+            started = time.monotonic()
+            try:
+                with urllib.request.urlopen(server.url + "/health", timeout=1) as answer:
+                    if answer.status != 200:
+                        failures.append(f"status {answer.status}")
+            except Exception as error:  # noqa: BLE001 - every way of not answering counts
+                failures.append(repr(error))
+            health_times.append(time.monotonic() - started)
+            time.sleep(0.05)
+
+    watcher = threading.Thread(target=ask_health, daemon=True)
+    watcher.start()
+    attack: list[socket.socket] = []
+    try:
+        # More than the server's 512 descriptors, from one address: half idle, half with a head never finished.
+        started = time.monotonic()
+        attack += open_idle(server.port, 350, half_sent=False)
+        attack += open_idle(server.port, 350, half_sent=True)
+        # Past this address's share (256) the server answers at once and closes: the client learns why.
+        held = [s for s in attack if not closed_by_server(s)]
+        assert 0 < len(held) <= 256, f"{len(held)} of 700 held"
+        # The ones it held are closed once their head's deadline passes.
+        wait_until(
+            lambda: all(closed_by_server(s) for s in held),
+            timeout=HEAD_TIMEOUT + 5,
+            message="the server to close every connection that sent no whole head",
+        )
+        closed_after = time.monotonic() - started
+        assert closed_after >= HEAD_TIMEOUT - 0.5, f"closed after {closed_after:.1f}s, before the deadline"
+        time.sleep(0.5)
+    finally:
+        stop.set()
+        watcher.join(timeout=5)
+        for s in attack:
+            s.close()
+    assert not failures, f"/health failed {len(failures)} times: {failures[:3]}"
+    assert health_times and max(health_times) < 1.0, f"/health took up to {max(health_times):.2f}s"
+    assert server.process.poll() is None, "the server died"
+    with urllib.request.urlopen(server.url + "/health", timeout=2) as answer:
+        assert answer.status == 200
+
+
+def test_a_refused_connection_is_told_why(quad_server_factory):
+    server = quad_server_factory(env={"QUAD_MAX_CONNECTIONS_PER_CLIENT": "2"})
+    held = open_idle(server.port, 2, half_sent=False)
+    try:
+        third = open_idle(server.port, 1, half_sent=False)[0]
+        third.settimeout(5)
+        answer = b""
+        while chunk := third.recv(4096):
+            answer += chunk
+        head, _, body = answer.partition(b"\r\n\r\n")
+        assert head.startswith(b"HTTP/1.1 429"), head
+        assert b"Retry-After: 5" in head
+        assert b"too-many-connections" in body
+        third.close()
+    finally:
+        for s in held:
+            s.close()
+    # Another address is not held back.
+    with urllib.request.urlopen(server.url + "/health", timeout=2) as answer:
+        assert answer.status == 200
