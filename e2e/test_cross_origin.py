@@ -271,6 +271,13 @@ def plan(server, ids: dict) -> list[dict]:
         api("POST /api/me/app-links", "/api/me/app-links", {"label": "Forged app"}),
         api("DELETE /api/me/app-links/{linkId}", f"/api/me/app-links/{ids['links'][1]}"),
         api("POST /api/people/{username}/app-links", "/api/people/kier/app-links", {"label": "Forged app"}),
+        # Kier's own password (the control then ends Kier's other sessions: the token the snapshot reads with).
+        form(
+            "/account/password",
+            "/account/password",
+            [("current", password_of(server, "kier")), ("password", ATTACKER_PASSWORD)],
+            who="kier",
+        ),
         # People.
         form(
             "/admin/people",
@@ -300,7 +307,7 @@ def plan(server, ids: dict) -> list[dict]:
         form(
             "/signup",
             "/signup",
-            [("username", "mallory3"), ("displayName", "Mallory"), ("password", ATTACKER_PASSWORD)],
+            [("username", "mallory3"), ("displayName", "Mallory Three"), ("password", ATTACKER_PASSWORD)],
         ),
         # Last: whose session it is (signing in as the attacker's account, ending the session).
         api("POST /api/sessions", "/api/sessions", {"username": "grace", "password": grace}),

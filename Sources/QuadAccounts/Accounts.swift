@@ -162,7 +162,8 @@ extension Accounts {
             throw ValidationFailure(errors)
         }
         return try await people.create(
-            Person(username: username, displayName: displayName, role: role, studentId: studentId), password: password)
+            Person(username: username, displayName: displayName, role: role, studentId: studentId), password: password,
+            uniqueName: chosenBySelf)
     }
 
     func change(

@@ -92,7 +92,8 @@ final class PeopleStore: Sendable {
         }
     }
 
-    func create(_ person: Person, password: String) async throws -> Person {
+    /// Adds a person. `uniqueName`: the name is their own choice (open sign-up), and may not copy someone's.
+    func create(_ person: Person, password: String, uniqueName: Bool = false) async throws -> Person {
         // A taken username is answered before the costly hash (the transaction checks again).
         if try await find(person.username) != nil { throw Self.taken }
         let hash = try await hash(password)
@@ -102,7 +103,7 @@ final class PeopleStore: Sendable {
             ).first()
             if clash != nil { throw Self.taken }
             try await Self.checkStudentId(sql, person.studentId, except: nil)
-            try await Self.checkDisplayName(sql, person.displayName, except: nil)
+            if uniqueName { try await Self.checkDisplayName(sql, person.displayName) }
             try await sql.raw(
                 """
                 INSERT INTO people (username_key, username, display_name, password_hash, role, student_id, created_at)
@@ -131,10 +132,7 @@ final class PeopleStore: Sendable {
                 ).first().map(Self.person)
             else { throw Problem.notFound("There is no one called \(username).") }
             let formerStudentId = person.studentId
-            if let displayName {
-                try await Self.checkDisplayName(sql, displayName, except: key)
-                person.displayName = displayName
-            }
+            if let displayName { person.displayName = displayName }
             if let role { person.role = role }
             if let studentId {
                 try await Self.checkStudentId(sql, studentId, except: key)
@@ -229,10 +227,10 @@ final class PeopleStore: Sendable {
         }
     }
 
-    /// Two people are never shown under one name: a loan to oneself and every list name people by it.
-    private static func checkDisplayName(_ sql: any SQLDatabase, _ name: String, except key: String?) async throws {
-        let others = try await sql.raw("SELECT username_key, display_name FROM people").all()
-        for row in others where try row.decode(column: "username_key", as: String.self) != key {
+    /// Someone signing themselves up is not shown under another person's name (an admin may name two people alike:
+    /// real people share names).
+    private static func checkDisplayName(_ sql: any SQLDatabase, _ name: String) async throws {
+        for row in try await sql.raw("SELECT display_name FROM people").all() {
             let other = try row.decode(column: "display_name", as: String.self)
             if other.compare(name, options: [.caseInsensitive, .diacriticInsensitive]) == .orderedSame {
                 throw ValidationFailure(

@@ -51,6 +51,7 @@ package func buildRouter(
             trustedProxies: platform.configuration.trustedProxies))
     if let limiter = platform.rateLimiter { router.add(middleware: RateLimitMiddleware(limiter: limiter)) }
     router.add(middleware: BodyLimitMiddleware(table: routes.access))
+    router.add(middleware: ContractLimitsMiddleware(table: routes.access))
     // Outside the cache's comparison: a 304 is decided on the plain answer, which a gzipped one's weak ETag matches.
     router.add(middleware: ResponseCompression())
     router.add(middleware: HTTPCacheMiddleware())

@@ -18,6 +18,8 @@ package final class AccessTable: Sendable {
         package var upload = false
         /// Whether its answer holds a secret (a token, a key): never kept for an `Idempotency-Key` replay.
         var secretAnswer = false
+        /// The sizes the contract allows its body and query (`ContractLimitsMiddleware`).
+        package var limits: RequestLimits?
     }
 
     private struct Key: Hashable {
@@ -51,6 +53,7 @@ package final class AccessTable: Sendable {
         guard let document = try Yams.load(yaml: String(decoding: contract, as: UTF8.self)) as? [String: Any],
             let paths = document["paths"] as? [String: Any]
         else { throw ContractError("openapi.yaml has no paths") }
+        let schemas = (document["components"] as? [String: Any])?["schemas"] as? [String: Any] ?? [:]
         var operations: [Operation] = []
         for (path, item) in paths {
             guard let item = item as? [String: Any] else { continue }
@@ -71,7 +74,8 @@ package final class AccessTable: Sendable {
                         method: method.uppercased(), path: path,
                         entry: Entry(
                             rule: rule, appLink: operation["x-quad-app-link"] as? Bool ?? false, operationId: id,
-                            upload: upload, secretAnswer: operation["x-quad-secret-answer"] as? Bool ?? false),
+                            upload: upload, secretAnswer: operation["x-quad-secret-answer"] as? Bool ?? false,
+                            limits: RequestLimits.from(operation, pathItem: item, schemas: schemas)),
                         security: security, statuses: statuses))
             }
         }

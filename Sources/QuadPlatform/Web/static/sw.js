@@ -21,6 +21,35 @@ self.addEventListener("activate", (event) => {
   );
 });
 
+// A page that depends on who asks (`Cache-Control: private`) is shown offline only while the server confirmed
+// the session lately: a session the server ended (a password reset, a removal) must not go on showing what was
+// that person's. Any sign that it ended (a 401, a page sending to /signin) drops every kept page.
+const CONFIRMED = "/__quad/session-confirmed";
+const TRUST_MS = 8 * 60 * 60 * 1000;
+
+const personal = (response) => (response.headers.get("Cache-Control") || "").includes("private");
+
+const keep = async (key, response) => {
+  if (response.status === 401 || (response.redirected && new URL(response.url).pathname === "/signin")) {
+    await caches.delete(PAGES);
+    return;
+  }
+  if (response.status !== 200) return;
+  const cache = await caches.open(PAGES);
+  await cache.put(key, response);
+  if (personal(response)) await cache.put(CONFIRMED, new Response(String(Date.now())));
+};
+
+const kept = async (key) => {
+  const cache = await caches.open(PAGES);
+  // The shell's pages were fetched without cookies when the worker installed: nobody's.
+  const hit = (await cache.match(key)) || (await caches.match(key));
+  if (!hit || !personal(hit)) return hit;
+  const confirmed = await cache.match(CONFIRMED);
+  const at = confirmed ? Number(await confirmed.text()) : 0;
+  return Date.now() - at <= TRUST_MS ? hit : undefined;
+};
+
 self.addEventListener("fetch", (event) => {
   const request = event.request;
   if (request.method !== "GET") return;
@@ -38,9 +67,9 @@ self.addEventListener("fetch", (event) => {
     // A page's live part (live.js): the network first (it changes all the time), the last copy when offline
     // so the page can still show it. That copy says so in a header: the page shows it but never calls it fresh.
     event.respondWith(fetch(request).then((response) => {
-      if (response.status === 200) { const copy = response.clone(); caches.open(PAGES).then((c) => c.put(url.href, copy)); }
+      event.waitUntil(keep(url.href, response.clone()));
       return response;
-    }).catch(() => caches.match(url.href).then((hit) => {
+    }).catch(() => kept(url.href).then((hit) => {
       if (!hit) return Response.error();
       const headers = new Headers(hit.headers);
       headers.set("X-Quad-Offline-Copy", "1");
@@ -51,8 +80,8 @@ self.addEventListener("fetch", (event) => {
   if (request.mode === "navigate") {
     // Pages: the network first, the last copy when offline, and for a page never opened here a page that says so.
     event.respondWith(fetch(request).then((response) => {
-      if (response.ok) { const copy = response.clone(); caches.open(PAGES).then((c) => c.put(request, copy)); }
+      event.waitUntil(keep(request, response.clone()));
       return response;
-    }).catch(() => caches.match(request).then((hit) => hit || caches.match("/offline"))));
+    }).catch(() => kept(request).then((hit) => hit || caches.match("/offline"))));
   }
 });
