@@ -311,3 +311,33 @@ def test_after_signing_out_nothing_personal_is_left_even_offline(quad_server_fac
     page = browser.page_source
     assert "Kier" not in page and personal not in page
     assert text_of(browser, "h1") == "Not on this device yet"
+
+
+def test_a_session_the_server_ended_leaves_nothing_personal_kept(quad_server_factory, browser):
+    """An admin resets Kier's password (every session of Kier's ends on the server): the next page Kier's browser
+    asks for is sent to sign in, and the worker drops every page it kept, Kier's among them."""
+    server = quad_server_factory(demo=True)
+    sign_in(browser, server, "kier", next_path="/timetable")
+    wait_for(browser, controlled, message="no service worker controls the page")
+    browser.get(server.url + "/timetable")
+    browser.set_script_timeout(10)
+    wait_for(
+        browser,
+        lambda d: d.execute_async_script(CACHED_TEXTS, "Kier"),
+        message="the worker kept no copy of Kier's page: the test would prove nothing",
+    )
+    reset = server.request(
+        "/api/people/kier",
+        method="PATCH",
+        admin=True,
+        headers={"Content-Type": "application/json"},
+        data=b'{"password": "a-new-password-for-kier"}',
+    )
+    assert reset.status == 200, reset.text
+    browser.get(server.url + "/notifications")
+    wait_for(browser, lambda d: "/signin" in d.current_url, message="the ended session still opened a page")
+    wait_for(
+        browser,
+        lambda d: d.execute_async_script(CACHED_TEXTS, "Kier") == [],
+        message="the worker still keeps Kier's pages",
+    )

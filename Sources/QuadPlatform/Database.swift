@@ -95,6 +95,17 @@ public final class Database: Sendable {
     )
         async throws -> R
     {
+        if let refusal = ContractLimitGuard.refusal {
+            return try await session { try await body(ReadOnlySQL(base: $0, refusal: refusal)) }
+        }
+        return try await session(body)
+    }
+
+    private func session<R: Sendable>(
+        _ body: @escaping @Sendable (any SQLDatabase) async throws -> R
+    )
+        async throws -> R
+    {
         switch backend {
         case .sqlite(let connection, let lock, _):
             return try await lock.withLock { try await body(connection.sql()) }
@@ -121,7 +132,7 @@ public final class Database: Sendable {
         if case .sqlite(_, _, let reader?) = backend {
             return try await reader.1.withLock { try await body(reader.0.sql()) }
         }
-        return try await withConnection(body)
+        return try await session(body)
     }
 
     /// Runs `body` in a transaction: committed when it returns, rolled back when it throws,
@@ -131,6 +142,7 @@ public final class Database: Sendable {
     )
         async throws -> R
     {
+        if let refusal = ContractLimitGuard.refusal { throw refusal }
         let begin = engine == .sqlite ? "BEGIN IMMEDIATE" : "BEGIN"
         return try await withConnection { database in
             try await database.raw(SQLQueryString(begin)).run()

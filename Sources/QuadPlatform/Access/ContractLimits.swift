@@ -1,6 +1,10 @@
 import Foundation
 import Hummingbird
+import Logging
+import NIOCore
+import OpenAPIRuntime
 import QuadCore
+import SQLKit
 
 /// The sizes the contract allows a request (`maxLength`, `minLength`, `maxItems`, `minItems`, `minimum`, `maximum`),
 /// read from it once and checked before any handler runs.
@@ -126,8 +130,12 @@ package struct RequestLimits: Sendable, Equatable {
     }
 }
 
-/// Checks each request against its operation's `RequestLimits` before the handler: a body past a limit is a 422
-/// naming each field, a query parameter past one a 400. Runs after `BodyLimitMiddleware`, which has buffered the body.
+/// Checks each request against its operation's `RequestLimits`: a query parameter past one is a 400 at once; a body
+/// past one is a 422 naming each field, but only after the handler had its say, so a client still hears of every
+/// field at fault at once, in the handler's words ("width 20 is wider than the canvas") where it has them. Until
+/// then the handler may read but not write (`ContractLimitGuard`), so a body past the limits changes nothing
+/// whatever the handler does. Runs after `BodyLimitMiddleware`, which has
+/// buffered the body.
 struct ContractLimitsMiddleware: RouterMiddleware {
     typealias Context = AppRequestContext
     package let table: AccessTable
@@ -164,7 +172,64 @@ struct ContractLimitsMiddleware: RouterMiddleware {
         if let json = try? JSONSerialization.jsonObject(with: Data(buffer: buffer), options: [.fragmentsAllowed]) {
             bodyLimit.check(json, at: "", into: &errors)
         }
-        guard errors.isEmpty else { throw ValidationFailure(errors) }
-        return try await next(request, context)
+        guard !errors.isEmpty else { return try await next(request, context) }
+        let past = ValidationFailure(errors)
+        do {
+            _ = try await ContractLimitGuard.$refusal.withValue(past) { try await next(request, context) }
+        } catch {
+            if let failure = Self.validationFailure(in: error) {
+                let named = Set(failure.errors.map(\.field))
+                throw ValidationFailure(failure.errors + errors.filter { !named.contains($0.field) })
+            }
+        }
+        throw past
+    }
+
+    /// The handler's own field errors, as thrown or as the generated interface wraps them.
+    private static func validationFailure(in error: any Error) -> ValidationFailure? {
+        if let failure = error as? ValidationFailure { return failure }
+        if let server = error as? ServerError { return validationFailure(in: server.underlyingError) }
+        return nil
+    }
+}
+
+/// While a body past the contract's limits is with its handler (`ContractLimitsMiddleware`), the database lets it
+/// read and nothing else (`ReadOnlySQL`): a write, or a transaction, throws the limits' failure instead.
+package enum ContractLimitGuard {
+    @TaskLocal package static var refusal: ValidationFailure?
+}
+
+/// A connection that runs what only reads (`SELECT`, `WITH … SELECT`) and refuses anything else with the limits'
+/// failure: what a handler gets while a body past the contract's limits is with it.
+struct ReadOnlySQL: SQLDatabase {
+    let base: any SQLDatabase
+    let refusal: ValidationFailure
+
+    var logger: Logger { base.logger }
+    var eventLoop: any EventLoop { base.eventLoop }
+    var version: (any SQLDatabaseReportedVersion)? { base.version }
+    var dialect: any SQLDialect { base.dialect }
+    var queryLogLevel: Logger.Level? { base.queryLogLevel }
+
+    private func reads(_ query: any SQLExpression) -> Bool {
+        let text = base.serialize(query).sql.trimmingCharacters(in: .whitespacesAndNewlines).uppercased()
+        return (text.hasPrefix("SELECT") || text.hasPrefix("WITH")) && !text.contains("FOR UPDATE")
+    }
+
+    func execute(
+        sql query: any SQLExpression, _ onRow: @escaping @Sendable (any SQLRow) -> Void
+    ) -> EventLoopFuture<
+        Void
+    > {
+        reads(query) ? base.execute(sql: query, onRow) : eventLoop.makeFailedFuture(refusal)
+    }
+
+    func execute(sql query: any SQLExpression, _ onRow: @escaping @Sendable (any SQLRow) -> Void) async throws {
+        guard reads(query) else { throw refusal }
+        try await base.execute(sql: query, onRow)
+    }
+
+    func withSession<R>(_ closure: @escaping @Sendable (any SQLDatabase) async throws -> R) async throws -> R {
+        try await closure(self)
     }
 }
