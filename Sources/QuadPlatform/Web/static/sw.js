@@ -23,14 +23,15 @@ self.addEventListener("activate", (event) => {
 
 // A page that depends on who asks (`Cache-Control: private`) is shown offline only while the server confirmed
 // the session lately: a session the server ended (a password reset, a removal) must not go on showing what was
-// that person's. Any sign that it ended (a 401, a page sending to /signin) drops every kept page.
+// that person's. Any sign that it ended (a 401, the sign-in page, where a page for people signed in sends whoever
+// the server no longer knows) drops every kept page.
 const CONFIRMED = "/__quad/session-confirmed";
 const TRUST_MS = 8 * 60 * 60 * 1000;
 
 const personal = (response) => (response.headers.get("Cache-Control") || "").includes("private");
 
 const keep = async (key, response) => {
-  if (response.status === 401 || (response.redirected && new URL(response.url).pathname === "/signin")) {
+  if (response.status === 401 || new URL(response.url || location.href).pathname === "/signin") {
     await caches.delete(PAGES);
     return;
   }
