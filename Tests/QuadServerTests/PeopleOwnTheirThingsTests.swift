@@ -146,4 +146,45 @@ import Testing
             #expect(try await Self.send(client, .get, graces, as: [:]).status == .notFound)
         }
     }
+
+    /// Borrowers' names are for members and admins: a feed account (a car park's sensor) reads a book's status only.
+    @Test func aFeedAccountSeesNoBorrowersName() async throws {
+        try await TestApp.run { app, client in
+            let ada = try await app.signedIn("ada")
+            let feed = try await app.signedIn("sensor", role: .feed)
+            let book = try await Self.addBook(client, "Watched")
+            #expect(try await Self.send(client, .post, "/api/books/\(book)/checkout", as: ada).status == .ok)
+            for path in ["/api/books", "/api/books/\(book)"] {
+                let seen = try await Self.send(client, .get, path, as: feed)
+                #expect(seen.status == .ok)
+                #expect(!seen.text.contains("Ada"), "\(path): \(seen.text.prefix(300))")
+                #expect(seen.text.contains("on-loan"))
+                let member = try await Self.send(client, .get, path, as: ada)
+                #expect(member.text.contains("Ada"), "\(path) as a member names the borrower")
+            }
+        }
+    }
+
+    /// A name chosen at sign-up may not claim a role, nor copy someone's.
+    @Test(arguments: ["Administrator", "Quad Support", "  ADMIN  ", "Grace Hopper", "grace hopper"])
+    func aSignUpNameClaimsNoRoleAndCopiesNoOne(name: String) async throws {
+        try await TestApp.run(configure: { $0.openSignup = true }) { app, client in
+            _ = try await app.features.accounts.people.create(
+                Person(username: "grace", displayName: "Grace Hopper", role: .member), password: "password-grace")
+            let csrf = "abcdefghijklmnopqrstuvwxyz0123456789ABCD"
+            let encoded = name.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? name
+            let answer = try await client.execute(
+                uri: "/signup", method: .post,
+                headers: [
+                    .contentType: "application/x-www-form-urlencoded", .cookie: "quad_csrf=\(csrf)",
+                    .acceptLanguage: "en",
+                ],
+                body: ByteBuffer(
+                    string: "csrf=\(csrf)&username=mallory&displayName=\(encoded)&password=a-long-enough-password")
+            ) { $0 }
+            #expect(answer.status == .unprocessableContent, "\(name): \(answer.status)")
+            #expect(try await app.person("mallory") == nil)
+        }
+    }
 }
+
