@@ -187,4 +187,3 @@ import Testing
         }
     }
 }
-
