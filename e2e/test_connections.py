@@ -4,6 +4,7 @@ the ones that hold a slot without sending a whole request head are closed by the
 
 from __future__ import annotations
 
+import http.client
 import resource
 import select
 import socket
@@ -65,8 +66,25 @@ def test_idle_and_half_sent_connections_never_silence_quad(quad_server_factory):
             health_times.append(time.monotonic() - started)
             time.sleep(0.05)
 
+    def keep_busy():
+        # Kept-alive connections asking again and again: Swift tasks waiting for a worker, the moment libdispatch
+        # looks at its threads (it opens a file of /proc for that); with no descriptor left, the old server trapped
+        # there within seconds.
+        connection = http.client.HTTPConnection("127.0.0.1", server.port, timeout=5)
+        while not stop.is_set():
+            try:
+                connection.request("GET", "/health")
+                connection.getresponse().read()
+            except (OSError, http.client.HTTPException):
+                connection.close()
+                connection = http.client.HTTPConnection("127.0.0.1", server.port, timeout=5)
+        connection.close()
+
     watcher = threading.Thread(target=ask_health, daemon=True)
     watcher.start()
+    busy = [threading.Thread(target=keep_busy, daemon=True) for _ in range(4)]
+    for thread in busy:
+        thread.start()
     attack: list[socket.socket] = []
     try:
         # More than the server's 512 descriptors, from one address: half idle, half with a head never finished.
@@ -88,6 +106,8 @@ def test_idle_and_half_sent_connections_never_silence_quad(quad_server_factory):
     finally:
         stop.set()
         watcher.join(timeout=5)
+        for thread in busy:
+            thread.join(timeout=5)
         for s in attack:
             s.close()
     assert not failures, f"/health failed {len(failures)} times: {failures[:3]}"

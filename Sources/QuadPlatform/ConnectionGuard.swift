@@ -14,10 +14,13 @@ import NIOHTTP1
 /// of them may, and how long a request's head may take to arrive.
 ///
 /// Why: a connection is a file descriptor. Idle or half-sent connections used to stay open for ever; once they
-/// had taken the process's descriptors, `/health` stopped answering and, when the Swift runtime then needed one
-/// for itself (libdispatch's timer and event descriptors), the process trapped. Now the total is kept below the
-/// descriptor limit with room to spare (`reserve`), each address gets a share of it, and a head that does not
-/// arrive in time closes its connection. Event streams keep their long life but count like any connection.
+/// had taken the process's descriptors, `/health` stopped answering and the process died. The trap (SIGILL) is
+/// libdispatch's: once a second, while Swift tasks wait for a worker, its manager thread opens `/proc/<tid>/stat`
+/// of each worker thread, and takes a failed open (here EMFILE) for a thread that died, which it treats as fatal
+/// (`_dispatch_workq_monitor_pools`, seen in a core dump of the server under `ulimit -n 512`). Nothing can be opened
+/// ahead for it, so the process must never run out: the total is kept below the descriptor limit with room to
+/// spare (`reserve`), each address gets a share of it, and a head that does not arrive in time closes its
+/// connection. Event streams keep their long life but count like any connection.
 package final class ConnectionLimits: Sendable {
     /// Descriptors kept for everything that is not a client's connection: the database's connections and files,
     /// the event loops' and the runtime's own, logs, the listener.
