@@ -1,7 +1,8 @@
 """Sign-ins that keep Quad hashing passwords: CLIENTS threads, each from a loopback address of its own (so that the
 per-address sign-in limit, 30 failures in 15 minutes, does not stop them before the hashing does), each sending
 POST /api/sessions with an unknown username (it costs the same bcrypt work as a wrong password) again and again,
-for SECONDS. Prints one line: SIGNIN clients=N s401=… s429=… s503=… other=…
+for SECONDS, on a kept-alive connection; told to come back later (503, 429), it does, after `Retry-After`, as a
+client should. Prints one line: SIGNIN clients=N s401=… s429=… s503=… other=…
 
 usage: signin_pressure.py URL --seconds 14 [--clients 50]
 """
@@ -23,21 +24,29 @@ FIRST = int(ipaddress.IPv4Address("127.0.3.1"))  # away from the addresses the o
 def client(url: str, index: int, until: float, counts: Counter, lock: threading.Lock) -> None:
     parsed = urllib.parse.urlparse(url)
     source = (str(ipaddress.IPv4Address(FIRST + index)), 0)
+    connection = None
     n = 0
     while time.monotonic() < until:
         n += 1
         body = json.dumps({"username": f"nobody-{index}-{n}", "password": "not-a-password"})
+        wait = 0.0
         try:
-            connection = http.client.HTTPConnection(parsed.hostname, parsed.port, timeout=30, source_address=source)
+            if connection is None:
+                connection = http.client.HTTPConnection(parsed.hostname, parsed.port, timeout=30, source_address=source)
             connection.request("POST", "/api/sessions", body, {"Content-Type": "application/json"})
-            status = connection.getresponse().status
-            connection.close()
-        except OSError:
+            response = connection.getresponse()
+            response.read()
+            status = response.status
+            # As a client should (QuadKit does): a 503 or 429 says when to come back.
+            if status in (429, 503):
+                wait = float(response.getheader("Retry-After") or 1)
+        except (OSError, http.client.HTTPException):
             status = "error"
+            connection = None
         with lock:
             counts[status] += 1
-        if status == 429:
-            time.sleep(1)  # this address is done for now: the others go on
+        if wait:
+            time.sleep(min(wait, max(0.0, until - time.monotonic())))
 
 
 def main() -> None:
