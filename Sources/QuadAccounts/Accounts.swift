@@ -12,10 +12,9 @@ package final class Accounts: Feature, PersonDirectory, StudentAccounts {
     let sessions: SessionStore
     let throttle: LoginThrottle
     let appLinks: AppLinkStore
-    /// Open sign-up: at most 5 new accounts an hour from one address, counted before any password is hashed,
-    /// and one hash at a time, so a burst of sign-ups queues instead of taking every core.
+    /// Open sign-up: at most 5 new accounts an hour from one address, counted before any password is hashed (the
+    /// hashing thread then takes one at a time: `PasswordHashing`).
     let signUps: RateLimiter
-    let signUpHashing = AsyncLock()
     /// Sign-ins' passwords checked, a bounded queue on a thread of its own.
     let hashing = PasswordHashing()
     let platform: Platform

@@ -100,11 +100,9 @@ struct AccountsRoutes {
         var request = request
         let fields = try await request.formFields()
         do {
-            let person = try await accounts.signUpHashing.withLock {
-                try await accounts.add(
-                    username: fields["username"] ?? "", displayName: fields["displayName"] ?? "",
-                    password: fields["password"] ?? "", role: Role.member.rawValue, studentId: nil, chosenBySelf: true)
-            }
+            let person = try await accounts.add(
+                username: fields["username"] ?? "", displayName: fields["displayName"] ?? "",
+                password: fields["password"] ?? "", role: Role.member.rawValue, studentId: nil, chosenBySelf: true)
             return try await startWebSession(for: person, request: request, next: "/")
         } catch let failure as ValidationFailure {
             return try formErrorPage(

@@ -191,7 +191,7 @@ final class LoginThrottle: Sendable {
         }
     }
 
-    /// The try could not be judged (the hashing queue was full, the server stopping): it counts for nothing.
+    /// The try could not be judged (its hash failed: the server stopping): it counts for nothing.
     func cancel(reservation: String) async throws {
         try await database.withConnection { sql in
             try await sql.raw("DELETE FROM login_failures WHERE reservation = \(bind: reservation)").run()

@@ -29,6 +29,7 @@ package final class ConnectionLimits: Sendable {
     package let perClient: Int
     package let total: Int
     package let headTimeout: TimeAmount
+    package let idleTimeout: TimeAmount
     /// The reverse proxies named by `QUAD_TRUST_PROXY`: their connections count only toward the total.
     let trustedProxies: Set<String>
     private let open = NIOLockedValueBox(Counts())
@@ -40,10 +41,13 @@ package final class ConnectionLimits: Sendable {
 
     package enum Refusal: Equatable { case client, server }
 
-    package init(perClient: Int, total: Int, headTimeout: TimeAmount, trustedProxies: Set<String>) {
+    package init(
+        perClient: Int, total: Int, headTimeout: TimeAmount, idleTimeout: TimeAmount, trustedProxies: Set<String>
+    ) {
         self.perClient = perClient
         self.total = total
         self.headTimeout = headTimeout
+        self.idleTimeout = idleTimeout
         self.trustedProxies = trustedProxies
     }
 
@@ -63,6 +67,7 @@ package final class ConnectionLimits: Sendable {
         let limits = ConnectionLimits(
             perClient: min(configuration.maxConnectionsPerClient, total), total: total,
             headTimeout: .seconds(Int64(configuration.headTimeoutSeconds)),
+            idleTimeout: .seconds(Int64(configuration.idleTimeoutSeconds)),
             trustedProxies: configuration.trustedProxies)
         return (limits, warning)
     }
@@ -108,8 +113,6 @@ package final class ConnectionLimits: Sendable {
             }
         }
     }
-
-    package var openConnections: Int { open.withLockedValue { $0.total } }
 
     /// Counts a new connection (forgotten when it closes), or returns the handler that refuses it: put first in its
     /// pipeline, it answers at once (HTTP lets a server answer before the request) and closes, and reads nothing
@@ -173,9 +176,9 @@ final class ConnectionDeadlines: @unchecked Sendable {
 
     private enum Kind { case head, idle }
 
-    init(headTimeout: TimeAmount, idleTimeout: TimeAmount) {
-        self.headTimeout = headTimeout
-        self.idleTimeout = idleTimeout
+    init(_ limits: ConnectionLimits) {
+        self.headTimeout = limits.headTimeout
+        self.idleTimeout = limits.idleTimeout
     }
 
     var start: Start { Start(clock: self) }

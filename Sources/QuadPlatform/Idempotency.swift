@@ -28,8 +28,7 @@ struct IdempotencyMiddleware: RouterMiddleware {
     )
         async throws -> Response
     {
-        guard request.method == .post, let key = request.headers[.idempotencyKey], context.person != nil,
-            AccessTable.isAPI(request.uri.path),
+        guard request.method == .post, let key = request.headers[.idempotencyKey],
             context.endpointPath.flatMap({ table.entry(request.method, endpoint: $0) })?.secretAnswer != true
         else {
             return try await next(request, context)
@@ -39,12 +38,13 @@ struct IdempotencyMiddleware: RouterMiddleware {
                 .badRequest, type: "idempotency-key", title: "Invalid Idempotency-Key",
                 detail: "An Idempotency-Key is 1 to 255 characters long.")
         }
+        guard let person = context.person, AccessTable.isAPI(request.uri.path) else {
+            return try await next(request, context)
+        }
         var request = request
         let body = try await request.collectBody(upTo: BodyLimit.upload)
-        // A key belongs to one client (its credentials, else its address) and one operation.
-        let who =
-            context.person.map { "user:" + $0.username.lowercased() } ?? request.headers[.authorization]
-            ?? context.clientKey
+        // A key belongs to one person and one operation.
+        let who = "user:" + person.username.lowercased()
         let scope = SHA256.hash(data: Data((who + " " + request.method.rawValue + " " + request.uri.path).utf8)).hex
         let fingerprint = SHA256.hash(data: Data(buffer: body)).hex
 

@@ -19,10 +19,9 @@ extension HTTPServerBuilder {
             pages: platform.pages, streams: platform.eventStreams)
         let (limits, warning) = ConnectionLimits.forProcess(platform.configuration)
         if let warning { platform.logger.warning("\(warning)") }
-        let idle = TimeAmount.seconds(Int64(platform.configuration.idleTimeoutSeconds))
         return .init { responder in
             QuadHTTP1Channel(
-                base: HTTP1Channel(responder: responder), routes: routes, limits: limits, idleTimeout: idle)
+                base: HTTP1Channel(responder: responder), routes: routes, limits: limits)
         }
     }
 }

@@ -500,7 +500,6 @@ struct QuadHTTP1Channel: ServerChildChannel {
     package let base: HTTP1Channel
     package let routes: SnapshotFastPath.Routes
     package let limits: ConnectionLimits
-    package let idleTimeout: TimeAmount
 
     func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<HTTP1Channel.Value> {
         // Counted before anything else is set up; a refused connection is answered by its first handler and closed
@@ -513,7 +512,7 @@ struct QuadHTTP1Channel: ServerChildChannel {
                 return value
             }
             let codec = try pipeline.context(handlerType: HTTP1ToHTTPServerCodec.self)
-            let deadlines = ConnectionDeadlines(headTimeout: limits.headTimeout, idleTimeout: idleTimeout)
+            let deadlines = ConnectionDeadlines(limits)
             try pipeline.addHandler(deadlines.start, position: .first)
             try pipeline.addHandler(deadlines.parts, position: .before(codec.handler))
             try pipeline.addHandler(SnapshotFastPath(routes: routes), position: .before(codec.handler))
