@@ -84,7 +84,7 @@ struct AccountRoutes {
             _ = try await accounts.people.update(
                 person.username, displayName: nil, role: nil, studentId: nil, password: password, keepKeys: true,
                 keepSession: session, keys: accounts.keys)
-            return Response.seeOther(SitePath(known: "/account?done=password#password"))
+            return Response.seeOther(SitePath(known: "/account?done=password"))
         } catch let failure as ValidationFailure {
             return try await page(request, status: .unprocessableContent, errors: failure.errors)
         }
