@@ -157,9 +157,13 @@ import Testing
             _ = try await first.rooms.store.create(
                 RoomRecord(id: "solo", name: "Solo", building: "North Hall", capacity: 1, seats: 1))
             let (holder, ada, dan) = (Self.member("holder"), Self.member("ada"), Self.member("dan"))
+            // From the next 8 am on the campus clock, so the six hours never run past midnight (a booking stays
+            // within its day's opening hours, 00:00-24:00 by default) whatever the hour the test runs at.
+            let morning = TestTime.next(
+                LocalTime(hour: 8, minute: 0), in: await first.timetable.timeZone(), after: clock.now)
             for round in 0..<6 {
-                // A fresh hour each round, on the quarter hour, some hours ahead (every building is open by default).
-                let start = SlotRange.instant(ofSlot: SlotRange.slot(containing: clock.now) + 8 + round * 4)
+                // A fresh hour each round.
+                let start = morning.addingTimeInterval(Double(round) * 3600)
                 let booked = try await first.rooms.book(
                     roomId: "solo", owner: holder, start: start, minutes: 60, hold: .seat, recurrence: nil)
                 #expect(
