@@ -69,9 +69,10 @@ let package = Package(
         // One target per feature: each sees the platform and QuadCore, never another feature.
         // Demo room photos and letter tiles are pictures committed with the code (drawn once); nothing draws or
         // encodes pictures at run time.
-        feature("QuadRooms", resources: [.copy("DemoPhotos")]),
+        // Each with its pages' templates, scripts and styles in its own Web/ (served and hashed by the web shell).
+        feature("QuadRooms", extra: ["QuadWaitingLines"], resources: [.copy("DemoPhotos")]),
         feature("QuadSpecials", resources: [.copy("LetterTiles")]),
-        feature("QuadLibrary"),
+        feature("QuadLibrary", extra: ["QuadWaitingLines"]),
         feature("QuadTimetable"),
         feature(
             "QuadAccounts",
@@ -79,12 +80,28 @@ let package = Package(
                 .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ]),
+        // Waiting lines and what a person is told (offers, places in line, loans due, reminders), and the admins'
+        // view of every line: a feature like the others, over the lines engine.
+        feature("QuadWaiting", extra: ["QuadWaitingLines"]),
+        // The lines engine beneath Rooms and the Library (and the Waiting feature): first come first served, an
+        // exclusive offer for the first in line, decided inside the feature's own transaction on its own lock.
+        // A library, not a feature: it has no pages or operations, and the features that keep lines call it
+        // inside their transactions, which a narrow protocol handed in at construction could not do as plainly.
+        .target(
+            name: "QuadWaitingLines",
+            dependencies: [
+                "QuadCore", "QuadPlatform",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "SQLKit", package: "sql-kit"),
+            ]),
         // Composes the platform and the features into one application; no feature logic of its own.
         .target(
             name: "QuadServer",
             dependencies: [
                 "QuadPlatform", "QuadRooms", "QuadSpecials", "QuadLibrary", "QuadTimetable", "QuadAccounts",
+                "QuadWaiting", "QuadWaitingLines",
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
@@ -114,7 +131,7 @@ let package = Package(
         .target(
             name: "QuadTestSupport",
             dependencies: [
-                "QuadCore", "QuadKit", "QuadServer", "QuadPlatform", "QuadAccounts",
+                "QuadCore", "QuadKit", "QuadServer", "QuadPlatform", "QuadAccounts", "QuadWaitingLines",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
@@ -137,10 +154,10 @@ let package = Package(
         ),
         // One test target per module; each drives a composed Quad (`TestApp`) and reads its module's internals.
         moduleTests("QuadPlatformTests", []),
-        moduleTests("QuadRoomsTests", ["QuadRooms"]),
+        moduleTests("QuadRoomsTests", ["QuadRooms", "QuadWaitingLines"]),
         // Their tests sign people in through Accounts (and the Library's pages show the Timetable's campus time).
         moduleTests("QuadSpecialsTests", ["QuadSpecials", "QuadAccounts"]),
-        moduleTests("QuadLibraryTests", ["QuadLibrary", "QuadAccounts", "QuadTimetable"]),
+        moduleTests("QuadLibraryTests", ["QuadLibrary", "QuadAccounts", "QuadTimetable", "QuadWaitingLines"]),
         moduleTests("QuadTimetableTests", ["QuadTimetable", "QuadAccounts"]),
         // Accounts' removal releases Rooms' bookings: its tests look at both.
         moduleTests("QuadAccountsTests", ["QuadAccounts", "QuadRooms"]),
@@ -148,15 +165,15 @@ let package = Package(
         moduleTests(
             "QuadServerTests",
             [
-                "QuadRooms", "QuadSpecials", "QuadLibrary", "QuadTimetable", "QuadAccounts",
-                .product(name: "Yams", package: "Yams"),
+                "QuadRooms", "QuadSpecials", "QuadLibrary", "QuadTimetable", "QuadAccounts", "QuadWaiting",
+                "QuadWaitingLines", .product(name: "Yams", package: "Yams"),
             ]),
     ]
 )
 
 /// A feature module: its operations (generated from the contract, filtered in its openapi-generator-config.yaml),
 /// pages, store and services, on the platform.
-func feature(_ name: String, extra: [Target.Dependency] = [], resources: [Resource]? = nil) -> Target {
+func feature(_ name: String, extra: [Target.Dependency] = [], resources: [Resource] = []) -> Target {
     .target(
         name: name,
         dependencies: [
@@ -169,7 +186,7 @@ func feature(_ name: String, extra: [Target.Dependency] = [], resources: [Resour
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             .product(name: "SQLKit", package: "sql-kit"),
         ] + extra,
-        resources: resources,
+        resources: [.copy("Web")] + resources,
         plugins: [.plugin(name: "OpenAPIGenerator", package: "swift-openapi-generator")]
     )
 }

@@ -7,7 +7,7 @@ import ServiceLifecycle
 
 /// People, their sessions and sign-in throttling; creates the first admin. The access layer asks it who a
 /// credential signs in (`PersonDirectory`).
-package final class Accounts: Feature, PersonDirectory, StudentAccounts {
+package final class Accounts: Feature, PersonDirectory {
     let people: PeopleStore
     let sessions: SessionStore
     let throttle: LoginThrottle
@@ -61,6 +61,8 @@ package final class Accounts: Feature, PersonDirectory, StudentAccounts {
     // MARK: Feature
 
     package static var migrations: [Migration] { PeopleStore.migrations }
+
+    package var web: WebFiles { WebFiles(module: "QuadAccounts", bundle: .module) }
 
     package func register(on routes: Routes, web: WebShell) throws {
         AccountsRoutes(accounts: self, web: web).register(on: routes)
@@ -193,8 +195,4 @@ extension Accounts {
         }
         for announce in announcements { await announce() }
     }
-}
-
-extension Accounts {
-    package func username(ofStudent id: String) async throws -> String? { try await people.username(ofStudent: id) }
 }

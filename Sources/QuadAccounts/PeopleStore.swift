@@ -79,13 +79,6 @@ final class PeopleStore: Sendable {
     }
 
     /// The username of the person whose student record is `id`, if anyone's is.
-    func username(ofStudent id: String) async throws -> String? {
-        try await database.withConnection { sql in
-            try await sql.raw("SELECT username FROM people WHERE student_id = \(bind: id)").first()?
-                .decode(column: "username", as: String.self)
-        }
-    }
-
     func hasAdmin() async throws -> Bool {
         try await database.withConnection { sql in
             try await sql.raw("SELECT username_key FROM people WHERE role = 'admin'").first() != nil

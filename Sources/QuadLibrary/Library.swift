@@ -3,6 +3,7 @@ import Hummingbird
 import OpenAPIHummingbird
 import QuadCore
 import QuadPlatform
+import QuadWaitingLines
 import SQLKit
 import ServiceLifecycle
 
@@ -11,17 +12,20 @@ import ServiceLifecycle
 package final class Library: Feature, WaitingThings, PersonLoans, PersonRemoval {
     let store: LibraryStore
     let platform: Platform
+    /// The waiting lines for books (holds).
+    let lines: WaitingLists
     /// The campus's time zone (the Timetable's), for the dates the web app shows.
     let campus: any CampusTime
     /// `GET /api/books` as every open app polls it (no search, filter or sort): encoded once per change, for
     /// people signed in (with names) and for visitors (without), and again when a loan falls due.
     let shelf: Snapshot<[Book]>
 
-    package init(platform: Platform, campus: any CampusTime) {
+    package init(platform: Platform, campus: any CampusTime, lines: WaitingLists) {
         self.platform = platform
+        self.lines = lines
         self.campus = campus
         let store = LibraryStore(
-            database: platform.database, waiting: platform.waiting,
+            database: platform.database, waiting: lines,
             policy: LoanPolicy(days: platform.configuration.loanDays))
         self.store = store
         self.shelf = Snapshot(clock: platform.clock, load: { try await store.all() }) { books, audience, now in
@@ -31,7 +35,7 @@ package final class Library: Feature, WaitingThings, PersonLoans, PersonRemoval 
             let due = books.compactMap(\.loan?.dueAt).filter { $0 > now }.min()
             return try Snapshot<[Book]>.json(records, expires: due)
         }
-        platform.waiting.register(.book, self)
+        lines.register(.book, self)
     }
 
     /// The shelf's answer for whoever asks: names are for people signed in.
@@ -63,7 +67,7 @@ package final class Library: Feature, WaitingThings, PersonLoans, PersonRemoval 
         let (returned, waiting) = try await store.release(usernameKey, now: platform.clock.now, sql)
         return { [self] in
             for id in returned { await changed(try? await store.find(id), id: id, .returned) }
-            await platform.waiting.announce(waiting)
+            await lines.announce(waiting)
         }
     }
 
@@ -178,7 +182,7 @@ package final class Library: Feature, WaitingThings, PersonLoans, PersonRemoval 
             case .checkOut, .checkOutIfAvailable: .checkedOut
             }
         await changed(book, kind)
-        await platform.waiting.announce(waiting)
+        await lines.announce(waiting)
         return book
     }
 
@@ -195,7 +199,7 @@ package final class Library: Feature, WaitingThings, PersonLoans, PersonRemoval 
             person: borrower, username: LoanPermission.owner(of: borrower, lentBy: person), at: now)
         let (book, waiting) = try await store.update(id, now: now, accepting: accepting) { _ in (nil, action) }
         await changed(book, .checkedOut)
-        await platform.waiting.announce(waiting)
+        await lines.announce(waiting)
         return book
     }
 
@@ -208,7 +212,7 @@ package final class Library: Feature, WaitingThings, PersonLoans, PersonRemoval 
             return (nil, .giveBack(at: now))
         }
         await changed(book, .returned)
-        await platform.waiting.announce(waiting)
+        await lines.announce(waiting)
         return book
     }
 
@@ -218,7 +222,7 @@ package final class Library: Feature, WaitingThings, PersonLoans, PersonRemoval 
     func hold(_ id: Int, by person: Person) async throws -> (place: WaitingPlace, position: Int) {
         let (place, position, changes) = try await store.hold(
             id, owner: person.username.lowercased(), name: person.displayName, now: platform.clock.now)
-        await platform.waiting.announce(changes)
+        await lines.announce(changes)
         return (place, position)
     }
 
@@ -231,12 +235,12 @@ package final class Library: Feature, WaitingThings, PersonLoans, PersonRemoval 
     package func remove(_ place: WaitingPlace, _ change: WaitingEvent.Change) async throws {
         var changes = try await store.removeWaiting(place, now: platform.clock.now)
         changes.changed.append((place, change))
-        await platform.waiting.announce(changes)
+        await lines.announce(changes)
     }
 
     package func settle(thing: String) async throws {
         guard let id = Int(thing) else { return }
-        await platform.waiting.announce(try await store.settle(id, now: platform.clock.now))
+        await lines.announce(try await store.settle(id, now: platform.clock.now))
     }
 
     package func loans(of username: String) async throws -> [PersonLoan] { try await store.loans(of: username) }
@@ -286,6 +290,8 @@ package final class Library: Feature, WaitingThings, PersonLoans, PersonRemoval 
 
 extension Library {
     package static var migrations: [Migration] { LibraryStore.migrations }
+    package var web: WebFiles { WebFiles(module: "QuadLibrary", bundle: .module) }
+
     package var link: ServiceLink? {
         // The tab bar shows a book.
         ServiceLink(

@@ -1,6 +1,7 @@
 import Foundation
 import QuadCore
 import QuadPlatform
+import QuadWaitingLines
 import SQLKit
 
 /// What a change does to a book's loan.

@@ -4,16 +4,19 @@ import QuadCore
 import SQLKit
 import ServiceLifecycle
 
-/// What a feature module (Rooms, Specials, Library, Timetable, Accounts) gives the server. `QuadServer` builds
+/// What a feature module (Rooms, Specials, Library, Timetable, Accounts, Waiting) gives the server. `QuadServer` builds
 /// each on the platform and composes them; a feature sees the platform and QuadCore, never another feature.
 /// What one needs from another is a narrow protocol the server hands it (`PersonDirectory`, `CampusTime`,
 /// `PersonRemoval`).
 package protocol Feature: Sendable {
-    /// Its tables, numbered in its own range (Rooms 100, Specials 200, Library 300, Timetable 400, Accounts 500);
+    /// Its tables, numbered in its own range (Rooms 100, Specials 200, Library 300, Timetable 400, Accounts 500;
+    /// the waiting lines' engine has 6, from when it was the platform's);
     /// the platform applies them before any feature is built.
     static var migrations: [Migration] { get }
     /// Where the navigation and the home page lead, for a feature with a page of its own.
     var link: ServiceLink? { get }
+    /// Its pages' templates, scripts and styles, beside its code (`WebFiles(module: "QuadRooms", bundle: .module)`).
+    var web: WebFiles { get }
     /// Its pages and forms (each declaring who may use it) and its operations of the generated interface.
     func register(on routes: Routes, web: WebShell) throws
     /// What runs beside the server.
@@ -90,4 +93,27 @@ package protocol StudentAccounts: Sendable {
 /// The campus's time zone, as the Timetable sets it (`/admin/timetable`); the Library shows dates in it.
 package protocol CampusTime: Sendable {
     func timeZone() async -> TimeZone
+}
+
+/// A person's loans (Library), for their notifications and their calendar's reminders.
+package protocol PersonLoans: Sendable {
+    func loans(of username: String) async throws -> [PersonLoan]
+}
+
+package struct PersonLoan: Sendable, Equatable {
+    package var bookId: Int
+    package var title: String
+    package var dueAt: Date
+
+    package init(bookId: Int, title: String, dueAt: Date) {
+        self.bookId = bookId
+        self.title = title
+        self.dueAt = dueAt
+    }
+}
+
+/// What a person's calendar reminds them of (Waiting: their offers' ends, their loans' due dates), for the
+/// Timetable's feed.
+package protocol PersonReminders: Sendable {
+    func calendarReminders(of username: String) async throws -> [CalendarReminder]
 }

@@ -8,8 +8,6 @@ public struct Platform: Sendable {
     public let events: EventHub
     public let admin: AdminAuth
     public let images: ImageStore
-    /// Waiting lines and their offers, for every feature that has them (`WaitingLists`).
-    package let waiting: WaitingLists
     package let idempotency: IdempotencyStore
     /// Shared by the router's middleware and the snapshot fast path, so a client has one budget.
     let rateLimiter: RateLimiter?
@@ -40,8 +38,6 @@ public struct Platform: Sendable {
         let platform = Platform(
             configuration: configuration, database: database, events: events,
             admin: admin, images: ImageStore(database: database, clock: configuration.clock),
-            waiting: WaitingLists(
-                database: database, events: events, clock: configuration.clock, terms: configuration.offerTerms),
             idempotency: IdempotencyStore(database: database, clock: configuration.clock),
             rateLimiter: configuration.rateLimit > 0
                 ? RateLimiter(rate: configuration.rateLimit, burst: configuration.rateBurst, clock: configuration.clock)
@@ -54,7 +50,8 @@ public struct Platform: Sendable {
         return (platform, fresh)
     }
 
-    /// The platform's own tables; features number theirs from 100 (Rooms), 200, 300, 400.
+    /// The platform's own tables; features number theirs from 100 (Rooms), 200, 300, 400, 500
+    /// (and 6, the waiting lines' engine's, from when it was the platform's).
     package static let migrations: [Migration] = [
         Migration(id: 1, name: "events sequence") { sql, engine in
             if engine == .postgres { try await sql.raw("CREATE SEQUENCE quad_event_ids").run() }
@@ -63,6 +60,5 @@ public struct Platform: Sendable {
         IdempotencyStore.migration,
         ImageStore.migration,
         IdempotencyStore.forgetSecrets,
-        WaitingLists.migration,
     ]
 }

@@ -36,7 +36,7 @@ package func buildRouter(
     let routes = Routes(router: router, access: try AccessTable())
     let table = RouteTable()
     let web = try await WebShell(
-        services: features.compactMap(\.link), directory: platform.configuration.webDirectory)
+        services: features.compactMap(\.link), webs: features.map(\.web), sources: platform.configuration.webDirectory)
     let trustProxy = platform.configuration.trustProxy
 
     router.add(middleware: RequestLogMiddleware())
@@ -60,9 +60,6 @@ package func buildRouter(
     router.add(middleware: RequestInfoMiddleware(trustProxy: trustProxy))
 
     web.register(on: routes)
-    NotificationsRoutes(
-        waiting: platform.waiting, web: web, refreshSeconds: platform.configuration.refreshSeconds
-    ).register(on: routes)
     try PlatformOperations(
         platform: platform,
         eventStreams: platform.eventStreams

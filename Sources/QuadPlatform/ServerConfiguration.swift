@@ -147,10 +147,11 @@ public struct ServerConfiguration: Sendable {
             openSignup = value
         }
         if let value = try parse(
-            .webDirectory, "a folder with templates/ and static/",
+            .webDirectory, "the project's Sources folder, to read each module's Web/ from it",
             { value in
                 var isFolder: ObjCBool = false
-                return FileManager.default.fileExists(atPath: value + "/templates", isDirectory: &isFolder)
+                return FileManager.default.fileExists(
+                    atPath: value + "/QuadPlatform/Web/templates", isDirectory: &isFolder)
                     && isFolder.boolValue
                     ? value : nil
             })

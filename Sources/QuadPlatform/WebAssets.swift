@@ -2,7 +2,7 @@ import Crypto
 import Foundation
 import Hummingbird
 
-/// The files of `static/` (but the service worker) as assets at content-hash URLs,
+/// The files of every module's `static/` (but the service worker) as assets at content-hash URLs,
 /// `/assets/<name>.<hash>.<ext>`, cached for ever by browsers and the service worker.
 ///
 /// Page scripts are ES modules that import each other by relative name (`import { t } from "./i18n.js"`).
@@ -28,14 +28,21 @@ struct WebAssets {
     nonisolated(unsafe) private static let specifier =
         /^(?<lead>import\s*|(?:import|export)\b[^"';]*\bfrom\s*)["'](?<name>[^"']*)["']/.anchorsMatchLineEndings()
 
-    init(directory: URL) throws {
+    /// Every module's `static/` (a module may have none), as one set of names.
+    init(directories: [URL]) throws {
         var files: [String: Data] = [:]
-        for name in try FileManager.default.contentsOfDirectory(atPath: directory.path) where name != "sw.js" {
-            let parts = name.split(separator: ".")
-            guard parts.count == 2, Self.types[String(parts[1])] != nil else {
-                throw StartupError(description: "static/\(name) is not name.css, name.js or name.png.")
+        for directory in directories {
+            let names = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
+            for name in names.sorted() where name != "sw.js" {
+                let parts = name.split(separator: ".")
+                guard parts.count == 2, Self.types[String(parts[1])] != nil else {
+                    throw StartupError(description: "static/\(name) is not name.css, name.js or name.png.")
+                }
+                guard files[name] == nil else {
+                    throw StartupError(description: "static/\(name) is in two modules' web files.")
+                }
+                files[name] = try Data(contentsOf: directory.appendingPathComponent(name))
             }
-            files[name] = try Data(contentsOf: directory.appendingPathComponent(name))
         }
         var done: [String: Asset] = [:]
         for name in files.keys.sorted() {

@@ -31,16 +31,17 @@ package final class WebShell: Sendable {
     private let manifest: ByteBuffer
     private let services: [ServiceLink]
     static let languageCookie = "quad_lang"
+    /// The platform's own: the frame (layout, languages, sign-out), the home, offline and error pages, the shared
+    /// scripts (`live.js`, `writes.js`, `i18n.js`), the stylesheet, the icons and the service worker.
+    static let files = WebFiles(module: "QuadPlatform", bundle: .module)
 
-    package init(services: [ServiceLink], directory: String? = nil) async throws {
-        guard
-            let web = directory.map({ URL(fileURLWithPath: $0) })
-                ?? Bundle.module.url(forResource: "Web", withExtension: nil)
-        else {
-            throw StartupError(description: "The web resources are missing from the build.")
-        }
-        self.library = try await MustacheLibrary(directory: web.appendingPathComponent("templates").path)
-        let files = try WebAssets(directory: web.appendingPathComponent("static"))
+    /// The platform's own web files (the frame, the home page, the shared scripts and styles) and each feature's;
+    /// `sources`: read them from the working copy (`QUAD_WEB_DIR`).
+    package init(services: [ServiceLink], webs: [WebFiles], sources: String? = nil) async throws {
+        let folders = try ([Self.files] + webs).map { ($0.module, try $0.folder(sources: sources)) }
+        guard let web = folders.first?.1 else { throw StartupError(description: "No web files.") }
+        self.library = try WebFiles.templates(folders)
+        let files = try WebAssets(directories: folders.map { $0.1.appendingPathComponent("static") })
         var assets: [String: (ByteBuffer, String, ByteBuffer?)] = [:]
         var paths: [String: [String: String]] = [:]
         for (name, asset) in files.byName {

@@ -1,6 +1,7 @@
 import Foundation
 import QuadCore
 import QuadPlatform
+import QuadWaitingLines
 import SQLKit
 
 /// A seat or the whole room held for a time on the quarter-hour grid (rooms in time).

@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import QuadCore
 import QuadPlatform
+import QuadWaitingLines
 import ServiceLifecycle
 
 /// Rooms in time without a cron job: on every five-minute mark of the server's clock, releases the bookings nobody
@@ -36,7 +37,7 @@ struct RoomTimeKeeper: Service {
         do {
             let (released, waiting) = try await rooms.reservations.releaseUncheckedIn(at: now)
             try await rooms.changed(released)
-            await rooms.platform.waiting.announce(waiting)
+            await rooms.lines.announce(waiting)
             let slot = SlotRange.slot(containing: now)
             // This instance's list of rooms is read anew for the new quarter hour (`RoomsSnapshot`); the open pages
             // hear of the rooms whose seats changed.

@@ -1,6 +1,7 @@
 import Foundation
 import QuadCore
 import QuadPlatform
+import QuadWaitingLines
 import SQLKit
 
 extension WaitingRefusal {
@@ -120,7 +121,7 @@ extension Rooms: WaitingThings {
         let (place, position, changes) = try await reservations.wait(
             roomId: roomId, range: range, hold: hold, owner: person.username.lowercased(), name: person.displayName,
             label: label)
-        await platform.waiting.announce(changes)
+        await lines.announce(changes)
         return (place, position)
     }
 
@@ -128,7 +129,7 @@ extension Rooms: WaitingThings {
         let (reservation, spots, changes) = try await reservations.accept(
             place, person: person.displayName, policy: try await policy(place.thing))
         await changed(place.thing, spots: spots, .spots)
-        await platform.waiting.announce(changes)
+        await lines.announce(changes)
         let date = await store.campusClock().date(of: reservation.range.start)
         return AcceptedOffer(
             kind: .room, thing: place.thing, path: "/rooms/\(place.thing)?date=\(date)&booked=\(reservation.id)",
@@ -138,11 +139,11 @@ extension Rooms: WaitingThings {
     package func remove(_ place: WaitingPlace, _ change: WaitingEvent.Change) async throws {
         var changes = try await reservations.removeWaiting(place)
         changes.changed.append((place, change))
-        await platform.waiting.announce(changes)
+        await lines.announce(changes)
     }
 
     package func settle(thing: String) async throws {
-        await platform.waiting.announce(try await reservations.settleWaiting(thing))
+        await lines.announce(try await reservations.settleWaiting(thing))
     }
 }
 

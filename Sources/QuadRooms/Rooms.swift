@@ -3,6 +3,7 @@ import Hummingbird
 import OpenAPIHummingbird
 import QuadCore
 import QuadPlatform
+import QuadWaitingLines
 import SQLKit
 import ServiceLifecycle
 
@@ -13,21 +14,24 @@ package final class Rooms: Feature, PersonRemoval, PersonCalendar {
     let policies: BuildingPolicyStore
     let snapshot: RoomsSnapshot
     let platform: Platform
+    /// The waiting lines for a room's time slots.
+    let lines: WaitingLists
     /// SQLite only: PostgreSQL runs concurrent bookings in concurrent transactions.
     private let batcher: BookingBatcher?
     /// Every room's booking rules, read once per change of a room or a building's rules (not per booking).
     private let rules: KeptValue<[String: BookingPolicy]>
 
-    package init(platform: Platform, campus: any CampusTime) {
+    package init(platform: Platform, campus: any CampusTime, lines: WaitingLists) {
         self.platform = platform
+        self.lines = lines
         self.store = RoomStore(database: platform.database, clock: platform.clock, campus: campus)
         self.reservations = ReservationStore(
-            database: platform.database, clock: platform.clock, campus: campus, waiting: platform.waiting)
+            database: platform.database, clock: platform.clock, campus: campus, waiting: lines)
         self.policies = BuildingPolicyStore(database: platform.database)
         self.snapshot = RoomsSnapshot(store: store)
         batcher = platform.database.engine == .sqlite ? BookingBatcher(store: reservations) : nil
         rules = KeptValue(events: platform.events, type: "room-rules")
-        platform.waiting.register(.room, self)
+        lines.register(.room, self)
     }
 
     typealias Change = RoomEvent
@@ -69,7 +73,7 @@ package final class Rooms: Feature, PersonRemoval, PersonCalendar {
         let (reservation, spots, waiting) =
             if let batcher { try await batcher.book(intent) } else { try await reservations.reserve(intent) }
         await changed(intent.roomId, spots: spots, .spots)
-        await platform.waiting.announce(waiting)
+        await lines.announce(waiting)
         return (reservation.booking, spots)
     }
 
@@ -114,7 +118,7 @@ package final class Rooms: Feature, PersonRemoval, PersonCalendar {
             bookingId, roomId: roomId, by: person, following: following)
         {
             await changed(roomId, spots: spots, .spots)
-            await platform.waiting.announce(waiting)
+            await lines.announce(waiting)
             return true
         }
         guard let spots = try await store.cancel(roomId: roomId, bookingId: bookingId, by: person) else { return false }
@@ -184,6 +188,8 @@ package final class Rooms: Feature, PersonRemoval, PersonCalendar {
 
 extension Rooms {
     package static var migrations: [Migration] { RoomStore.migrations }
+    package var web: WebFiles { WebFiles(module: "QuadRooms", bundle: .module) }
+
     package var link: ServiceLink? {
         // The tab bar shows a door.
         ServiceLink(

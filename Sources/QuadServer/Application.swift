@@ -7,7 +7,11 @@ import QuadPlatform
 import QuadRooms
 import QuadSpecials
 import QuadTimetable
+import QuadWaiting
+import QuadWaitingLines
 import ServiceLifecycle
+
+import struct HummingbirdCore.HTTPServerBuilder
 
 /// Builds Quad: opens and migrates the database, builds the features on the platform, loads demo data into a
 /// new database, and composes them into one router.
@@ -27,11 +31,9 @@ public func buildApplication(
         await database.close()
         throw error
     }
-    let platform = features.platform
-    let router = try await buildRouter(platform, features: features.all, people: features.accounts)
+    let quad = try await Quad.assemble(features)
     var app = Application(
-        router: router,
-        server: .quad(platform, features: features.all, people: features.accounts),
+        router: quad.router, server: quad.server,
         // A burst of connections (10,000 event streams opening, or a client opening hundreds it may not keep) waits in
         // the kernel's queue rather than overflowing it: an overflow drops the next SYN, which costs a second.
         configuration: .init(
@@ -42,46 +44,71 @@ public func buildApplication(
         },
         logger: logger
     )
-    app.addServices(
-        [
-            DatabaseService(database: database), platform.events, platform.idempotency,
-            WaitingKeeper(waiting: platform.waiting, logger: logger),
-        ]
-            + features.all.flatMap(\.services))
+    // The database closes last, once everything before it in the shutdown order has stopped.
+    app.addServices([DatabaseService(database: database)] + quad.services)
     return app
 }
 
-/// The services Quad offers, built on the platform, and what each needs of another, handed to it here: Accounts
-/// has Rooms release a removed person's bookings (`PersonRemoval`), Rooms and the Library keep time in the
-/// Timetable's campus time zone (`CampusTime`), and the access layer asks Accounts who a credential signs in.
+/// Quad put together on its features: the router (every route behind the one door), the HTTP server in front of it
+/// (with the fast path), and the services beside it. `buildApplication` serves exactly this; the tests build it too
+/// (`TestApp`), so what they run is what people use, services included.
+package struct Quad {
+    package let router: QuadRouter
+    package let server: HTTPServerBuilder
+    /// The event hub, idempotency's clean-up, and each feature's (the lines' keeper, the rooms' time keeper, the
+    /// kept answers' invalidation): everything but the database's closing, which belongs to who opened it.
+    package let services: [any Service]
+
+    /// `extra`: test-only routes, behind the same middleware.
+    package static func assemble(_ features: Features, extra: (Routes) -> Void = { _ in }) async throws -> Quad {
+        let platform = features.platform
+        return Quad(
+            router: try await buildRouter(platform, features: features.all, people: features.accounts, extra: extra),
+            server: .quad(platform, features: features.all, people: features.accounts),
+            services: [platform.events, platform.idempotency] + features.all.flatMap(\.services))
+    }
+}
+
+/// The services Quad offers, built on the platform, each handed at construction what it needs of another (so
+/// nothing is connected later, and nothing can be forgotten): the campus's time zone (`CampusTime`, the Timetable's
+/// setting) for Rooms, the Library and Waiting; the waiting lines' engine for Rooms and the Library, which keep
+/// lines; a person's loans (`PersonLoans`, the Library) for Waiting; bookings (`PersonCalendar`, Rooms), reminders
+/// (`PersonReminders`, Waiting) and student accounts (`StudentAccounts`) for the Timetable's calendar feed; and what
+/// each feature releases when Accounts removes a person (`PersonRemoval`, `PersonKeys`). The access layer asks
+/// Accounts who a credential signs in.
 package struct Features: Sendable {
     package let platform: Platform
+    package let campus: CampusZone
+    package let lines: WaitingLists
     package let rooms: Rooms
     package let accounts: Accounts
     package let specials: Specials
     package let library: Library
     package let timetable: Timetable
+    package let waiting: Waiting
 
     /// In the order the navigation shows them (and their demo data is loaded: people before their loans).
-    package var all: [any Feature] { [rooms, accounts, specials, library, timetable] }
+    package var all: [any Feature] { [rooms, accounts, specials, library, timetable, waiting] }
 
     static let types: [any Feature.Type] = [
-        Rooms.self, Accounts.self, Specials.self, Library.self, Timetable.self,
+        Rooms.self, Accounts.self, Specials.self, Library.self, Timetable.self, Waiting.self,
     ]
     /// Every feature's tables.
     package static var migrations: [Migration] { types.flatMap { $0.migrations } }
 
     package init(platform: Platform) {
         self.platform = platform
-        timetable = Timetable(platform: platform)
-        rooms = Rooms(platform: platform, campus: timetable)
-        library = Library(platform: platform, campus: timetable)
+        campus = CampusZone(platform: platform)
+        lines = WaitingLists(platform: platform)
+        rooms = Rooms(platform: platform, campus: campus, lines: lines)
+        library = Library(platform: platform, campus: campus, lines: lines)
+        waiting = Waiting(platform: platform, lines: lines, loans: library, campus: campus)
+        timetable = Timetable(
+            platform: platform, campus: campus, calendar: rooms, reminders: waiting,
+            students: StudentDirectory(platform: platform))
         // The Library before the lines: a removed person's books pass to the next in line, not to them.
-        accounts = Accounts(
-            platform: platform, removals: [rooms, timetable, library, platform.waiting], keys: timetable)
-        timetable.connect(calendar: rooms, students: accounts)
+        accounts = Accounts(platform: platform, removals: [rooms, timetable, library, lines], keys: timetable)
         specials = Specials(platform: platform)
-        platform.waiting.connect(loans: library, campus: timetable)
     }
 
     /// Starts the platform with every feature's tables, makes sure an admin exists, and loads the demo data

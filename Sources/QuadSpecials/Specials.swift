@@ -69,6 +69,8 @@ package final class Specials: Feature {
 
 extension Specials {
     package static var migrations: [Migration] { SpecialStore.migrations }
+    package var web: WebFiles { WebFiles(module: "QuadSpecials", bundle: .module) }
+
     package var link: ServiceLink? {
         // The tab bar shows a price tag.
         ServiceLink(

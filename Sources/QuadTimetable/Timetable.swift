@@ -9,7 +9,7 @@ import ServiceLifecycle
 
 /// The Timetable service: a student's week, live car parks and the next shuttles. Time comes from the
 /// platform's clock, so tests choose it.
-package final class Timetable: Feature, CampusTime, PersonRemoval {
+package final class Timetable: Feature, PersonRemoval {
     let store: TimetableStore
     let platform: Platform
     /// Each student's `GET /api/schedules` (this week, today's departures) as sent, by student id: dropped on every
@@ -23,44 +23,41 @@ package final class Timetable: Feature, CampusTime, PersonRemoval {
         case parkings, departures
     }
 
-    /// Who else puts things in a student's calendar feed, handed over once every feature exists (`connect`):
-    /// Rooms (the person's bookings) and Accounts (whose account the student is).
-    private let others = NIOLockedValueBox<(calendar: any PersonCalendar, students: any StudentAccounts)?>(nil)
-
-    /// Puts the student's own room bookings in their feed.
-    package func connect(calendar: any PersonCalendar, students: any StudentAccounts) {
-        others.withLockedValue { $0 = (calendar, students) }
-    }
+    /// Who else puts things in a student's calendar feed: Rooms (the person's bookings), Waiting (their offers'
+    /// ends and loans' due dates) and Accounts (whose account the student is).
+    let calendar: any PersonCalendar
+    let reminders: any PersonReminders
+    let students: any StudentAccounts
+    /// The campus's time zone (this feature's setting, built before it for the features that keep time in it).
+    package let campus: CampusZone
 
     /// The room bookings of the person whose student record is `studentId` (none when no account is theirs).
     func bookings(ofStudent studentId: String) async throws -> [CalendarBooking] {
-        guard let (_, students) = others.withLockedValue({ $0 }),
-            let username = try await students.username(ofStudent: studentId)
-        else { return [] }
+        guard let username = try await students.username(ofStudent: studentId) else { return [] }
         return try await bookings(of: username)
     }
 
     /// The offers and loan reminders of the person whose student record is `studentId` (none when no account is theirs).
     func reminders(ofStudent studentId: String) async throws -> [CalendarReminder] {
-        guard let (_, students) = others.withLockedValue({ $0 }),
-            let username = try await students.username(ofStudent: studentId)
-        else { return [] }
-        return try await platform.waiting.calendarReminders(of: username)
+        guard let username = try await students.username(ofStudent: studentId) else { return [] }
+        return try await reminders.calendarReminders(of: username)
     }
 
     /// `username`'s room bookings, as their calendar shows them.
     func bookings(of username: String) async throws -> [CalendarBooking] {
-        guard let (calendar, _) = others.withLockedValue({ $0 }) else { return [] }
-        return try await calendar.calendarBookings(of: username)
+        try await calendar.calendarBookings(of: username)
     }
 
-    /// The campus's time zone as last read (`timeZone()`); dropped by `changed()`.
-    private let zone: KeptValue<TimeZone>
-
-    package init(platform: Platform) {
+    package init(
+        platform: Platform, campus: CampusZone, calendar: any PersonCalendar, reminders: any PersonReminders,
+        students: any StudentAccounts
+    ) {
         self.platform = platform
-        self.zone = KeptValue(events: platform.events, type: "timetable-zone")
-        self.store = TimetableStore(database: platform.database)
+        self.campus = campus
+        self.calendar = calendar
+        self.reminders = reminders
+        self.students = students
+        self.store = campus.store
         self.weeks = AnswerCache(hub: platform.events, clock: platform.clock, type: Self.noticeType)
         self.lists = AnswerCache(hub: platform.events, clock: platform.clock, type: Self.noticeType)
     }
@@ -68,7 +65,7 @@ package final class Timetable: Feature, CampusTime, PersonRemoval {
     /// Call after a change is stored (a reading, a prediction, an admin's edit): kept answers are dropped everywhere.
     /// (The weeks and the lists listen for the same notice.)
     func changed() async {
-        await zone.changed()
+        await campus.changed()
         await weeks.changed()
     }
 
@@ -85,16 +82,6 @@ package final class Timetable: Feature, CampusTime, PersonRemoval {
         let key = try await store.rotateKey(student: id)
         await changed()
         return key
-    }
-
-    /// The campus's time zone once an admin set it, else the server's own. Kept until the timetable changes: Rooms
-    /// asks for it on every booking, the Library on every page.
-    package func timeZone() async -> TimeZone {
-        do {
-            return try await zone.value { try await store.campus()?.timeZone ?? .current }
-        } catch {
-            return .current
-        }
     }
 
     /// The platform's clock's time.
@@ -315,6 +302,8 @@ extension String {
 
 extension Timetable {
     package static var migrations: [Migration] { TimetableStore.migrations }
+    package var web: WebFiles { WebFiles(module: "QuadTimetable", bundle: .module) }
+
     package var link: ServiceLink? {
         // The tab bar shows a calendar.
         ServiceLink(

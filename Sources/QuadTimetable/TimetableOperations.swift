@@ -115,7 +115,7 @@ extension TimetableOperations {
         let settings = try await timetable.settings()
         let text = ICalendar.write(
             settings: settings, classes: [], bookings: try await timetable.bookings(of: username),
-            reminders: try await timetable.platform.waiting.calendarReminders(of: username),
+            reminders: try await timetable.reminders.calendarReminders(of: username),
             calendarName: "\(username) — \(settings.name)", stamp: timetable.now, domain: "timetable.quad")
         return .ok(.init(body: .textCalendar(HTTPBody(text))))
     }

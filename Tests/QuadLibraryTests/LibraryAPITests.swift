@@ -171,7 +171,7 @@ import Testing
             let holder = try #require(winners.first?.json["borrower"] as? String)
             let refusal = try #require(answers.first { $0.status == .conflict })
             #expect((refusal.json["detail"] as? String)?.contains(holder) == true)
-            let loans = try await LibraryStore(database: app.platform.database, waiting: app.platform.waiting).loans(id)
+            let loans = try await LibraryStore(database: app.platform.database, waiting: app.features.lines).loans(id)
             #expect(loans.count == 1)
         }
     }
@@ -385,7 +385,7 @@ import Testing
     @Test func everyChangePublishesABookEvent() async throws {
         try await TestApp.run { app, client in
             let ada = try await app.signedIn("ada")
-            try await ServiceRunner(app.platform.events).run {
+            try await app.listening {
                 let watcher = app.platform.events.subscribe(after: nil, types: ["book"])
                 var events = watcher.events.makeAsyncIterator()
                 let id = try await Self.add(client, "Evented")

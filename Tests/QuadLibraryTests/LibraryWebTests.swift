@@ -43,7 +43,7 @@ import Testing
             #expect(page.text.contains(#"value="Ollendorff""#))
             #expect(!page.text.contains("book-title-error"))
             #expect(
-                try await LibraryStore(database: app.platform.database, waiting: app.platform.waiting).all().isEmpty)
+                try await LibraryStore(database: app.platform.database, waiting: app.features.lines).all().isEmpty)
 
             let added = try await Self.post(
                 client, "/library/books", "csrf=\(Self.csrf)&title=Le+Horla&author=Guy+de+Maupassant",
@@ -59,14 +59,14 @@ import Testing
             let refused = try await Self.post(client, "/library/books", "title=T&author=A", headers: headers)
             #expect(refused.status == .forbidden)
             #expect(
-                try await LibraryStore(database: app.platform.database, waiting: app.platform.waiting).all().isEmpty)
+                try await LibraryStore(database: app.platform.database, waiting: app.features.lines).all().isEmpty)
         }
     }
 
     @Test func checkOutReturnAndDeleteSeveralWithForms() async throws {
         try await TestApp.run(configure: { $0.loadDemoData = true }) { app, client in
             let headers = try await Self.browser(app, "ada", language: "en")
-            let store = LibraryStore(database: app.platform.database, waiting: app.platform.waiting)
+            let store = LibraryStore(database: app.platform.database, waiting: app.features.lines)
             let books = try await store.all()
             let shelf = try #require(books.first { $0.loan == nil })
             let out = try await Self.post(
@@ -225,7 +225,7 @@ import Testing
             #expect(try await firstTitle("/library") == "Le Petit Prince")
             #expect(try await firstTitle("/library?sort=oldest") == "Running Lean")
             #expect(try await firstTitle("/library") == "Running Lean")
-            let store = LibraryStore(database: app.platform.database, waiting: app.platform.waiting)
+            let store = LibraryStore(database: app.platform.database, waiting: app.features.lines)
             #expect(try await store.sort(for: "ada") == .oldest)
         }
     }

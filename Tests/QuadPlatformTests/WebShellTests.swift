@@ -71,8 +71,9 @@ import Testing
             let shell = try await client.execute(uri: "/sw.js", method: .get) { response in
                 Set(response.text.matches(of: /"(\/assets\/[^"]+)"/).map { String($0.1) })
             }
-            let files = try FileManager.default.contentsOfDirectory(atPath: Self.staticFolder.path)
-                .filter { $0 != "sw.js" }
+            let files = try Self.staticFolders.flatMap {
+                (try? FileManager.default.contentsOfDirectory(atPath: $0.path)) ?? []
+            }.filter { $0 != "sw.js" }
             #expect(shell.count == files.count)
             #expect(referenced.isSubset(of: shell), "pages use assets the offline shell lacks")
             for name in files {
@@ -174,9 +175,13 @@ import Testing
         #expect(read?["name"] == "<!--<script>&</script>\u{2028}")
     }
 
-    /// The web folder in the sources (the tests read what the build copies from it).
-    static let staticFolder = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-        .appendingPathComponent("../../Sources/QuadPlatform/Web/static")
+    /// Every module's web files' `static/` in the sources (the tests read what the build copies from them).
+    static var staticFolders: [URL] {
+        let sources = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent(
+            "../../Sources")
+        let modules = (try? FileManager.default.contentsOfDirectory(atPath: sources.path)) ?? []
+        return modules.map { sources.appendingPathComponent("\($0)/Web/static") }
+    }
 }
 
 /// Pages render from `MustacheTree`'s dictionaries exactly as from the models themselves.

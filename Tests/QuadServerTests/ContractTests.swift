@@ -39,7 +39,9 @@ import Yams
         let sources = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent(
             "../../Sources")
         var owners: [String: [String]] = [:]
-        for module in ["QuadPlatform", "QuadRooms", "QuadSpecials", "QuadLibrary", "QuadTimetable", "QuadAccounts"] {
+        for module in [
+            "QuadPlatform", "QuadRooms", "QuadSpecials", "QuadLibrary", "QuadTimetable", "QuadAccounts", "QuadWaiting",
+        ] {
             let config = try String(
                 contentsOf: sources.appendingPathComponent("\(module)/openapi-generator-config.yaml"), encoding: .utf8)
             let parsed = try #require(try Yams.load(yaml: config) as? [String: Any])

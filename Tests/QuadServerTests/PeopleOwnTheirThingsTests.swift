@@ -83,11 +83,11 @@ import Testing
             let store = app.features.library.store
             #expect(try await store.find(other)?.loan == nil)
             #expect(try await store.find(book)?.loan == nil)
-            let graces = try await app.platform.waiting.notifications(of: "grace")
+            let graces = try await app.features.waiting.notifications(of: "grace")
             #expect(graces.offers.map(\.thing) == [String(book)])
             // Someone new called ada has nothing of the first one's.
             _ = try await app.signedIn("ada")
-            #expect(try await app.platform.waiting.notifications(of: "ada").loans.isEmpty)
+            #expect(try await app.features.waiting.notifications(of: "ada").loans.isEmpty)
             #expect(try await store.loans(of: "ada").isEmpty)
             _ = ada
         }

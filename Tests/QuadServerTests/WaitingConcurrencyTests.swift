@@ -59,7 +59,7 @@ import Testing
 
     /// How many places of the thing's lines hold an offer (live or not): never more than one per line.
     static func offers(_ features: Features, _ kind: WaitingKind, _ thing: String) async throws -> [WaitingPlace] {
-        try await features.platform.waiting.lines().flatMap(\.places).filter {
+        try await features.lines.lines().flatMap(\.places).filter {
             $0.kind == kind && $0.thing == thing && $0.offeredUntil != nil
         }
     }
@@ -123,7 +123,7 @@ import Testing
             #expect(after.filter { $0.1 == "ok" }.map(\.0) == ["cleo"], "\(after)")
             #expect(try await first.library.find(book.id).loan?.username == "cleo")
             // Bob's place went with his offer; nobody is left waiting.
-            #expect(try await first.platform.waiting.lines().isEmpty)
+            #expect(try await first.lines.lines().isEmpty)
         }
     }
 
@@ -139,13 +139,13 @@ import Testing
             #expect(try await Self.offers(first, .book, String(book.id)).map(\.owner) == ["ada"])
             clock.advance(by: .seconds(2 * 86_400 + 1))
             // What each instance's keeper does every minute: both at once, and the line still has one offer.
-            async let a: Void = first.platform.waiting.settleDue()
-            async let b: Void = second.platform.waiting.settleDue()
+            async let a: Void = first.lines.settleDue()
+            async let b: Void = second.lines.settleDue()
             _ = try await (a, b)
             #expect(try await Self.offers(first, .book, String(book.id)).map(\.owner) == ["bob"])
-            let bob = try await first.platform.waiting.notifications(of: "bob")
+            let bob = try await first.waiting.notifications(of: "bob")
             #expect(bob.offers.count == 1 && bob.waiting.isEmpty)
-            #expect(try await first.platform.waiting.notifications(of: "ada").offers.isEmpty)
+            #expect(try await first.waiting.notifications(of: "ada").offers.isEmpty)
         }
     }
 
@@ -160,7 +160,7 @@ import Testing
             // From the next 8 am on the campus clock, so the six hours never run past midnight (a booking stays
             // within its day's opening hours, 00:00-24:00 by default) whatever the hour the test runs at.
             let morning = TestTime.next(
-                LocalTime(hour: 8, minute: 0), in: await first.timetable.timeZone(), after: clock.now)
+                LocalTime(hour: 8, minute: 0), in: await first.campus.timeZone(), after: clock.now)
             for round in 0..<6 {
                 // A fresh hour each round.
                 let start = morning.addingTimeInterval(Double(round) * 3600)
@@ -202,7 +202,7 @@ import Testing
                 // The seat is held for Ada alone; she takes it in one step.
                 let offers = try await Self.offers(first, .room, "solo")
                 #expect(offers.map(\.owner) == ["ada"])
-                let accepted = try await second.platform.waiting.accept(place.place.id, by: ada)
+                let accepted = try await second.lines.accept(place.place.id, by: ada)
                 #expect(accepted.bookingId != nil)
                 let held = try await first.rooms.reservations.reservations(
                     roomId: "solo", during: SlotRange(start: start, end: start.addingTimeInterval(3600))!)
@@ -233,13 +233,13 @@ import Testing
             clock.advance(by: .seconds(15 * 60 + 1))
             // Ada is too late; her place went with her offer, which is Bob's now.
             let late = await Self.outcome {
-                try await first.platform.waiting.accept(ada.place.id, by: Self.member("ada"))
+                try await first.lines.accept(ada.place.id, by: Self.member("ada"))
             }
             #expect(late == "offer-ended")
-            try await second.platform.waiting.settleDue()
+            try await second.lines.settleDue()
             #expect(try await Self.offers(first, .room, "duo").map(\.owner) == ["bob"])
-            _ = try await first.platform.waiting.accept(bob.place.id, by: Self.member("bob"))
-            #expect(try await first.platform.waiting.lines().isEmpty)
+            _ = try await first.lines.accept(bob.place.id, by: Self.member("bob"))
+            #expect(try await first.lines.lines().isEmpty)
         }
     }
 }

@@ -67,12 +67,9 @@ import Testing
         return event.flatMap { try? JSONSerialization.jsonObject(with: Data($0.data.utf8)) as? [String: Any] }
     }
 
-    /// Runs the event hub (PostgreSQL delivers through its LISTEN loop) around `body`.
+    /// `body`, once the app's event hub listens (PostgreSQL delivers through its LISTEN loop).
     static func withEvents(_ app: TestApp, _ body: () async throws -> Void) async throws {
-        try await ServiceRunner(app.platform.events).run {
-            try await eventually("LISTEN is up") { app.platform.events.isListening }
-            try await body()
-        }
+        try await app.listening(body)
     }
 
     @Test(arguments: TestDatabase.engines)
@@ -301,7 +298,8 @@ import Testing
     }
 
     @Test func aValidityBoundaryChangesTheListAndPublishesAnEvent() async throws {
-        try await TestApp.run { app, client in
+        // The schedule runs here alone (its sleep is the clock's only one), moved on by the test.
+        try await TestApp.run(services: false) { app, client in
             // A minute ahead, in whole seconds as stored; the clock is moved there once the schedule waits.
             let start = Date(timeIntervalSince1970: (app.clock.now.timeIntervalSince1970 + 60).rounded(.down))
             var json = Self.noodles
@@ -326,7 +324,8 @@ import Testing
 
     @Test(arguments: TestDatabase.engines)
     func withSeveralInstancesABoundaryIsAnnouncedOnce(engine: Database.Engine) async throws {
-        try await TestApp.run(engine) { app, client in
+        // Three instances' schedules run here, and nothing else sleeps on the clock.
+        try await TestApp.run(engine, services: false) { app, client in
             // A minute ahead; the clock is moved there once every schedule waits.
             let start = Date(timeIntervalSince1970: (app.clock.now.timeIntervalSince1970 + 60).rounded(.down))
             var json = Self.noodles

@@ -6,6 +6,7 @@ import NIOConcurrencyHelpers
 import QuadCore
 import QuadPlatform
 import QuadServer
+import Testing
 
 @testable import QuadAccounts
 
@@ -32,14 +33,17 @@ package struct TestApp: Sendable {
         return configuration
     }
 
-    /// Runs `body` with an application on a new database of `engine`, its clock at `at` (the tests' instant by
-    /// default); `configure` adjusts settings and `routes` adds test-only routes behind the same middleware. `live`
-    /// serves it on a local port, through the whole HTTP pipeline, rather than calling the router directly.
+    /// Runs `body` with Quad as `buildApplication` puts it together (`Quad.assemble`), on a new database of
+    /// `engine`, its clock at `at` (the tests' instant by default); `configure` adjusts settings and `routes` adds
+    /// test-only routes behind the same middleware. `live` serves it on a local port, through the whole HTTP
+    /// pipeline (the fast path included), rather than calling the router directly. Its services run beside it (the
+    /// event hub, the lines' and the rooms' keepers, the kept answers' invalidation), as in production; a test that
+    /// must not have them (it drives a keeper's step itself) says `services: false`.
     package static func run(
         _ engine: Database.Engine = .sqlite, at instant: Date? = nil,
         configure: (inout ServerConfiguration) -> Void = { _ in },
         routes: (Routes) -> Void = { _ in },
-        live: Bool = false, logger: Logger = TestDatabase.logger,
+        live: Bool = false, services: Bool = true, logger: Logger = TestDatabase.logger,
         _ body: @escaping @Sendable (TestApp, any TestClientProtocol) async throws -> Void
     ) async throws {
         try await TestDatabase.withDatabase(engine) { database in
@@ -48,18 +52,23 @@ package struct TestApp: Sendable {
             configuration.clock = clock
             configure(&configuration)
             let features = try await Features.start(configuration, database: database, logger: logger) { _ in }
-            let router = try await buildRouter(
-                features.platform, features: features.all, people: features.accounts, extra: routes)
+            let quad = try await Quad.assemble(features, extra: routes)
             let testApp = TestApp(configuration: configuration, features: features, clock: clock)
-            let app = Application(
-                router: router, server: .quad(features.platform, features: features.all, people: features.accounts),
-                logger: logger)
+            var app = Application(router: quad.router, server: quad.server, logger: logger)
+            if services { app.addServices(quad.services) }
             try await app.test(live ? .live : .router) { client in try await body(testApp, client) }
         }
     }
 }
 
 extension TestApp {
+    /// Runs `body` once the app's event hub listens: on PostgreSQL the hub hears every event, its own included,
+    /// through LISTEN, which its service starts in the background.
+    package func listening(_ body: () async throws -> Void) async throws {
+        try await eventually("LISTEN is up") { platform.events.isListening }
+        try await body()
+    }
+
     /// Adds a person and signs them in; returns the bearer header of their session.
     package func signedIn(_ username: String, role: Role = .member) async throws -> HTTPFields {
         let accounts = features.accounts
@@ -102,8 +111,15 @@ extension TestClientProtocol {
 }
 
 extension TestResponse {
+    /// The body as a JSON object. A body that is not one (an HTML error page, a problem in another format, nothing)
+    /// fails the test that reads it, rather than reading as `[:]`, where every `json["x"] == nil` would hold.
     package var json: [String: Any] {
-        (try? JSONSerialization.jsonObject(with: Data(buffer: body)) as? [String: Any]) ?? [:]
+        guard let object = try? JSONSerialization.jsonObject(with: Data(buffer: body)) as? [String: Any] else {
+            Issue.record(
+                "Not a JSON object (\(status.code), \(headers[.contentType] ?? "no type")): \(text.prefix(200))")
+            return [:]
+        }
+        return object
     }
     package var text: String { String(buffer: body) }
 }

@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import QuadCore
 import QuadPlatform
+import QuadWaitingLines
 import SQLKit
 import Testing
 

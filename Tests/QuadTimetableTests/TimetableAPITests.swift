@@ -261,10 +261,9 @@ import Testing
     static func demoTimetable(_ database: Database) async throws -> (Timetable, ManualClock, Date) {
         let start = Date(timeIntervalSince1970: TestTime.start.timeIntervalSince1970.rounded(.down))
         let clock = ManualClock(now: start)
-        let platform = try await Features.start(
+        let timetable = try await Features.start(
             TestApp.configuration(clock: clock), database: database, logger: TestDatabase.logger
-        ) { _ in }.platform
-        let timetable = Timetable(platform: platform)
+        ) { _ in }.timetable
         try await TimetableDemo.load(timetable.store, now: start)
         return (timetable, clock, start)
     }
@@ -336,10 +335,9 @@ import Testing
             // Midday in Melbourne, when shuttles run.
             let zone = TestTime.melbourne
             let noon = TestTime.next(LocalTime(hour: 12, minute: 0))
-            let platform = try await Features.start(
+            let timetable = try await Features.start(
                 TestApp.configuration(clock: ManualClock(now: noon)), database: database, logger: TestDatabase.logger
-            ) { _ in }.platform
-            let timetable = Timetable(platform: platform)
+            ) { _ in }.timetable
             try await TimetableDemo.load(timetable.store, now: noon)
             let simulator = TimetableSimulator(timetable: timetable)
             let api = TimetableAPI(timetable: timetable)

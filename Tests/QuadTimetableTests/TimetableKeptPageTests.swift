@@ -23,7 +23,9 @@ import Testing
             configure: {
                 $0.loadDemoData = true
                 $0.clock = clock
-            }, live: true, logger: logs.logger
+            },
+            // Without the demo's simulator, which moves shuttles' predictions at random (a "9 min" of another bus).
+            live: true, services: false, logger: logs.logger
         ) { _, client in
             let kept = { logs.all.split(separator: "\n").filter { $0.contains(#""page": kept"#) }.count }
             // A visitor with a CSRF cookie (without one, the answer sets it and is not kept).

@@ -20,7 +20,7 @@ import Testing
         try await TestApp.run(configure: { $0.loadDemoData = true }) { app, client in
             let ada = try await app.signedIn("ada")
             let id = try #require(try await app.features.library.store.all().first { $0.loan == nil }?.id)
-            try await ServiceRunner(app.platform.events).run {
+            try await app.listening {
                 let watcher = app.platform.events.subscribe(after: nil, types: ["book"])
                 var events = watcher.events.makeAsyncIterator()
                 try await client.execute(uri: "/api/books/\(id)/checkout", method: .post, headers: ada) {

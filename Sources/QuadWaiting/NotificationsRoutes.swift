@@ -1,12 +1,14 @@
 import Foundation
 import Hummingbird
 import QuadCore
+import QuadPlatform
+import QuadWaitingLines
 
 /// `/notifications`: a person's offers (accept in one tap, or decline), their places in line (leave), their loans
 /// due and overdue, and which reminders they get; `/admin/waiting`: every line, and taking someone out of one.
 /// Forms work without JavaScript; `notifications.js` keeps the page live on the person's own `waiting` events.
 struct NotificationsRoutes {
-    let waiting: WaitingLists
+    let waiting: Waiting
     let web: WebShell
     let refreshSeconds: Int
 
@@ -21,7 +23,7 @@ struct NotificationsRoutes {
         routes.on(.post, "/notifications/reminders", .member) { request, _ in try await self.setReminders(request) }
         routes.on(.get, "/admin/waiting", .admin) { request, _ in try await self.adminPage(request) }
         routes.on(.post, "/admin/waiting/:placeId/remove", .admin) { request, context in
-            try await self.waiting.remove(try Self.placeId(context).value)
+            try await self.waiting.lines.remove(try Self.placeId(context).value)
             return Response.seeOther("/admin/waiting?done=removed")
         }
     }
@@ -60,7 +62,7 @@ struct NotificationsRoutes {
     func accept(_ request: Request, placeId: PlaceID) async throws -> Response {
         let person = try Access.person()
         do {
-            let accepted = try await waiting.accept(placeId.value, by: person)
+            let accepted = try await waiting.lines.accept(placeId.value, by: person)
             return .seeOther(accepted.path)
         } catch let problem as Problem where problem.status == .conflict || problem.status == .notFound {
             let t = Localizer(language: web.language(for: request))
@@ -70,7 +72,7 @@ struct NotificationsRoutes {
 
     func leave(_ placeId: PlaceID) async throws -> Response {
         do {
-            try await waiting.leave(placeId.value, by: try Access.person())
+            try await waiting.lines.leave(placeId.value, by: try Access.person())
         } catch let problem as Problem where problem.status == .notFound {
             // Gone already (the offer passed on, or another tab left): nothing to do.
         }
@@ -83,12 +85,12 @@ struct NotificationsRoutes {
         var request = request
         let fields = try await request.formFields()
         let off = Set(ReminderKind.allCases.filter { fields[$0.rawValue] != "on" })
-        try await waiting.setRemindersOff(off, for: person.username)
+        try await waiting.lines.setRemindersOff(off, for: person.username)
         return .seeOther("/notifications?done=saved")
     }
 
     func adminPage(_ request: Request) async throws -> Response {
-        let lines = try await waiting.lines()
+        let lines = try await waiting.lines.lines()
         let removed = request.uri.queryParameters.get("done") == "removed"
         return try web.page(request, template: "waiting-admin", title: { $0("waiting.admin.title") }) { t in
             WaitingAdminPage(

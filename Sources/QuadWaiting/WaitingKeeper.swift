@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import QuadCore
+import QuadWaitingLines
 import ServiceLifecycle
 
 /// Passes on the offers nobody took, without a cron job: on every minute of the server's clock, each line whose offer

@@ -1,12 +1,17 @@
 import Foundation
 import OpenAPIRuntime
-import QuadAPI
 import QuadCore
+import QuadPlatform
+import QuadWaitingLines
 
 /// The waiting lines' operations that are the same for every kind: a person's notifications, offers and reminders,
-/// and the admins' view of every line. Joining a line is the feature's (`joinRoomWaitingLine`, `holdBook`).
-extension PlatformOperations {
-    var waiting: WaitingLists { platform.waiting }
+/// and the admins' view of every line. Joining a line is the feature's that keeps it (`joinRoomWaitingLine`,
+/// `holdBook`).
+struct WaitingOperations: APIProtocol {
+    let waiting: Waiting
+}
+
+extension WaitingOperations {
 
     func getNotifications(_ input: Operations.GetNotifications.Input) async throws -> Operations.GetNotifications.Output
     {
@@ -34,18 +39,19 @@ extension PlatformOperations {
         if !body.dueSoon { off.insert(.dueSoon) }
         if !body.dueToday { off.insert(.dueToday) }
         if !body.overdue { off.insert(.overdue) }
-        try await waiting.setRemindersOff(off, for: person.username)
+        try await waiting.lines.setRemindersOff(off, for: person.username)
         return .ok(.init(body: .json(.init(off: off))))
     }
 
     func leaveWaitingLine(_ input: Operations.LeaveWaitingLine.Input) async throws -> Operations.LeaveWaitingLine.Output
     {
-        try await waiting.leave(try WaitingAPI.placeId(input.path.placeId), by: try Access.person())
+        try await waiting.lines.leave(try WaitingAPI.placeId(input.path.placeId), by: try Access.person())
         return .noContent(.init())
     }
 
     func acceptOffer(_ input: Operations.AcceptOffer.Input) async throws -> Operations.AcceptOffer.Output {
-        let accepted = try await waiting.accept(try WaitingAPI.placeId(input.path.placeId), by: try Access.person())
+        let accepted = try await waiting.lines.accept(
+            try WaitingAPI.placeId(input.path.placeId), by: try Access.person())
         return .ok(
             .init(
                 body: .json(
@@ -56,7 +62,7 @@ extension PlatformOperations {
 
     func listWaitingLines(_ input: Operations.ListWaitingLines.Input) async throws -> Operations.ListWaitingLines.Output
     {
-        let lines = try await waiting.lines()
+        let lines = try await waiting.lines.lines()
         return .ok(
             .init(
                 body: .json(
@@ -77,7 +83,7 @@ extension PlatformOperations {
     func removeFromWaitingLine(
         _ input: Operations.RemoveFromWaitingLine.Input
     ) async throws -> Operations.RemoveFromWaitingLine.Output {
-        try await waiting.remove(try WaitingAPI.placeId(input.path.placeId))
+        try await waiting.lines.remove(try WaitingAPI.placeId(input.path.placeId))
         return .noContent(.init())
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import NIOConcurrencyHelpers
 import QuadCore
+import QuadPlatform
 import SQLKit
 
 /// What a feature with waiting lines does for them (Rooms for a room's time slots, Library for books), each under
@@ -65,7 +66,8 @@ package struct WaitingChanges: Sendable {
     }
 }
 
-/// Waiting lines, one engine for every feature, in table `waiting_places`: first come first served per line, and
+/// Waiting lines, one engine for every feature that keeps lines (Rooms, the Library) and for the Waiting feature's
+/// pages and operations, in table `waiting_places`: first come first served per line, and
 /// when what a line waits for frees up, an exclusive offer for its first person for a set time (`OfferTerms`).
 ///
 /// A feature calls it inside its own transaction, holding its lock on the thing (a room's row, a book's row), so a
@@ -75,10 +77,15 @@ package struct WaitingChanges: Sendable {
 package final class WaitingLists: Sendable, PersonRemoval {
     let database: Database
     let events: EventHub
-    let clock: any QuadClock
+    package let clock: any QuadClock
     package let terms: OfferTerms
     private let things = NIOLockedValueBox<[WaitingKind: any WaitingThings]>([:])
-    let sources = NIOLockedValueBox<(loans: any PersonLoans, campus: any CampusTime)?>(nil)
+
+    package convenience init(platform: Platform) {
+        self.init(
+            database: platform.database, events: platform.events, clock: platform.clock,
+            terms: platform.configuration.offerTerms)
+    }
 
     package init(database: Database, events: EventHub, clock: any QuadClock, terms: OfferTerms) {
         self.database = database
@@ -87,7 +94,7 @@ package final class WaitingLists: Sendable, PersonRemoval {
         self.terms = terms
     }
 
-    static let migration = Migration(
+    package static let migration = Migration(
         id: 6, name: "waiting lines and reminders",
         statements: [
             """
@@ -109,14 +116,9 @@ package final class WaitingLists: Sendable, PersonRemoval {
             "CREATE TABLE reminders_off (owner TEXT NOT NULL, kind TEXT NOT NULL, PRIMARY KEY (owner, kind))",
         ])
 
-    /// A feature says it keeps lines of `kind`.
+    /// A feature says it keeps lines of `kind` (as it is built: it hands itself over).
     package func register(_ kind: WaitingKind, _ handler: any WaitingThings) {
         things.withLockedValue { $0[kind] = handler }
-    }
-
-    /// Library's loans and the campus's time zone, for the notifications page and the calendar's reminders.
-    package func connect(loans: any PersonLoans, campus: any CampusTime) {
-        sources.withLockedValue { $0 = (loans, campus) }
     }
 
     func handler(_ kind: WaitingKind) throws -> any WaitingThings {
@@ -296,7 +298,7 @@ package final class WaitingLists: Sendable, PersonRemoval {
 
     /// The things whose lines need settling at `now`: an offer ended, or a line without an offer (what it waits
     /// for may have freed up without anyone cancelling: a person removed, a quarter hour passed).
-    func due(at now: Date) async throws -> [(WaitingKind, String)] {
+    package func due(at now: Date) async throws -> [(WaitingKind, String)] {
         let seconds = Int(now.timeIntervalSince1970.rounded(.down))
         return try await database.read { sql in
             try await sql.raw(
@@ -316,7 +318,7 @@ package final class WaitingLists: Sendable, PersonRemoval {
     }
 
     /// Settles every line that is due (`WaitingKeeper`).
-    func settleDue() async throws {
+    package func settleDue() async throws {
         for (kind, thing) in try await due(at: clock.now) {
             try await handler(kind).settle(thing: thing)
         }

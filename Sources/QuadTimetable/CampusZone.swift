@@ -1,0 +1,26 @@
+import Foundation
+import QuadPlatform
+
+/// The campus's time zone as an admin set it (`/admin/timetable`), else the server's own: what Rooms, the Library
+/// and Waiting keep time in. Built before them and before the Timetable (which owns the setting), so each is handed
+/// it at construction. Kept until the timetable changes: Rooms asks for it on every booking, the Library on every page.
+package final class CampusZone: CampusTime {
+    let store: TimetableStore
+    private let zone: KeptValue<TimeZone>
+
+    package init(platform: Platform) {
+        self.store = TimetableStore(database: platform.database)
+        self.zone = KeptValue(events: platform.events, type: "timetable-zone")
+    }
+
+    package func timeZone() async -> TimeZone {
+        do {
+            return try await zone.value { try await store.campus()?.timeZone ?? .current }
+        } catch {
+            return .current
+        }
+    }
+
+    /// The timetable changed (`Timetable.changed()`): read the zone again, on every instance.
+    func changed() async { await zone.changed() }
+}
