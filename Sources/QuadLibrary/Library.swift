@@ -55,9 +55,8 @@ package final class Library: Feature, WaitingThings, PersonLoans, PersonRemoval 
 
     func changed(_ book: Book?, id: Int? = nil, _ kind: Change.Kind) async {
         shelf.invalidate()
+        // No name: anyone may listen to the event stream; who has the book is for people signed in.
         await platform.events.publish(
-            "book",
-            // No name: anyone may listen to the event stream; who has the book is for people signed in.
             Change(id: book?.id ?? id, change: kind, status: book?.status(at: platform.clock.now)))
     }
 
@@ -316,7 +315,7 @@ extension Library {
 
     /// Drops the shelf when another instance changes a book.
     package var services: [any Service] {
-        [SnapshotInvalidation(events: platform.events, type: "book", snapshot: shelf)]
+        [SnapshotInvalidation(events: platform.events, type: .book, snapshot: shelf)]
     }
 
     package func loadDemoData(announce: @escaping @Sendable (String) -> Void) async throws {

@@ -97,9 +97,23 @@ public final class EventHub: Service, Sendable {
         self.logger = logger
     }
 
-    /// Publishes a change. Call it after the change is committed. With `audience` (a username), only that person's
-    /// streams hear it: an offer made to them, their place in a line.
-    public func publish(_ type: String, _ payload: some Encodable & Sendable, to audience: String? = nil) async {
+    /// Publishes a change as its kind of event (`LiveEvent`). Call it after the change is committed. With `audience`
+    /// (a username), only that person's streams hear it: an offer made to them, their place in a line.
+    public func publish(_ event: some LiveEvent, to audience: String? = nil) async {
+        await publish(type(of: event).kind.rawValue, event, to: audience)
+    }
+
+    /// Publishes any payload under any type: for tests (a flood of events of no kind, a marker), never a feature,
+    /// whose events are `LiveEvent`s.
+    package func publishForTesting(
+        _ type: String, _ payload: some Encodable & Sendable, to audience: String? = nil
+    )
+        async
+    {
+        await publish(type, payload, to: audience)
+    }
+
+    private func publish(_ type: String, _ payload: some Encodable & Sendable, to audience: String?) async {
         guard let data = try? JSONEncoder().encode(payload), let json = String(data: data, encoding: .utf8) else {
             return
         }
@@ -152,7 +166,8 @@ public final class EventHub: Service, Sendable {
 
     /// Calls `handler` on every event of `type`, from any instance (this one's too), before the change handlers and
     /// the subscribers hear of it: a feature's cache is dropped before a page made from it is.
-    package func onEvent(_ type: String, _ handler: @escaping @Sendable () -> Void) {
+    package func onEvent(_ kind: EventKind, _ handler: @escaping @Sendable () -> Void) {
+        let type = kind.rawValue
         state.withLockedValue { $0.eventHandlers[type, default: []].append(handler) }
     }
 
@@ -176,7 +191,9 @@ public final class EventHub: Service, Sendable {
     }
 
     /// Subscribes to events after `lastEventId` (all new ones when nil), optionally of some types only.
-    public func subscribe(after lastEventId: Int64?, types: Set<String>? = nil, person: String? = nil) -> Subscription {
+    public func subscribe(
+        after lastEventId: Int64?, types: Set<EventKind>? = nil, person: String? = nil
+    ) -> Subscription {
         // A subscriber that falls more than `capacity` events behind is cut off rather than silently skipped:
         // it reconnects with its last id and resumes from the buffer.
         let (stream, continuation) = AsyncStream<Event>.makeStream(bufferingPolicy: .bufferingOldest(capacity))
@@ -200,10 +217,11 @@ public final class EventHub: Service, Sendable {
     /// in the channel pipeline need. `finish` is called once when the hub ends the subscription (it closed, or
     /// `send` answered false); a `cancel` racing the hub's closing may still see it called once after.
     package func listen(
-        after lastEventId: Int64?, types: Set<String>?, person: String?, send: @escaping @Sendable (Event) -> Bool,
-        finish: @escaping @Sendable () -> Void
+        after lastEventId: Int64?, types kinds: Set<EventKind>?, person: String?,
+        send: @escaping @Sendable (Event) -> Bool, finish: @escaping @Sendable () -> Void
     ) -> Listening {
         let id = UUID()
+        let types = kinds.map { Set($0.map(\.rawValue)) }
         let (replay, missed, closed) = state.withLockedValue { state -> ([Event], Bool, Bool) in
             if state.closed { return ([], false, true) }
             state.subscribers[id] = Subscriber(types: types, person: person, send: send, finish: finish)

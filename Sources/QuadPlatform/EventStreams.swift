@@ -2,6 +2,7 @@ import Foundation
 import NIOConcurrencyHelpers
 import NIOCore
 import OpenAPIRuntime
+import QuadCore
 import ServiceLifecycle
 
 /// `GET /api/events` (`streamEvents`): the event hub as Server-Sent Events, as the body of a generated answer.
@@ -34,12 +35,16 @@ final class EventStreams: Sendable {
     struct Asked: Sendable {
         /// The last event the client saw (`Last-Event-ID`, or `lastEventId` in the query).
         var lastEventId: Int64?
-        /// The event types it wants; all when nil.
-        var types: Set<String>?
+        /// The kinds of event it wants; all when nil (a word that names no kind asks for nothing).
+        var types: Set<EventKind>?
 
         init(lastEventId: String?, types: String?) {
             self.lastEventId = lastEventId.flatMap { Int64($0.trimmingCharacters(in: .whitespaces)) }
-            self.types = types.map { Set($0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }) }
+            self.types = types.map {
+                Set(
+                    $0.split(separator: ",").compactMap { EventKind(rawValue: $0.trimmingCharacters(in: .whitespaces)) }
+                )
+            }
         }
     }
 

@@ -158,7 +158,8 @@ package final class PageCache: Sendable {
 
     /// The `Quad-Keep` value for a page drawn for `person` that stays the same until a change of `types` or, when
     /// given, until `until`.
-    package static func keepValue(until: Date?, person: Person?, types: [String]) -> String {
+    package static func keepValue(until: Date?, person: Person?, types changes: [HubChange]) -> String {
+        let types = changes.map(\.name)
         let until = until.map { String(Int64(($0.timeIntervalSince1970 * 1000).rounded(.down))) } ?? "change"
         return until + " " + (person?.username ?? "-") + " " + (types.isEmpty ? "," : types.joined(separator: ","))
     }
@@ -187,4 +188,19 @@ package final class PageCache: Sendable {
 
 extension PageCache.Key {
     var size: Int { target.utf8.count + cookies.utf8.count + acceptLanguage.utf8.count + baseURL.utf8.count }
+}
+
+/// What the hub announces a change by: an event of a kind (it goes on the stream too) or a notice of a type (between
+/// instances only). A kept page names the changes it shows (`WebShell.page(…, keptUntilChangeOf:)`).
+package enum HubChange: Hashable, Sendable {
+    case event(EventKind)
+    case notice(String)
+
+    /// Its name on the hub (`EventHub.onChange` hands it over).
+    var name: String {
+        switch self {
+        case .event(let kind): kind.rawValue
+        case .notice(let type): type
+        }
+    }
 }

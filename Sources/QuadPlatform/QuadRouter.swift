@@ -36,7 +36,8 @@ package func buildRouter(
     let routes = Routes(router: router, access: try AccessTable())
     let table = RouteTable()
     let web = try await WebShell(
-        services: features.compactMap(\.link), webs: features.map(\.web), sources: platform.configuration.webDirectory)
+        services: features.compactMap(\.link), webs: features.map(\.web), sources: platform.configuration.webDirectory,
+        checkTemplates: platform.configuration.testing)
     let trustProxy = platform.configuration.trustProxy
 
     router.add(middleware: RequestLogMiddleware())

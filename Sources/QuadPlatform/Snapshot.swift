@@ -138,10 +138,10 @@ extension EncodedAnswer {
 /// calls this at once, before the kept pages are dropped (`PageCache`): a page made after that reads the new list.
 package struct SnapshotInvalidation: Service {
     package let events: EventHub
-    package let type: String
+    package let type: EventKind
     package let invalidate: @Sendable () -> Void
 
-    package init<Loaded>(events: EventHub, type: String, snapshot: Snapshot<Loaded>) {
+    package init<Loaded>(events: EventHub, type: EventKind, snapshot: Snapshot<Loaded>) {
         self.events = events
         self.type = type
         self.invalidate = { snapshot.invalidate() }

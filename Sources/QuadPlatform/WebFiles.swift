@@ -29,7 +29,17 @@ package struct WebFiles: Sendable {
 
     /// Every module's templates as one library, by file name.
     static func templates(_ folders: [(module: String, url: URL)]) throws -> MustacheLibrary {
+        try load(folders).library
+    }
+
+    /// Every module's templates as one library, and their texts (for `TemplateCheck`), by file name.
+    static func load(
+        _ folders: [(module: String, url: URL)]
+    ) throws -> (
+        library: MustacheLibrary, sources: [String: String]
+    ) {
         var library = MustacheLibrary()
+        var sources: [String: String] = [:]
         var owners: [String: String] = [:]
         for (module, folder) in folders {
             let directory = folder.appendingPathComponent("templates")
@@ -41,6 +51,7 @@ package struct WebFiles: Sendable {
                 }
                 owners[name] = module
                 let text = try String(contentsOf: directory.appendingPathComponent(file), encoding: .utf8)
+                sources[name] = text
                 do {
                     try library.register(text, named: name)
                 } catch {
@@ -48,6 +59,6 @@ package struct WebFiles: Sendable {
                 }
             }
         }
-        return library
+        return (library, sources)
     }
 }

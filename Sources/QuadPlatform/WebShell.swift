@@ -23,6 +23,7 @@ public struct ServiceLink: Sendable {
 /// worker, the language choice and the home page.
 package final class WebShell: Sendable {
     private let library: MustacheLibrary
+    private let check: TemplateCheck?
     /// By path, with the gzipped bytes made once here (nil when gzip does not make them smaller).
     private let assets: [String: (bytes: ByteBuffer, type: String, gzipped: ByteBuffer?)]
     /// By name and extension, for templates: `{{assets.rooms.js}}`, `{{assets.app.css}}`.
@@ -37,10 +38,17 @@ package final class WebShell: Sendable {
 
     /// The platform's own web files (the frame, the home page, the shared scripts and styles) and each feature's;
     /// `sources`: read them from the working copy (`QUAD_WEB_DIR`).
-    package init(services: [ServiceLink], webs: [WebFiles], sources: String? = nil) async throws {
+    /// `checkTemplates`: check each page's template against its model as it is drawn (`TemplateCheck`; testing mode).
+    package init(
+        services: [ServiceLink], webs: [WebFiles], sources: String? = nil, checkTemplates: Bool = false
+    )
+        async throws
+    {
         let folders = try ([Self.files] + webs).map { ($0.module, try $0.folder(sources: sources)) }
         guard let web = folders.first?.1 else { throw StartupError(description: "No web files.") }
-        self.library = try WebFiles.templates(folders)
+        let templates = try WebFiles.load(folders)
+        self.library = templates.library
+        self.check = checkTemplates ? TemplateCheck(sources: templates.sources) : nil
         let files = try WebAssets(directories: folders.map { $0.1.appendingPathComponent("static") })
         var assets: [String: (ByteBuffer, String, ByteBuffer?)] = [:]
         var paths: [String: [String: String]] = [:]
@@ -118,7 +126,8 @@ package final class WebShell: Sendable {
     /// (`PageCache`) until one of them, or `keptUntil` its model.
     package func page<Model>(
         _ request: Request, template: String, status: HTTPResponse.Status = .ok, title: (Localizer) -> String,
-        strings: ScriptStrings = .init(), fragments: [String: String] = [:], keptUntilChangeOf types: [String]? = nil,
+        strings: ScriptStrings = .init(), fragments: [String: String] = [:],
+        keptUntilChangeOf types: [HubChange]? = nil,
         keptUntil: (Model) -> Date? = { _ in nil }, model: (Localizer) throws -> Model
     ) throws -> Response {
         if let chosen = request.uri.queryParameters.get("lang").flatMap({ Language(code: $0) }) {
@@ -223,6 +232,7 @@ package final class WebShell: Sendable {
                 .init(displayName: $0.displayName, username: $0.username, isAdmin: $0.isAdmin)
             },
             csrf: csrf, scriptStrings: ScriptJSON.strings(localizer, strings), page: try model(localizer))
+        try check?.check(template, model: frame)
         return library.render(MustacheTree.make(frame), withTemplate: template) ?? ""
     }
 

@@ -72,7 +72,7 @@ struct RoomDayRoutes {
             query: query, failure: failure, refreshSeconds: rooms.platform.configuration.refreshSeconds)
         return try web.page(
             request, template: "room", status: status, title: { _ in room.name }, strings: Self.scriptStrings,
-            fragments: ["live": "room-day"], keptUntilChangeOf: [Rooms.eventType]
+            fragments: ["live": "room-day"], keptUntilChangeOf: [.event(.room)]
         ) { t in RoomDayPage(situation, t: t) }
     }
 

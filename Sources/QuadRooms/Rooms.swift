@@ -36,14 +36,13 @@ package final class Rooms: Feature, PersonRemoval, PersonCalendar {
 
     typealias Change = RoomEvent
     /// The hub's event for a room's change (its spots, a new room, one removed).
-    static let eventType = "room"
 
     /// Call after a committed change: this instance's snapshot is dropped at once, the others' when the event reaches them.
     func changed(_ id: String, spots: Int?, _ kind: Change.Kind) async {
         snapshot.invalidate()
         // A room added, removed, moved to another building or given hours of its own: its rules may differ.
         if kind != .spots { await rules.changed() }
-        await platform.events.publish(Self.eventType, Change(id: id, spots: spots, change: kind))
+        await platform.events.publish(Change(id: id, spots: spots, change: kind))
     }
 
     /// Announces the rooms in `ids` with their free seats now.
@@ -209,7 +208,7 @@ extension Rooms {
     /// Drops the snapshot when another instance changes a room; keeps time (`RoomTimeKeeper`).
     package var services: [any Service] {
         [
-            SnapshotInvalidation(events: platform.events, type: Self.eventType, snapshot: snapshot),
+            SnapshotInvalidation(events: platform.events, type: .room, snapshot: snapshot),
             RoomTimeKeeper(rooms: self),
         ]
     }

@@ -50,7 +50,7 @@ struct RoomsRoutes {
 
         return try web.page(
             request, template: "rooms", title: { $0("rooms.title") }, strings: Self.scriptStrings,
-            fragments: ["live": "rooms-live"], keptUntilChangeOf: [Rooms.eventType]
+            fragments: ["live": "rooms-live"], keptUntilChangeOf: [.event(.room)]
         ) { t in
             // A card offers to cancel the booking held there now.
             let now = rooms.platform.clock.now

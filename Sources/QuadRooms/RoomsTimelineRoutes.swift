@@ -30,7 +30,7 @@ struct RoomsTimelineRoutes {
         }
         return try web.page(
             request, template: "rooms-timeline", title: { $0("rooms.timeline.title") },
-            keptUntilChangeOf: [Rooms.eventType]
+            keptUntilChangeOf: [.event(.room)]
         ) { t in
             RoomsTimelinePage(days: days, date: date, today: today, campus: campus, now: now, t: t)
         }

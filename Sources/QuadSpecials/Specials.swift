@@ -34,7 +34,7 @@ package final class Specials: Feature {
     /// Call after a committed change: this instance's snapshot is dropped at once, the others' when the event reaches them.
     func changed(_ id: String?, _ kind: Change.Kind) async {
         snapshot.invalidate()
-        await platform.events.publish("special", Change(id: id, change: kind))
+        await platform.events.publish(Change(id: id, change: kind))
     }
 
     /// An uploaded image's path (`/images/<sha256>.<ext>`), or a letter tile drawn for the name when none is given.
@@ -90,7 +90,7 @@ extension Specials {
     /// Drops the snapshot when another instance changes a special; announces validity boundaries.
     package var services: [any Service] {
         [
-            SnapshotInvalidation(events: platform.events, type: "special", snapshot: snapshot),
+            SnapshotInvalidation(events: platform.events, type: .special, snapshot: snapshot),
             SpecialsSchedule(specials: self),
         ]
     }

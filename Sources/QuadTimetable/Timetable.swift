@@ -71,10 +71,8 @@ package final class Timetable: Feature, PersonRemoval {
 
     /// The hub's events for a car park's reading and a departure's prediction, and the notice that anything else in
     /// the timetable changed (`changed()`): what the `/timetable` page shows changes with these.
-    static let parkingEvent = "parking"
-    static let departureEvent = "departure"
     static let noticeType = "timetable"
-    static let changeTypes = [parkingEvent, departureEvent, noticeType]
+    static let changeTypes: [HubChange] = [.event(.parking), .event(.departure), .notice(noticeType)]
 
     /// A new calendar address for the student (the old one stops working), announced: the pages other instances
     /// keep show the old address.
@@ -224,7 +222,6 @@ package final class Timetable: Feature, PersonRemoval {
         let now = self.now
         let park = try await store.carParks().first(where: { $0.id == id })
         await platform.events.publish(
-            Self.parkingEvent,
             ParkingChange(
                 id: id, free: park?.free ?? 0, capacity: park?.capacity ?? 0,
                 state: park?.state ?? CarParkState(free: 0, capacity: 0),
@@ -242,14 +239,12 @@ package final class Timetable: Feature, PersonRemoval {
         }
         guard !coming.isEmpty else {
             await platform.events.publish(
-                Self.departureEvent,
                 DepartureChange(id: routeId, expectedAt: "", live: false, refresh: true, predictedArrivalDate: ""))
             return
         }
         for departure in coming.prefix(3) {
             let expected = departure.expected(now: now)
             await platform.events.publish(
-                Self.departureEvent,
                 DepartureChange(
                     id: departure.id, expectedAt: expected.time.formatted(.iso8601), live: expected.live,
                     refresh: true, predictedArrivalDate: settings.clock.wallClock(expected.time)))
@@ -261,7 +256,6 @@ package final class Timetable: Feature, PersonRemoval {
         let park = try await store.setFree(id, free: free, at: now)
         await changed()
         await platform.events.publish(
-            Self.parkingEvent,
             ParkingChange(
                 id: park.id, free: park.free, capacity: park.capacity, state: park.state,
                 updatedAt: now.formatted(.iso8601), live: true))
@@ -288,7 +282,6 @@ package final class Timetable: Feature, PersonRemoval {
             id: id, routeId: route.id, from: route.from, to: route.to, scheduled: scheduled, predicted: checked,
             predictedAt: now)
         await platform.events.publish(
-            Self.departureEvent,
             DepartureChange(
                 id: id, expectedAt: checked.formatted(.iso8601), live: true,
                 predictedArrivalDate: settings.clock.wallClock(checked)))

@@ -331,7 +331,6 @@ package final class WaitingLists: Sendable, PersonRemoval {
         guard !changes.isEmpty else { return }
         for (place, change) in changes.changed {
             await events.publish(
-                WaitingEvent.type,
                 WaitingEvent(
                     place: place.id, kind: place.kind, thing: place.thing, label: place.label, change: change,
                     offeredUntil: change == .offered ? place.offeredUntil.map(Timestamp.string) : nil),
@@ -341,7 +340,6 @@ package final class WaitingLists: Sendable, PersonRemoval {
         for line in WaitingLine.lines(changes.remaining) {
             for place in line.places where !touched.contains(place.id) {
                 await events.publish(
-                    WaitingEvent.type,
                     WaitingEvent(
                         place: place.id, kind: place.kind, thing: place.thing, label: place.label, change: .moved,
                         position: line.position(of: place.id)),

@@ -249,7 +249,7 @@ struct LiveKitTests {
         try await LiveServer.with { server in
             let clock = ManualClock()
             let events = EventStreamClient(
-                serverURL: server.url, types: ["room"], clock: clock, backoff: Backoff(base: .seconds(1)))
+                serverURL: server.url, types: [.room], clock: clock, backoff: Backoff(base: .seconds(1)))
             let stream = await events.events()
             let received = Received()
             let listener = Task { for await event in stream { received.add(event) } }
@@ -529,7 +529,7 @@ extension LiveKitTests {
         do {
             let clock = ManualClock()
             let events = EventStreamClient(
-                serverURL: server.url, types: ["room"], clock: clock,
+                serverURL: server.url, types: [.room], clock: clock,
                 backoff: Backoff(base: .seconds(1), cap: .seconds(8)), random: { 1 })
             await events.start()
             try await eventually("connected") { await events.status == .connected }

@@ -386,7 +386,7 @@ import Testing
         try await TestApp.run { app, client in
             let ada = try await app.signedIn("ada")
             try await app.listening {
-                let watcher = app.platform.events.subscribe(after: nil, types: ["book"])
+                let watcher = app.platform.events.subscribe(after: nil, types: [.book])
                 var events = watcher.events.makeAsyncIterator()
                 let id = try await Self.add(client, "Evented")
                 _ = try await Self.send(client, .put, "/api/books/\(id)", #"{"title": "Renamed"}"#)

@@ -16,8 +16,8 @@ import Testing
         try await TestDatabase.withDatabase(.sqlite) { database in
             let hub = EventHub(database: database, capacity: 16, clock: TestTime.clock(), logger: TestDatabase.logger)
             let subscription = hub.subscribe(after: nil)
-            await hub.publish("room", Spots(id: "ljerka", spots: 42))
-            await hub.publish("room", Spots(id: "ljerka", spots: 41))
+            await hub.publishForTesting("room", Spots(id: "ljerka", spots: 42))
+            await hub.publishForTesting("room", Spots(id: "ljerka", spots: 41))
             var iterator = subscription.events.makeAsyncIterator()
             let first = try #require(await iterator.next())
             let second = try #require(await iterator.next())
@@ -35,7 +35,7 @@ import Testing
             var iterator = watcher.events.makeAsyncIterator()
             var seen: [Event] = []
             for spots in 0..<5 {
-                await hub.publish("room", Spots(id: "mina", spots: spots))
+                await hub.publishForTesting("room", Spots(id: "mina", spots: spots))
                 seen.append(try #require(await iterator.next()))
             }
 
@@ -46,7 +46,7 @@ import Testing
             let tooOld = hub.subscribe(after: seen[0].id)  // the buffer of 3 no longer holds seen[1]
             #expect(tooOld.missedSome)
 
-            let filtered = hub.subscribe(after: seen[2].id, types: ["special"])
+            let filtered = hub.subscribe(after: seen[2].id, types: [.special])
             #expect(filtered.replay.isEmpty)
             for subscription in [watcher, resumed, tooOld, filtered] { subscription.cancel() }
         }
@@ -56,7 +56,7 @@ import Testing
         try await TestDatabase.withDatabase(.sqlite) { database in
             let hub = EventHub(database: database, capacity: 2, clock: TestTime.clock(), logger: TestDatabase.logger)
             let slow = hub.subscribe(after: nil)
-            for spots in 0..<3 { await hub.publish("room", Spots(id: "alexis", spots: spots)) }
+            for spots in 0..<3 { await hub.publishForTesting("room", Spots(id: "alexis", spots: spots)) }
             var received: [Event] = []
             for await event in slow.events { received.append(event) }
             #expect(received.count == 2)  // then the stream ended: the client resumes after received[1]
@@ -93,11 +93,11 @@ import Testing
                 var fromA = onA.events.makeAsyncIterator()
                 // LISTEN starts in the background: wait until both instances hear, then publish once.
                 try await eventually("both instances listen") { hubA.isListening && hubB.isListening }
-                await hubA.publish("room", Spots(id: "yana", spots: 1))
+                await hubA.publishForTesting("room", Spots(id: "yana", spots: 1))
                 let heard = await fromB.next()
                 let event = try #require(heard)
                 #expect(event.type == "room")
-                await hubB.publish("special", Spots(id: "noodles", spots: 1))
+                await hubB.publishForTesting("special", Spots(id: "noodles", spots: 1))
                 var fromBOnA: Event?
                 while let next = await fromA.next() {
                     if next.type == "special" {
@@ -137,8 +137,8 @@ import Testing
                 let ada = hubB.subscribe(after: nil, person: "ada")
                 let bob = hubB.subscribe(after: nil, person: "bob")
                 let visitor = hubB.subscribe(after: nil)
-                await hubA.publish("waiting", Spots(id: "offer", spots: 1), to: "ada")
-                await hubA.publish("room", Spots(id: "mina", spots: 3))
+                await hubA.publishForTesting("waiting", Spots(id: "offer", spots: 1), to: "ada")
+                await hubA.publishForTesting("room", Spots(id: "mina", spots: 3))
                 var adas = ada.events.makeAsyncIterator()
                 let (first, second) = (await adas.next(), await adas.next())
                 #expect(first?.type == "waiting" && first?.audience == "ada")

@@ -90,7 +90,7 @@ import Testing
             for attempt in 0..<50 { people.append(try await app.signedIn("watcher\(attempt)")) }
             let everyone = people
             try await app.listening {
-                let watcher = app.platform.events.subscribe(after: nil, types: ["room"])
+                let watcher = app.platform.events.subscribe(after: nil, types: [.room])
                 // On PostgreSQL the hub hears its own events through LISTEN, which starts in the background.
                 try await eventually("LISTEN is up") { app.platform.events.isListening }
                 #expect(try await client.book("mina", as: everyone[0]).status == .created)

@@ -99,7 +99,7 @@ import Testing
             #expect(!(try await client.execute(uri: "/rooms", method: .get, headers: kier).text.contains(booking.id)))
             #expect(Self.keptAnswers(logs) == 2)
             // A change the page does not show (a car park's reading) leaves it kept.
-            await app.platform.events.publish("parking", ["id": "north"])
+            await app.platform.events.publishForTesting("parking", ["id": "north"])
             #expect(!(try await client.execute(uri: "/rooms", method: .get, headers: kier).text.contains(booking.id)))
             #expect(Self.keptAnswers(logs) == 3)
             // Announced, as another instance announces its changes: the next page is drawn again and shows it.
@@ -145,7 +145,7 @@ import Testing
                 pages.keep(
                     key, head: HTTPResponseHead(version: .http1_1, status: .ok), body: ByteBuffer(string: "Ada's page"),
                     person: ada, stamp: try #require(pages.stamp()),
-                    keep: PageCache.keepValue(until: nil, person: ada, types: [Rooms.eventType]))
+                    keep: PageCache.keepValue(until: nil, person: ada, types: [.event(.room)]))
                 #expect(pages.page(key, person: ada) != nil)
             }
             try keep()

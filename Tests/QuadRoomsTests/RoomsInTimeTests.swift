@@ -231,7 +231,7 @@ import Testing
                     as? String)
             let rooms = app.features.rooms
             try await ServiceRunner(app.platform.events, RoomTimeKeeper(rooms: rooms)).run {
-                let watcher = app.platform.events.subscribe(after: nil, types: [Rooms.eventType])
+                let watcher = app.platform.events.subscribe(after: nil, types: [.room])
                 try await eventually("LISTEN is up") { app.platform.events.isListening }
                 try await eventually("the keeper waits for the next mark") { app.clock.sleeperCount > 0 }
                 app.clock.advance(by: .seconds(Self.at("10:00").timeIntervalSince(app.clock.now)))

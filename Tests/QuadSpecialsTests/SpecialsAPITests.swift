@@ -60,7 +60,7 @@ import Testing
     static func firstEvent(
         _ app: TestApp, after body: () async throws -> Void
     ) async throws -> [String: Any]? {
-        let subscription = app.platform.events.subscribe(after: nil, types: ["special"])
+        let subscription = app.platform.events.subscribe(after: nil, types: [.special])
         defer { subscription.cancel() }
         try await body()
         let event = await first(subscription.events)
@@ -336,7 +336,7 @@ import Testing
             // Three instances' schedules on one database and one event hub.
             let instances = (0..<3).map { _ in SpecialsSchedule(specials: QuadSpecials.Specials(platform: app.platform))
             }
-            let subscription = app.platform.events.subscribe(after: nil, types: ["special"])
+            let subscription = app.platform.events.subscribe(after: nil, types: [.special])
             defer { subscription.cancel() }
             var events: [Event] = []
             try await ServiceRunner(app.platform.events, instances[0], instances[1], instances[2]).run {
@@ -346,7 +346,7 @@ import Testing
                 // Each schedule wakes for the boundary, deals with it and waits again...
                 try await eventually("every schedule dealt with the boundary") { app.clock.sleeperCount >= 3 }
                 // ...and anything it published arrives before a last event sent after it (one channel, in order).
-                await app.platform.events.publish("special", ["change": "marker"])
+                await app.platform.events.publishForTesting("special", ["change": "marker"])
                 events = await collect(subscription.events) { $0.last?.data.contains("marker") == true }
             }
             #expect(events.last?.data.contains("marker") == true)

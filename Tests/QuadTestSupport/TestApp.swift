@@ -30,6 +30,14 @@ package struct TestApp: Sendable {
         configuration.loadDemoData = false
         configuration.passwordCost = 4
         configuration.clock = clock
+        // HummingbirdTesting's live client opens its connection before the test's body runs and never opens another:
+        // on a busy machine a body's setup (people signed in, demo data) can outlast the 10 s a silent connection is
+        // given, and its first request would meet a closed connection. The deadlines themselves are tested against a
+        // running Quad (e2e/test_connections.py).
+        // Testing mode: each page's template is checked against its model as it is drawn (`TemplateCheck`).
+        configuration.testing = true
+        configuration.headTimeoutSeconds = 300
+        configuration.idleTimeoutSeconds = 3600
         return configuration
     }
 

@@ -107,7 +107,7 @@ import Testing
     func feedsUpdateCarParksAndPredictions(engine: Database.Engine) async throws {
         try await TestApp.run(engine) { app, client in
             let (kier, _, feed) = try await Self.setUp(app)
-            let subscription = app.platform.events.subscribe(after: nil, types: ["parking", "departure"])
+            let subscription = app.platform.events.subscribe(after: nil, types: [.parking, .departure])
             defer { subscription.cancel() }
             try await client.execute(
                 uri: "/api/parkings/caulfield", method: .put, headers: feed, body: ByteBuffer(string: #"{"free": 0}"#)

@@ -263,7 +263,7 @@ import Testing
         try await TestApp.run(engine) { app, client in
             _ = try await TimetableAPITests.setUp(app)
             let admin: HTTPFields = [.authorization: "Bearer \(TestApp.adminToken)"]
-            let subscription = app.platform.events.subscribe(after: nil, types: ["parking", "departure"])
+            let subscription = app.platform.events.subscribe(after: nil, types: [.parking, .departure])
             defer { subscription.cancel() }
             try await client.execute(uri: "/admin/timetable", method: .get, headers: admin) { response in
                 #expect(response.text.contains(#"href="/admin/timetable?edit=carparks&amp;id=clayton#carparks""#))
@@ -325,7 +325,7 @@ import Testing
         try await TestApp.run(.sqlite) { app, client in
             _ = try await TimetableAPITests.setUp(app)
             let admin: HTTPFields = [.authorization: "Bearer \(TestApp.adminToken)"]
-            let subscription = app.platform.events.subscribe(after: nil, types: ["departure"])
+            let subscription = app.platform.events.subscribe(after: nil, types: [.departure])
             defer { subscription.cancel() }
             let routeId = try await TimetableStore(database: app.platform.database).routes().first?.id ?? ""
             let (headers, body) = Self.form(admin, "id=\(routeId)&from=Clayton&to=Peninsula&times=00:05,23:55")

@@ -1,8 +1,22 @@
 /// What each event on `/api/events` says, by its type (the contract's `x-quad-events` schemas): the server
 /// publishes these and the kit and the command line read them, so both sides agree by construction.
 
+/// The kinds of event the stream carries: one list, for the server that publishes them and the kit and the command
+/// line that ask for them (`?types=`) and read them. The raw value is the frame's `event:` name.
+public enum EventKind: String, Sendable, CaseIterable, Codable {
+    case room, special, book, parking, departure, waiting
+    /// The stream's first frame when the client missed more than the server keeps: reload everything.
+    case reset
+}
+
+/// An event's payload, with the kind it is published as.
+public protocol LiveEvent: Codable, Sendable {
+    static var kind: EventKind { get }
+}
+
 /// `room`: which room, and its spots now (nil when it was deleted).
-public struct RoomEvent: Codable, Sendable, Equatable {
+public struct RoomEvent: LiveEvent, Equatable {
+    public static let kind = EventKind.room
     public var id: String
     public var spots: Int?
     public var change: Kind
@@ -17,7 +31,8 @@ public struct RoomEvent: Codable, Sendable, Equatable {
 }
 
 /// `special`: which special (nil for the whole list) and what happened.
-public struct SpecialEvent: Codable, Sendable, Equatable {
+public struct SpecialEvent: LiveEvent, Equatable {
+    public static let kind = EventKind.special
     public var id: String?
     public var change: Kind
 
@@ -31,7 +46,8 @@ public struct SpecialEvent: Codable, Sendable, Equatable {
 
 /// `book`: which book (nil when every book went), what happened, and its status now. No one's name: anyone may
 /// listen to the stream.
-public struct BookEvent: Codable, Sendable, Equatable {
+public struct BookEvent: LiveEvent, Equatable {
+    public static let kind = EventKind.book
     public var id: Int?
     public var change: Kind
     public var status: BookStatus?
@@ -46,7 +62,8 @@ public struct BookEvent: Codable, Sendable, Equatable {
 }
 
 /// `parking`: a car park's reading.
-public struct ParkingEvent: Codable, Sendable, Equatable {
+public struct ParkingEvent: LiveEvent, Equatable {
+    public static let kind = EventKind.parking
     public var id: String
     public var free: Int
     public var capacity: Int
@@ -71,7 +88,8 @@ public struct ParkingEvent: Codable, Sendable, Equatable {
 
 /// `departure`: a shuttle's new time, as an instant and on the campus wall clock (`yyyy-mm-ddTHH:mm:ss`, as the
 /// schedule's stops give it), so a page shows the time it counts down to.
-public struct DepartureEvent: Codable, Sendable, Equatable {
+public struct DepartureEvent: LiveEvent, Equatable {
+    public static let kind = EventKind.departure
     public var id: String
     public var expectedAt: String
     public var live: Bool
@@ -95,9 +113,8 @@ public struct DepartureEvent: Codable, Sendable, Equatable {
 
 /// `waiting`: a change to one of the listener's own places in line; private, sent only to that person's streams.
 /// `offered` says the thing is theirs to take until `offeredUntil`.
-public struct WaitingEvent: Codable, Sendable, Equatable {
-    /// Its type on the stream.
-    public static let type = "waiting"
+public struct WaitingEvent: LiveEvent, Equatable {
+    public static let kind = EventKind.waiting
 
     public var place: String
     public var kind: WaitingKind

@@ -9,8 +9,10 @@ import QuadCore
 /// One event from `/api/events`.
 public struct ServerEvent: Sendable, Equatable {
     public var id: String?
-    /// `room`, `special`, `book`, … or `reset` (events were missed: reload).
+    /// `room`, `special`, `book`, … or `reset` (events were missed: reload), as the frame names it.
     public var type: String
+    /// Its kind, when this kit knows it (a newer server may send kinds it does not).
+    public var kind: EventKind? { EventKind(rawValue: type) }
     public var data: String
 
     public init(id: String?, type: String, data: String) {
@@ -119,7 +121,7 @@ public actor EventStreamClient {
     }
 
     let serverURL: URL
-    let types: [String]
+    let types: [EventKind]
     let tokens: TokenBox?
     let clock: any KitClock
     let backoff: Backoff
@@ -134,7 +136,7 @@ public actor EventStreamClient {
     private var statusObservers: [UUID: AsyncStream<Status>.Continuation] = [:]
 
     public init(
-        serverURL: URL, types: [String] = [], tokens: TokenBox? = nil, lastEventId: String? = nil,
+        serverURL: URL, types: [EventKind] = [], tokens: TokenBox? = nil, lastEventId: String? = nil,
         clock: any KitClock = SystemClock(), backoff: Backoff = Backoff(base: .milliseconds(500), cap: .seconds(30)),
         random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) }
     ) {
@@ -215,7 +217,9 @@ public actor EventStreamClient {
     private func request() -> URLRequest {
         var components = URLComponents(
             url: serverURL.appendingPathComponent("api/events"), resolvingAgainstBaseURL: false)!
-        if !types.isEmpty { components.queryItems = [URLQueryItem(name: "types", value: types.joined(separator: ","))] }
+        if !types.isEmpty {
+            components.queryItems = [URLQueryItem(name: "types", value: types.map(\.rawValue).joined(separator: ","))]
+        }
         var request = URLRequest(url: components.url!)
         request.setValue("text/event-stream", forHTTPHeaderField: "Accept")
         request.cachePolicy = .reloadIgnoringLocalCacheData

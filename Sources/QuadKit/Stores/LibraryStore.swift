@@ -65,7 +65,7 @@ public final class LibraryStore {
 
     /// A `book` or `reset` event refreshes the shelf.
     public func apply(_ event: ServerEvent) async {
-        if event.type == "book" || event.type == "reset" { await refresher?.refreshAfterChange() }
+        if event.kind == .book || event.kind == .reset { await refresher?.refreshAfterChange() }
     }
 
     private func fetch() async throws {

@@ -39,11 +39,11 @@ public final class NotificationsStore: LiveStore {
     }
 
     public func apply(_ event: ServerEvent) async {
-        switch event.type {
-        case "waiting":
+        switch event.kind {
+        case .waiting:
             if let change = event.decode(WaitingEvent.self), change.change == .offered { newOffer = change }
             await refresher?.refreshAfterChange()
-        case "book", "reset":
+        case .book, .reset:
             await refresher?.refreshAfterChange()
         default:
             break

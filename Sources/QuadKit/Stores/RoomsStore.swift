@@ -141,8 +141,8 @@ public final class RoomsStore {
     /// A `room` event with new spots updates that room in place; anything else (a new room, a rename, a
     /// `reset`) refreshes.
     public func apply(_ event: ServerEvent) async {
-        switch event.type {
-        case "room":
+        switch event.kind {
+        case .room:
             if let change = event.decode(RoomEvent.self), change.change == .spots, let spots = change.spots,
                 rooms.contains(where: { $0.id == change.id })
             {
@@ -152,7 +152,7 @@ public final class RoomsStore {
             } else {
                 await refresher?.refreshAfterChange()
             }
-        case "reset":
+        case .reset:
             await refresher?.refreshAfterChange()
         default:
             break

@@ -76,7 +76,7 @@ public final class SpecialsStore {
 
     /// A `special` (added, changed, moved, deleted, or a validity boundary passed) or `reset` refreshes.
     public func apply(_ event: ServerEvent) async {
-        if event.type == "special" || event.type == "reset" { await refresher?.refreshAfterChange() }
+        if event.kind == .special || event.kind == .reset { await refresher?.refreshAfterChange() }
     }
 
     private func fetch() async throws {

@@ -162,8 +162,8 @@ public final class TimetableStore {
 
     /// A `parking` event moves that car park, a `departure` event that shuttle; `reset` refreshes.
     public func apply(_ event: ServerEvent) async {
-        switch event.type {
-        case "parking":
+        switch event.kind {
+        case .parking:
             // A refresh running now may have read before this change: it reads again.
             await refresher?.noteChange()
             guard let change = event.decode(ParkingEvent.self),
@@ -175,7 +175,7 @@ public final class TimetableStore {
             snapshot?.parkings[index].updatedAt = change.updatedAt
             snapshot?.parkings[index].live = change.live
             save(at: session.clock.now)
-        case "departure":
+        case .departure:
             await refresher?.noteChange()
             guard let change = event.decode(DepartureEvent.self),
                 let index = snapshot?.stops.firstIndex(where: { $0.id == change.id })
@@ -186,7 +186,7 @@ public final class TimetableStore {
                 snapshot?.stops[index].predictedArrivalDate = clock.wallClock(at)
             }
             save(at: session.clock.now)
-        case "reset":
+        case .reset:
             await refresher?.refreshAfterChange()
         default:
             break

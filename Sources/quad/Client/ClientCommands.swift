@@ -311,7 +311,7 @@ struct Watch: AsyncParsableCommand {
             }
             // Signed in, the stream is theirs: offers made to them (`waiting` events) come on it, and only on theirs.
             let events = EventStreamClient(
-                serverURL: context.serverURL, types: ["room", WaitingEvent.type, "reset"],
+                serverURL: context.serverURL, types: [.room, .waiting, .reset],
                 tokens: context.client.tokens.token == nil ? nil : context.client.tokens)
             // Events and the connection's status, in one sequence, so one loop owns the table.
             enum Update {
@@ -371,14 +371,14 @@ struct Watch: AsyncParsableCommand {
                     context.print(String(decoding: line, as: UTF8.self) + "\n")
                     continue
                 }
-                if event.type == WaitingEvent.type, let change = event.decode(WaitingEvent.self) {
+                if event.kind == .waiting, let change = event.decode(WaitingEvent.self) {
                     if let line = TerminalText.waitingLine(change, style: context.style) {
                         context.print("\(context.clock.now.formatted(time))  \(line)\n")
                     }
                     continue
                 }
-                guard event.type == "room", let change = event.decode(RoomEvent.self) else {
-                    if event.type == "reset", let fresh = try? await context.client.rooms().value {
+                guard event.kind == .room, let change = event.decode(RoomEvent.self) else {
+                    if event.kind == .reset, let fresh = try? await context.client.rooms().value {
                         rooms = Self.byId(fresh)
                         context.print(TerminalText.roomsTable(Room.sortedForBooking(fresh), style: context.style))
                     }

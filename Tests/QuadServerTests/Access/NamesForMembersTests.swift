@@ -21,7 +21,7 @@ import Testing
             let ada = try await app.signedIn("ada")
             let id = try #require(try await app.features.library.store.all().first { $0.loan == nil }?.id)
             try await app.listening {
-                let watcher = app.platform.events.subscribe(after: nil, types: ["book"])
+                let watcher = app.platform.events.subscribe(after: nil, types: [.book])
                 var events = watcher.events.makeAsyncIterator()
                 try await client.execute(uri: "/api/books/\(id)/checkout", method: .post, headers: ada) {
                     #expect($0.status == .ok)

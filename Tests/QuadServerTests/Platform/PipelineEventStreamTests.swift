@@ -89,7 +89,7 @@ import Testing
                 #expect(app.platform.eventStreams.held(by: "127.0.0.1") == 1)
                 // 32 MB of events, read by nobody: more than the sockets' buffers on both sides hold.
                 let payload = String(repeating: "x", count: 8 * 1024)
-                for _ in 0..<4000 { await app.platform.events.publish("test", payload) }
+                for _ in 0..<4000 { await app.platform.events.publishForTesting("test", payload) }
                 try await eventually("the stream is cut off") { app.platform.eventStreams.held(by: "127.0.0.1") == 0 }
             }
         }
