@@ -38,7 +38,7 @@ final class AppLinkStore: Sendable {
     /// A new link for `username`; the key is returned this once.
     func create(for username: String, label: String) async throws -> (link: Link, key: String) {
         let key = SecureRandom.base64url(byteCount: 32)
-        let link = Link(id: SecureRandom.base64url(byteCount: 12), label: label, createdAt: clock.now)
+        let link = Link(id: SecureRandom.identifier(byteCount: 12), label: label, createdAt: clock.now)
         let owner = username.lowercased()
         try await database.transaction { sql in
             let count =

@@ -25,6 +25,9 @@ package protocol Feature: Sendable {
     func loadDemoData(announce: @escaping @Sendable (String) -> Void) async throws
     /// Lists served before the router, by path (see `SnapshotFastPath`).
     var fastPath: [String: SnapshotFastPath.Lookup] { get }
+    /// The original app's own file names under a personal app link, as Quad's paths (`/api/rooms.json` is
+    /// `/api/rooms`): its app appends them to the link (`AppLinkPath`).
+    var appLinkPaths: [String: String] { get }
 }
 
 extension Feature {
@@ -32,6 +35,7 @@ extension Feature {
     package var services: [any Service] { [] }
     package func loadDemoData(announce: @escaping @Sendable (String) -> Void) async throws {}
     package var fastPath: [String: SnapshotFastPath.Lookup] { [:] }
+    package var appLinkPaths: [String: String] { [:] }
 }
 
 extension OpenAPIRuntime.Configuration {

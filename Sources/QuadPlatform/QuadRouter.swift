@@ -74,17 +74,24 @@ package func buildRouter(
         throw AccessTable.ContractError("These routes declare no access: \(uncovered.joined(separator: ", "))")
     }
     for route in served { table.add(path: route.path, method: route.method) }
-    return QuadRouter(router: router, access: routes.access)
+    return QuadRouter(
+        router: router, access: routes.access,
+        appLinkPaths: features.reduce(into: [:]) { all, feature in all.merge(feature.appLinkPaths) { first, _ in first }
+        })
 }
 
 /// The router behind the front door (`FrontDoor`), with the access declarations it enforces.
 package struct QuadRouter: HTTPResponderBuilder {
     package let router: Router<AppRequestContext>
     package let access: AccessTable
+    /// The features' original apps' file names under an app link (`Feature.appLinkPaths`).
+    let appLinkPaths: [String: String]
 
     package var routes: [Router<AppRequestContext>.RouteDescription] { router.routes }
 
-    package func buildResponder() -> FrontDoor { FrontDoor(router: router.buildResponder()) }
+    package func buildResponder() -> FrontDoor {
+        FrontDoor(router: router.buildResponder(), appLinkPaths: appLinkPaths)
+    }
 }
 
 /// Closes the database once everything before it in the shutdown order has stopped.

@@ -1,6 +1,15 @@
 import Foundation
 
 package enum SecureRandom {
+    /// An id people pass to the command line (`quad leave <id>`, `quad cancel <id>`): random as `base64url`, but
+    /// never starting with `-`, which a command line reads as an option.
+    package static func identifier(byteCount: Int) -> String {
+        while true {
+            let id = base64url(byteCount: byteCount)
+            if !id.hasPrefix("-") { return id }
+        }
+    }
+
     /// `byteCount` random bytes from the system's secure generator, base64url without padding.
     ///
     /// Eight bytes are asked of the generator at a time: each ask is a call into the kernel (measured with

@@ -341,6 +341,6 @@ final class RoomStore: Sendable {
 
     /// 128 random bits, base64url: unguessable.
     static func newBookingId() -> String {
-        SecureRandom.base64url(byteCount: 16)
+        SecureRandom.identifier(byteCount: 16)
     }
 }

@@ -218,4 +218,7 @@ extension Rooms {
     }
 
     package var fastPath: [String: SnapshotFastPath.Lookup] { ["/api/rooms": snapshot.lookup] }
+
+    /// The original Rooms app's files, which it appends to its app link: its list and its booking.
+    package var appLinkPaths: [String: String] { ["/api/rooms.json": "/api/rooms", "/api/bookRoom.json": "/api/book"] }
 }

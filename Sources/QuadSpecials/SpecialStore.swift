@@ -294,6 +294,6 @@ final class SpecialStore: Sendable {
 
     /// 72 random bits, base64url.
     static func newId() -> String {
-        SecureRandom.base64url(byteCount: 9)
+        SecureRandom.identifier(byteCount: 9)
     }
 }

@@ -159,7 +159,7 @@ package final class WaitingLists: Sendable, PersonRemoval {
         let mine = try await Self.select(sql, condition)
         if mine.contains(where: { $0.owner == owner }) { throw WaitingRefusal.alreadyWaiting }
         let place = WaitingPlace(
-            id: SecureRandom.base64url(byteCount: 16), kind: line.kind, thing: line.thing, detail: line.detail,
+            id: SecureRandom.identifier(byteCount: 16), kind: line.kind, thing: line.thing, detail: line.detail,
             owner: owner, name: name, label: label, seq: (mine.map(\.seq).max() ?? 0) + 1, joinedAt: clock.now)
         try await sql.raw(
             """

@@ -8,6 +8,8 @@ import QuadCore
 package struct FrontDoor: HTTPResponder {
     package typealias Context = AppRequestContext
     package let router: RouterResponder<AppRequestContext>
+    /// The original apps' file names under an app link, as Quad's paths (`Feature.appLinkPaths`).
+    let appLinkPaths: [String: String]
 
     package func respond(to request: Request, context: Context) async throws -> Response {
         var response = try await route(request, context: context)
@@ -23,7 +25,9 @@ package struct FrontDoor: HTTPResponder {
                 detail: "Write the path without empty, `.` or `..` segments, encoded slashes or backslashes."
             ).response(instance: nil)
         }
-        guard let link = AppLinkPath(path) else { return try await router.respond(to: request, context: context) }
+        guard let link = AppLinkPath(path, renamed: appLinkPaths) else {
+            return try await router.respond(to: request, context: context)
+        }
         var head = request.head
         head.path = link.rest
         var context = context
@@ -60,14 +64,14 @@ struct CanonicalPath {
 }
 
 /// `/legacy/<key>/…`: a personal app link (see `AppLinkStore`). The original apps are given the link as their
-/// base URL and append their own paths, which are Quad's under `/api`: `/books/1` is `/api/books/1`; the
-/// original Rooms files `rooms.json` and `bookRoom.json` are `/api/rooms` and `/api/book`.
+/// base URL and append their own paths, which are Quad's under `/api`: `/books/1` is `/api/books/1`; a file of an
+/// original app is the path its feature names (`renamed`: Rooms' `rooms.json` is `/api/rooms`).
 package struct AppLinkPath {
     package static let prefix = "/legacy/"
     package let key: String
     let rest: String
 
-    init?(_ target: CanonicalPath) {
+    init?(_ target: CanonicalPath, renamed: [String: String]) {
         guard target.path.hasPrefix(Self.prefix) else { return nil }
         let tail = target.path.dropFirst(Self.prefix.count)
         let key = String(tail.prefix { $0 != "/" })
@@ -75,8 +79,7 @@ package struct AppLinkPath {
         var rest = String(tail.dropFirst(key.count))
         if rest.isEmpty || rest == "/" { rest = "/api/" }
         if !rest.hasPrefix("/api/") { rest = "/api" + rest }
-        if rest == "/api/rooms.json" { rest = "/api/rooms" }
-        if rest == "/api/bookRoom.json" { rest = "/api/book" }
+        rest = renamed[rest] ?? rest
         self.key = key
         self.rest = rest + (target.query.map { "?" + $0 } ?? "")
     }
