@@ -33,7 +33,7 @@ enum MustacheTree {
     }
 
     /// The value an optional holds (nil when it is nil); any other value as it is.
-    private static func unwrapped(_ value: Any) -> Any? {
+    static func unwrapped(_ value: Any) -> Any? {
         let mirror = Mirror(reflecting: value)
         guard mirror.displayStyle == .optional else { return value }
         return mirror.children.first.flatMap { unwrapped($0.value) }

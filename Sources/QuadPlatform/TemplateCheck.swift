@@ -167,22 +167,16 @@ final class TemplateCheck: Sendable {
             var fields: [String: Any] = [:]
             for child in mirror.children {
                 guard let label = child.label else { continue }
-                fields[label] = unwrapped(child.value).map(shape) ?? NilField()
+                fields[label] = MustacheTree.unwrapped(child.value).map(shape) ?? NilField()
             }
             return fields
         case .collection:
             return mirror.children.map { shape($0.value) }
         case .optional:
-            return unwrapped(value).map(shape) ?? NilField()
+            return MustacheTree.unwrapped(value).map(shape) ?? NilField()
         default:
             return value
         }
-    }
-
-    private static func unwrapped(_ value: Any) -> Any? {
-        let mirror = Mirror(reflecting: value)
-        guard mirror.displayStyle == .optional else { return value }
-        return mirror.children.first.flatMap { unwrapped($0.value) }
     }
 
     // MARK: Reading a template

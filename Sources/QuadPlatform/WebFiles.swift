@@ -27,11 +27,6 @@ package struct WebFiles: Sendable {
         return built
     }
 
-    /// Every module's templates as one library, by file name.
-    static func templates(_ folders: [(module: String, url: URL)]) throws -> MustacheLibrary {
-        try load(folders).library
-    }
-
     /// Every module's templates as one library, and their texts (for `TemplateCheck`), by file name.
     static func load(
         _ folders: [(module: String, url: URL)]

@@ -45,7 +45,7 @@ package final class WebShell: Sendable {
         async throws
     {
         let folders = try ([Self.files] + webs).map { ($0.module, try $0.folder(sources: sources)) }
-        guard let web = folders.first?.1 else { throw StartupError(description: "No web files.") }
+        let web = folders[0].1  // the platform's: the service worker is there
         let templates = try WebFiles.load(folders)
         self.library = templates.library
         self.check = checkTemplates ? TemplateCheck(sources: templates.sources) : nil

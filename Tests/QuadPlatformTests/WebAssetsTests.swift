@@ -77,13 +77,13 @@ import Testing
             }
             return (name, web)
         }
-        let library = try WebFiles.templates([
+        let library = try WebFiles.load([
             try module("QuadPlatform", ["layout": "<main>{{> card}}</main>"]),
             try module("QuadRooms", ["card": "{{name}}"]),
-        ])
+        ]).library
         #expect(library.render(["name": "Quiet room"], withTemplate: "layout") == "<main>Quiet room</main>")
         #expect {
-            _ = try WebFiles.templates([
+            _ = try WebFiles.load([
                 try module("QuadRooms", ["card": "{{name}}"]), try module("QuadLibrary", ["card": "{{title}}"]),
             ])
         } throws: { error in
