@@ -16,9 +16,18 @@ package final class Library: Feature, WaitingThings, PersonLoans, PersonRemoval 
     let lines: WaitingLists
     /// The campus's time zone (the Timetable's), for the dates the web app shows.
     let campus: any CampusTime
-    /// `GET /api/books` as every open app polls it (no search, filter or sort): encoded once per change, for
-    /// people signed in (with names) and for visitors (without), and again when a loan falls due.
-    let shelf: Snapshot<[Book]>
+    /// `GET /api/books` as every open app polls it (no search, filter or sort): encoded once per change, for people
+    /// signed in (with names) and for visitors (without), and again when a loan falls due.
+    let shelf: KeptAnswer<Audience>
+    /// Every book as loaded, for the shelf, the page and the filtered lists: read once per change.
+    let books: Kept<One, [Book]>
+
+    /// Whose shelf a caller reads: names are for people signed in (`LoanPermission.seesBorrowers`).
+    enum Audience: Hashable, Sendable {
+        case named, visitors
+
+        init(_ person: Person?) { self = LoanPermission.seesBorrowers(person) ? .named : .visitors }
+    }
 
     package init(platform: Platform, campus: any CampusTime, lines: WaitingLists) {
         self.platform = platform
@@ -28,33 +37,30 @@ package final class Library: Feature, WaitingThings, PersonLoans, PersonRemoval 
             database: platform.database, waiting: lines,
             policy: LoanPolicy(days: platform.configuration.loanDays))
         self.store = store
-        self.shelf = Snapshot(clock: platform.clock, load: { try await store.all() }) { books, audience, now in
-            let named = audience == Self.namedAudience
-            let records = Book.listed(books, now: now).map { Library.record($0, now: now, named: named) }
+        let books = Kept<One, [Book]>(hub: platform.events, clock: platform.clock, droppedBy: [.event(.book)])
+        self.books = books
+        self.shelf = KeptAnswer(
+            operation: Operations.ListBooks.id, path: "/api/books", platform: platform, droppedBy: [.event(.book)],
+            key: { _, person in Audience(person) }
+        ) { [clock = platform.clock] audience in
+            let books = try await books.value { try await store.all() }
+            let now = clock.now
+            let records = Book.listed(books, now: now).map { Library.record($0, now: now, named: audience == .named) }
             // A status changes by itself when a loan falls due: the bytes last until the first that does.
             let due = books.compactMap(\.loan?.dueAt).filter { $0 > now }.min()
-            return try Snapshot<[Book]>.json(records, expires: due)
+            return try EncodedAnswer.json(records, expires: due)
         }
         lines.register(.book, self)
     }
 
-    /// The shelf's answer for whoever asks: names are for people signed in.
-    static let namedAudience = "named"
-    static let visitors = "visitors"
-    /// Whose shelf `person` reads: with names, or without (`LoanPermission.seesBorrowers`).
-    static func audience(_ person: Person?) -> String {
-        LoanPermission.seesBorrowers(person) ? namedAudience : visitors
-    }
-    var shelfAnswer: SnapshotAnswers.Source {
-        { [shelf] _ in
-            try await shelf.encoded(baseURL: Self.audience(RequestInfo.current.person))
-        }
+    /// Every book, as the store holds them (kept between changes).
+    func allBooks() async throws -> [Book] {
+        try await books.value { [store] in try await store.all() }
     }
 
     typealias Change = BookEvent
 
     func changed(_ book: Book?, id: Int? = nil, _ kind: Change.Kind) async {
-        shelf.invalidate()
         // No name: anyone may listen to the event stream; who has the book is for people signed in.
         await platform.events.publish(
             Change(id: book?.id ?? id, change: kind, status: book?.status(at: platform.clock.now)))
@@ -301,22 +307,11 @@ extension Library {
     package func register(on routes: Routes, web: WebShell) throws {
         LibraryRoutes(library: self, web: web).register(on: routes)
         try LibraryOperations(library: self).registerHandlers(
-            on: routes.router, configuration: .quad, middlewares: .quad(snapshots: ["listBooks": shelfAnswer]))
+            on: routes.router, configuration: .quad, middlewares: .quad(kept: keptAnswers))
     }
 
-    /// `GET /api/books`, polled by every open app, answered before the router (`SnapshotFastPath`).
-    package var fastPath: [String: SnapshotFastPath.Lookup] {
-        [
-            "/api/books": { [shelf] _, person in
-                shelf.cached(baseURL: Self.audience(person))
-            }
-        ]
-    }
-
-    /// Drops the shelf when another instance changes a book.
-    package var services: [any Service] {
-        [SnapshotInvalidation(events: platform.events, type: .book, snapshot: shelf)]
-    }
+    /// `GET /api/books`, polled by every open app.
+    package var keptAnswers: [any AnyKeptAnswer] { [shelf] }
 
     package func loadDemoData(announce: @escaping @Sendable (String) -> Void) async throws {
         try await LibraryDemo.load(self)

@@ -17,7 +17,7 @@ extension LibraryOperations {
         let status = input.query.status.flatMap { BookStatus(rawValue: $0.rawValue) }
         let sort = input.query.sort.flatMap { BookSort(rawValue: $0.rawValue) } ?? .newest
         let books = Book.listed(
-            try await library.shelf.loaded(), query: input.query.q, status: status, sort: sort, now: now)
+            try await library.allBooks(), query: input.query.q, status: status, sort: sort, now: now)
         let named = LoanPermission.seesBorrowers(RequestInfo.current.person)
         return .ok(.init(body: .json(books.map { Library.record($0, now: now, named: named) })))
     }

@@ -71,7 +71,7 @@ struct LibraryRoutes {
         let (sort, remember) = try await sortOrder(request, person: person)
         let now = library.platform.clock.now
         let zone = await library.timeZone()
-        let all = try await library.shelf.loaded()
+        let all = try await library.allBooks()
         let search = request.queryForm["q"]?.trimmingCharacters(in: .whitespaces) ?? ""
         let books = Book.listed(all, query: search, sort: sort, now: now)
         let selectMode = query.get("select") != nil && person != nil

@@ -72,7 +72,7 @@ struct ErrorMiddleware: RouterMiddleware {
                 return underlying
             }
             if error.operationOutput == nil, error.operationInput == nil,
-                !(error.underlyingError is SnapshotAnswers.SourceFailure)
+                !(error.underlyingError is KeptAnswerMiddleware.SourceFailure)
             {
                 return Problem(.badRequest, detail: "The request does not match the API: \(error.causeDescription).")
             }

@@ -125,6 +125,9 @@ public final class EventHub: Service, Sendable {
             }
             deliver(event)
         case .postgres:
+            // What this instance keeps of the change's kind goes at once, not when the notification comes back: whoever
+            // made the change reads it next (`Kept`). Dropping it again then is harmless.
+            for handler in state.withLockedValue({ $0.eventHandlers[type] ?? [] }) { handler() }
             // The id comes from a sequence shared by all instances; every instance (this one too) delivers on LISTEN.
             let message = type + (audience.map { "@" + $0 } ?? "") + " " + json
             do {
@@ -164,8 +167,8 @@ public final class EventHub: Service, Sendable {
         state.withLockedValue { $0.noticeHandlers[type, default: []].append(handler) }
     }
 
-    /// Calls `handler` on every event of `type`, from any instance (this one's too), before the change handlers and
-    /// the subscribers hear of it: a feature's cache is dropped before a page made from it is.
+    /// Calls `handler` on every event of `type`, from any instance (this one's too, as it is published), before the
+    /// change handlers and the subscribers hear of it: what is kept of it is dropped before a page made from it is.
     package func onEvent(_ kind: EventKind, _ handler: @escaping @Sendable () -> Void) {
         let type = kind.rawValue
         state.withLockedValue { $0.eventHandlers[type, default: []].append(handler) }

@@ -23,8 +23,9 @@ package protocol Feature: Sendable {
     var services: [any Service] { get }
     /// Loads its demo data into a database just created.
     func loadDemoData(announce: @escaping @Sendable (String) -> Void) async throws
-    /// Lists served before the router, by path (see `SnapshotFastPath`).
-    var fastPath: [String: SnapshotFastPath.Lookup] { get }
+    /// The answers of its operations it keeps between changes (each declared once: `KeptAnswer`); the server answers
+    /// them before the router (`SnapshotFastPath`) and in the generated interface (`.quad(kept:)`).
+    var keptAnswers: [any AnyKeptAnswer] { get }
     /// The original app's own file names under a personal app link, as Quad's paths (`/api/rooms.json` is
     /// `/api/rooms`): its app appends them to the link (`AppLinkPath`).
     var appLinkPaths: [String: String] { get }
@@ -34,7 +35,7 @@ extension Feature {
     package var link: ServiceLink? { nil }
     package var services: [any Service] { [] }
     package func loadDemoData(announce: @escaping @Sendable (String) -> Void) async throws {}
-    package var fastPath: [String: SnapshotFastPath.Lookup] { [:] }
+    package var keptAnswers: [any AnyKeptAnswer] { [] }
     package var appLinkPaths: [String: String] { [:] }
 }
 
@@ -45,10 +46,10 @@ extension OpenAPIRuntime.Configuration {
 }
 
 extension Array where Element == any ServerMiddleware {
-    /// The middleware every module's generated interface runs, with the lists it answers from snapshots (by
-    /// operation id; see `SnapshotAnswers`).
-    package static func quad(snapshots: [String: SnapshotAnswers.Source] = [:]) -> [any ServerMiddleware] {
-        [EmptyBodyAsNone()] + (snapshots.isEmpty ? [] : [SnapshotAnswers(snapshots: snapshots)])
+    /// The middleware every module's generated interface runs, with its feature's kept answers
+    /// (`Feature.keptAnswers`, see `KeptAnswerMiddleware`).
+    package static func quad(kept: [any AnyKeptAnswer] = []) -> [any ServerMiddleware] {
+        [EmptyBodyAsNone()] + (kept.isEmpty ? [] : [KeptAnswerMiddleware(kept)])
     }
 }
 

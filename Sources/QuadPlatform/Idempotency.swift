@@ -44,7 +44,7 @@ struct IdempotencyMiddleware: RouterMiddleware {
         var request = request
         let body = try await request.collectBody(upTo: BodyLimit.upload)
         // A key belongs to one person and one operation.
-        let who = "user:" + person.username.lowercased()
+        let who = ClientKey.of(person)
         let scope = SHA256.hash(data: Data((who + " " + request.method.rawValue + " " + request.uri.path).utf8)).hex
         let fingerprint = SHA256.hash(data: Data(buffer: body)).hex
 

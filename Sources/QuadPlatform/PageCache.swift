@@ -189,18 +189,3 @@ package final class PageCache: Sendable {
 extension PageCache.Key {
     var size: Int { target.utf8.count + cookies.utf8.count + acceptLanguage.utf8.count + baseURL.utf8.count }
 }
-
-/// What the hub announces a change by: an event of a kind (it goes on the stream too) or a notice of a type (between
-/// instances only). A kept page names the changes it shows (`WebShell.page(…, keptUntilChangeOf:)`).
-package enum HubChange: Hashable, Sendable {
-    case event(EventKind)
-    case notice(String)
-
-    /// Its name on the hub (`EventHub.onChange` hands it over).
-    var name: String {
-        switch self {
-        case .event(let kind): kind.rawValue
-        case .notice(let type): type
-        }
-    }
-}

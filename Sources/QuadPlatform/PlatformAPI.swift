@@ -29,7 +29,7 @@ extension PlatformOperations {
     func streamEvents(_ input: Operations.StreamEvents.Input) async throws -> Operations.StreamEvents.Output {
         let info = RequestInfo.current
         let body = try eventStreams.open(
-            client: info.person.map { "user:" + $0.username.lowercased() } ?? info.clientAddress,
+            client: ClientKey.of(info.person, address: info.clientAddress),
             person: info.person?.username.lowercased(),
             asked: .init(lastEventId: input.headers.lastEventID ?? input.query.lastEventId, types: input.query.types))
         info.headers.set(.cacheControl, "no-cache")

@@ -8,13 +8,13 @@ import QuadCore
 import ServiceLifecycle
 
 extension HTTPServerBuilder {
-    /// HTTP/1.1, with the snapshot fast path in front of the router.
+    /// HTTP/1.1, with the fast path (the features' kept answers and pages) in front of the router.
     package static func quad(
         _ platform: Platform, features: [any Feature], people: any PersonDirectory
     ) -> HTTPServerBuilder {
         let routes = SnapshotFastPath.Routes(
-            snapshots: features.reduce(into: [:]) { all, feature in all.merge(feature.fastPath) { first, _ in first } },
-            trustProxy: platform.configuration.trustProxy, rateLimiter: platform.rateLimiter,
+            kept: Dictionary(features.flatMap(\.keptAnswers).map { ($0.path, $0) }) { first, _ in first },
+            trustedProxies: platform.configuration.trustedProxies, rateLimiter: platform.rateLimiter,
             logger: platform.logger, clock: platform.clock, session: { people.rememberedPerson(session: $0) },
             pages: platform.pages, streams: platform.eventStreams)
         let (limits, warning) = ConnectionLimits.forProcess(platform.configuration)

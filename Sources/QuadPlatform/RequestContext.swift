@@ -36,6 +36,6 @@ public struct AppRequestContext: RequestContext {
 
     /// Whom per-client limits count: the person when signed in, else the address.
     public var clientKey: String {
-        person.map { "user:" + $0.username.lowercased() } ?? clientAddress
+        ClientKey.of(person, address: clientAddress)
     }
 }

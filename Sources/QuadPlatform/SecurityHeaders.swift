@@ -1,10 +1,10 @@
 import HTTPTypes
 
 /// The headers every answer carries, whichever path wrote it (the router through `FrontDoor`, or
-/// `SnapshotFastPath`): no type sniffing, no framing, no referrer outside the site, and a content security
+/// `SnapshotFastPath`), with `Server` and `Date`: no type sniffing, no framing, no referrer outside the site, and a content security
 /// policy the pages keep. Scripts come from Quad's own files only (the pages' JSON data blocks are not scripts);
 /// style attributes are allowed because the specials mosaic sizes its tiles with CSS variables in `style`.
-enum SecurityHeaders {
+package enum SecurityHeaders {
     static let contentSecurityPolicy = [
         "default-src 'self'", "script-src 'self'", "style-src 'self'", "style-src-attr 'unsafe-inline'",
         "img-src 'self' data: blob:", "connect-src 'self'", "object-src 'none'", "base-uri 'none'",
@@ -25,11 +25,18 @@ enum SecurityHeaders {
         for field in fields where headers[field.name] == nil { headers.append(field) }
     }
 
+    /// The `Server` header's value, whichever path wrote the answer.
+    package static let serverName = "Quad"
+
     /// An answer that depends on who asks (the request was signed in) is for that person's browser only:
     /// `private` keeps it out of shared caches. Content-addressed images are the same for everyone.
     static func markPrivate(_ headers: inout HTTPFields) {
-        let policy = headers[.cacheControl]
-        if let policy, ["immutable", "private", "no-store"].contains(where: policy.contains) { return }
-        headers[.cacheControl] = policy.map { "private, " + $0 } ?? "private, no-cache"
+        headers[.cacheControl] = personal(headers[.cacheControl])
+    }
+
+    /// `policy` (the `Cache-Control` value; none: `no-cache`) for an answer that depends on who asks.
+    static func personal(_ policy: String?) -> String {
+        if let policy, ["immutable", "private", "no-store"].contains(where: policy.contains) { return policy }
+        return policy.map { "private, " + $0 } ?? "private, no-cache"
     }
 }

@@ -29,15 +29,14 @@ package final class SnapshotFastPath: ChannelDuplexHandler, RemovableChannelHand
     package typealias OutboundIn = HTTPServerResponsePart
     package typealias OutboundOut = HTTPServerResponsePart
 
-    /// The encoded answer for a base URL and for a visitor (nil) or the person signed in, or nil when it must be
-    /// built first, or when the router must judge (it does).
-    package typealias Lookup = @Sendable (_ baseURL: String, _ person: Person?) -> EncodedAnswer?
-
     /// What every connection's fast path reads, made once per server: a class, so that each connection's handler
     /// holds a reference rather than a copy (a held event stream is a connection; see `Kept`).
     package final class Routes: Sendable {
-        let snapshots: [String: Lookup]
-        let trustProxy: Bool
+        /// The features' kept answers, by path.
+        let kept: [String: any AnyKeptAnswer]
+        /// `QUAD_TRUST_PROXY`'s addresses: a request from one is counted as from the client it forwards.
+        let trustedProxies: Set<String>
+        var trustProxy: Bool { !trustedProxies.isEmpty }
         let rateLimiter: RateLimiter?
         let logger: Logger
         let clock: any QuadClock
@@ -49,12 +48,12 @@ package final class SnapshotFastPath: ChannelDuplexHandler, RemovableChannelHand
         let streams: EventStreams?
 
         init(
-            snapshots: [String: Lookup], trustProxy: Bool, rateLimiter: RateLimiter?, logger: Logger,
+            kept: [String: any AnyKeptAnswer], trustedProxies: Set<String>, rateLimiter: RateLimiter?, logger: Logger,
             clock: any QuadClock, session: @escaping @Sendable (String) -> Person?, pages: PageCache?,
             streams: EventStreams?
         ) {
-            self.snapshots = snapshots
-            self.trustProxy = trustProxy
+            self.kept = kept
+            self.trustedProxies = trustedProxies
             self.rateLimiter = rateLimiter
             self.logger = logger
             self.clock = clock
@@ -249,11 +248,12 @@ package final class SnapshotFastPath: ChannelDuplexHandler, RemovableChannelHand
     }
 
     private func answer(_ head: HTTPRequestHead, remote: SocketAddress?) -> Answer? {
-        guard head.method == .GET, head.version == .http1_1, head.isKeepAlive, let lookup = routes.snapshots[head.uri],
+        guard head.method == .GET, head.version == .http1_1, head.isKeepAlive, let kept = routes.kept[head.uri],
             let caller = caller(head.headers)
         else { return nil }
         let headers = head.headers
-        guard let snapshot = lookup(baseURL(headers), caller.person), let rateLimit = take(caller.person, remote)
+        guard let snapshot = kept.cached(baseURL: baseURL(headers), person: caller.person),
+            let rateLimit = take(caller.person, headers, remote)
         else { return nil }
         let sent = snapshot.representation(acceptEncoding: headers.first(name: "accept-encoding"))
         return Answer(
@@ -262,21 +262,15 @@ package final class SnapshotFastPath: ChannelDuplexHandler, RemovableChannelHand
     }
 
     /// An event stream to open here: `GET /api/events` with nothing in its query but `lastEventId` and `types`, once
-    /// each and as plain text, from a caller known at once (a visitor is counted by address, so behind a proxy the
-    /// router counts them), within the client's share of streams and of requests. Else nil, and the router answers.
+    /// each and as plain text, from a caller known at once, within the client's share of streams and of requests. Else nil, and the router answers.
     private func streamOpening(_ head: HTTPRequestHead, remote: SocketAddress?) -> StreamOpening? {
         let headers = head.headers
         guard let streams = routes.streams, encoder != nil, head.method == .GET, head.version == .http1_1,
             head.isKeepAlive,
             let query = Self.eventsQuery(head.uri), headers["last-event-id"].count <= 1, let caller = caller(headers),
-            caller.person != nil || !routes.trustProxy
+            let slot = streams.slot(for: clientKey(caller.person, headers, remote))
         else { return nil }
-        // As `RequestContext.clientKey` counts the caller.
-        guard
-            let slot = streams.slot(
-                for: caller.person.map { "user:" + $0.username.lowercased() } ?? remote?.ipAddress ?? "local")
-        else { return nil }
-        guard let rateLimit = take(caller.person, remote) else {
+        guard let rateLimit = take(caller.person, headers, remote) else {
             slot.release()
             return nil
         }
@@ -313,8 +307,9 @@ package final class SnapshotFastPath: ChannelDuplexHandler, RemovableChannelHand
         var headers = HTTPHeaders(
             [
                 ("Content-Type", "text/event-stream"),
-                ("Cache-Control", opening.person == nil ? "no-cache" : "private, no-cache"),
-                ("X-Accel-Buffering", "no"), ("Date", HTTPDate.text(routes.clock.now)), ("Server", "Quad"),
+                ("Cache-Control", opening.person == nil ? "no-cache" : SecurityHeaders.personal("no-cache")),
+                ("X-Accel-Buffering", "no"), ("Date", HTTPDate.text(routes.clock.now)),
+                ("Server", SecurityHeaders.serverName),
             ] + SecurityHeaders.all)
         if let state = opening.rateLimit, let limiter = routes.rateLimiter {
             headers.add(name: "RateLimit-Policy", value: limiter.policyHeader)
@@ -359,24 +354,23 @@ package final class SnapshotFastPath: ChannelDuplexHandler, RemovableChannelHand
             capture = pages.stamp().map { Boxed((key, caller.person, $0)) }
             return nil
         }
-        guard let rateLimit = take(caller.person, remote) else { return nil }
+        guard let rateLimit = take(caller.person, headers, remote) else { return nil }
         return (page, rateLimit, head.uri.prefix { $0 != "?" })
     }
 
     /// Who asks: a visitor (`person` nil), or someone whose session is remembered; nil when the router must judge
-    /// (credentials not known at once, or not a session).
+    /// (credentials not known at once: the admin token, a session this instance does not remember, another scheme).
+    /// The credentials are read as the router reads them (`Credential`).
     private func caller(_ headers: HTTPHeaders) -> Caller? {
-        if let authorization = headers.first(name: "authorization") {
-            guard authorization.count > 7, authorization.prefix(7).lowercased() == "bearer ",
-                let known = routes.session(authorization.dropFirst(7).trimmingCharacters(in: .whitespaces))
-            else { return nil }
-            return Caller(person: known)
+        let authorization = headers["authorization"]
+        switch Credential.read(
+            authorization: authorization.isEmpty ? nil : authorization.joined(separator: ", "),
+            cookies: headers["cookie"])
+        {
+        case .none: return Caller(person: nil)
+        case .otherScheme: return nil
+        case .bearer(let token), .sessionCookie(let token): return routes.session(token).map(Caller.init)
         }
-        if let token = Self.sessionCookie(headers) {
-            guard let known = routes.session(token) else { return nil }
-            return Caller(person: known)
-        }
-        return Caller(person: nil)
     }
 
     /// How the client reached Quad, as the router works it out.
@@ -395,31 +389,26 @@ package final class SnapshotFastPath: ChannelDuplexHandler, RemovableChannelHand
         return kept.lastHost!.baseURL
     }
 
+    /// Whom the client's limits count, as the router counts them (`ClientKey`, `AppRequestContext.clientKey`): the
+    /// person, else the address (behind a trusted proxy, the client it forwards for).
+    private func clientKey(_ person: Person?, _ headers: HTTPHeaders, _ remote: SocketAddress?) -> String {
+        if let person { return ClientKey.of(person) }
+        let peer = remote?.ipAddress
+        guard routes.trustProxy else { return peer ?? "local" }
+        let forwardedFor = headers["x-forwarded-for"]
+        return ClientKey.forwardedClient(
+            forwardedFor: forwardedFor.isEmpty ? nil : forwardedFor.joined(separator: ", "), peer: peer,
+            trusted: routes.trustedProxies) ?? peer ?? "local"
+    }
+
     /// Counts the request against the client's budget as the router counts it (`clientKey`: the person when signed
     /// in, else the address): the `RateLimit` header to send (`.some(nil)` without a limiter), or nil when the
     /// client is over it (the router gives the 429; the bucket, being empty, stays empty).
-    private func take(_ person: Person?, _ remote: SocketAddress?) -> String?? {
+    private func take(_ person: Person?, _ headers: HTTPHeaders, _ remote: SocketAddress?) -> String?? {
         guard let limiter = routes.rateLimiter else { return .some(nil) }
-        let decision = limiter.take(person.map { "user:" + $0.username.lowercased() } ?? remote?.ipAddress ?? "local")
+        let decision = limiter.take(clientKey(person, headers, remote))
         return decision.allowed ? .some(decision.header) : nil
     }
-
-    /// The session cookie's value, from any `Cookie` header (a browser's also carries `quad_csrf`, `quad_lang`).
-    private static func sessionCookie(_ headers: HTTPHeaders) -> String? {
-        // Read as Hummingbird reads it (`Cookies`): pairs split on `;`, leading whitespace dropped. A kept page is
-        // kept only for the person the router drew it for, whatever this finds.
-        for header in headers["cookie"] {
-            for pair in header.split(separator: ";") {
-                let trimmed = pair.drop(while: \.isWhitespace)
-                if trimmed.hasPrefix(sessionCookiePrefix) {
-                    return String(trimmed.dropFirst(sessionCookiePrefix.count))
-                }
-            }
-        }
-        return nil
-    }
-
-    private static let sessionCookiePrefix = AccessMiddleware.sessionCookie + "="
 
     private func write(_ answer: Answer, context: ChannelHandlerContext) {
         let notModified = HTTPCache.matches(ifNoneMatch: answer.ifNoneMatch, etag: answer.etag)
@@ -428,14 +417,15 @@ package final class SnapshotFastPath: ChannelDuplexHandler, RemovableChannelHand
         var heads = answer.personal ? kept.personalHeads : kept.heads
         if heads?.etag != answer.etag || heads?.date != date {
             let policy =
-                answer.personal ? "private, " + CachePolicy.revalidate.rawValue : CachePolicy.revalidate.rawValue
+                answer.personal
+                ? SecurityHeaders.personal(CachePolicy.revalidate.rawValue) : CachePolicy.revalidate.rawValue
             let validators =
                 [("ETag", answer.etag), ("Cache-Control", policy)]
                 + (answer.varies ? [("Vary", "Accept-Encoding")] : [])
             let ok =
                 validators + [("Content-Type", "application/json"), ("Content-Length", "\(answer.body.readableBytes)")]
                 + (answer.gzip ? [("Content-Encoding", "gzip")] : [])
-            let common = [("Date", date), ("Server", "Quad")] + SecurityHeaders.all
+            let common = [("Date", date), ("Server", SecurityHeaders.serverName)] + SecurityHeaders.all
             heads = (
                 answer.etag, date, HTTPResponseHead(version: .http1_1, status: .ok, headers: HTTPHeaders(ok + common)),
                 HTTPResponseHead(version: .http1_1, status: .notModified, headers: HTTPHeaders(validators + common))

@@ -7,7 +7,7 @@ import QuadWaitingLines
 import SQLKit
 import ServiceLifecycle
 
-/// The Rooms service: its stores, its snapshot and the events that keep every instance's snapshot fresh.
+/// The Rooms service: its stores, what it keeps of the rooms, and the events that keep that fresh on every instance.
 package final class Rooms: Feature, PersonRemoval, PersonCalendar {
     let store: RoomStore
     let reservations: ReservationStore
@@ -19,7 +19,7 @@ package final class Rooms: Feature, PersonRemoval, PersonCalendar {
     /// SQLite only: PostgreSQL runs concurrent bookings in concurrent transactions.
     private let batcher: BookingBatcher?
     /// Every room's booking rules, read once per change of a room or a building's rules (not per booking).
-    private let rules: KeptValue<[String: BookingPolicy]>
+    private let rules: Kept<One, [String: BookingPolicy]>
 
     package init(platform: Platform, campus: any CampusTime, lines: WaitingLists) {
         self.platform = platform
@@ -28,18 +28,17 @@ package final class Rooms: Feature, PersonRemoval, PersonCalendar {
         self.reservations = ReservationStore(
             database: platform.database, clock: platform.clock, campus: campus, waiting: lines)
         self.policies = BuildingPolicyStore(database: platform.database)
-        self.snapshot = RoomsSnapshot(store: store)
+        self.snapshot = RoomsSnapshot(store: store, platform: platform)
         batcher = platform.database.engine == .sqlite ? BookingBatcher(store: reservations) : nil
-        rules = KeptValue(events: platform.events, type: "room-rules")
+        rules = Kept(hub: platform.events, clock: platform.clock, droppedBy: [.notice("room-rules")])
         lines.register(.room, self)
     }
 
     typealias Change = RoomEvent
     /// The hub's event for a room's change (its spots, a new room, one removed).
 
-    /// Call after a committed change: this instance's snapshot is dropped at once, the others' when the event reaches them.
+    /// Call after a committed change: what every instance keeps of the rooms is dropped as the event is published.
     func changed(_ id: String, spots: Int?, _ kind: Change.Kind) async {
-        snapshot.invalidate()
         // A room added, removed, moved to another building or given hours of its own: its rules may differ.
         if kind != .spots { await rules.changed() }
         await platform.events.publish(Change(id: id, spots: spots, change: kind))
@@ -140,7 +139,7 @@ package final class Rooms: Feature, PersonRemoval, PersonCalendar {
         let day = RoomDay.span(of: campus.date(of: range.start), clock: campus)
         let occupancies = try await reservations.occupancies(
             during: SlotRange(lower: min(day.lower, range.lower), upper: max(day.upper, range.upper))!)
-        let policies = try await rules.value { try await self.policies.policies() }
+        let policies = try await rules.value { [policies] in try await policies.policies() }
         let candidates = try await store.all().compactMap { room in
             occupancies[room.id].map {
                 RoomFinder.Candidate(id: room.id, name: room.name, occupancy: $0, policy: policies[room.id] ?? .default)
@@ -164,7 +163,7 @@ package final class Rooms: Feature, PersonRemoval, PersonCalendar {
 
     /// The booking rules of `roomId`'s building, or 404.
     func policy(_ roomId: String) async throws -> BookingPolicy {
-        guard let policy = try await rules.value({ try await policies.policies() })[roomId] else {
+        guard let policy = try await rules.value({ [policies] in try await policies.policies() })[roomId] else {
             throw BookingRefusal.roomNotFound(roomId)
         }
         return policy
@@ -202,22 +201,18 @@ extension Rooms {
         BuildingsAdminRoutes(rooms: self, web: web).register(on: routes)
         RoomsTimelineRoutes(rooms: self, web: web).register(on: routes)
         try RoomsOperations(rooms: self).registerHandlers(
-            on: routes.router, configuration: .quad, middlewares: .quad(snapshots: ["listRooms": snapshot.answer]))
+            on: routes.router, configuration: .quad, middlewares: .quad(kept: keptAnswers))
     }
 
-    /// Drops the snapshot when another instance changes a room; keeps time (`RoomTimeKeeper`).
-    package var services: [any Service] {
-        [
-            SnapshotInvalidation(events: platform.events, type: .room, snapshot: snapshot),
-            RoomTimeKeeper(rooms: self),
-        ]
-    }
+    /// Keeps time (`RoomTimeKeeper`).
+    package var services: [any Service] { [RoomTimeKeeper(rooms: self)] }
 
     package func loadDemoData(announce: @escaping @Sendable (String) -> Void) async throws {
         try await RoomsDemo.load(store, images: platform.images)
     }
 
-    package var fastPath: [String: SnapshotFastPath.Lookup] { ["/api/rooms": snapshot.lookup] }
+    /// `GET /api/rooms`, polled by every open page and app.
+    package var keptAnswers: [any AnyKeptAnswer] { [snapshot.list] }
 
     /// The original Rooms app's files, which it appends to its app link: its list and its booking.
     package var appLinkPaths: [String: String] { ["/api/rooms.json": "/api/rooms", "/api/bookRoom.json": "/api/book"] }

@@ -4,14 +4,14 @@ import QuadCore
 import QuadPlatform
 
 /// Rooms' operations of the generated interface. The whole `GET /api/rooms` is answered from the snapshot
-/// (`SnapshotAnswers`, registered in `Rooms.register`).
+/// (`KeptAnswerMiddleware`, from `Rooms.keptAnswers`).
 struct RoomsOperations: APIProtocol {
     let rooms: Rooms
     var platform: Platform { rooms.platform }
 }
 
 extension RoomsOperations {
-    /// The whole list is answered from its snapshot (`SnapshotAnswers`); a filtered one here.
+    /// The whole list is answered from what is kept (`Rooms.keptAnswers`); a filtered one here.
     func listRooms(_ input: Operations.ListRooms.Input) async throws -> Operations.ListRooms.Output {
         if let minSpots = input.query.minSpots, minSpots < 0 {
             throw Problem(

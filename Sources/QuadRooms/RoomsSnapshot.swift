@@ -2,36 +2,50 @@ import Foundation
 import QuadCore
 import QuadPlatform
 
-typealias RoomsSnapshot = Snapshot<RoomsNow>
-
 /// The rooms with their free seats during one quarter hour, in booking order.
 struct RoomsNow: Sendable {
     var slot: Int
     var rooms: [RoomRecord]
 }
 
-extension Snapshot<RoomsNow> {
-    /// The rooms in booking order; `GET /api/rooms` encoded once per change and per quarter hour (free seats change
-    /// only when bookings start or end, on the quarter hour).
-    convenience init(store: RoomStore) {
-        self.init(clock: store.clock) {
-            let now = store.clock.now
-            let loaded = try await store.all()
-            let byId = Dictionary(uniqueKeysWithValues: loaded.map { ($0.id, $0) })
-            return RoomsNow(
-                slot: SlotRange.slot(containing: now),
-                rooms: Room.sortedForBooking(loaded.map { $0.room(baseURL: "") }).compactMap { byId[$0.id] })
-        } isStale: { loaded, now in
-            SlotRange.slot(containing: now) != loaded.slot
-        } encode: { loaded, baseURL, _ in
-            try Self.json(
-                RoomList(rooms: loaded.rooms.map { $0.room(baseURL: baseURL) }),
-                expires: SlotRange.instant(ofSlot: loaded.slot + 1))
+/// The rooms as every page and poll reads them: loaded once per change and per quarter hour (free seats change only
+/// when bookings start or end, on the quarter hour), and `GET /api/rooms` encoded once from that per base URL.
+struct RoomsSnapshot: Sendable {
+    let loaded: Kept<One, RoomsNow>
+    let list: KeptAnswer<String>
+    let store: RoomStore
+
+    init(store: RoomStore, platform: Platform) {
+        self.store = store
+        let loaded = Kept<One, RoomsNow>(
+            hub: platform.events, clock: platform.clock, droppedBy: [.event(.room)],
+            expires: { SlotRange.instant(ofSlot: $0.slot + 1) })
+        self.loaded = loaded
+        // Image URLs are absolute: one answer per base URL, a few at most (the Host header is the client's).
+        self.list = KeptAnswer(
+            operation: Operations.ListRooms.id, path: "/api/rooms", platform: platform, droppedBy: [.event(.room)],
+            capacity: 8, key: { baseURL, _ in baseURL }
+        ) { baseURL in
+            let now = try await loaded.value { try await Self.load(store) }
+            return try EncodedAnswer.json(
+                RoomList(rooms: now.rooms.map { $0.room(baseURL: baseURL) }),
+                expires: SlotRange.instant(ofSlot: now.slot + 1))
         }
     }
 
+    private static func load(_ store: RoomStore) async throws -> RoomsNow {
+        let now = store.clock.now
+        let loaded = try await store.all()
+        let byId = Dictionary(uniqueKeysWithValues: loaded.map { ($0.id, $0) })
+        return RoomsNow(
+            slot: SlotRange.slot(containing: now),
+            rooms: Room.sortedForBooking(loaded.map { $0.room(baseURL: "") }).compactMap { byId[$0.id] })
+    }
+
     /// The rooms, in booking order, with their free seats now.
-    func rooms() async throws -> [RoomRecord] { try await loaded().rooms }
+    func rooms() async throws -> [RoomRecord] {
+        try await loaded.value { [store] in try await Self.load(store) }.rooms
+    }
 }
 
 struct RoomList: Codable, Sendable {

@@ -37,7 +37,8 @@ public func buildApplication(
         // A burst of connections (10,000 event streams opening, or a client opening hundreds it may not keep) waits in
         // the kernel's queue rather than overflowing it: an overflow drops the next SYN, which costs a second.
         configuration: .init(
-            address: .hostname(configuration.hostname, port: configuration.port), serverName: "Quad", backlog: 4096),
+            address: .hostname(configuration.hostname, port: configuration.port),
+            serverName: SecurityHeaders.serverName, backlog: 4096),
         onServerRunning: { channel in
             let port = channel.localAddress?.port ?? configuration.port
             announce("Quad is listening on http://\(configuration.hostname):\(port)")

@@ -18,7 +18,7 @@ package final class Specials: Feature {
     package init(platform: Platform) {
         self.platform = platform
         self.store = SpecialStore(database: platform.database, clock: platform.clock)
-        self.snapshot = SpecialsSnapshot(store: store)
+        self.snapshot = SpecialsSnapshot(store: store, platform: platform)
     }
 
     typealias Change = SpecialEvent
@@ -31,9 +31,8 @@ package final class Specials: Feature {
         return record
     }
 
-    /// Call after a committed change: this instance's snapshot is dropped at once, the others' when the event reaches them.
+    /// Call after a committed change: what every instance keeps of the specials is dropped as the event is published.
     func changed(_ id: String?, _ kind: Change.Kind) async {
-        snapshot.invalidate()
         await platform.events.publish(Change(id: id, change: kind))
     }
 
@@ -81,19 +80,14 @@ extension Specials {
     package func register(on routes: Routes, web: WebShell) throws {
         SpecialsRoutes(specials: self, web: web).register(on: routes)
         try SpecialsOperations(specials: self).registerHandlers(
-            on: routes.router, configuration: .quad, middlewares: .quad(snapshots: ["listSpecials": snapshot.answer]))
+            on: routes.router, configuration: .quad, middlewares: .quad(kept: keptAnswers))
     }
 
-    /// `GET /api/specials`, polled by every open mosaic and app, answered before the router (`SnapshotFastPath`).
-    package var fastPath: [String: SnapshotFastPath.Lookup] { ["/api/specials": snapshot.lookup] }
+    /// `GET /api/specials`, polled by every open mosaic and app.
+    package var keptAnswers: [any AnyKeptAnswer] { [snapshot.list] }
 
-    /// Drops the snapshot when another instance changes a special; announces validity boundaries.
-    package var services: [any Service] {
-        [
-            SnapshotInvalidation(events: platform.events, type: .special, snapshot: snapshot),
-            SpecialsSchedule(specials: self),
-        ]
-    }
+    /// Announces validity boundaries.
+    package var services: [any Service] { [SpecialsSchedule(specials: self)] }
 
     package func loadDemoData(announce: @escaping @Sendable (String) -> Void) async throws {
         try await SpecialsDemo.load(store, images: platform.images)
@@ -103,8 +97,8 @@ extension Specials {
 /// Publishes a `special` event when a special's validity starts or ends, so open pages change at that
 /// moment. It sleeps until the next boundary of the specials it knows, waking at least every second to
 /// notice specials added meanwhile (from the snapshot: no query while nothing changed). Every instance
-/// runs one; the first to claim a boundary in the database publishes it, the others only drop their
-/// snapshot (their encoded list expires by itself at the boundary, and the event reaches them too).
+/// runs one; the first to claim a boundary in the database publishes it (every instance's kept list expires by
+/// itself at the boundary, and the event reaches them too).
 struct SpecialsSchedule: Service {
     let specials: Specials
     var tick: Duration = .seconds(1)
@@ -123,8 +117,6 @@ struct SpecialsSchedule: Service {
                     // If the database cannot be reached, publish anyway: a duplicate beats a missed change.
                     if (try? await specials.store.claimBoundary(next)) ?? true {
                         await specials.changed(nil, .schedule)
-                    } else {
-                        specials.snapshot.invalidate()
                     }
                 }
                 last = now

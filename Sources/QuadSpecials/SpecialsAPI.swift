@@ -4,7 +4,7 @@ import QuadCore
 import QuadPlatform
 
 /// Specials' operations of the generated interface. The whole `GET /api/specials` is answered from the snapshot
-/// (`SnapshotAnswers`, registered in `Specials.register`).
+/// (`KeptAnswerMiddleware`, from `Specials.keptAnswers`).
 struct SpecialsOperations: APIProtocol {
     let specials: Specials
     var platform: Platform { specials.platform }
@@ -30,7 +30,7 @@ extension SpecialsOperations {
         return .ok(.init(body: .json(try await allSpecials(try await specials.store.all()))))
     }
 
-    /// Answered from its snapshot (`SnapshotAnswers`); here when the request carries a query.
+    /// Answered from what is kept (`Specials.keptAnswers`); here when the request carries a query.
     func listSpecials(_ input: Operations.ListSpecials.Input) async throws -> Operations.ListSpecials.Output {
         .ok(
             .init(

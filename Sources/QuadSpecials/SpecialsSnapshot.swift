@@ -15,30 +15,48 @@ struct SpecialsData: Sendable {
     }
 }
 
-typealias SpecialsSnapshot = Snapshot<SpecialsData>
+/// The specials as every page and poll reads them: loaded once per change, and `GET /api/specials` encoded once from
+/// that per base URL and per validity window.
+struct SpecialsSnapshot: Sendable {
+    let loaded: Kept<One, SpecialsData>
+    let list: KeptAnswer<String>
+    let store: SpecialStore
 
-extension Snapshot<SpecialsData> {
-    /// `GET /api/specials` encoded once per change and per validity window.
-    convenience init(store: SpecialStore) {
-        self.init(clock: store.clock) {
-            SpecialsData(records: try await store.all(), settings: try await store.settings())
-        } encode: { data, baseURL, now in
-            let (records, next) = data.current(at: now)
+    init(store: SpecialStore, platform: Platform) {
+        self.store = store
+        let loaded = Kept<One, SpecialsData>(
+            hub: platform.events, clock: platform.clock, droppedBy: [.event(.special)])
+        self.loaded = loaded
+        // Image URLs are absolute: one answer per base URL, a few at most (the Host header is the client's).
+        self.list = KeptAnswer(
+            operation: Operations.ListSpecials.id, path: "/api/specials", platform: platform,
+            droppedBy: [.event(.special)], capacity: 8, key: { baseURL, _ in baseURL }
+        ) { [clock = platform.clock] baseURL in
+            let data = try await loaded.value { try await Self.load(store) }
+            let (records, next) = data.current(at: clock.now)
             let list = SpecialsList(
                 canvasUnit: data.settings.canvasUnit, currency: data.settings.currency,
                 managerSpecials: records.map { $0.special(baseURL: baseURL) })
-            return try Self.json(list, expires: next)
+            return try EncodedAnswer.json(list, expires: next)
         }
     }
 
-    /// Every special, in the manager's order, whatever its validity.
-    func records() async throws -> [SpecialRecord] { try await loaded().records }
+    private static func load(_ store: SpecialStore) async throws -> SpecialsData {
+        SpecialsData(records: try await store.all(), settings: try await store.settings())
+    }
 
-    func settings() async throws -> SpecialsSettings { try await loaded().settings }
+    private func data() async throws -> SpecialsData {
+        try await loaded.value { [store] in try await Self.load(store) }
+    }
+
+    /// Every special, in the manager's order, whatever its validity.
+    func records() async throws -> [SpecialRecord] { try await data().records }
+
+    func settings() async throws -> SpecialsSettings { try await data().settings }
 
     /// The specials valid at `date`, their settings, and when that list next changes by itself.
     func current(at date: Date) async throws -> (records: [SpecialRecord], settings: SpecialsSettings, next: Date?) {
-        let data = try await loaded()
+        let data = try await data()
         let (records, next) = data.current(at: date)
         return (records, data.settings, next)
     }

@@ -6,16 +6,16 @@ import QuadPlatform
 /// it at construction. Kept until the timetable changes: Rooms asks for it on every booking, the Library on every page.
 package final class CampusZone: CampusTime {
     let store: TimetableStore
-    private let zone: KeptValue<TimeZone>
+    private let zone: Kept<One, TimeZone>
 
     package init(platform: Platform) {
         self.store = TimetableStore(database: platform.database)
-        self.zone = KeptValue(events: platform.events, type: "timetable-zone")
+        self.zone = Kept(hub: platform.events, clock: platform.clock, droppedBy: [.notice("timetable-zone")])
     }
 
     package func timeZone() async -> TimeZone {
         do {
-            return try await zone.value { try await store.campus()?.timeZone ?? .current }
+            return try await zone.value { [store] in try await store.campus()?.timeZone ?? .current }
         } catch {
             return .current
         }

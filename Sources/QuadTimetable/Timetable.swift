@@ -12,16 +12,12 @@ import ServiceLifecycle
 package final class Timetable: Feature, PersonRemoval {
     let store: TimetableStore
     let platform: Platform
-    /// Each student's `GET /api/schedules` (this week, today's departures) as sent, by student id: dropped on every
-    /// instance when anything in the timetable changes (`changed()`), and by itself when it goes stale.
-    let weeks: AnswerCache<String>
-    /// `GET /api/parkings` and `GET /api/departures` as sent (`Lists`), polled by every open timetable: dropped with
-    /// the weeks (the same notice), and by themselves when they go stale.
-    let lists: AnswerCache<Lists>
-
-    enum Lists: Hashable, Sendable {
-        case parkings, departures
-    }
+    /// Each student's own `GET /api/schedules` (this week, today's departures) as sent, by student id; and
+    /// `GET /api/parkings` and `GET /api/departures`, polled by every open timetable: dropped on every instance when
+    /// anything in the timetable changes (`changed()`), and by themselves when they go stale.
+    let weeks: KeptAnswer<String>
+    let parkings: KeptAnswer<One>
+    let departures: KeptAnswer<One>
 
     /// Who else puts things in a student's calendar feed: Rooms (the person's bookings), Waiting (their offers'
     /// ends and loans' due dates) and Accounts (whose account the student is).
@@ -58,12 +54,40 @@ package final class Timetable: Feature, PersonRemoval {
         self.reminders = reminders
         self.students = students
         self.store = campus.store
-        self.weeks = AnswerCache(hub: platform.events, clock: platform.clock, type: Self.noticeType)
-        self.lists = AnswerCache(hub: platform.events, clock: platform.clock, type: Self.noticeType)
+        let store = campus.store
+        let later = Later<Timetable>()
+        self.weeks = KeptAnswer(
+            operation: Operations.GetSchedules.id, path: "/api/schedules", platform: platform,
+            droppedBy: [.notice(Self.noticeType)],
+            // Someone's own week, with no date asked.
+            key: { _, person in person?.studentId.flatMap { TimetableAPI.isStudentId($0) ? $0 : nil } }
+        ) { id in
+            // The student is read within the one build: the polls waiting for it do not each read them first.
+            guard let timetable = later.value, let student = try await store.student(id) else { throw HandlerAnswers() }
+            let built = try await timetable.scheduleAndExpiry(for: student, date: nil)
+            return try EncodedAnswer.json(built.payload, expires: built.validUntil)
+        }
+        self.parkings = KeptAnswer(
+            operation: Operations.ListParkings.id, path: "/api/parkings", platform: platform,
+            droppedBy: [.notice(Self.noticeType)], key: { _, _ in .value }
+        ) { _ in
+            guard let timetable = later.value else { throw HandlerAnswers() }
+            let built = try await TimetableAPI(timetable: timetable).parkingsAndExpiry()
+            return try EncodedAnswer.json(built.list, expires: built.validUntil)
+        }
+        self.departures = KeptAnswer(
+            operation: Operations.ListDepartures.id, path: "/api/departures", platform: platform,
+            droppedBy: [.notice(Self.noticeType)], key: { _, _ in .value }
+        ) { _ in
+            guard let timetable = later.value else { throw HandlerAnswers() }
+            let built = try await TimetableAPI(timetable: timetable).departuresAndExpiry()
+            return try EncodedAnswer.json(built.list, expires: built.validUntil)
+        }
+        later.value = self
     }
 
     /// Call after a change is stored (a reading, a prediction, an admin's edit): kept answers are dropped everywhere.
-    /// (The weeks and the lists listen for the same notice.)
+    /// (The weeks and the lists are dropped by the same notice.)
     func changed() async {
         await campus.changed()
         await weeks.changed()
@@ -178,40 +202,6 @@ package final class Timetable: Feature, PersonRemoval {
         return (payload, validUntil)
     }
 
-    /// `GET /api/schedules` for the student `id` (this week), as sent: kept (`weeks`) between changes. Nil when
-    /// there is no such student (the operation's handler says so).
-    func weekAnswer(studentId id: String) async throws -> EncodedAnswer? {
-        if let hit = weeks.cached(id) { return hit }
-        guard TimetableAPI.isStudentId(id) else { return nil }
-        // The student is read within the one build: the polls waiting for it do not each read them first.
-        do {
-            return try await weeks.answer(id) {
-                guard let student = try await self.store.student(id) else { throw NoSuchStudent() }
-                let built = try await self.scheduleAndExpiry(for: student, date: nil)
-                return try EncodedAnswer.json(built.payload, expires: built.validUntil)
-            }
-        } catch is NoSuchStudent {
-            return nil
-        }
-    }
-
-    private struct NoSuchStudent: Error {}
-
-    /// `GET /api/parkings` or `GET /api/departures`, as sent: kept (`lists`) between changes.
-    func listAnswer(_ list: Lists) async throws -> EncodedAnswer {
-        try await lists.answer(list) {
-            let api = TimetableAPI(timetable: self)
-            switch list {
-            case .parkings:
-                let built = try await api.parkingsAndExpiry()
-                return try EncodedAnswer.json(built.list, expires: built.validUntil)
-            case .departures:
-                let built = try await api.departuresAndExpiry()
-                return try EncodedAnswer.json(built.list, expires: built.validUntil)
-            }
-        }
-    }
-
     // MARK: Feeds
 
     typealias ParkingChange = ParkingEvent
@@ -308,28 +298,11 @@ extension Timetable {
         TimetableRoutes(timetable: self, web: web).register(on: routes)
         try TimetableOperations(timetable: self).registerHandlers(
             on: routes.router, configuration: .quad,
-            middlewares: .quad(snapshots: [
-                "getSchedules": { _ in
-                    // Someone's own week, with no date asked: the kept answer.
-                    guard let id = RequestInfo.current.person?.studentId else { return nil }
-                    return try await self.weekAnswer(studentId: id)
-                },
-                "listParkings": { _ in try await self.listAnswer(.parkings) },
-                "listDepartures": { _ in try await self.listAnswer(.departures) },
-            ]))
+            middlewares: .quad(kept: keptAnswers))
     }
 
-    /// A student's own week, the car parks and the departures, polled by open pages and apps, answered before the
-    /// router once kept.
-    package var fastPath: [String: SnapshotFastPath.Lookup] {
-        [
-            "/api/schedules": { [weeks] _, person in
-                person?.studentId.flatMap { weeks.cached($0) }
-            },
-            "/api/parkings": { [lists] _, _ in lists.cached(.parkings) },
-            "/api/departures": { [lists] _, _ in lists.cached(.departures) },
-        ]
-    }
+    /// A student's own week, the car parks and the departures, polled by open pages and apps.
+    package var keptAnswers: [any AnyKeptAnswer] { [weeks, parkings, departures] }
 
     /// The demo's car parks and shuttles move as if fed live.
     package var services: [any Service] {
@@ -401,5 +374,20 @@ extension Timetable: PersonKeys {
         for id in studentIds { try await TimetableStore.rotateKey(student: id, in: sql) }
         // Kept pages show the old addresses.
         return { [self] in if !studentIds.isEmpty { await changed() } }
+    }
+}
+
+/// A reference set at the end of an `init`, for closures that the `init` hands out before `self` may be captured
+/// (the timetable's kept answers are declared in its `init`; their builds read the timetable). Weak: no cycle.
+final class Later<Value: AnyObject & Sendable>: Sendable {
+    private struct Reference {
+        weak var value: Value?
+    }
+
+    private let reference = NIOLockedValueBox(Reference())
+
+    var value: Value? {
+        get { reference.withLockedValue { $0.value } }
+        set { reference.withLockedValue { $0.value = newValue } }
     }
 }

@@ -49,6 +49,32 @@ import Testing
         }
     }
 
+    /// Behind a trusted proxy, each client it forwards for has its own budget on both paths, as the router counts
+    /// them (`ClientKey`): not one budget for everyone the proxy forwards.
+    @Test func behindAProxyEachClientSpendsItsOwnBudget() async throws {
+        try await TestApp.run(
+            configure: {
+                $0.loadDemoData = true
+                $0.rateLimit = 0.01
+                $0.rateBurst = 4
+                $0.trustedProxies = ["127.0.0.1", "::1"]
+            }, live: true
+        ) { _, client in
+            func poll(from address: String) async throws -> String? {
+                let response = try await client.execute(
+                    uri: "/api/rooms", method: .get, headers: [.xForwardedFor: "198.51.100.9, " + address])
+                #expect(response.status == .ok)
+                return response.headers[.rateLimit]
+            }
+            // The first poll builds the kept answer through the router; the next ones are answered before it.
+            var budgets: [String?] = []
+            for address in ["192.0.2.1", "192.0.2.1", "192.0.2.2", "192.0.2.1"] {
+                budgets.append(try await poll(from: address))
+            }
+            #expect(budgets.map { $0?.split(separator: ";")[1] } == ["r=3", "r=2", "r=3", "r=1"])
+        }
+    }
+
     /// Without a rate limit the answers are written as ready bytes: still the router's answer, and a 304.
     @Test func withoutARateLimitPollsGetTheSameAnswer() async throws {
         try await TestApp.run(configure: { $0.loadDemoData = true }, live: true) { _, client in

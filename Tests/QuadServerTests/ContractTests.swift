@@ -81,6 +81,28 @@ import Yams
         }
     }
 
+    /// A kept answer names its operation and its path once (`KeptAnswer`): the fast path answers the path, the
+    /// generated interface the operation, so both must be the contract's GET of that path.
+    @Test func everyKeptAnswerIsTheContractsGetOfItsPath() async throws {
+        try await TestDatabase.withDatabase(.sqlite) { database in
+            let features = try await Features.start(
+                TestApp.configuration(), database: database, logger: TestDatabase.logger
+            ) { _ in }
+            let paths = try #require(try Self.contract["paths"] as? [String: [String: Any]])
+            let kept = features.all.flatMap(\.keptAnswers)
+            #expect(
+                Set(kept.map(\.path))
+                    == [
+                        "/api/rooms", "/api/specials", "/api/books", "/api/schedules", "/api/parkings",
+                        "/api/departures",
+                    ])
+            for answer in kept {
+                let get = paths[answer.path]?["get"] as? [String: Any]
+                #expect(get?["operationId"] as? String == answer.operation, "\(answer.path) is \(answer.operation)")
+            }
+        }
+    }
+
     @Test func theContractIsServed() async throws {
         try await TestApp.run { _, client in
             try await client.execute(uri: "/api/openapi.yaml", method: .get) { response in

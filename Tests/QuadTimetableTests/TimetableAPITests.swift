@@ -241,13 +241,13 @@ import Testing
                 let parks = (json as? [String: Any])?["parkings"] as? [[String: Any]]
                 return parks?.first { $0["id"] as? String == "caulfield" }?["slot"] as? Int
             }
-            _ = try await second.weekAnswer(studentId: "305491")
+            _ = try await second.weeks.answer("305491")
             #expect(second.weeks.cached("305491") != nil, "the other instance keeps Kier's week")
             _ = try await first.recordReading("caulfield", free: 7)
             try await eventually("the reading reaches the other instance", timeout: .seconds(2)) {
                 second.weeks.cached("305491") == nil
             }
-            #expect(try slot(try await second.weekAnswer(studentId: "305491")) == 7)
+            #expect(try slot(try await second.weeks.answer("305491")) == 7)
         }
     }
 
@@ -290,7 +290,7 @@ import Testing
         #expect(try await api.parkingList().parkings.allSatisfy { !$0.live })
     }
 
-    /// The car parks and departures are kept as sent (`Timetable.listAnswer`), and always read as built afresh: a
+    /// The car parks and departures are kept as sent (`Timetable.parkings`, `Timetable.departures`), and always read as built afresh: a
     /// reading shows at once, and a reading or a prediction growing too old, or a bus leaving, shows by itself.
     @Test func keptListsReadAsBuiltAfresh() async throws {
         try await TestDatabase.withDatabase(.sqlite, Self.keptLists)
@@ -300,22 +300,24 @@ import Testing
     static func keptLists(_ database: Database) async throws {
         let (timetable, clock, _) = try await demoTimetable(database)
         let api = TimetableAPI(timetable: timetable)
-        func kept(_ list: Timetable.Lists) async throws -> String {
-            String(buffer: try await timetable.listAnswer(list).body)
+        enum List { case parkings, departures }
+        func kept(_ list: List) async throws -> String {
+            let answer = list == .parkings ? timetable.parkings : timetable.departures
+            return String(buffer: try #require(try await answer.answer(.value)).body)
         }
-        func fresh(_ list: Timetable.Lists) async throws -> String {
+        func fresh(_ list: List) async throws -> String {
             switch list {
             case .parkings: String(buffer: try EncodedAnswer.json(try await api.parkingList()).body)
             case .departures: String(buffer: try EncodedAnswer.json(try await api.departureList()).body)
             }
         }
         func check(_ moment: String) async throws {
-            for list in [Timetable.Lists.parkings, .departures] {
+            for list in [List.parkings, .departures] {
                 #expect(try await kept(list) == fresh(list), "\(list) \(moment)")
             }
         }
         try await check("at first")
-        #expect(timetable.lists.cached(.parkings) != nil && timetable.lists.cached(.departures) != nil)
+        #expect(timetable.parkings.cached(.value) != nil && timetable.departures.cached(.value) != nil)
         _ = try await timetable.recordReading("clayton", free: 17)
         try await check("after a reading")
         #expect(try await kept(.parkings).contains(#""slot":17"#))

@@ -5,8 +5,8 @@ import NIOCore
 import QuadCore
 
 /// The one door every routed request passes, on the matched route and before its body is read:
-/// 1. who is calling: `Authorization: Bearer` (a session token or the admin token), a personal app link (set by
-///    `FrontDoor`), else the session cookie. Refused credentials spend the address's rate limit, then 401;
+/// 1. who is calling: a personal app link (set by `FrontDoor`), else `Authorization: Bearer` (a session token or
+///    the admin token), else the session cookie, as `Credential` reads them (the fast path reads them so too). Refused credentials spend the address's rate limit, then 401;
 /// 2. the route's declaration (`AccessTable`): 401 to sign in (a page sends a browser to the sign-in form),
 ///    403 for the wrong role;
 /// 3. for an unsafe request a cookie signs, or a browser form: CSRF (`CSRF.check`).
@@ -19,7 +19,7 @@ package struct AccessMiddleware: RouterMiddleware {
     /// `QUAD_TRUST_PROXY`: a request from one of these addresses is counted as from the client it forwards.
     let trustedProxies: Set<String>
     package var trustProxy: Bool { !trustedProxies.isEmpty }
-    package static let sessionCookie = "quad_session"
+    package static let sessionCookie = Credential.sessionCookieName
 
     package func handle(
         _ request: Request, context: Context, next: (Request, Context) async throws -> Response
@@ -59,10 +59,7 @@ package struct AccessMiddleware: RouterMiddleware {
     /// The client a trusted proxy forwards for: the last `X-Forwarded-For` address that is not itself a trusted
     /// proxy (the ones before it are the client's to write). Nil when the peer is not a trusted proxy.
     static func forwardedClient(_ request: Request, peer: String?, trusted: Set<String>) -> String? {
-        guard let peer, trusted.contains(peer), let header = request.headers[.xForwardedFor] else { return nil }
-        let hops = header.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
-        return hops.reversed().lazy.compactMap { try? SocketAddress(ipAddress: $0, port: 0).ipAddress }
-            .first { !trusted.contains($0) }
+        ClientKey.forwardedClient(forwardedFor: request.headers[.xForwardedFor], peer: peer, trusted: trusted)
     }
 
     /// Sets the caller from the credentials the request carries.
@@ -73,11 +70,16 @@ package struct AccessMiddleware: RouterMiddleware {
             }
             context.person = person
             context.signedIn = .appLink
-        } else if let authorization = request.headers[.authorization] {
-            guard authorization.lowercased().hasPrefix("bearer ") else {
-                try refuse(context, "Use Authorization: Bearer <token>.")
-            }
-            let token = authorization.dropFirst("bearer ".count).trimmingCharacters(in: .whitespaces)
+            return
+        }
+        switch Credential.read(
+            authorization: request.headers[.authorization], cookies: request.headers[values: .cookie])
+        {
+        case .none:
+            break
+        case .otherScheme:
+            try refuse(context, "Use Authorization: Bearer <token>.")
+        case .bearer(let token):
             if admin.isAdminToken(token), let admin = try await people.tokenAdmin() {
                 context.person = admin
                 context.signedIn = .bearer
@@ -88,9 +90,8 @@ package struct AccessMiddleware: RouterMiddleware {
             } else {
                 try refuse(context, "The token is not valid, or its session has ended. Sign in again.")
             }
-        } else if let token = request.cookies[Self.sessionCookie]?.value,
-            let person = try await people.person(session: token)
-        {
+        case .sessionCookie(let token):
+            guard let person = try await people.person(session: token) else { return }
             context.person = person
             context.signedIn = .cookie
             context.sessionToken = token

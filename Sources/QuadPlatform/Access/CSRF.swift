@@ -32,7 +32,7 @@ package enum CSRF {
             let type = request.headers[.contentType]?.lowercased() ?? ""
             return type.isEmpty || type.hasPrefix("application/x-www-form-urlencoded")
                 || type.hasPrefix("multipart/form-data") || type.hasPrefix("text/plain")
-                || request.cookies[AccessMiddleware.sessionCookie] != nil
+                || Credential.sessionCookie(in: request.headers[values: .cookie]) != nil
         }
     }
 

@@ -3,19 +3,20 @@ import HTTPTypes
 import NIOCore
 import OpenAPIRuntime
 
-/// What every open page and app polls (`listRooms`, `listSpecials`, `listBooks`, `getSchedules`), answered in the
-/// generated interface from bytes encoded once per change (`Snapshot`, `AnswerCache`), as the fast path answers
-/// them, instead of encoding them again for every request. Only the plain request is: one with a query
-/// (`?minSpots=3`), or one the source leaves to the handler, goes on to its operation's handler. The ETag is the
-/// kept answer's; `HTTPCacheMiddleware` answers a matching `If-None-Match` with 304.
-package struct SnapshotAnswers: ServerMiddleware {
-    package typealias Encoded = EncodedAnswer
-    /// The encoded answer for clients that reach Quad at a base URL, or nil when the operation's handler answers.
-    package typealias Source = @Sendable (_ baseURL: String) async throws -> Encoded?
+/// A feature's kept answers (`KeptAnswer`: `listRooms`, `listBooks`, a student's own `getSchedules`…), answered in
+/// the generated interface from bytes encoded once per change, as the fast path answers them, instead of encoding
+/// them again for every request. Only the plain request is: one with a query (`?minSpots=3`), or one the kept
+/// answer leaves to the handler, goes on to its operation's handler. The ETag is the kept answer's;
+/// `HTTPCacheMiddleware` answers a matching `If-None-Match` with 304.
+package struct KeptAnswerMiddleware: ServerMiddleware {
     /// By operation id.
-    let snapshots: [String: Source]
+    let answers: [String: any AnyKeptAnswer]
 
-    /// A source that could not build its answer (the database unreachable): the server's fault, a 500, where the
+    package init(_ answers: [any AnyKeptAnswer]) {
+        self.answers = Dictionary(answers.map { ($0.operation, $0) }) { first, _ in first }
+    }
+
+    /// A kept answer that could not be built its answer (the database unreachable): the server's fault, a 500, where the
     /// generated interface would take any middleware's error for a request that does not match the API.
     struct SourceFailure: Error {
         let underlying: any Error
@@ -25,12 +26,13 @@ package struct SnapshotAnswers: ServerMiddleware {
         _ request: HTTPRequest, body: HTTPBody?, metadata: ServerRequestMetadata, operationID: String,
         next: @Sendable (HTTPRequest, HTTPBody?, ServerRequestMetadata) async throws -> (HTTPResponse, HTTPBody?)
     ) async throws -> (HTTPResponse, HTTPBody?) {
-        guard let snapshot = snapshots[operationID], request.path?.contains("?") == false else {
+        guard let kept = answers[operationID], request.path?.contains("?") == false else {
             return try await next(request, body, metadata)
         }
-        let answer: Encoded?
+        let answer: EncodedAnswer?
         do {
-            answer = try await snapshot(RequestInfo.current.baseURL)
+            let info = RequestInfo.current
+            answer = try await kept.answer(baseURL: info.baseURL, person: info.person)
         } catch let problem as Problem {
             throw problem
         } catch {

@@ -1,0 +1,36 @@
+import QuadCore
+import Testing
+
+@testable import QuadPlatform
+
+/// The one reading of a request's credentials, for the router and the fast path alike.
+@Suite struct CredentialTests {
+    @Test func theAuthorizationHeaderWinsOverTheCookie() {
+        let cookies = ["quad_csrf=x; quad_session=cookie-token"]
+        #expect(Credential.read(authorization: "Bearer  abc ", cookies: cookies) == .bearer("abc"))
+        #expect(Credential.read(authorization: "bearer abc", cookies: []) == .bearer("abc"))
+        #expect(Credential.read(authorization: "Basic YWxhZGRpbjpvcGVu", cookies: cookies) == .otherScheme)
+        #expect(Credential.read(authorization: "Bearer", cookies: cookies) == .otherScheme)
+        #expect(Credential.read(authorization: nil, cookies: cookies) == .sessionCookie("cookie-token"))
+    }
+
+    @Test func theSessionCookieIsFoundInAnyCookieHeader() {
+        #expect(
+            Credential.read(authorization: nil, cookies: ["quad_lang=fr", " quad_session=t=1"]) == .sessionCookie("t=1")
+        )
+        #expect(Credential.read(authorization: nil, cookies: ["xquad_session=t; quad_lang=fr"]) == .none)
+        #expect(Credential.read(authorization: nil, cookies: []) == .none)
+    }
+
+    @Test func aClientIsThePersonElseTheAddressAProxyForwardsFor() {
+        let person = Person(username: "Kier", displayName: "Kier", role: .member)
+        #expect(ClientKey.of(person, address: "192.0.2.1") == "user:kier")
+        #expect(ClientKey.of(nil, address: "192.0.2.1") == "192.0.2.1")
+        let trusted: Set = ["10.0.0.1"]
+        #expect(
+            ClientKey.forwardedClient(forwardedFor: "203.0.113.5, 192.0.2.7", peer: "10.0.0.1", trusted: trusted)
+                == "192.0.2.7")
+        #expect(ClientKey.forwardedClient(forwardedFor: "192.0.2.7", peer: "192.0.2.99", trusted: trusted) == nil)
+        #expect(ClientKey.forwardedClient(forwardedFor: "not an address", peer: "10.0.0.1", trusted: trusted) == nil)
+    }
+}
