@@ -37,13 +37,15 @@ package final class Library: Feature, WaitingThings, PersonLoans, PersonRemoval 
             database: platform.database, waiting: lines,
             policy: LoanPolicy(days: platform.configuration.loanDays))
         self.store = store
-        let books = Kept<One, [Book]>(hub: platform.events, clock: platform.clock, droppedBy: [.event(.book)])
+        let books = Kept<One, [Book]>(hub: platform.events, clock: platform.clock, droppedBy: [.event(.book)]) {
+            try await store.all()
+        }
         self.books = books
         self.shelf = KeptAnswer(
             operation: Operations.ListBooks.id, path: "/api/books", platform: platform, droppedBy: [.event(.book)],
             key: { _, person in Audience(person) }
         ) { [clock = platform.clock] audience in
-            let books = try await books.value { try await store.all() }
+            let books = try await books.value()
             let now = clock.now
             let records = Book.listed(books, now: now).map { Library.record($0, now: now, named: audience == .named) }
             // A status changes by itself when a loan falls due: the bytes last until the first that does.
@@ -54,9 +56,7 @@ package final class Library: Feature, WaitingThings, PersonLoans, PersonRemoval 
     }
 
     /// Every book, as the store holds them (kept between changes).
-    func allBooks() async throws -> [Book] {
-        try await books.value { [store] in try await store.all() }
-    }
+    func allBooks() async throws -> [Book] { try await books.value() }
 
     typealias Change = BookEvent
 

@@ -27,10 +27,13 @@ package final class Rooms: Feature, PersonRemoval, PersonCalendar {
         self.store = RoomStore(database: platform.database, clock: platform.clock, campus: campus)
         self.reservations = ReservationStore(
             database: platform.database, clock: platform.clock, campus: campus, waiting: lines)
-        self.policies = BuildingPolicyStore(database: platform.database)
+        let policies = BuildingPolicyStore(database: platform.database)
+        self.policies = policies
         self.snapshot = RoomsSnapshot(store: store, platform: platform)
         batcher = platform.database.engine == .sqlite ? BookingBatcher(store: reservations) : nil
-        rules = Kept(hub: platform.events, clock: platform.clock, droppedBy: [.notice("room-rules")])
+        rules = Kept(hub: platform.events, clock: platform.clock, droppedBy: [.notice("room-rules")]) {
+            try await policies.policies()
+        }
         lines.register(.room, self)
     }
 
@@ -139,7 +142,7 @@ package final class Rooms: Feature, PersonRemoval, PersonCalendar {
         let day = RoomDay.span(of: campus.date(of: range.start), clock: campus)
         let occupancies = try await reservations.occupancies(
             during: SlotRange(lower: min(day.lower, range.lower), upper: max(day.upper, range.upper))!)
-        let policies = try await rules.value { [policies] in try await policies.policies() }
+        let policies = try await rules.value()
         let candidates = try await store.all().compactMap { room in
             occupancies[room.id].map {
                 RoomFinder.Candidate(id: room.id, name: room.name, occupancy: $0, policy: policies[room.id] ?? .default)
@@ -163,7 +166,7 @@ package final class Rooms: Feature, PersonRemoval, PersonCalendar {
 
     /// The booking rules of `roomId`'s building, or 404.
     func policy(_ roomId: String) async throws -> BookingPolicy {
-        guard let policy = try await rules.value({ [policies] in try await policies.policies() })[roomId] else {
+        guard let policy = try await rules.value()[roomId] else {
             throw BookingRefusal.roomNotFound(roomId)
         }
         return policy

@@ -19,14 +19,13 @@ struct RoomsSnapshot: Sendable {
         self.store = store
         let loaded = Kept<One, RoomsNow>(
             hub: platform.events, clock: platform.clock, droppedBy: [.event(.room)],
-            expires: { SlotRange.instant(ofSlot: $0.slot + 1) })
+            expires: { SlotRange.instant(ofSlot: $0.slot + 1) }
+        ) { try await Self.load(store) }
         self.loaded = loaded
-        // Image URLs are absolute: one answer per base URL, a few at most (the Host header is the client's).
         self.list = KeptAnswer(
-            operation: Operations.ListRooms.id, path: "/api/rooms", platform: platform, droppedBy: [.event(.room)],
-            capacity: 8, key: { baseURL, _ in baseURL }
+            operation: Operations.ListRooms.id, path: "/api/rooms", platform: platform, droppedBy: [.event(.room)]
         ) { baseURL in
-            let now = try await loaded.value { try await Self.load(store) }
+            let now = try await loaded.value()
             return try EncodedAnswer.json(
                 RoomList(rooms: now.rooms.map { $0.room(baseURL: baseURL) }),
                 expires: SlotRange.instant(ofSlot: now.slot + 1))
@@ -43,9 +42,7 @@ struct RoomsSnapshot: Sendable {
     }
 
     /// The rooms, in booking order, with their free seats now.
-    func rooms() async throws -> [RoomRecord] {
-        try await loaded.value { [store] in try await Self.load(store) }.rooms
-    }
+    func rooms() async throws -> [RoomRecord] { try await loaded.value().rooms }
 }
 
 struct RoomList: Codable, Sendable {

@@ -25,14 +25,14 @@ struct SpecialsSnapshot: Sendable {
     init(store: SpecialStore, platform: Platform) {
         self.store = store
         let loaded = Kept<One, SpecialsData>(
-            hub: platform.events, clock: platform.clock, droppedBy: [.event(.special)])
+            hub: platform.events, clock: platform.clock, droppedBy: [.event(.special)]
+        ) { SpecialsData(records: try await store.all(), settings: try await store.settings()) }
         self.loaded = loaded
-        // Image URLs are absolute: one answer per base URL, a few at most (the Host header is the client's).
         self.list = KeptAnswer(
             operation: Operations.ListSpecials.id, path: "/api/specials", platform: platform,
-            droppedBy: [.event(.special)], capacity: 8, key: { baseURL, _ in baseURL }
+            droppedBy: [.event(.special)]
         ) { [clock = platform.clock] baseURL in
-            let data = try await loaded.value { try await Self.load(store) }
+            let data = try await loaded.value()
             let (records, next) = data.current(at: clock.now)
             let list = SpecialsList(
                 canvasUnit: data.settings.canvasUnit, currency: data.settings.currency,
@@ -41,22 +41,14 @@ struct SpecialsSnapshot: Sendable {
         }
     }
 
-    private static func load(_ store: SpecialStore) async throws -> SpecialsData {
-        SpecialsData(records: try await store.all(), settings: try await store.settings())
-    }
-
-    private func data() async throws -> SpecialsData {
-        try await loaded.value { [store] in try await Self.load(store) }
-    }
-
     /// Every special, in the manager's order, whatever its validity.
-    func records() async throws -> [SpecialRecord] { try await data().records }
+    func records() async throws -> [SpecialRecord] { try await loaded.value().records }
 
-    func settings() async throws -> SpecialsSettings { try await data().settings }
+    func settings() async throws -> SpecialsSettings { try await loaded.value().settings }
 
     /// The specials valid at `date`, their settings, and when that list next changes by itself.
     func current(at date: Date) async throws -> (records: [SpecialRecord], settings: SpecialsSettings, next: Date?) {
-        let data = try await data()
+        let data = try await loaded.value()
         let (records, next) = data.current(at: date)
         return (records, data.settings, next)
     }

@@ -9,13 +9,16 @@ package final class CampusZone: CampusTime {
     private let zone: Kept<One, TimeZone>
 
     package init(platform: Platform) {
-        self.store = TimetableStore(database: platform.database)
-        self.zone = Kept(hub: platform.events, clock: platform.clock, droppedBy: [.notice("timetable-zone")])
+        let store = TimetableStore(database: platform.database)
+        self.store = store
+        self.zone = Kept(hub: platform.events, clock: platform.clock, droppedBy: [.notice("timetable-zone")]) {
+            try await store.campus()?.timeZone ?? .current
+        }
     }
 
     package func timeZone() async -> TimeZone {
         do {
-            return try await zone.value { [store] in try await store.campus()?.timeZone ?? .current }
+            return try await zone.value()
         } catch {
             return .current
         }

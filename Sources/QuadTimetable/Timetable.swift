@@ -67,23 +67,28 @@ package final class Timetable: Feature, PersonRemoval {
             let built = try await timetable.scheduleAndExpiry(for: student, date: nil)
             return try EncodedAnswer.json(built.payload, expires: built.validUntil)
         }
-        self.parkings = KeptAnswer(
-            operation: Operations.ListParkings.id, path: "/api/parkings", platform: platform,
-            droppedBy: [.notice(Self.noticeType)], key: { _, _ in .value }
-        ) { _ in
-            guard let timetable = later.value else { throw HandlerAnswers() }
-            let built = try await TimetableAPI(timetable: timetable).parkingsAndExpiry()
-            return try EncodedAnswer.json(built.list, expires: built.validUntil)
+        self.parkings = Self.keptList(Operations.ListParkings.id, "/api/parkings", platform: platform, later: later) {
+            try await $0.parkingsAndExpiry()
         }
-        self.departures = KeptAnswer(
-            operation: Operations.ListDepartures.id, path: "/api/departures", platform: platform,
-            droppedBy: [.notice(Self.noticeType)], key: { _, _ in .value }
-        ) { _ in
-            guard let timetable = later.value else { throw HandlerAnswers() }
-            let built = try await TimetableAPI(timetable: timetable).departuresAndExpiry()
-            return try EncodedAnswer.json(built.list, expires: built.validUntil)
-        }
+        self.departures = Self.keptList(
+            Operations.ListDepartures.id, "/api/departures", platform: platform, later: later
+        ) { try await $0.departuresAndExpiry() }
         later.value = self
+    }
+
+    /// A list every open timetable polls (the car parks, the departures), kept as sent until it goes stale.
+    private static func keptList<List: Encodable & Sendable>(
+        _ operation: String, _ path: String, platform: Platform, later: Later<Timetable>,
+        build: @escaping @Sendable (TimetableAPI) async throws -> (list: List, validUntil: Date)
+    ) -> KeptAnswer<One> {
+        KeptAnswer(
+            operation: operation, path: path, platform: platform, droppedBy: [.notice(noticeType)],
+            key: { _, _ in .value }
+        ) { _ in
+            guard let timetable = later.value else { throw HandlerAnswers() }
+            let built = try await build(TimetableAPI(timetable: timetable))
+            return try EncodedAnswer.json(built.list, expires: built.validUntil)
+        }
     }
 
     /// Call after a change is stored (a reading, a prediction, an admin's edit): kept answers are dropped everywhere.

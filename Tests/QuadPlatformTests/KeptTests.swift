@@ -1,5 +1,6 @@
 import Foundation
 import NIOConcurrencyHelpers
+import QuadCore
 import QuadTestSupport
 import Testing
 
@@ -12,10 +13,9 @@ import Testing
         try await TestDatabase.withDatabase(.sqlite) { database in
             let clock = TestTime.clock()
             let hub = EventHub(database: database, capacity: 16, clock: clock, logger: TestDatabase.logger)
-            let cache = Kept<String, EncodedAnswer>(hub: hub, clock: clock, droppedBy: [.notice("test")])
             let builds = NIOLockedValueBox(0)
             let (gate, open) = AsyncStream<Void>.makeStream()
-            let build: @Sendable () async throws -> EncodedAnswer = {
+            let cache = Kept<String, EncodedAnswer>(hub: hub, clock: clock, droppedBy: [.notice("test")]) { _ in
                 let number = builds.withLockedValue { count in
                     count += 1
                     return count
@@ -24,7 +24,7 @@ import Testing
                 return try EncodedAnswer.json(["build": number])
             }
             let etags = try await withThrowingTaskGroup(of: String.self) { group in
-                for _ in 0..<20 { group.addTask { try await cache.value("kier", build: build).etag } }
+                for _ in 0..<20 { group.addTask { try await cache.value("kier").etag } }
                 try await eventually("the build started") { builds.withLockedValue { $0 } == 1 }
                 open.yield()
                 return try await group.reduce(into: [String]()) { $0.append($1) }
@@ -34,15 +34,48 @@ import Testing
 
             await cache.changed()
             #expect(cache.cached("kier") == nil)
-            let during = Task { try await cache.value("kier", build: build) }
+            let during = Task { try await cache.value("kier") }
             try await eventually("a build began") { builds.withLockedValue { $0 } == 2 }
             await cache.changed()
             open.yield()
             _ = try await during.value
             #expect(cache.cached("kier") == nil, "built across a change: not kept")
             open.yield()
-            let fresh = try await cache.value("kier", build: build)
+            let fresh = try await cache.value("kier")
             #expect(builds.withLockedValue { $0 } == 3 && cache.cached("kier")?.etag == fresh.etag)
+        }
+    }
+
+    /// A kept value goes, on this instance at once, when an event of a kind it names is published (whoever made the
+    /// change reads it next, on PostgreSQL too, before the notification comes back); an event of another kind
+    /// leaves it; and it goes by itself at its deadline.
+    @Test(arguments: TestDatabase.engines)
+    func droppedByItsEventsAtOnceAndByItsDeadline(engine: Database.Engine) async throws {
+        try await TestDatabase.withDatabase(engine) { database in
+            let clock = TestTime.clock()
+            let hub = EventHub(database: database, capacity: 16, clock: clock, logger: TestDatabase.logger)
+            let listening = Task { try await hub.run() }
+            defer { listening.cancel() }
+            try await eventually("the hub listens") { hub.noticeGeneration != nil }
+            let reads = NIOLockedValueBox(0)
+            let deadline = clock.now.addingTimeInterval(60)
+            let kept = Kept<One, Int>(
+                hub: hub, clock: clock, droppedBy: [.event(.room)], expires: { _ in deadline }
+            ) {
+                reads.withLockedValue { count in
+                    count += 1
+                    return count
+                }
+            }
+            #expect(try await kept.value() == 1 && kept.cached(.value) == 1)
+            await hub.publish(BookEvent(id: 1, change: .returned, status: nil))
+            #expect(kept.cached(.value) == 1, "a book's event leaves the rooms")
+            await hub.publish(RoomEvent(id: "mostafa", spots: 3, change: .spots))
+            #expect(kept.cached(.value) == nil, "a room's event drops them at once")
+            #expect(try await kept.value() == 2)
+            clock.advance(by: .seconds(60))
+            #expect(kept.cached(.value) == nil, "stale at its deadline")
+            #expect(try await kept.value() == 3)
         }
     }
 }

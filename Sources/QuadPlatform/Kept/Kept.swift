@@ -28,16 +28,20 @@ package final class Kept<Key: Hashable & Sendable, Value: Sendable>: Sendable {
     private let capacity: Int
     /// When a value goes stale by itself (a loan falling due, the next quarter hour), if ever.
     private let expires: @Sendable (Value) -> Date?
+    /// Reads or builds the value for a key.
+    private let build: @Sendable (Key) async throws -> Value
 
     package init(
         hub: EventHub, clock: any QuadClock, droppedBy changes: [HubChange], capacity: Int = 4096,
-        expires: @escaping @Sendable (Value) -> Date? = { _ in nil }
+        expires: @escaping @Sendable (Value) -> Date? = { _ in nil },
+        build: @escaping @Sendable (Key) async throws -> Value
     ) {
         self.hub = hub
         self.clock = clock
         self.changes = changes
         self.capacity = capacity
         self.expires = expires
+        self.build = build
         for change in changes {
             switch change {
             case .event(let kind): hub.onEvent(kind) { [weak self] in self?.drop() }
@@ -59,13 +63,13 @@ package final class Kept<Key: Hashable & Sendable, Value: Sendable>: Sendable {
         expires(value).map { clock.now < $0 } ?? true
     }
 
-    /// The value for `key`, built by `build` when it is not kept (once, for all who ask while it is built).
-    package func value(_ key: Key, build: @escaping @Sendable () async throws -> Value) async throws -> Value {
+    /// The value for `key`, built when it is not kept (once, for all who ask while it is built).
+    package func value(_ key: Key) async throws -> Value {
         if let hit = cached(key) { return hit }
         let generation = hub.noticeGeneration
-        let (task, epoch) = state.withLockedValue { state in
+        let (task, epoch) = state.withLockedValue { [build] state in
             if let running = state.building[key] { return (running, state.epoch) }
-            let task = Task { try await build() }
+            let task = Task { try await build(key) }
             state.building[key] = task
             return (task, state.epoch)
         }
@@ -112,10 +116,16 @@ package enum One: Hashable, Sendable {
 }
 
 extension Kept where Key == One {
-    /// The kept value, else `load()`'s (kept for next time when nothing changed meanwhile).
-    package func value(_ load: @escaping @Sendable () async throws -> Value) async throws -> Value {
-        try await value(.value, build: load)
+    /// Keeps the one value `load` reads.
+    package convenience init(
+        hub: EventHub, clock: any QuadClock, droppedBy changes: [HubChange],
+        expires: @escaping @Sendable (Value) -> Date? = { _ in nil }, load: @escaping @Sendable () async throws -> Value
+    ) {
+        self.init(hub: hub, clock: clock, droppedBy: changes, expires: expires) { _ in try await load() }
     }
+
+    /// The kept value, else the one read now (kept for next time when nothing changed meanwhile).
+    package func value() async throws -> Value { try await value(.value) }
 }
 
 /// What the hub announces a change by: an event of a kind (it goes on the stream too) or a notice of a type (between

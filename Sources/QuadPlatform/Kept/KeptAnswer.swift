@@ -26,7 +26,6 @@ package final class KeptAnswer<Key: Hashable & Sendable>: AnyKeptAnswer {
     package let path: String
     private let kept: Kept<Key, EncodedAnswer>
     private let key: @Sendable (_ baseURL: String, _ person: Person?) -> Key?
-    private let build: @Sendable (Key) async throws -> EncodedAnswer
 
     /// Built from the store for the key; `key` says whose answer a caller reads (nil: the handler answers them),
     /// `build` may throw `HandlerAnswers` when there is nothing to keep for that key (no such student).
@@ -40,9 +39,8 @@ package final class KeptAnswer<Key: Hashable & Sendable>: AnyKeptAnswer {
         self.path = path
         self.kept = Kept(
             hub: platform.events, clock: platform.clock, droppedBy: changes, capacity: capacity,
-            expires: \.expires)
+            expires: \.expires, build: build)
         self.key = key
-        self.build = build
     }
 
     package func cached(baseURL: String, person: Person?) -> EncodedAnswer? {
@@ -60,7 +58,7 @@ package final class KeptAnswer<Key: Hashable & Sendable>: AnyKeptAnswer {
     /// The answer for `key`, built when it is not kept; nil when its build says the handler answers.
     package func answer(_ key: Key) async throws -> EncodedAnswer? {
         do {
-            return try await kept.value(key) { [build] in try await build(key) }
+            return try await kept.value(key)
         } catch is HandlerAnswers {
             return nil
         }
@@ -75,4 +73,17 @@ package final class KeptAnswer<Key: Hashable & Sendable>: AnyKeptAnswer {
 /// student id that is nobody's gets its 404 there).
 package struct HandlerAnswers: Error {
     package init() {}
+}
+
+extension KeptAnswer where Key == String {
+    /// An answer the same for everyone but for its absolute URLs (images): one per base URL, a few at most, as the
+    /// Host header is the client's to choose.
+    package convenience init(
+        operation: String, path: String, platform: Platform, droppedBy changes: [HubChange],
+        byBaseURL build: @escaping @Sendable (_ baseURL: String) async throws -> EncodedAnswer
+    ) {
+        self.init(
+            operation: operation, path: path, platform: platform, droppedBy: changes, capacity: 8,
+            key: { baseURL, _ in baseURL }, build: build)
+    }
 }
