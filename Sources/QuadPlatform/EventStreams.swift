@@ -31,7 +31,7 @@ final class EventStreams: Sendable {
         self.maxPerClient = maxPerClient
     }
 
-    /// What a stream's request asks for, read the same way by the router and by `SnapshotFastPath`.
+    /// What a stream's request asks for, read the same way by the router and by `FastPath`.
     struct Asked: Sendable {
         /// The last event the client saw (`Last-Event-ID`, or `lastEventId` in the query).
         var lastEventId: Int64?

@@ -24,7 +24,7 @@ package protocol Feature: Sendable {
     /// Loads its demo data into a database just created.
     func loadDemoData(announce: @escaping @Sendable (String) -> Void) async throws
     /// The answers of its operations it keeps between changes (each declared once: `KeptAnswer`); the server answers
-    /// them before the router (`SnapshotFastPath`) and in the generated interface (`.quad(kept:)`).
+    /// them before the router (`FastPath`) and in the generated interface (`.quad(kept:)`).
     var keptAnswers: [any AnyKeptAnswer] { get }
     /// The original app's own file names under a personal app link, as Quad's paths (`/api/rooms.json` is
     /// `/api/rooms`): its app appends them to the link (`AppLinkPath`).
@@ -60,7 +60,7 @@ package protocol PersonDirectory: Sendable {
     /// The person a session token signs in (nil when it is unknown or the session ended).
     func person(session token: String) async throws -> Person?
     /// The person a session token signs in, when this instance remembers it and may trust what it remembers,
-    /// without waiting (for `SnapshotFastPath`). Nil means "ask `person(session:)`", not "nobody".
+    /// without waiting (for `FastPath`). Nil means "ask `person(session:)`", not "nobody".
     func rememberedPerson(session token: String) -> Person?
     /// The administrator the admin token acts as.
     func tokenAdmin() async throws -> Person?

@@ -46,7 +46,7 @@ public enum HTTPCache {
 }
 
 /// Gives every successful JSON (or YAML: the contract) answer to a GET a strong ETag and `Cache-Control: no-cache`, and answers a
-/// matching `If-None-Match` with 304 and no body. Routes that know their ETag already (snapshots) set it
+/// matching `If-None-Match` with 304 and no body. Routes that know their ETag already (kept answers) set it
 /// themselves; then only the comparison is done here.
 struct HTTPCacheMiddleware: RouterMiddleware {
     typealias Context = AppRequestContext

@@ -6,7 +6,7 @@ import NIOCore
 import NIOHTTP1
 import QuadCore
 
-/// Pages as the router answered them (head and bytes), kept so that `SnapshotFastPath` answers the same request
+/// Pages as the router answered them (head and bytes), kept so that `FastPath` answers the same request
 /// again without rendering: the same path and query, cookies (session, CSRF token, language), `Accept-Language`,
 /// base URL and gzip choice, for the same person.
 ///

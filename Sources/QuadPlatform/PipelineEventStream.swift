@@ -2,7 +2,7 @@ import NIOConcurrencyHelpers
 import NIOCore
 import NIOHTTP1
 
-/// One `GET /api/events` stream answered in the channel pipeline (`SnapshotFastPath`): the same frames as the
+/// One `GET /api/events` stream answered in the channel pipeline (`FastPath`): the same frames as the
 /// router's stream (`EventStreams`), written by the connection's event loop as the hub delivers them, without a
 /// task, an async sequence or a router request held open for the stream's life.
 ///

@@ -9,7 +9,7 @@ public struct Platform: Sendable {
     public let admin: AdminAuth
     public let images: ImageStore
     package let idempotency: IdempotencyStore
-    /// Shared by the router's middleware and the snapshot fast path, so a client has one budget.
+    /// Shared by the router's middleware and the fast path, so a client has one budget.
     let rateLimiter: RateLimiter?
     /// Pages the router rendered, answered again by the fast path until anything changes.
     package let pages: PageCache

@@ -12,7 +12,7 @@ extension HTTPServerBuilder {
     package static func quad(
         _ platform: Platform, features: [any Feature], people: any PersonDirectory
     ) -> HTTPServerBuilder {
-        let routes = SnapshotFastPath.Routes(
+        let routes = FastPath.Routes(
             kept: Dictionary(features.flatMap(\.keptAnswers).map { ($0.path, $0) }) { first, _ in first },
             trustedProxies: platform.configuration.trustedProxies, rateLimiter: platform.rateLimiter,
             logger: platform.logger, clock: platform.clock, session: { people.rememberedPerson(session: $0) },

@@ -1,7 +1,7 @@
 import HTTPTypes
 
 /// The headers every answer carries, whichever path wrote it (the router through `FrontDoor`, or
-/// `SnapshotFastPath`), with `Server` and `Date`: no type sniffing, no framing, no referrer outside the site, and a content security
+/// `FastPath`), with `Server` and `Date`: no type sniffing, no framing, no referrer outside the site, and a content security
 /// policy the pages keep. Scripts come from Quad's own files only (the pages' JSON data blocks are not scripts);
 /// style attributes are allowed because the specials mosaic sizes its tiles with CSS variables in `style`.
 package enum SecurityHeaders {

@@ -39,7 +39,7 @@ struct RoomTimeKeeper: Service {
             try await rooms.changed(released)
             await rooms.lines.announce(waiting)
             let slot = SlotRange.slot(containing: now)
-            // This instance's list of rooms is read anew for the new quarter hour (`RoomsSnapshot`); the open pages
+            // This instance's list of rooms is read anew for the new quarter hour (`KeptRooms`); the open pages
             // hear of the rooms whose seats changed.
             if try await rooms.reservations.claim(slot: slot) {
                 let before = try await rooms.store.all(at: SlotRange.instant(ofSlot: slot - 1))

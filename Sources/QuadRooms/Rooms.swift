@@ -12,7 +12,7 @@ package final class Rooms: Feature, PersonRemoval, PersonCalendar {
     let store: RoomStore
     let reservations: ReservationStore
     let policies: BuildingPolicyStore
-    let snapshot: RoomsSnapshot
+    let kept: KeptRooms
     let platform: Platform
     /// The waiting lines for a room's time slots.
     let lines: WaitingLists
@@ -29,7 +29,7 @@ package final class Rooms: Feature, PersonRemoval, PersonCalendar {
             database: platform.database, clock: platform.clock, campus: campus, waiting: lines)
         let policies = BuildingPolicyStore(database: platform.database)
         self.policies = policies
-        self.snapshot = RoomsSnapshot(store: store, platform: platform)
+        self.kept = KeptRooms(store: store, platform: platform)
         batcher = platform.database.engine == .sqlite ? BookingBatcher(store: reservations) : nil
         rules = Kept(hub: platform.events, clock: platform.clock, droppedBy: [.notice("room-rules")]) {
             try await policies.policies()
@@ -215,7 +215,7 @@ extension Rooms {
     }
 
     /// `GET /api/rooms`, polled by every open page and app.
-    package var keptAnswers: [any AnyKeptAnswer] { [snapshot.list] }
+    package var keptAnswers: [any AnyKeptAnswer] { [kept.list] }
 
     /// The original Rooms app's files, which it appends to its app link: its list and its booking.
     package var appLinkPaths: [String: String] { ["/api/rooms.json": "/api/rooms", "/api/bookRoom.json": "/api/book"] }

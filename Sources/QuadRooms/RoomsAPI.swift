@@ -3,7 +3,7 @@ import OpenAPIRuntime
 import QuadCore
 import QuadPlatform
 
-/// Rooms' operations of the generated interface. The whole `GET /api/rooms` is answered from the snapshot
+/// Rooms' operations of the generated interface. The whole `GET /api/rooms` is answered from what is kept
 /// (`KeptAnswerMiddleware`, from `Rooms.keptAnswers`).
 struct RoomsOperations: APIProtocol {
     let rooms: Rooms
@@ -19,7 +19,7 @@ extension RoomsOperations {
                 detail: "minSpots must be a whole number ≥ 0, not \(minSpots).",
                 errors: [FieldError(field: "minSpots", message: "A whole number ≥ 0.")])
         }
-        let all = try await rooms.snapshot.rooms().map { $0.room(baseURL: RequestInfo.current.baseURL) }
+        let all = try await rooms.kept.rooms().map { $0.room(baseURL: RequestInfo.current.baseURL) }
         let shown = Room.filtered(all, minSpots: input.query.minSpots, building: input.query.building)
         return .ok(.init(body: .json(.init(rooms: shown.map { .init($0) }))))
     }

@@ -3,7 +3,7 @@ import Hummingbird
 import QuadCore
 import QuadPlatform
 
-/// `GET /api/rooms` from the snapshot, and the `/rooms` web app: a page that works without JavaScript
+/// The `/rooms` web app: a page that works without JavaScript
 /// (forms, CSRF-protected) and that `rooms.js` makes live.
 struct RoomsRoutes {
     let rooms: Rooms
@@ -40,7 +40,7 @@ struct RoomsRoutes {
     }
 
     func page(_ request: Request) async throws -> Response {
-        let records = try await rooms.snapshot.rooms()
+        let records = try await rooms.kept.rooms()
         var mine: [(booking: Booking, roomName: String)] = []
         if let person = RequestInfo.current.person { mine = try await rooms.bookings(of: person) }
         let query = request.uri.queryParameters

@@ -6,11 +6,11 @@ import QuadCore
 import QuadPlatform
 import ServiceLifecycle
 
-/// The Specials service: its store, its snapshot, and the events that keep every open page and every
-/// instance's snapshot fresh.
+/// The Specials service: its store, what it keeps of the specials, and the events that keep every open page and
+/// what every instance keeps fresh.
 package final class Specials: Feature {
     let store: SpecialStore
-    let snapshot: SpecialsSnapshot
+    let kept: KeptSpecials
     let platform: Platform
     /// How often an open page polls when the event stream is down (jittered by the page).
     static let refreshSeconds = 300
@@ -18,7 +18,7 @@ package final class Specials: Feature {
     package init(platform: Platform) {
         self.platform = platform
         self.store = SpecialStore(database: platform.database, clock: platform.clock)
-        self.snapshot = SpecialsSnapshot(store: store, platform: platform)
+        self.kept = KeptSpecials(store: store, platform: platform)
     }
 
     typealias Change = SpecialEvent
@@ -84,7 +84,7 @@ extension Specials {
     }
 
     /// `GET /api/specials`, polled by every open mosaic and app.
-    package var keptAnswers: [any AnyKeptAnswer] { [snapshot.list] }
+    package var keptAnswers: [any AnyKeptAnswer] { [kept.list] }
 
     /// Announces validity boundaries.
     package var services: [any Service] { [SpecialsSchedule(specials: self)] }
@@ -96,7 +96,7 @@ extension Specials {
 
 /// Publishes a `special` event when a special's validity starts or ends, so open pages change at that
 /// moment. It sleeps until the next boundary of the specials it knows, waking at least every second to
-/// notice specials added meanwhile (from the snapshot: no query while nothing changed). Every instance
+/// notice specials added meanwhile (from what is kept: no query while nothing changed). Every instance
 /// runs one; the first to claim a boundary in the database publishes it (every instance's kept list expires by
 /// itself at the boundary, and the event reaches them too).
 struct SpecialsSchedule: Service {
@@ -108,7 +108,7 @@ struct SpecialsSchedule: Service {
         await cancelWhenGracefulShutdown {
             var last = clock.now
             while !Task.isCancelled {
-                let records = (try? await specials.snapshot.records()) ?? []
+                let records = (try? await specials.kept.records()) ?? []
                 let next = records.compactMap { $0.special(baseURL: "").nextBoundary(after: last) }.min()
                 let wait = min(next.map { $0.timeIntervalSince(clock.now) } ?? 1, Double(tick.components.seconds))
                 if wait > 0 { try? await clock.sleep(for: .milliseconds(Int(wait * 1000) + 1)) }

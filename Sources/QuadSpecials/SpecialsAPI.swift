@@ -3,7 +3,7 @@ import OpenAPIRuntime
 import QuadCore
 import QuadPlatform
 
-/// Specials' operations of the generated interface. The whole `GET /api/specials` is answered from the snapshot
+/// Specials' operations of the generated interface. The whole `GET /api/specials` is answered from what is kept
 /// (`KeptAnswerMiddleware`, from `Specials.keptAnswers`).
 struct SpecialsOperations: APIProtocol {
     let specials: Specials
@@ -17,7 +17,7 @@ extension SpecialsOperations {
             displayName: body.displayName, width: String(body.width), height: String(body.height),
             originalPrice: body.originalPrice, price: body.price, promotion: body.promotion,
             validFrom: body.validFrom, validUntil: body.validUntil)
-        let settings = try await specials.snapshot.settings()
+        let settings = try await specials.kept.settings()
         // Checked before an image is drawn, so a refused special leaves nothing behind.
         let checked = try SpecialValidation.special(draft, canvasUnit: settings.canvasUnit, timeZone: settings.zone)
         let image = try await specials.image(body.image, name: checked.displayName)
@@ -35,7 +35,7 @@ extension SpecialsOperations {
         .ok(
             .init(
                 body: .json(
-                    try await allSpecials(try await specials.snapshot.current(at: specials.platform.clock.now).records))
+                    try await allSpecials(try await specials.kept.current(at: specials.platform.clock.now).records))
             ))
     }
 
@@ -107,7 +107,7 @@ extension SpecialsOperations {
     }
 
     private func allSpecials(_ records: [SpecialRecord]) async throws -> Components.Schemas.SpecialList {
-        let settings = try await specials.snapshot.settings()
+        let settings = try await specials.kept.settings()
         return .init(
             canvasUnit: settings.canvasUnit, currency: settings.currency,
             managerSpecials: records.map { .init($0.special(baseURL: RequestInfo.current.baseURL)) })

@@ -3,7 +3,7 @@ import Hummingbird
 import QuadCore
 import QuadPlatform
 
-/// `GET /api/specials` from the snapshot, and the web app: the mosaic at `/specials` (rendered here,
+/// The web app: the mosaic at `/specials` (rendered here,
 /// made live by `specials.js`, which fetches `/specials?fragment=live` again on each change), a details page per
 /// special and the manager's pages under `/admin/specials` (forms, CSRF-protected, no JavaScript needed).
 struct SpecialsRoutes {
@@ -97,7 +97,7 @@ struct SpecialsRoutes {
 
     /// The mosaic's rows, by the shared layout rule.
     func mosaicModel(_ t: Localizer) async throws -> Mosaic {
-        let (records, settings, _) = try await specials.snapshot.current(at: specials.platform.clock.now)
+        let (records, settings, _) = try await specials.kept.current(at: specials.platform.clock.now)
         let currency = Currency(code: settings.currency)
         let rows = SpecialsLayout.rows(widths: records.map(\.width), canvas: settings.canvasUnit).map { row in
             Mosaic.Row(tiles: row.tiles.map { Self.tile(records[$0], currency: currency, t: t) }, width: row.width)
@@ -121,7 +121,7 @@ struct SpecialsRoutes {
 
     func details(_ request: Request, id: String) async throws -> Response {
         let record = try await specials.visible(id)
-        let settings = try await specials.snapshot.settings()
+        let settings = try await specials.kept.settings()
         return try web.page(request, template: "special", title: { _ in record.displayName }) { t in
             var tile = Self.tile(record, currency: Currency(code: settings.currency), t: t)
             tile.validity(record, settings: settings, t: t)
@@ -149,7 +149,7 @@ struct SpecialsRoutes {
         _ request: Request, settingsForm: [String: String]?, errors: [FieldError]
     ) async throws -> Response {
         let records = try await specials.store.all()
-        let settings = try await specials.snapshot.settings()
+        let settings = try await specials.kept.settings()
         let done = request.uri.queryParameters.get("done").flatMap {
             ["added", "saved", "deleted", "moved", "settings"].contains($0) ? $0 : nil
         }
@@ -205,7 +205,7 @@ struct SpecialsRoutes {
             guard let record = try await specials.store.find(id) else {
                 throw Problem.notFound("There is no special \(id).")
             }
-            fields = Self.fields(record, zone: try await specials.snapshot.settings().zone)
+            fields = Self.fields(record, zone: try await specials.kept.settings().zone)
         }
         return try await formPage(request, id: id, fields: fields, errors: [])
     }
@@ -216,7 +216,7 @@ struct SpecialsRoutes {
     func preview(_ request: Request) async throws -> Response {
         let query = request.queryForm
         let typed = { (name: String) in String(query[name]?.prefix(200) ?? "") }
-        let settings = try await specials.snapshot.settings()
+        let settings = try await specials.kept.settings()
         let size = { (name: String, most: Int) in min(most, max(1, Int(typed(name)) ?? 1)) }
         let image = try? await specials.image(typed("image"), name: typed("display_name"))
         let html = try web.render(request, template: "special-preview", title: { _ in "" }) { t in
@@ -249,7 +249,7 @@ struct SpecialsRoutes {
     private func formPage(
         _ request: Request, id: String?, fields: [String: String], errors: [FieldError]
     ) async throws -> Response {
-        let settings = try await specials.snapshot.settings()
+        let settings = try await specials.kept.settings()
         let status: HTTPResponse.Status = errors.isEmpty ? .ok : .unprocessableContent
         let titleKey = id == nil ? "specials.manager.add" : "specials.manager.edit"
         return try web.page(request, template: "specials-form", status: status, title: { $0(titleKey) }) { t in
@@ -279,7 +279,7 @@ struct SpecialsRoutes {
                 await specials.changed(record.id, .updated)
                 return .seeOther("/admin/specials?done=saved#special-\(record.id)")
             }
-            let settings = try await specials.snapshot.settings()
+            let settings = try await specials.kept.settings()
             let checked = try SpecialValidation.special(
                 draft, canvasUnit: settings.canvasUnit, timeZone: settings.zone)
             let record = try await specials.store.create(

@@ -78,4 +78,25 @@ import Testing
             #expect(try await kept.value() == 3)
         }
     }
+
+    /// Full, what is kept stays: a client sending ever new keys (Host headers) gets its answer built, and does not
+    /// push out everyone else's.
+    @Test func fullItKeepsWhatItHas() async throws {
+        try await TestDatabase.withDatabase(.sqlite) { database in
+            let clock = TestTime.clock()
+            let hub = EventHub(database: database, capacity: 16, clock: clock, logger: TestDatabase.logger)
+            let kept = Kept<String, String>(hub: hub, clock: clock, droppedBy: [.notice("test")], capacity: 2) {
+                "answer for " + $0
+            }
+            for host in ["quad.example", "a1", "a2", "a3"] {
+                #expect(try await kept.value(host) == "answer for " + host)
+            }
+            #expect(kept.cached("quad.example") != nil && kept.cached("a1") != nil)
+            #expect(kept.cached("a2") == nil && kept.cached("a3") == nil)
+            await kept.changed()
+            #expect(kept.cached("quad.example") == nil, "a change drops them all")
+            _ = try await kept.value("a3")
+            #expect(kept.cached("a3") != nil)
+        }
+    }
 }

@@ -6,7 +6,8 @@ import QuadCore
 
 /// The one door every routed request passes, on the matched route and before its body is read:
 /// 1. who is calling: a personal app link (set by `FrontDoor`), else `Authorization: Bearer` (a session token or
-///    the admin token), else the session cookie, as `Credential` reads them (the fast path reads them so too). Refused credentials spend the address's rate limit, then 401;
+///    the admin token), else the session cookie, as `Credential` reads them (the fast path reads them so too).
+///    Refused credentials spend the address's rate limit, then 401;
 /// 2. the route's declaration (`AccessTable`): 401 to sign in (a page sends a browser to the sign-in form),
 ///    403 for the wrong role;
 /// 3. for an unsafe request a cookie signs, or a browser form: CSRF (`CSRF.check`).

@@ -2,7 +2,7 @@ import NIOCore
 import QuadCore
 
 /// The credentials a request carries, read one way for both doors: the router (`AccessMiddleware`, `CSRF`) and the
-/// fast path (`SnapshotFastPath`), which ask this rather than keep copies in step.
+/// fast path (`FastPath`), which ask this rather than keep copies in step.
 package enum Credential: Equatable, Sendable {
     /// None: a visitor.
     case none

@@ -11,20 +11,33 @@ import QuadCore
 /// - Trusted only under the hub's generation it was made in: a LISTEN that restarted may have missed changes.
 /// - Built once for all who ask meanwhile (single flight), and a value built while a change landed is not kept.
 ///   Measured: without single flight, every poll in flight built its own copy at each change (p99 of 93 ms).
+/// - On PostgreSQL, nothing is kept while the hub is not listening (every read builds, once for all who ask).
+/// - A value built from another `Kept` dropped by the same change (an answer from the list it encodes) is safe when
+///   the source is made first: the hub drops them in the order they were made, so a build that read the old source
+///   began before its own drop, and is not kept.
 package final class Kept<Key: Hashable & Sendable, Value: Sendable>: Sendable {
     private struct State {
         var values: [Key: Value] = [:]
-        var building: [Key: Task<Value, any Error>] = [:]
+        var building: [Key: Build] = [:]
         /// Grows with every change: a value built under an older epoch is not kept.
         var epoch = 0
         var generation: Int?
+    }
+
+    /// A build under way, with the epoch and the hub's generation it began in: whoever joins it later gets what was
+    /// read then, and it is kept only if neither has moved since.
+    private struct Build {
+        let task: Task<Value, any Error>
+        let epoch: Int
+        let generation: Int?
     }
 
     private let state = NIOLockedValueBox(State())
     private let hub: EventHub
     private let clock: any QuadClock
     private let changes: [HubChange]
-    /// Values at most; past it the kept values start again (a key may be the client's to choose: a Host header).
+    /// Values at most; past it a new key is not kept until the next change (a key may be the client's to choose: a
+    /// Host header).
     private let capacity: Int
     /// When a value goes stale by itself (a loan falling due, the next quarter hour), if ever.
     private let expires: @Sendable (Value) -> Date?
@@ -53,41 +66,39 @@ package final class Kept<Key: Hashable & Sendable, Value: Sendable>: Sendable {
     /// The value for `key` if it is kept and fresh, without waiting (for the event loop).
     package func cached(_ key: Key) -> Value? {
         guard let generation = hub.noticeGeneration else { return nil }
-        return state.withLockedValue { state in
-            guard state.generation == generation, let hit = state.values[key] else { return nil }
-            return fresh(hit) ? hit : nil
-        }
-    }
-
-    private func fresh(_ value: Value) -> Bool {
-        expires(value).map { clock.now < $0 } ?? true
+        let hit = state.withLockedValue { state in state.generation == generation ? state.values[key] : nil }
+        return hit.flatMap { hit in expires(hit).map { clock.now < $0 } ?? true ? hit : nil }
     }
 
     /// The value for `key`, built when it is not kept (once, for all who ask while it is built).
     package func value(_ key: Key) async throws -> Value {
         if let hit = cached(key) { return hit }
         let generation = hub.noticeGeneration
-        let (task, epoch) = state.withLockedValue { [build] state in
-            if let running = state.building[key] { return (running, state.epoch) }
-            let task = Task { try await build(key) }
-            state.building[key] = task
-            return (task, state.epoch)
+        let started = state.withLockedValue { [build] state in
+            if let running = state.building[key] { return running }
+            let started = Build(task: Task { try await build(key) }, epoch: state.epoch, generation: generation)
+            state.building[key] = started
+            return started
         }
         let built: Value
         do {
-            built = try await task.value
+            built = try await started.task.value
         } catch {
-            state.withLockedValue { state in if state.building[key] == task { state.building[key] = nil } }
+            state.withLockedValue { state in
+                if state.building[key]?.task == started.task { state.building[key] = nil }
+            }
             throw error
         }
         state.withLockedValue { state in
-            if state.building[key] == task { state.building[key] = nil }
-            guard state.epoch == epoch, let generation else { return }
-            if state.generation != generation || state.values.count >= capacity {
+            if state.building[key]?.task == started.task { state.building[key] = nil }
+            guard state.epoch == started.epoch, let generation = started.generation else { return }
+            if state.generation != generation {
                 state.values.removeAll(keepingCapacity: true)
                 state.generation = generation
             }
-            state.values[key] = built
+            // Full: what is kept stays, and a new key waits for the next change (a client that sends many Host
+            // headers does not push out everyone else's answer).
+            if state.values.count < capacity || state.values[key] != nil { state.values[key] = built }
         }
         return built
     }

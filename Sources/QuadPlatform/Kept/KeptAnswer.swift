@@ -5,7 +5,7 @@ import QuadCore
 /// declared once by its feature: the operation and path it answers, the changes that drop it, whose answer a caller
 /// reads (its key) and how that answer is built. Its bytes say until when they hold by themselves
 /// (`EncodedAnswer.expires`). Everything else is derived from this declaration (`Feature.keptAnswers`):
-/// - the fast path answers the path from what is kept, before the router (`SnapshotFastPath`);
+/// - the fast path answers the path from what is kept, before the router (`FastPath`);
 /// - the generated interface answers the operation from it, building it when it is not kept
 ///   (`KeptAnswerMiddleware`);
 /// - the changes drop it on every instance, with single flight and the hub's generation check (`Kept`).
@@ -39,7 +39,7 @@ package final class KeptAnswer<Key: Hashable & Sendable>: AnyKeptAnswer {
         self.path = path
         self.kept = Kept(
             hub: platform.events, clock: platform.clock, droppedBy: changes, capacity: capacity,
-            expires: \.expires, build: build)
+            expires: { $0.expires }, build: build)
         self.key = key
     }
 

@@ -16,7 +16,7 @@ package struct KeptAnswerMiddleware: ServerMiddleware {
         self.answers = Dictionary(answers.map { ($0.operation, $0) }) { first, _ in first }
     }
 
-    /// A kept answer that could not be built its answer (the database unreachable): the server's fault, a 500, where the
+    /// A kept answer that could not be built (the database unreachable): the server's fault, a 500, where the
     /// generated interface would take any middleware's error for a request that does not match the API.
     struct SourceFailure: Error {
         let underlying: any Error

@@ -7,7 +7,7 @@ import Testing
 @testable import QuadPlatform
 @testable import QuadServer
 
-/// Event streams opened before the router (`SnapshotFastPath`, `PipelineEventStream`) are the router's streams to
+/// Event streams opened before the router (`FastPath`, `PipelineEventStream`) are the router's streams to
 /// the client: the same head and frames, the same count of a client's streams, given back when the client goes.
 @Suite struct PipelineEventStreamTests {
     /// How many streams the fast path opened, by its log lines.

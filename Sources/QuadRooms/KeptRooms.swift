@@ -10,7 +10,7 @@ struct RoomsNow: Sendable {
 
 /// The rooms as every page and poll reads them: loaded once per change and per quarter hour (free seats change only
 /// when bookings start or end, on the quarter hour), and `GET /api/rooms` encoded once from that per base URL.
-struct RoomsSnapshot: Sendable {
+struct KeptRooms: Sendable {
     let loaded: Kept<One, RoomsNow>
     let list: KeptAnswer<String>
     let store: RoomStore

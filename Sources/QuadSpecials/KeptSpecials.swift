@@ -17,7 +17,7 @@ struct SpecialsData: Sendable {
 
 /// The specials as every page and poll reads them: loaded once per change, and `GET /api/specials` encoded once from
 /// that per base URL and per validity window.
-struct SpecialsSnapshot: Sendable {
+struct KeptSpecials: Sendable {
     let loaded: Kept<One, SpecialsData>
     let list: KeptAnswer<String>
     let store: SpecialStore

@@ -12,9 +12,9 @@ import Testing
 @testable import QuadRooms
 @testable import QuadServer
 
-/// `GET /api/rooms` polls answered from the snapshot before the router (see `SnapshotFastPath`) must be
+/// `GET /api/rooms` polls answered from the kept answer before the router (see `FastPath`) must be
 /// indistinguishable from the router's answers, over a real connection.
-@Suite struct SnapshotFastPathTests {
+@Suite struct FastPathTests {
     @Test func pollsGetTheRoutersAnswerAndSpendTheSameRateLimit() async throws {
         try await TestApp.run(
             configure: {
@@ -23,7 +23,7 @@ import Testing
                 $0.rateBurst = 4
             }, live: true
         ) { _, client in
-            // The first poll builds the snapshot through the router; the next ones are answered from it.
+            // The first poll builds the kept answer through the router; the next ones are answered from it.
             let first = try await client.execute(uri: "/api/rooms", method: .get)
             let second = try await client.execute(uri: "/api/rooms", method: .get)
             #expect(first.status == .ok && second.status == .ok)
@@ -105,7 +105,7 @@ import Testing
                 $0.rateBurst = 6
             }, live: true
         ) { app, client in
-            _ = try await client.execute(uri: "/api/rooms", method: .get)  // the snapshot, for visitors
+            _ = try await client.execute(uri: "/api/rooms", method: .get)  // the kept answer, for visitors
             let bearer = try await app.signedIn("ada")
             let token = String(try #require(bearer[.authorization]).dropFirst("Bearer ".count))
             let asked: [HTTPFields] = [
@@ -196,7 +196,7 @@ import Testing
                 }
             }
             let answeredBeforeTheRouter = logs.all.split(separator: "\n").filter {
-                $0.contains("GET \(path) 200") && $0.contains(#""snapshot": true"#)
+                $0.contains("GET \(path) 200") && $0.contains(#""answer": kept"#)
             }
             #expect(answeredBeforeTheRouter.count >= 2)
         }
@@ -243,12 +243,12 @@ import Testing
     }
 
     /// A client that pipelines gets its answers in the order it asked, even when a later request could
-    /// be answered from the snapshot before an earlier one that goes through the router.
+    /// be answered from the kept answer before an earlier one that goes through the router.
     @Test func pipelinedRequestsAreAnsweredInOrder() async throws {
         try await TestApp.run(configure: { $0.loadDemoData = true }, live: true) { _, client in
             let port = try #require(client.port)
             let poll = "GET /api/rooms HTTP/1.1\r\nHost: quad.test\r\n\r\n"
-            // Builds the snapshot for this host first.
+            // Builds the kept answer for this host first.
             _ = try await exchange(
                 port: port, poll + "GET /health HTTP/1.1\r\nHost: quad.test\r\nConnection: close\r\n\r\n")
             let answers = try await exchange(

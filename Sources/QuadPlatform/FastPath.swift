@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 import HummingbirdCore
 import Logging
 import NIOConcurrencyHelpers
@@ -14,23 +15,23 @@ import QuadCore
 ///
 /// Why: measured with `Benchmarks/run`, the router path (Swift concurrency hops, five middlewares) cost
 /// about 54 µs of CPU per `/api/rooms` request against nginx's 17–20 µs for the same bytes; the issue asks
-/// for ≥ 0.8× nginx's throughput and ≥ 1.0× on 304s. Here it costs about 10 µs. Anything the snapshot
+/// for ≥ 0.8× nginx's throughput and ≥ 1.0× on 304s. Here it costs about 10 µs. Anything the kept answer
 /// cannot answer exactly as the router would (credentials it does not know at once, the admin token, a query
-/// string, no snapshot yet, not HTTP/1.1 keep-alive, an earlier request on this connection still being
+/// string, nothing kept yet, not HTTP/1.1 keep-alive, an earlier request on this connection still being
 /// answered, a client over its rate limit) goes on to the router untouched, so the answers are the same either
 /// way; tests compare them.
 ///
 /// It also answers a page asked for again exactly as before (`PageCache`): the router's own answer, kept; and
 /// opens event streams (`GET /api/events`) here, for the same callers, written by the event loop
 /// (`PipelineEventStream`).
-package final class SnapshotFastPath: ChannelDuplexHandler, RemovableChannelHandler {
+package final class FastPath: ChannelDuplexHandler, RemovableChannelHandler {
     package typealias InboundIn = HTTPServerRequestPart
     package typealias InboundOut = HTTPServerRequestPart
     package typealias OutboundIn = HTTPServerResponsePart
     package typealias OutboundOut = HTTPServerResponsePart
 
     /// What every connection's fast path reads, made once per server: a class, so that each connection's handler
-    /// holds a reference rather than a copy (a held event stream is a connection; see `Kept`).
+    /// holds a reference rather than a copy (a held event stream is a connection; see `ConnectionState`).
     package final class Routes: Sendable {
         /// The features' kept answers, by path.
         let kept: [String: any AnyKeptAnswer]
@@ -105,7 +106,7 @@ package final class SnapshotFastPath: ChannelDuplexHandler, RemovableChannelHand
     private var opening: Boxed<StreamOpening>?
     private var stream: PipelineEventStream?
     /// What this connection's answers here had in common with the one before (none until it has one).
-    private var kept: Kept?
+    private var connection: ConnectionState?
     private var encoder: ChannelHandlerContext?
 
     /// A value held out of line: the handler is one per connection, and costs a pointer for each thing it holds
@@ -117,10 +118,10 @@ package final class SnapshotFastPath: ChannelDuplexHandler, RemovableChannelHand
     }
 
     /// The heads of the last answers, by ETag and `Date`: a poller on a kept-alive connection asks for the same
-    /// snapshot many times a second. With the same answers as bytes on the wire, written from the encoder's place
+    /// answer many times a second. With the same answers as bytes on the wire, written from the encoder's place
     /// in the pipeline (past it): the encoder would only turn the same head into the same bytes again, about a
     /// microsecond a response. And the connection's Host, with the base URL worked out from it.
-    private final class Kept {
+    private final class ConnectionState {
         typealias Heads = (etag: String, date: String, ok: HTTPResponseHead, notModified: HTTPResponseHead)
         typealias Wire = (etag: String, date: String, ok: ByteBuffer, notModified: ByteBuffer)
         var heads: Heads?
@@ -130,10 +131,10 @@ package final class SnapshotFastPath: ChannelDuplexHandler, RemovableChannelHand
         var lastHost: (host: String?, baseURL: String)?
     }
 
-    private func keptState() -> Kept {
-        if let kept { return kept }
-        let made = Kept()
-        kept = made
+    private func connectionState() -> ConnectionState {
+        if let connection { return connection }
+        let made = ConnectionState()
+        connection = made
         return made
     }
 
@@ -252,25 +253,26 @@ package final class SnapshotFastPath: ChannelDuplexHandler, RemovableChannelHand
             let caller = caller(head.headers)
         else { return nil }
         let headers = head.headers
-        guard let snapshot = kept.cached(baseURL: baseURL(headers), person: caller.person),
-            let rateLimit = take(caller.person, headers, remote)
+        guard let found = kept.cached(baseURL: baseURL(headers), person: caller.person),
+            let rateLimit = take(clientKey(caller.person, headers, remote))
         else { return nil }
-        let sent = snapshot.representation(acceptEncoding: headers.first(name: "accept-encoding"))
+        let sent = found.representation(acceptEncoding: headers.first(name: "accept-encoding"))
         return Answer(
             path: head.uri, ifNoneMatch: headers.first(name: "if-none-match"), body: sent.body, etag: sent.etag,
             rateLimit: rateLimit, personal: caller.person != nil, gzip: sent.gzip, varies: sent.varies)
     }
 
     /// An event stream to open here: `GET /api/events` with nothing in its query but `lastEventId` and `types`, once
-    /// each and as plain text, from a caller known at once, within the client's share of streams and of requests. Else nil, and the router answers.
+    /// each and as plain text, from a caller known at once, within the client's share of streams and of requests.
+    /// Else nil, and the router answers.
     private func streamOpening(_ head: HTTPRequestHead, remote: SocketAddress?) -> StreamOpening? {
         let headers = head.headers
         guard let streams = routes.streams, encoder != nil, head.method == .GET, head.version == .http1_1,
             head.isKeepAlive,
             let query = Self.eventsQuery(head.uri), headers["last-event-id"].count <= 1, let caller = caller(headers),
-            let slot = streams.slot(for: clientKey(caller.person, headers, remote))
+            case let client = clientKey(caller.person, headers, remote), let slot = streams.slot(for: client)
         else { return nil }
-        guard let rateLimit = take(caller.person, headers, remote) else {
+        guard let rateLimit = take(client) else {
             slot.release()
             return nil
         }
@@ -312,8 +314,8 @@ package final class SnapshotFastPath: ChannelDuplexHandler, RemovableChannelHand
                 ("Server", SecurityHeaders.serverName),
             ] + SecurityHeaders.all)
         if let state = opening.rateLimit, let limiter = routes.rateLimiter {
-            headers.add(name: "RateLimit-Policy", value: limiter.policyHeader)
-            headers.add(name: "RateLimit", value: state)
+            headers.add(name: HTTPField.Name.rateLimitPolicy.rawName, value: limiter.policyHeader)
+            headers.add(name: HTTPField.Name.rateLimit.rawName, value: state)
         }
         if routes.logger.logLevel <= .info {
             routes.logger.info("GET /api/events 200", metadata: ["stream": "pipeline"])
@@ -354,7 +356,7 @@ package final class SnapshotFastPath: ChannelDuplexHandler, RemovableChannelHand
             capture = pages.stamp().map { Boxed((key, caller.person, $0)) }
             return nil
         }
-        guard let rateLimit = take(caller.person, headers, remote) else { return nil }
+        guard let rateLimit = take(clientKey(caller.person, headers, remote)) else { return nil }
         return (page, rateLimit, head.uri.prefix { $0 != "?" })
     }
 
@@ -362,11 +364,7 @@ package final class SnapshotFastPath: ChannelDuplexHandler, RemovableChannelHand
     /// (credentials not known at once: the admin token, a session this instance does not remember, another scheme).
     /// The credentials are read as the router reads them (`Credential`).
     private func caller(_ headers: HTTPHeaders) -> Caller? {
-        let authorization = headers["authorization"]
-        switch Credential.read(
-            authorization: authorization.isEmpty ? nil : authorization.joined(separator: ", "),
-            cookies: headers["cookie"])
-        {
+        switch Credential.read(authorization: Self.field(headers, "authorization"), cookies: headers["cookie"]) {
         case .none: return Caller(person: nil)
         case .otherScheme: return nil
         case .bearer(let token), .sessionCookie(let token): return routes.session(token).map(Caller.init)
@@ -377,16 +375,16 @@ package final class SnapshotFastPath: ChannelDuplexHandler, RemovableChannelHand
     private func baseURL(_ headers: HTTPHeaders) -> String {
         if routes.trustProxy {
             return BaseURL.make(
-                forwardedProto: headers.first(name: "x-forwarded-proto"),
-                forwardedHost: headers.first(name: "x-forwarded-host"), host: headers.first(name: "host"))
+                forwardedProto: Self.field(headers, "x-forwarded-proto"),
+                forwardedHost: Self.field(headers, "x-forwarded-host"), host: headers.first(name: "host"))
         }
         // A connection keeps its Host: work its base URL out once.
         let host = headers.first(name: "host")
-        let kept = keptState()
-        if host != kept.lastHost?.host {
-            kept.lastHost = (host, BaseURL.make(forwardedProto: nil, forwardedHost: nil, host: host))
+        let state = connectionState()
+        if host != state.lastHost?.host {
+            state.lastHost = (host, BaseURL.make(forwardedProto: nil, forwardedHost: nil, host: host))
         }
-        return kept.lastHost!.baseURL
+        return state.lastHost!.baseURL
     }
 
     /// Whom the client's limits count, as the router counts them (`ClientKey`, `AppRequestContext.clientKey`): the
@@ -395,26 +393,32 @@ package final class SnapshotFastPath: ChannelDuplexHandler, RemovableChannelHand
         if let person { return ClientKey.of(person) }
         let peer = remote?.ipAddress
         guard routes.trustProxy else { return peer ?? "local" }
-        let forwardedFor = headers["x-forwarded-for"]
         return ClientKey.forwardedClient(
-            forwardedFor: forwardedFor.isEmpty ? nil : forwardedFor.joined(separator: ", "), peer: peer,
-            trusted: routes.trustedProxies) ?? peer ?? "local"
+            forwardedFor: Self.field(headers, "x-forwarded-for"), peer: peer, trusted: routes.trustedProxies)
+            ?? peer ?? "local"
+    }
+
+    /// A header's value as the router reads it (`HTTPFields`): every line of it joined with ", "; nil without one.
+    private static func field(_ headers: HTTPHeaders, _ name: String) -> String? {
+        guard let first = headers.first(name: name) else { return nil }
+        let lines = headers[name]
+        return lines.count == 1 ? first : lines.joined(separator: ", ")
     }
 
     /// Counts the request against the client's budget as the router counts it (`clientKey`: the person when signed
     /// in, else the address): the `RateLimit` header to send (`.some(nil)` without a limiter), or nil when the
     /// client is over it (the router gives the 429; the bucket, being empty, stays empty).
-    private func take(_ person: Person?, _ headers: HTTPHeaders, _ remote: SocketAddress?) -> String?? {
+    private func take(_ client: @autoclosure () -> String) -> String?? {
         guard let limiter = routes.rateLimiter else { return .some(nil) }
-        let decision = limiter.take(clientKey(person, headers, remote))
+        let decision = limiter.take(client())
         return decision.allowed ? .some(decision.header) : nil
     }
 
     private func write(_ answer: Answer, context: ChannelHandlerContext) {
         let notModified = HTTPCache.matches(ifNoneMatch: answer.ifNoneMatch, etag: answer.etag)
         let date = HTTPDate.text(routes.clock.now)
-        let kept = keptState()
-        var heads = answer.personal ? kept.personalHeads : kept.heads
+        let state = connectionState()
+        var heads = answer.personal ? state.personalHeads : state.heads
         if heads?.etag != answer.etag || heads?.date != date {
             let policy =
                 answer.personal
@@ -430,30 +434,30 @@ package final class SnapshotFastPath: ChannelDuplexHandler, RemovableChannelHand
                 answer.etag, date, HTTPResponseHead(version: .http1_1, status: .ok, headers: HTTPHeaders(ok + common)),
                 HTTPResponseHead(version: .http1_1, status: .notModified, headers: HTTPHeaders(validators + common))
             )
-            if answer.personal { kept.personalHeads = heads } else { kept.heads = heads }
+            if answer.personal { state.personalHeads = heads } else { state.heads = heads }
         }
         var head = notModified ? heads!.notModified : heads!.ok
         if answer.rateLimit == nil, let encoder {
-            var wire = answer.personal ? kept.personalWire : kept.wire
+            var wire = answer.personal ? state.personalWire : state.wire
             if wire?.etag != answer.etag || wire?.date != date {
                 var ok = Self.bytes(heads!.ok, allocator: context.channel.allocator)
                 var body = answer.body
                 ok.writeBuffer(&body)
                 wire = (answer.etag, date, ok, Self.bytes(heads!.notModified, allocator: context.channel.allocator))
-                if answer.personal { kept.personalWire = wire } else { kept.wire = wire }
+                if answer.personal { state.personalWire = wire } else { state.wire = wire }
             }
             encoder.writeAndFlush(NIOAny(notModified ? wire!.notModified : wire!.ok), promise: nil)
         } else {
             if let state = answer.rateLimit, let limiter = routes.rateLimiter {
-                head.headers.add(name: "RateLimit-Policy", value: limiter.policyHeader)
-                head.headers.add(name: "RateLimit", value: state)
+                head.headers.add(name: HTTPField.Name.rateLimitPolicy.rawName, value: limiter.policyHeader)
+                head.headers.add(name: HTTPField.Name.rateLimit.rawName, value: state)
             }
             context.write(wrapOutboundOut(.head(head)), promise: nil)
             if !notModified { context.write(wrapOutboundOut(.body(.byteBuffer(answer.body))), promise: nil) }
             context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
         }
         if routes.logger.logLevel <= .info {
-            routes.logger.info("GET \(answer.path) \(head.status.code)", metadata: ["snapshot": "true"])
+            routes.logger.info("GET \(answer.path) \(head.status.code)", metadata: ["answer": "kept"])
         }
     }
 
@@ -462,8 +466,8 @@ package final class SnapshotFastPath: ChannelDuplexHandler, RemovableChannelHand
         var head = page.head
         head.headers.add(name: "Date", value: HTTPDate.text(routes.clock.now))
         if let rateLimit, let limiter = routes.rateLimiter {
-            head.headers.replaceOrAdd(name: "RateLimit-Policy", value: limiter.policyHeader)
-            head.headers.replaceOrAdd(name: "RateLimit", value: rateLimit)
+            head.headers.replaceOrAdd(name: HTTPField.Name.rateLimitPolicy.rawName, value: limiter.policyHeader)
+            head.headers.replaceOrAdd(name: HTTPField.Name.rateLimit.rawName, value: rateLimit)
         }
         // Logged before it is sent: whoever reads the answer finds the line written.
         if routes.logger.logLevel <= .info {
@@ -484,11 +488,11 @@ package final class SnapshotFastPath: ChannelDuplexHandler, RemovableChannelHand
     }
 }
 
-/// HTTP/1.1 as Hummingbird serves it, with `SnapshotFastPath` placed just after the HTTP/1 decoder, ahead of
+/// HTTP/1.1 as Hummingbird serves it, with `FastPath` placed just after the HTTP/1 decoder, ahead of
 /// the conversion to Swift HTTP Types (which the answers it gives need not pay for).
 struct QuadHTTP1Channel: ServerChildChannel {
     package let base: HTTP1Channel
-    package let routes: SnapshotFastPath.Routes
+    package let routes: FastPath.Routes
     package let limits: ConnectionLimits
 
     func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<HTTP1Channel.Value> {
@@ -505,7 +509,7 @@ struct QuadHTTP1Channel: ServerChildChannel {
             let deadlines = ConnectionDeadlines(limits)
             try pipeline.addHandler(deadlines.start, position: .first)
             try pipeline.addHandler(deadlines.parts, position: .before(codec.handler))
-            try pipeline.addHandler(SnapshotFastPath(routes: routes), position: .before(codec.handler))
+            try pipeline.addHandler(FastPath(routes: routes), position: .before(codec.handler))
             try pipeline.addHandler(UnreadableRequest(), position: .before(codec.handler))
             if !(routes.clock is SystemClock) {
                 try pipeline.addHandler(ClockDateHeader(clock: routes.clock), position: .before(codec.handler))
