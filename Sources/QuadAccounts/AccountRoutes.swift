@@ -80,7 +80,7 @@ struct AccountRoutes {
             } catch let problem as Problem where problem.status == .unauthorized {
                 throw ValidationFailure(field: "current", message: t("account.wrongPassword"))
             }
-            let session = request.cookies[AccessMiddleware.sessionCookie].map { SessionStore.hash($0.value) }
+            let session = Credential.sessionCookie(in: request.headers[values: .cookie]).map(SessionStore.hash)
             _ = try await accounts.people.update(
                 person.username, displayName: nil, role: nil, studentId: nil, password: password, keepKeys: true,
                 keepSession: session, keys: accounts.keys)

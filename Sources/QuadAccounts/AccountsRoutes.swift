@@ -72,7 +72,7 @@ struct AccountsRoutes {
         let secure = request.baseURL(trustProxy: accounts.platform.configuration.trustProxy).hasPrefix("https:")
         response.setCookie(
             Cookie(
-                name: AccessMiddleware.sessionCookie, value: token, maxAge: Int(SessionStore.idleLifetime), path: "/",
+                name: Credential.sessionCookieName, value: token, maxAge: Int(SessionStore.idleLifetime), path: "/",
                 secure: secure, httpOnly: true, sameSite: .lax))
         return response
     }
@@ -81,7 +81,7 @@ struct AccountsRoutes {
         if let token = context.sessionToken { try await accounts.sessions.end(token) }
         var response = Response.seeOther("/")
         response.setCookie(
-            Cookie(name: AccessMiddleware.sessionCookie, value: "", maxAge: 0, path: "/", httpOnly: true))
+            Cookie(name: Credential.sessionCookieName, value: "", maxAge: 0, path: "/", httpOnly: true))
         // The service worker keeps the pages seen, for offline use: a shared computer keeps nobody's timetable
         // or bookings after they sign out.
         response.headers[.clearSiteData] = #""cache", "storage""#

@@ -13,10 +13,8 @@ struct RoomsNow: Sendable {
 struct KeptRooms: Sendable {
     let loaded: Kept<One, RoomsNow>
     let list: KeptAnswer<String>
-    let store: RoomStore
 
     init(store: RoomStore, platform: Platform) {
-        self.store = store
         let loaded = Kept<One, RoomsNow>(
             hub: platform.events, clock: platform.clock, droppedBy: [.event(.room)],
             expires: { SlotRange.instant(ofSlot: $0.slot + 1) }

@@ -20,10 +20,8 @@ struct SpecialsData: Sendable {
 struct KeptSpecials: Sendable {
     let loaded: Kept<One, SpecialsData>
     let list: KeptAnswer<String>
-    let store: SpecialStore
 
     init(store: SpecialStore, platform: Platform) {
-        self.store = store
         let loaded = Kept<One, SpecialsData>(
             hub: platform.events, clock: platform.clock, droppedBy: [.event(.special)]
         ) { SpecialsData(records: try await store.all(), settings: try await store.settings()) }

@@ -20,7 +20,6 @@ package struct AccessMiddleware: RouterMiddleware {
     /// `QUAD_TRUST_PROXY`: a request from one of these addresses is counted as from the client it forwards.
     let trustedProxies: Set<String>
     package var trustProxy: Bool { !trustedProxies.isEmpty }
-    package static let sessionCookie = Credential.sessionCookieName
 
     package func handle(
         _ request: Request, context: Context, next: (Request, Context) async throws -> Response
