@@ -83,6 +83,9 @@ let package = Package(
         // Waiting lines and what a person is told (offers, places in line, loans due, reminders), and the admins'
         // view of every line: a feature like the others, over the lines engine.
         feature("QuadWaiting", extra: ["QuadWaitingLines"]),
+        // A person's day on one page (`/`, `GET /api/me/today`): each feature's part through `TodayPart`, handed in
+        // at construction; it reads no feature's tables.
+        feature("QuadToday"),
         // The lines engine beneath Rooms and the Library (and the Waiting feature): first come first served, an
         // exclusive offer for the first in line, decided inside the feature's own transaction on its own lock.
         // A library, not a feature: it has no pages or operations, and the features that keep lines call it
@@ -99,7 +102,7 @@ let package = Package(
             name: "QuadServer",
             dependencies: [
                 "QuadPlatform", "QuadRooms", "QuadSpecials", "QuadLibrary", "QuadTimetable", "QuadAccounts",
-                "QuadWaiting", "QuadWaitingLines",
+                "QuadWaiting", "QuadWaitingLines", "QuadToday",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
@@ -166,7 +169,7 @@ let package = Package(
             "QuadServerTests",
             [
                 "QuadRooms", "QuadSpecials", "QuadLibrary", "QuadTimetable", "QuadAccounts", "QuadWaiting",
-                "QuadWaitingLines", .product(name: "Yams", package: "Yams"),
+                "QuadWaitingLines", "QuadToday", .product(name: "Yams", package: "Yams"),
             ]),
     ]
 )

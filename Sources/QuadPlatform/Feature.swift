@@ -122,3 +122,12 @@ package struct PersonLoan: Sendable, Equatable {
 package protocol PersonReminders: Sendable {
     func calendarReminders(of username: String) async throws -> [CalendarReminder]
 }
+
+/// A feature's part of a person's day (the Today page, `GET /api/me/today`): the sections it owns, drawn from its
+/// own rules and tables, so Today reads no feature's tables and a new feature adds a section without touching another.
+package protocol TodayPart: Sendable {
+    /// Its sections for `person` (nil: a visitor, who sees only what is public) at `now`, said with `t`. None when it
+    /// has nothing that concerns them (a timetable for someone who is not a student); a section with no items says
+    /// so itself (`TodaySection.empty`).
+    func today(for person: Person?, at now: Date, t: Localizer) async throws -> [TodaySection]
+}

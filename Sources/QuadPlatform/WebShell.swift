@@ -20,7 +20,7 @@ public struct ServiceLink: Sendable {
 }
 
 /// The web app's frame: templates, the stylesheet and script under content-hash URLs, the service
-/// worker, the language choice and the home page.
+/// worker and the language choice. (The home page, `/`, is Today's.)
 package final class WebShell: Sendable {
     private let library: MustacheLibrary
     private let check: TemplateCheck?
@@ -32,11 +32,11 @@ package final class WebShell: Sendable {
     private let manifest: ByteBuffer
     private let services: [ServiceLink]
     static let languageCookie = "quad_lang"
-    /// The platform's own: the frame (layout, languages, sign-out), the home, offline and error pages, the shared
+    /// The platform's own: the frame (layout, languages, sign-out), the offline and error pages, the shared
     /// scripts (`live.js`, `writes.js`, `i18n.js`), the stylesheet, the icons and the service worker.
     static let files = WebFiles(module: "QuadPlatform", bundle: .module)
 
-    /// The platform's own web files (the frame, the home page, the shared scripts and styles) and each feature's;
+    /// The platform's own web files (the frame, the shared scripts and styles) and each feature's;
     /// `sources`: read them from the working copy (`QUAD_WEB_DIR`).
     /// `checkTemplates`: check each page's template against its model as it is drawn (`TemplateCheck`; testing mode).
     package init(
@@ -72,13 +72,10 @@ package final class WebShell: Sendable {
         self.services = services
     }
 
+    /// How many services the navigation lists.
+    package var serviceCount: Int { services.count }
+
     package func register(on routes: Routes) {
-        routes.on(.get, "/", .public) { request, context in
-            try self.page(request, template: "home", title: { $0("home.title") }, keptUntilChangeOf: []) { localizer in
-                HomePage(
-                    servicesCount: self.services.isEmpty ? nil : localizer("home.services", count: self.services.count))
-            }
-        }
         // What the service worker shows for a page never opened on this device, offline (kept when it installs).
         routes.on(.get, "/offline", .public) { request, _ in
             try self.page(request, template: "offline", title: { $0("offline.title") }) { _ in OfflinePage() }
@@ -281,11 +278,6 @@ package struct FormValues: MustacheParent {
         default: values[name]
         }
     }
-}
-
-/// The home page: how many services there are, said in the page's language.
-struct HomePage {
-    let servicesCount: String?
 }
 
 /// The page for a page not kept on this device, offline: it shows only the frame's texts.

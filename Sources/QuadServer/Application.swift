@@ -7,6 +7,7 @@ import QuadPlatform
 import QuadRooms
 import QuadSpecials
 import QuadTimetable
+import QuadToday
 import QuadWaiting
 import QuadWaitingLines
 import ServiceLifecycle
@@ -75,8 +76,8 @@ package struct Quad {
 /// setting) for Rooms, the Library and Waiting; the waiting lines' engine for Rooms and the Library, which keep
 /// lines; a person's loans (`PersonLoans`, the Library) for Waiting; bookings (`PersonCalendar`, Rooms), reminders
 /// (`PersonReminders`, Waiting) and student accounts (`StudentAccounts`) for the Timetable's calendar feed; and what
-/// each feature releases when Accounts removes a person (`PersonRemoval`, `PersonKeys`). The access layer asks
-/// Accounts who a credential signs in.
+/// each feature releases when Accounts removes a person (`PersonRemoval`, `PersonKeys`); every part of a person's day
+/// for Today (`TodayPart`). The access layer asks Accounts who a credential signs in.
 package struct Features: Sendable {
     package let platform: Platform
     package let campus: CampusZone
@@ -87,12 +88,13 @@ package struct Features: Sendable {
     package let library: Library
     package let timetable: Timetable
     package let waiting: Waiting
+    package let today: TodayFeature
 
     /// In the order the navigation shows them (and their demo data is loaded: people before their loans).
-    package var all: [any Feature] { [rooms, accounts, specials, library, timetable, waiting] }
+    package var all: [any Feature] { [rooms, accounts, specials, library, timetable, waiting, today] }
 
     static let types: [any Feature.Type] = [
-        Rooms.self, Accounts.self, Specials.self, Library.self, Timetable.self, Waiting.self,
+        Rooms.self, Accounts.self, Specials.self, Library.self, Timetable.self, Waiting.self, TodayFeature.self,
     ]
     /// Every feature's tables.
     package static var migrations: [Migration] { types.flatMap { $0.migrations } }
@@ -110,6 +112,7 @@ package struct Features: Sendable {
         // The Library before the lines: a removed person's books pass to the next in line, not to them.
         accounts = Accounts(platform: platform, removals: [rooms, timetable, library, lines], keys: timetable)
         specials = Specials(platform: platform)
+        today = TodayFeature(platform: platform, campus: campus, parts: [waiting, rooms, timetable, specials])
     }
 
     /// Starts the platform with every feature's tables, makes sure an admin exists, and loads the demo data

@@ -160,13 +160,7 @@ struct NotificationsPage {
     let generatedAt: Int
 
     init(_ notes: Notifications, now: Date, t: Localizer, refreshSeconds: Int, notice: Notice?) {
-        let clock = notes.clock
-        let today = clock.date(of: now)
-        func when(_ instant: Date) -> String {
-            let time = clock.time(of: instant).description
-            let day = clock.date(of: instant)
-            return day == today ? time : t("notifications.dayAndTime", ["date": t.longDate(day), "time": time])
-        }
+        func when(_ instant: Date) -> String { notes.said(instant, now: now, t: t) }
         offers = notes.offers.map {
             Offer(
                 id: $0.id, label: $0.label, kindText: t("waiting.kind.\($0.kind.rawValue)"),

@@ -41,6 +41,7 @@ import Yams
         var owners: [String: [String]] = [:]
         for module in [
             "QuadPlatform", "QuadRooms", "QuadSpecials", "QuadLibrary", "QuadTimetable", "QuadAccounts", "QuadWaiting",
+            "QuadToday",
         ] {
             let config = try String(
                 contentsOf: sources.appendingPathComponent("\(module)/openapi-generator-config.yaml"), encoding: .utf8)

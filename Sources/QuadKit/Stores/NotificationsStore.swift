@@ -17,8 +17,7 @@ public final class NotificationsStore: LiveStore {
     public let session: KitSession
     @ObservationIgnored public private(set) var link: LiveLink?
     private var refresher: Refresher? { link?.refresher }
-    /// One Idempotency-Key per offer being accepted, kept until the server answers for sure.
-    @ObservationIgnored private var intents: [String: String] = [:]
+    @ObservationIgnored private let intents = OfferIntents()
 
     public init(session: KitSession) {
         self.session = session
@@ -52,30 +51,25 @@ public final class NotificationsStore: LiveStore {
 
     /// Takes the offer held in `placeId`; what it gave, or the server's reason (the offer ended, say).
     public func accept(_ placeId: String) async throws -> AcceptedOfferNote {
-        let key = intents[placeId] ?? UUID().uuidString
-        intents[placeId] = key
         do {
-            let accepted = try await session.client.acceptOffer(placeId: placeId, idempotencyKey: key)
-            intents[placeId] = nil
+            let accepted = try await intents.accept(placeId, client: session.client)
             if newOffer?.place == placeId { newOffer = nil }
-            await refresh()
+            await refresher?.refreshAfterChange()
             return accepted
         } catch {
-            let kit = KitError.from(error)
-            if !kit.isOffline { intents[placeId] = nil }
-            lastError = kit.description
-            throw kit
+            lastError = String(describing: error)
+            throw error
         }
     }
 
     /// Leaves the line of `placeId` (declines its offer).
     public func leave(_ placeId: String) async throws {
         try await session.client.leaveLine(placeId: placeId)
-        await refresh()
+        await refresher?.refreshAfterChange()
     }
 
     public func setReminders(off: Set<ReminderKind>) async throws {
         try await session.client.setReminders(off: off)
-        await refresh()
+        await refresher?.refreshAfterChange()
     }
 }

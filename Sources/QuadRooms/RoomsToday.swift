@@ -1,0 +1,80 @@
+import Foundation
+import QuadCore
+import QuadPlatform
+
+/// Rooms' part of a day: a person's bookings today and tomorrow, with check-in once it opens (it counts on the badge
+/// until done) and its deadline; a visitor's is the rooms free now.
+extension Rooms: TodayPart {
+    /// As many free rooms as a visitor's home lists.
+    static let freeRoomsShown = 3
+
+    package func today(for person: Person?, at now: Date, t: Localizer) async throws -> [TodaySection] {
+        let campus = await store.campusClock()
+        guard let person else {
+            let all = try await kept.rooms().map { $0.room(baseURL: "") }
+            let free = all.filter { $0.availability != .full }
+            return [
+                TodaySection(
+                    key: .freeRooms, title: t("rooms.today.freeRooms.title"),
+                    empty: all.isEmpty ? t("rooms.today.freeRooms.none") : t("rooms.today.freeRooms.empty"),
+                    more: TodayLink(label: t("rooms.today.freeRooms.more"), path: "/rooms"),
+                    items: free.prefix(Self.freeRoomsShown).map {
+                        TodayItem(
+                            id: $0.id, title: $0.name, detail: t("rooms.spotsRemaining", count: $0.spots),
+                            path: "/rooms/\($0.id)")
+                    })
+            ]
+        }
+        let today = campus.date(of: now)
+        let afterTomorrow = campus.instant(today.adding(days: 2), LocalTime(hour: 0, minute: 0))
+        let items = try await bookings(of: person).filter { ($0.booking.start ?? now) < afterTomorrow }.map {
+            Self.todayItem($0.booking, roomName: $0.roomName, today: today, campus: campus, now: now, t: t)
+        }
+        return [
+            TodaySection(
+                key: .bookings, title: t("rooms.today.bookings.title"), empty: t("rooms.today.bookings.empty"),
+                more: TodayLink(label: t("rooms.today.bookings.more"), path: "/rooms"), items: items)
+        ]
+    }
+
+    /// A booking as a day shows it: when (today or tomorrow), and where check-in stands.
+    static func todayItem(
+        _ booking: Booking, roomName: String, today: LocalDate, campus: CampusClock, now: Date, t: Localizer
+    ) -> TodayItem {
+        guard let start = booking.start, let end = booking.end else {
+            return TodayItem(
+                id: booking.id, title: roomName, detail: t("rooms.today.bookings.untimed"),
+                path: "/rooms/\(booking.roomId)")
+        }
+        let date = campus.date(of: start)
+        let day =
+            date == today
+            ? t("rooms.today.day.today")
+            : date == today.adding(days: 1) ? t("rooms.today.day.tomorrow") : t.longDate(date)
+        var detail = t(
+            "rooms.day.when",
+            ["date": day, "start": campus.time(of: start).description, "end": campus.time(of: end).description])
+        var item = TodayItem(
+            id: booking.id, title: roomName, path: "/rooms/\(booking.roomId)?date=\(date)", startsAt: start)
+        if booking.checkedIn == true {
+            detail += " · " + t("rooms.today.bookings.checkedIn")
+        } else if let deadline = booking.checkInBy {
+            if CheckInWindow.isOpen(start: start, end: end, at: now) {
+                detail += " · " + t("rooms.day.checkInBy", ["time": campus.time(of: deadline).description])
+                item.endsAt = deadline
+                item.needsYou = true
+                item.actions = [
+                    TodayAction(
+                        kind: .checkIn, label: t("rooms.today.bookings.checkIn"),
+                        form: "/rooms/\(booking.roomId)/bookings/\(booking.id)/check-in", method: .post,
+                        api: "/api/rooms/\(booking.roomId)/bookings/\(booking.id)/check-in")
+                ]
+            } else {
+                let opens = start.addingTimeInterval(-CheckInWindow.opensBefore)
+                detail += " · " + t("rooms.today.bookings.checkInOpens", ["time": campus.time(of: opens).description])
+            }
+        }
+        item.detail = detail
+        return item
+    }
+}

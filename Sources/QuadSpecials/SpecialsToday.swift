@@ -1,0 +1,28 @@
+import Foundation
+import QuadCore
+import QuadPlatform
+
+/// The Specials' part of a day, for everyone: a strip of the mosaic's first tiles valid now, leading to the mosaic.
+extension Specials: TodayPart {
+    /// As many tiles as the strip shows.
+    static let stripLength = 4
+
+    package func today(for person: Person?, at now: Date, t: Localizer) async throws -> [TodaySection] {
+        let (records, settings, _) = try await kept.current(at: now)
+        let currency = Currency(code: settings.currency)
+        return [
+            TodaySection(
+                key: .specials, title: t("specials.today.title"), empty: t("specials.today.empty"),
+                more: TodayLink(label: t("specials.today.more"), path: "/specials"),
+                items: records.prefix(Self.stripLength).map { record in
+                    let tile = SpecialsRoutes.tile(record, currency: currency, t: t)
+                    return TodayItem(
+                        id: record.id, title: record.displayName,
+                        detail: [tile.price, tile.originalLabel, tile.savings, tile.promotion].compactMap { $0 }
+                            .joined(separator: " · "),
+                        path: "/specials/\(record.id)",
+                        image: tile.image.isEmpty ? nil : tile.image)
+                })
+        ]
+    }
+}

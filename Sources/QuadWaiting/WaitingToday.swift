@@ -1,0 +1,73 @@
+import Foundation
+import QuadCore
+import QuadPlatform
+
+/// Waiting's part of a person's day: the offers held for them (first on the page, each with its countdown, Accept and
+/// Decline), their places in line, and their loans due soon or overdue (with Return). Visitors have none.
+extension Waiting: TodayPart {
+    package func today(for person: Person?, at now: Date, t: Localizer) async throws -> [TodaySection] {
+        guard let person else { return [] }
+        let notes = try await notifications(of: person.username)
+        let offers = notes.offers.map { place in
+            TodayItem(
+                id: place.id, title: place.label,
+                detail: t("notifications.until", ["time": notes.said(place.offeredUntil!, now: now, t: t)]),
+                path: "/notifications", endsAt: place.offeredUntil, needsYou: true,
+                actions: [
+                    TodayAction(
+                        kind: .accept, label: t("notifications.accept"), form: "/notifications/\(place.id)/accept",
+                        method: .post, api: "/api/offers/\(place.id)/accept"),
+                    TodayAction(
+                        kind: .decline, label: t("notifications.decline"), form: "/notifications/\(place.id)/leave",
+                        method: .delete, api: "/api/me/waiting/\(place.id)"),
+                ])
+        }
+        let places = notes.waiting.map { place, position in
+            TodayItem(
+                id: place.id, title: place.label,
+                detail: t(
+                    "notifications.today.waiting.detail",
+                    [
+                        "kind": t("waiting.kind.\(place.kind.rawValue)"),
+                        "position": t("waiting.position", ordinal: position),
+                    ]),
+                path: "/notifications",
+                actions: [
+                    TodayAction(
+                        kind: .leave, label: t("notifications.leave"), form: "/notifications/\(place.id)/leave",
+                        method: .delete, api: "/api/me/waiting/\(place.id)")
+                ])
+        }
+        // Loans on time for days yet are not news: they stay on the notifications page.
+        let loans = notes.loans.filter { $0.standing != .onLoan }.map { loan, standing in
+            TodayItem(
+                id: String(loan.bookId), title: loan.title,
+                detail: t(
+                    "notifications.today.loans.detail",
+                    [
+                        "due": t("notifications.due", ["date": notes.said(loan.dueAt, now: now, t: t)]),
+                        "standing": t("notifications.standing.\(standing.rawValue)"),
+                    ]),
+                path: "/library/books/\(loan.bookId)", endsAt: loan.dueAt, needsYou: standing == .overdue,
+                actions: [
+                    TodayAction(
+                        kind: .returnBook, label: t("notifications.returnBook"),
+                        form: "/library/books/\(loan.bookId)/return", method: .post,
+                        api: "/api/books/\(loan.bookId)/return")
+                ])
+        }
+        let more = TodayLink(label: t("notifications.today.more"), path: "/notifications")
+        return [
+            TodaySection(
+                key: .offers, title: t("notifications.today.offers.title"),
+                empty: t("notifications.today.offers.empty"), items: offers),
+            TodaySection(
+                key: .waiting, title: t("notifications.today.waiting.title"),
+                empty: t("notifications.today.waiting.empty"), more: more,
+                items: places),
+            TodaySection(
+                key: .loans, title: t("notifications.today.loans.title"), empty: t("notifications.today.loans.empty"),
+                items: loans),
+        ]
+    }
+}

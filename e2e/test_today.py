@@ -1,0 +1,112 @@
+"""Today (issue 35): a person's day on `/`, in a real browser. An offer made while no page of theirs was open is on
+their day when they next open it, first, with its countdown, and Accept books it in one tap; the page fits phones,
+tablets and desktops in English and French, light and dark, and axe finds nothing serious.
+
+Each test starts a server of its own with the demo data, its clock on a Tuesday at 09:50 on the campus (the date
+follows QUAD_TEST_NOW).
+"""
+
+import json
+
+import pytest
+
+from conftest import DESKTOP, PHONE, TABLET, melbourne
+from helpers import account_token, by_css, follow_clock, one, shown, sign_in_as, text_of, wait_for
+from test_waiting import NORTH_HALL, api, at
+
+
+@pytest.fixture
+def server(quad_server_factory):
+    server = quad_server_factory(demo=True, now=melbourne("09:50", day="tuesday"))
+    assert (
+        server.request(
+            "/api/buildings/North%20Hall",
+            method="PUT",
+            headers={"Content-Type": "application/json"},
+            data=json.dumps(NORTH_HALL).encode(),
+            admin=True,
+        ).status
+        == 200
+    )
+    solo = server.request(
+        "/api/rooms",
+        method="POST",
+        headers={"Content-Type": "application/json"},
+        data=json.dumps({"name": "Solo", "building": "North Hall", "capacity": 1, "spots": 1}).encode(),
+        admin=True,
+    )
+    assert solo.status == 201, solo.text
+    return server
+
+
+def held_for_lea(server) -> None:
+    """Kim books Solo at 10:00, Lea waits for it, Kim cancels: the seat is held for Lea, with no page of hers open."""
+    booked = api(server, "Kim", "/api/rooms/solo/bookings", "POST", {"start": at(server, "10:00"), "minutes": 60})
+    assert booked.status == 201, booked.text
+    waited = api(server, "Lea", "/api/rooms/solo/waiting", "POST", {"start": at(server, "10:00"), "minutes": 60})
+    assert waited.status == 201, waited.text
+    cancelled = api(server, "Kim", f"/api/rooms/solo/bookings/{booked.json()['booking']['id']}", "DELETE")
+    assert cancelled.status == 204, cancelled.text
+
+
+def test_an_offer_made_while_no_page_was_open_leads_the_day_and_is_taken_in_one_tap(server, new_browser, axe):
+    account_token(server, "Lea")  # Lea exists before she waits
+    held_for_lea(server)
+    lea = new_browser(width=PHONE)
+    follow_clock(lea, server)
+    sign_in_as(lea, server, "Lea")  # to `/`: her day
+    assert text_of(lea, "#today-needs") == "1 thing needs you now"
+    sections = [s.get_attribute("data-key") for s in by_css(lea, "#today-live section")]
+    assert sections[0] == "offers", sections
+    offer = one(lea, "#today-offers .today-item")
+    assert "Solo" in offer.text and "Yours to take until 10:0" in offer.text
+    wait_for(lea, lambda d: shown(d, "#today-offers .today-countdown"), message="no countdown")
+    assert text_of(lea, "#today-offers .today-countdown") in {"15 minutes left", "14 minutes left"}
+    axe.assert_clean(lea, "Today with an offer, phone")
+
+    one(lea, "#today-offers button.book").click()  # the one tap
+    wait_for(lea, lambda d: shown(d, "#room-notice"), message="no word of the booking")
+    assert text_of(lea, "#room-notice") == "Booked a spot in Solo."
+    mine = api(server, "Lea", "/api/me/bookings").json()["bookings"]
+    assert [(b["roomId"], b["start"]) for b in mine] == [("solo", at(server, "10:00"))]
+
+    lea.get(server.url + "/")
+    assert not by_css(lea, "#today-needs")
+    assert "Nothing is held for you right now." in text_of(lea, "#today-offers")
+    assert "Solo" in text_of(lea, "#today-bookings")
+
+
+def test_an_offer_reaches_an_open_day_live(server, new_browser):
+    account_token(server, "Lea")
+    booked = api(server, "Kim", "/api/rooms/solo/bookings", "POST", {"start": at(server, "10:00"), "minutes": 60})
+    waited = api(server, "Lea", "/api/rooms/solo/waiting", "POST", {"start": at(server, "10:00"), "minutes": 60})
+    assert waited.status == 201, waited.text
+    lea = new_browser()
+    sign_in_as(lea, server, "Lea")
+    wait_for(lea, lambda d: d.execute_script("return document.getElementById('today').dataset.live") == "stream")
+    assert "1st in line" in text_of(lea, "#today-waiting")
+    assert api(server, "Kim", f"/api/rooms/solo/bookings/{booked.json()['booking']['id']}", "DELETE").status == 204
+    wait_for(lea, lambda d: shown(d, "#today-offers button.book"), timeout=2, message="the offer did not arrive live")
+    assert text_of(lea, "#today-needs") == "1 thing needs you now"
+
+
+@pytest.mark.parametrize(
+    ("width", "scheme", "lang"),
+    [(PHONE, "dark", "fr"), (TABLET, "light", "en"), (DESKTOP, "dark", "en"), (320, "light", "fr")],
+)
+def test_the_day_fits_and_is_accessible(server, new_browser, set_color_scheme, axe, width, scheme, lang):
+    account_token(server, "Lea")
+    held_for_lea(server)
+    driver = new_browser(width=width, lang=lang)
+    set_color_scheme(driver, scheme)
+    follow_clock(driver, server)
+    sign_in_as(driver, server, "Lea")
+    wait_for(driver, lambda d: shown(d, "#today-offers button.book"), message="no offer on the day")
+    inner, scroll = driver.execute_script("return [window.innerWidth, document.documentElement.scrollWidth]")
+    assert scroll <= inner, f"the day scrolls sideways at {width}px: {scroll}px wide"
+    small = driver.execute_script(
+        "return Array.from(document.querySelectorAll('#today-live button, #today-live a'))"
+        ".map(e => e.getBoundingClientRect()).filter(r => r.width < 44 || r.height < 44).length"
+    )
+    assert small == 0, f"{small} targets under 44 px at {width}px"
+    axe.assert_clean(driver, f"Today, {width}px, {scheme}, {lang}")
