@@ -6,37 +6,16 @@ Each test starts a server of its own with the demo data, its clock on a Tuesday 
 follows QUAD_TEST_NOW).
 """
 
-import json
-
 import pytest
 
-from conftest import DESKTOP, PHONE, TABLET, melbourne
+from conftest import DESKTOP, PHONE, TABLET
 from helpers import account_token, by_css, follow_clock, one, shown, sign_in_as, text_of, wait_for
-from test_waiting import NORTH_HALL, api, at
+from test_waiting import api, at, north_hall_with_solo
 
 
 @pytest.fixture
 def server(quad_server_factory):
-    server = quad_server_factory(demo=True, now=melbourne("09:50", day="tuesday"))
-    assert (
-        server.request(
-            "/api/buildings/North%20Hall",
-            method="PUT",
-            headers={"Content-Type": "application/json"},
-            data=json.dumps(NORTH_HALL).encode(),
-            admin=True,
-        ).status
-        == 200
-    )
-    solo = server.request(
-        "/api/rooms",
-        method="POST",
-        headers={"Content-Type": "application/json"},
-        data=json.dumps({"name": "Solo", "building": "North Hall", "capacity": 1, "spots": 1}).encode(),
-        admin=True,
-    )
-    assert solo.status == 201, solo.text
-    return server
+    return north_hall_with_solo(quad_server_factory)
 
 
 def held_for_lea(server) -> None:

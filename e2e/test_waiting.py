@@ -20,6 +20,11 @@ NORTH_HALL = {"hours": "Mon-Fri 08:00-20:00", "horizonDays": 56, "maxMinutes": 2
 
 @pytest.fixture
 def server(quad_server_factory):
+    return north_hall_with_solo(quad_server_factory)
+
+
+def north_hall_with_solo(quad_server_factory):
+    """A server with the demo data on a Tuesday at 09:50, North Hall open weekdays, and Solo: one seat there."""
     server = quad_server_factory(demo=True, now=melbourne("09:50", day="tuesday"))
     rules = server.request(
         "/api/buildings/North%20Hall",

@@ -30,3 +30,8 @@ package enum ScriptJSON {
         return String(out)
     }
 }
+
+extension Date {
+    /// This instant as page scripts read times (`Date.now()`, `data-*` attributes): whole milliseconds since 1970.
+    package var milliseconds: Int { Int((timeIntervalSince1970 * 1000).rounded()) }
+}

@@ -117,7 +117,7 @@ struct TimetableRoutes {
                 liveLabel: park.live ? t("timetable.live") : t("timetable.notLive"), updatedAt: park.updatedAt,
                 // Past this, the reading is too old to believe: the page says so without asking again.
                 liveUntil: park.updatedAt.flatMap(Timestamp.date).map {
-                    milliseconds($0.addingTimeInterval(Freshness.readingLimit))
+                    $0.addingTimeInterval(Freshness.readingLimit).milliseconds
                 })
         }
         let stops = stops.map { stop in
@@ -125,7 +125,7 @@ struct TimetableRoutes {
             let minutes = max(0, Int(expected.timeIntervalSince(now)) / 60)
             return TimetablePage.Stop(
                 id: stop.id, from: stop.departure, to: stop.arrival, time: clock.time(of: expected).description,
-                expectedAt: stop.expectedAt, leavesAt: milliseconds(expected),
+                expectedAt: stop.expectedAt, leavesAt: expected.milliseconds,
                 countdown: t("timetable.minutes", count: minutes), live: stop.live,
                 modeLabel: stop.live ? t("timetable.live") : t("timetable.scheduled"))
         }
@@ -181,7 +181,7 @@ struct TimetableRoutes {
                 lecturer: t("timetable.lecturer", ["name": meeting.class.lecturer]), room: meeting.class.room,
                 campus: meeting.class.campus, inProgress: meeting.isInProgress(at: view.now),
                 // It starts or ends then: the page is drawn again.
-                refreshAt: [meeting.start, meeting.end].first { $0 > view.now }.map(milliseconds))
+                refreshAt: [meeting.start, meeting.end].first { $0 > view.now }.map(\.milliseconds))
         }
         // When what the page shows next changes: the end of today's last class (then the next teaching day is
         // shown), else the campus midnight. An open page fetches itself again then.
@@ -191,7 +191,7 @@ struct TimetableRoutes {
         }
         let lists = live(parkings: view.payload.parkings, stops: view.payload.stops, now: view.now, clock: clock, t: t)
         return TimetablePage.Day(
-            changesAt: milliseconds(changesAt),
+            changesAt: changesAt.milliseconds,
             student: .init(name: view.student.name, id: view.student.id),
             greeting: t("timetable.greeting", ["name": view.student.name]),
             dateText: longDate(view.today, zone: zone, language: language), weekText: weekText, heading: heading,
@@ -343,4 +343,3 @@ struct TimetablePage {
 }
 
 /// Milliseconds since 1970, as page scripts count time.
-private func milliseconds(_ date: Date) -> Int { Int((date.timeIntervalSince1970 * 1000).rounded()) }

@@ -90,7 +90,7 @@ struct TodayPage {
             path = item.path
             image = item.image
             needsYou = item.needsYou
-            endsAtMs = item.endsAt.flatMap { $0 > now ? milliseconds($0) : nil }
+            endsAtMs = item.endsAt.flatMap { $0 > now ? $0.milliseconds : nil }
             countdown = item.needsYou && endsAtMs != nil
             actions = item.actions.enumerated().map { Action($1, primary: $0 == 0) }
             hasActions = !actions.isEmpty
@@ -116,7 +116,7 @@ struct TodayPage {
         needsYouText = day.needsYou == 0 ? nil : t("today.needsYou", count: day.needsYou)
         sections = day.sections.map { Section($0, now: day.generatedAt) }
         self.refreshSeconds = refreshSeconds
-        generatedAt = milliseconds(day.generatedAt)
+        generatedAt = day.generatedAt.milliseconds
     }
 }
 
@@ -125,5 +125,3 @@ struct HomePage {
     let servicesCount: String?
     let sections: [TodayPage.Section]
 }
-
-private func milliseconds(_ date: Date) -> Int { Int((date.timeIntervalSince1970 * 1000).rounded()) }
