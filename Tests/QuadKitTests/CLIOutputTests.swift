@@ -15,7 +15,7 @@ import Testing
 struct CLIOutputTests {
     /// Replaces the demo specials with `SpecialsKitTests.fixed`, so the mosaic's golden output applies.
     static func showOnlyFixedSpecials(on server: LiveServer) async throws {
-        let admin = QuadClient(serverURL: server.url, token: LiveServer.adminToken)
+        let admin = QuadClient(serverURL: server.url, token: LiveServer.adminToken, options: .forTests)
         _ = try await admin.raw(
             .put, "/api/specials/settings", body: Data(#"{"canvasUnit":16,"currency":"USD"}"#.utf8),
             operationID: "updateSpecialsSettings")

@@ -12,7 +12,7 @@ import Testing
 @Suite("Intents and Idempotency-Key in the stores", .serialized)
 struct IntentKitTests {
     func options(_ recorder: Recorder, losing operationID: String, server: LiveServer) -> QuadClient.Options {
-        var options = QuadClient.Options()
+        var options = QuadClient.Options.forTests
         // The device's clock reads the server's (which bookings are held now depends on it).
         options.clock = ManualClock(now: server.clock.now)
         options.retry = RetryMiddleware(maxAttempts: 3, clock: InstantClock())

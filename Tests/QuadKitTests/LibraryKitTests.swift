@@ -10,7 +10,7 @@ import Testing
 struct LibraryKitTests {
     @MainActor
     func makeStore(_ server: LiveServer, as username: String?, offline: URL? = nil) async throws -> LibraryStore {
-        var options = QuadClient.Options()
+        var options = QuadClient.Options.forTests
         options.retry = RetryMiddleware(maxAttempts: 3, clock: InstantClock())
         let client = try await server.client(as: username, options: options)
         let session = KitSession(
@@ -96,7 +96,7 @@ struct LibraryKitTests {
     func twoEditors() async throws {
         try await LiveServer.with { server in
             let recorder = Recorder()
-            var options = QuadClient.Options()
+            var options = QuadClient.Options.forTests
             options.extraMiddlewares = [recorder]
             let grace = LibraryStore(
                 session: KitSession(
@@ -149,7 +149,7 @@ struct LibraryKitTests {
     func editRetry() async throws {
         try await LiveServer.with { server in
             let recorder = Recorder()
-            var options = QuadClient.Options()
+            var options = QuadClient.Options.forTests
             options.retry = RetryMiddleware(maxAttempts: 3, clock: InstantClock())
             options.extraMiddlewares = [recorder, LoseAnswers("updateBook")]
             let store = LibraryStore(
@@ -174,7 +174,7 @@ struct LibraryKitTests {
     func checkoutRetry() async throws {
         try await LiveServer.with { server in
             let recorder = Recorder()
-            var options = QuadClient.Options()
+            var options = QuadClient.Options.forTests
             options.retry = RetryMiddleware(maxAttempts: 3, clock: InstantClock())
             options.extraMiddlewares = [recorder, LoseAnswers("checkOutBook")]
             let client = try await server.client(as: "grace", options: options)
@@ -211,7 +211,8 @@ struct LibraryKitTests {
             // A new store (an app relaunch) opens with the shelf from disk.
             let relaunched = LibraryStore(
                 session: KitSession(
-                    client: QuadClient(serverURL: server.url), offline: OfflineStore(directory: folder)))
+                    client: QuadClient(serverURL: server.url, options: .forTests),
+                    offline: OfflineStore(directory: folder)))
             #expect(relaunched.books == books && relaunched.lastUpdated != nil)
 
             server = try await server.restart()

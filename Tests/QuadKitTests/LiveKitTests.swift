@@ -19,7 +19,7 @@ struct LiveKitTests {
     )
         async throws -> RoomsStore
     {
-        var options = QuadClient.Options()
+        var options = QuadClient.Options.forTests
         // The device's clock reads the server's (which bookings are held now depends on it).
         options.clock = clock ?? ManualClock(now: server.clock.now)
         options.retry = RetryMiddleware(maxAttempts: 3, clock: InstantClock())
@@ -286,7 +286,7 @@ struct LiveKitTests {
     func revalidation() async throws {
         try await LiveServer.with { server in
             let recorder = Recorder()
-            var options = QuadClient.Options()
+            var options = QuadClient.Options.forTests
             options.extraMiddlewares = [recorder]
             let client = try await server.client(options: options)
             let first = try await client.rooms()
@@ -307,7 +307,7 @@ struct LiveKitTests {
 
             // With a cache folder the ETags outlive the process: a relaunched app revalidates what it had
             // (one 304, nothing downloaded again); without one it starts cold.
-            var persistent = QuadClient.Options()
+            var persistent = QuadClient.Options.forTests
             persistent.cacheDirectory = temporaryDirectory()
             let before = try await server.client(options: persistent).rooms()
             #expect(!before.revalidated)
@@ -319,7 +319,7 @@ struct LiveKitTests {
             #expect(relaunchRecorder.exchanges.map(\.status) == [304])
             #expect(relaunchRecorder.exchanges.first?.ifNoneMatch == before.etag)
             let coldRecorder = Recorder()
-            var cold = QuadClient.Options()
+            var cold = QuadClient.Options.forTests
             cold.extraMiddlewares = [coldRecorder]
             #expect(try await !server.client(options: cold).rooms().revalidated)
             #expect(coldRecorder.exchanges.map(\.status) == [200] && coldRecorder.exchanges[0].ifNoneMatch == nil)
@@ -330,7 +330,7 @@ struct LiveKitTests {
     func idempotentRetry() async throws {
         try await LiveServer.with { server in
             let recorder = Recorder()
-            var options = QuadClient.Options()
+            var options = QuadClient.Options.forTests
             options.extraMiddlewares = [LoseAnswers("bookRoom"), recorder]
             let client = try await server.client(as: "ada", options: options)
             let (booking, spots) = try await client.book(roomId: "septima", idempotencyKey: "intent-42")
@@ -506,7 +506,7 @@ extension LiveKitTests {
         do {
             let recorder = Recorder()
             let clock = SleepingClock()
-            var options = QuadClient.Options()
+            var options = QuadClient.Options.forTests
             // No jitter draw: a backoff alone would wait 0 s, so any wait is the server's Retry-After.
             options.retry = RetryMiddleware(maxAttempts: 3, clock: clock, random: { 0 })
             options.extraMiddlewares = [recorder]

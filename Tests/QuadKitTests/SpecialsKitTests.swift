@@ -125,7 +125,7 @@ struct SpecialsKitTests {
     func store() async throws {
         let folder = temporaryDirectory()
         try await LiveServer.with { server in
-            var options = QuadClient.Options()
+            var options = QuadClient.Options.forTests
             options.retry = RetryMiddleware(maxAttempts: 2, clock: InstantClock())
             let client = try await server.client(options: options)
             let store = SpecialsStore(
@@ -143,7 +143,7 @@ struct SpecialsKitTests {
             // A manager's change arrives as a `special` event and refreshes the mosaic.
             await store.start()
             try await eventually("live") { store.isLive }
-            let admin = QuadClient(serverURL: server.url, token: LiveServer.adminToken)
+            let admin = QuadClient(serverURL: server.url, token: LiveServer.adminToken, options: .forTests)
             let id = try #require(store.specials.last?.id)
             let (response, _) = try await admin.send(
                 .init(method: .delete, scheme: nil, authority: nil, path: "/api/specials/\(id)"),
@@ -157,7 +157,9 @@ struct SpecialsKitTests {
             #expect(!(await store.refresh()))
             #expect(store.isOffline && store.specials.count == 20)
             let relaunched = SpecialsStore(
-                session: KitSession(client: QuadClient(serverURL: server.url), offline: OfflineStore(directory: folder))
+                session: KitSession(
+                    client: QuadClient(serverURL: server.url, options: .forTests),
+                    offline: OfflineStore(directory: folder))
             )
             #expect(relaunched.specials.count == 20 && relaunched.lastUpdated != nil)
         }

@@ -19,7 +19,7 @@ struct TimetableKitTests {
     func makeStore(
         _ server: LiveServer, clock: ManualClock? = nil, date: LocalDate? = nil, offline: URL? = nil
     ) async throws -> TimetableStore {
-        var options = QuadClient.Options()
+        var options = QuadClient.Options.forTests
         options.retry = RetryMiddleware(maxAttempts: 3, clock: InstantClock())
         if let clock { options.clock = clock }
         let client = try await server.client(as: "kier", options: options)
@@ -116,7 +116,7 @@ struct TimetableKitTests {
             #expect(before.capacity == 300)
             // Far from where the simulator's random walk (a dozen places a step) could take it in the time.
             let free = before.slot < 150 ? 280 : 20
-            let admin = QuadClient(serverURL: server.url, token: LiveServer.adminToken)
+            let admin = QuadClient(serverURL: server.url, token: LiveServer.adminToken, options: .forTests)
             // The demo simulator moves the car parks every few seconds too, and on a busy machine its next
             // reading can land right behind this one: watch for this reading, and send it again if it was
             // overtaken before it could be seen.
@@ -227,7 +227,8 @@ struct TimetableKitTests {
             // A relaunch opens with the timetable from disk.
             let relaunched = TimetableStore(
                 session: KitSession(
-                    client: QuadClient(serverURL: server.url), offline: OfflineStore(directory: folder)),
+                    client: QuadClient(serverURL: server.url, options: .forTests),
+                    offline: OfflineStore(directory: folder)),
                 date: monday)
             #expect(relaunched.plan == plan && relaunched.lastUpdated != nil && relaunched.studentName == "Kier")
 

@@ -18,7 +18,7 @@ struct TodayKitTests {
             let grace = try await server.client(as: "grace")
             let book = try #require(try await grace.books().value.first { $0.borrower == nil })
             _ = try await grace.checkOutBook(id: book.id, idempotencyKey: UUID().uuidString)
-            var options = QuadClient.Options()
+            var options = QuadClient.Options.forTests
             options.clock = ManualClock(now: server.clock.now)
             let client = try await server.client(as: "ada", options: options)
             let session = KitSession(

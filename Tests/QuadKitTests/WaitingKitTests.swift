@@ -11,7 +11,7 @@ import Testing
 struct WaitingKitTests {
     @MainActor
     func makeStore(_ server: LiveServer, as username: String) async throws -> NotificationsStore {
-        var options = QuadClient.Options()
+        var options = QuadClient.Options.forTests
         options.clock = ManualClock(now: server.clock.now)
         options.retry = RetryMiddleware(maxAttempts: 3, clock: InstantClock())
         let client = try await server.client(as: username, options: options)

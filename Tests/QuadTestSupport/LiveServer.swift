@@ -152,9 +152,21 @@ public final class LiveServer: @unchecked Sendable {
         if options.retry == nil { options.retry = RetryMiddleware(clock: InstantClock(base: clock)) }
         // The kit counts down and ages its data on the server's clock, as it would on a device set right.
         if options.clock is SystemClock { options.clock = clock }
+        if options.timeout == QuadClient.Options().timeout { options.timeout = QuadClient.Options.forTests.timeout }
         let client = QuadClient(serverURL: url, options: options)
         if let username { _ = try await client.signIn(username: username, password: passwords[username] ?? "") }
         return client
+    }
+}
+
+extension QuadClient.Options {
+    /// The kit's options with the patience of a test machine. The suite starts some 400 tests at once on two
+    /// cores: a request waits for the CPU, not the network, and the kit's 20 s (an app's patience) was exceeded
+    /// in CI (URLError -1001). No kit test is about a slow server; an unreachable one is refused at once.
+    public static var forTests: QuadClient.Options {
+        var options = QuadClient.Options()
+        options.timeout = 120
+        return options
     }
 }
 
