@@ -13,7 +13,8 @@ from selenium.webdriver.common.keys import Keys
 from conftest import DESKTOP, PHONE, http_request
 from helpers import account_token, by_css, one, set_offline, shown, sign_in, sign_in_as, text_of, wait_for
 
-SERVICES = ["/rooms", "/specials", "/library", "/timetable"]
+# The tab bar: the home (a signed-in person's Today) and the four services.
+TABS = ["/", "/rooms", "/specials", "/library", "/timetable"]
 
 
 def png_size(body: bytes) -> tuple[int, int]:
@@ -117,10 +118,10 @@ def test_a_phone_gets_a_compact_top_bar_and_a_tab_bar(quad_server, new_browser):
         bar["background"],
     )
     assert 0 < alpha < 255, f"the tab bar is not translucent: {bar['background']}"
-    assert [tab["href"] for tab in bar["tabs"]] == SERVICES
-    assert [tab["name"] for tab in bar["tabs"]] == ["Rooms", "Specials", "Library", "Timetable"]
+    assert [tab["href"] for tab in bar["tabs"]] == TABS
+    assert [tab["name"] for tab in bar["tabs"]] == ["Home", "Rooms", "Specials", "Library", "Timetable"]
     assert all(tab["icon"] and tab["width"] >= 44 and tab["height"] >= 44 for tab in bar["tabs"]), bar["tabs"]
-    assert [tab["current"] for tab in bar["tabs"]] == ["page", None, None, None]
+    assert [tab["current"] for tab in bar["tabs"]] == [None, "page", None, None, None]
     # One action in the bar; the languages are at the page's end.
     assert not shown(driver, "header nav.languages") and shown(driver, "footer nav.languages")
     assert bar["scrollWidth"] <= bar["innerWidth"]
@@ -134,7 +135,7 @@ def test_a_phone_gets_a_compact_top_bar_and_a_tab_bar(quad_server, new_browser):
         pytest.fail("Tab never reached the Library tab")
     ActionChains(driver).send_keys(Keys.ENTER).perform()
     wait_for(driver, lambda d: d.current_url.endswith("/library"), message="Enter did not open the Library")
-    assert [tab["current"] for tab in tab_bar(driver)["tabs"]] == [None, None, "page", None]
+    assert [tab["current"] for tab in tab_bar(driver)["tabs"]] == [None, None, None, "page", None]
 
 
 def test_tablets_and_desktops_keep_the_top_navigation(quad_server, new_browser):
@@ -156,7 +157,7 @@ def test_the_tab_bar_changes_rather_than_clips_with_200_percent_text(quad_server
     assert bar["position"] == "fixed" and all(t["width"] >= 44 and t["height"] >= 44 for t in bar["tabs"])
     # Names no longer fit side by side: the tabs show their pictures, and still say their names.
     names = {"en": "Timetable", "fr": "Emploi du temps"}
-    assert bar["tabs"][3]["name"] == names[lang] and bar["tabs"][3]["current"] == "page"
+    assert bar["tabs"][4]["name"] == names[lang] and bar["tabs"][4]["current"] == "page"
     clipped = driver.execute_script(
         "return Array.from(document.querySelectorAll('.tab-label'))"
         ".filter(l => l.getClientRects().length && l.getBoundingClientRect().width > 1"

@@ -1,6 +1,7 @@
 """Today (issue 35): a person's day on `/`, in a real browser. An offer made while no page of theirs was open is on
-their day when they next open it, first, with its countdown, and Accept books it in one tap; the page fits phones,
-tablets and desktops in English and French, light and dark, and axe finds nothing serious.
+their day when they next open it, first, with its countdown, and on every other page they open, with the badge on the
+header and the tab bar; Accept books it in one tap and the badge goes to 0 on every open page without a reload. The
+page fits phones, tablets and desktops in English and French, light and dark, and axe finds nothing serious.
 
 Each test starts a server of its own with the demo data, its clock on a Tuesday at 09:50 on the campus (the date
 follows QUAD_TEST_NOW).
@@ -28,13 +29,45 @@ def held_for_lea(server) -> None:
     assert cancelled.status == 204, cancelled.text
 
 
+def badges(driver) -> list[str]:
+    """What each badge on the page shows, in order ('' when it is hidden)."""
+    return driver.execute_script(
+        "return Array.from(document.querySelectorAll('[data-badge]'))"
+        ".map(b => b.getClientRects().length ? b.querySelector('[aria-hidden]').textContent : '')"
+    )
+
+
+def lea_on(server, new_browser, path: str, width: int):
+    """Another of Lea's devices, signed in and showing `path`, marked so that a reload would show."""
+    driver = new_browser(width=width)
+    follow_clock(driver, server)
+    sign_in_as(driver, server, "Lea", next_path=path)
+    driver.execute_script("window.__notReloaded = true")
+    return driver
+
+
 def test_an_offer_made_while_no_page_was_open_leads_the_day_and_is_taken_in_one_tap(server, new_browser, axe):
     account_token(server, "Lea")  # Lea exists before she waits
     held_for_lea(server)
+    # Pages opened after the offer was made show it and the badge, drawn by the server: the library (live on its own
+    # events) on a desktop, her account (nothing live of its own) on a tablet.
+    library = lea_on(server, new_browser, "/library", DESKTOP)
+    assert badges(library) == ["1", "1"]
+    assert "Held for you: Solo" in text_of(library, "#shell-offer")
+    account = lea_on(server, new_browser, "/account", TABLET)
+    assert badges(account) == ["1", "1"]
+    assert shown(account, "#shell-offer")
+
     lea = new_browser(width=PHONE)
     follow_clock(lea, server)
     sign_in_as(lea, server, "Lea")  # to `/`: her day
     assert text_of(lea, "#today-needs") == "1 thing needs you now"
+    # The badge on the tab bar (Today's tab) and on the header (Notifications, a bell), said in words.
+    assert shown(lea, ".services [data-badge]") and shown(lea, ".site-header .notifications [data-badge]")
+    assert badges(lea) == ["1", "1"]
+    assert one(lea, ".notifications a").accessible_name == "Notifications 1 thing needs you now"
+    assert one(lea, ".services a[aria-current]").accessible_name == "Today 1 thing needs you now"
+    assert not by_css(lea, "#shell-offer")  # her day lists it first itself
     sections = [s.get_attribute("data-key") for s in by_css(lea, "#today-live section")]
     assert sections[0] == "offers", sections
     offer = one(lea, "#today-offers .today-item")
@@ -48,6 +81,11 @@ def test_an_offer_made_while_no_page_was_open_leads_the_day_and_is_taken_in_one_
     assert text_of(lea, "#room-notice") == "Booked a spot in Solo."
     mine = api(server, "Lea", "/api/me/bookings").json()["bookings"]
     assert [(b["roomId"], b["start"]) for b in mine] == [("solo", at(server, "10:00"))]
+    assert badges(lea) == ["", ""]
+    for other in (library, account):
+        wait_for(other, lambda d: badges(d) == ["", ""], timeout=3, message="a badge still counts the offer taken")
+        assert not shown(other, "#shell-offer")
+        assert other.execute_script("return window.__notReloaded === true"), "the page was reloaded"
 
     lea.get(server.url + "/")
     assert not by_css(lea, "#today-needs")

@@ -29,6 +29,8 @@ package protocol Feature: Sendable {
     /// The original app's own file names under a personal app link, as Quad's paths (`/api/rooms.json` is
     /// `/api/rooms`): its app appends them to the link (`AppLinkPath`).
     var appLinkPaths: [String: String] { get }
+    /// Its share of what needs a signed-in person now (the badge and the held offers on every page).
+    var attention: (any AttentionPart)? { get }
 }
 
 extension Feature {
@@ -37,6 +39,7 @@ extension Feature {
     package func loadDemoData(announce: @escaping @Sendable (String) -> Void) async throws {}
     package var keptAnswers: [any AnyKeptAnswer] { [] }
     package var appLinkPaths: [String: String] { [:] }
+    package var attention: (any AttentionPart)? { nil }
 }
 
 extension OpenAPIRuntime.Configuration {

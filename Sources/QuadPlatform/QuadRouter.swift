@@ -36,7 +36,8 @@ package func buildRouter(
     let routes = Routes(router: router, access: try AccessTable())
     let table = RouteTable()
     let web = try await WebShell(
-        services: features.compactMap(\.link), webs: features.map(\.web), sources: platform.configuration.webDirectory,
+        services: features.compactMap(\.link), webs: features.map(\.web), clock: platform.clock,
+        sources: platform.configuration.webDirectory,
         checkTemplates: platform.configuration.testing)
     let trustProxy = platform.configuration.trustProxy
 
@@ -59,6 +60,7 @@ package func buildRouter(
     // Innermost: the headers a handler adds (`RequestInfo.headers`) are in place before the cache compares the
     // ETag and before an idempotent answer is kept.
     router.add(middleware: RequestInfoMiddleware(trustProxy: trustProxy))
+    router.add(middleware: AttentionMiddleware(parts: features.compactMap(\.attention), clock: platform.clock))
 
     web.register(on: routes)
     try PlatformOperations(

@@ -14,6 +14,8 @@ public struct RequestInfo: Sendable {
     public var person: Person?
     /// The session token the caller signed in with (bearer or cookie), for signing out.
     public var sessionToken: String?
+    /// What needs the signed-in person now, for a page's frame (`AttentionMiddleware`): nil where no frame is drawn.
+    package var attention: Attention?
     /// Headers a handler of the generated interface adds to its answer as they are: the runtime would
     /// percent-encode them (an ETag's quotes, a Location's slashes).
     package let headers = ResponseHeaders()

@@ -31,6 +31,8 @@ package final class WebShell: Sendable {
     private let serviceWorker: ByteBuffer
     private let manifest: ByteBuffer
     private let services: [ServiceLink]
+    /// For the held offers' minutes left.
+    private let clock: any QuadClock
     static let languageCookie = "quad_lang"
     /// The platform's own: the frame (layout, languages, sign-out), the offline and error pages, the shared
     /// scripts (`live.js`, `writes.js`, `i18n.js`), the stylesheet, the icons and the service worker.
@@ -40,10 +42,12 @@ package final class WebShell: Sendable {
     /// `sources`: read them from the working copy (`QUAD_WEB_DIR`).
     /// `checkTemplates`: check each page's template against its model as it is drawn (`TemplateCheck`; testing mode).
     package init(
-        services: [ServiceLink], webs: [WebFiles], sources: String? = nil, checkTemplates: Bool = false
+        services: [ServiceLink], webs: [WebFiles], clock: any QuadClock, sources: String? = nil,
+        checkTemplates: Bool = false
     )
         async throws
     {
+        self.clock = clock
         let folders = try ([Self.files] + webs).map { ($0.module, try $0.folder(sources: sources)) }
         let web = folders[0].1  // the platform's: the service worker is there
         let templates = try WebFiles.load(folders)
@@ -75,7 +79,19 @@ package final class WebShell: Sendable {
     /// How many services the navigation lists.
     package var serviceCount: Int { services.count }
 
+    /// What needs the signed-in person, drawn alone (the badge and the held offers, as every page's frame has them):
+    /// what an open page fetches when their places, loans or bookings change, or their time is up.
+    package static let attentionPath = "/me/attention"
+
+    /// Today's tab: a house (a visitor's home too).
+    static let todayIcon = "M3 11 12 3l9 8M5 9.5V21h5v-6h4v6h5V9.5"
+
     package func register(on routes: Routes) {
+        routes.on(.get, Self.attentionPath, .member) { request, _ in
+            Self.part(
+                try self.render(request, template: "attention", title: { _ in "" }) { _ in AttentionPage() },
+                request: request)
+        }
         // What the service worker shows for a page never opened on this device, offline (kept when it installs).
         routes.on(.get, "/offline", .public) { request, _ in
             try self.page(request, template: "offline", title: { $0("offline.title") }) { _ in OfflinePage() }
@@ -141,10 +157,8 @@ package final class WebShell: Sendable {
             guard let fragment = fragments[name] else {
                 throw Problem.notFound("This page has no such part.")
             }
-            let html = try render(request, template: fragment, title: title, csrf: csrf, model: model)
-            response = HTTPCache.response(
-                ByteBuffer(string: html), etag: HTTPCache.etag(for: Data(html.utf8)),
-                contentType: "text/html; charset=utf-8", policy: .revalidate, request: request)
+            response = Self.part(
+                try render(request, template: fragment, title: title, csrf: csrf, model: model), request: request)
         } else {
             var built: Model?
             let html = try render(request, template: template, title: title, csrf: csrf, strings: strings) {
@@ -156,15 +170,31 @@ package final class WebShell: Sendable {
                 status: status, headers: [.contentType: "text/html; charset=utf-8"],
                 body: .init(byteBuffer: ByteBuffer(string: html)))
             if let types, status == .ok, csrfCookie == nil, let built {
+                // The frame's badge and held offers change with the person's places, loans and bookings, and in time.
+                let attention = RequestInfo.current.attention
                 response.headers[PageCache.keepHeader] = PageCache.keepValue(
-                    until: keptUntil(built), person: RequestInfo.current.person, types: types)
+                    until: [keptUntil(built), attention?.changesAt].compactMap { $0 }.min(),
+                    person: RequestInfo.current.person, types: attention == nil ? types : types + Attention.changes)
             }
         }
-        // Personal (the person, their language): no shared cache keeps it, and each copy is checked first.
-        response.headers[.cacheControl] = "no-cache, private"
-        response.headers[.vary] = "Accept-Language, Cookie"
+        Self.personal(&response)
         if let csrfCookie { response.setCookie(csrfCookie) }
         return response
+    }
+
+    /// A part of a page alone (a fragment, the badge), with its ETag, for the scripts that put it in place.
+    static func part(_ html: String, request: Request) -> Response {
+        var response = HTTPCache.response(
+            ByteBuffer(string: html), etag: HTTPCache.etag(for: Data(html.utf8)),
+            contentType: "text/html; charset=utf-8", policy: .revalidate, request: request)
+        personal(&response)
+        return response
+    }
+
+    /// Personal (the person, their language): no shared cache keeps it, and each copy is checked first.
+    static func personal(_ response: inout Response) {
+        response.headers[.cacheControl] = "no-cache, private"
+        response.headers[.vary] = "Accept-Language, Cookie"
     }
 
     /// What every page's template sees: the frame's values (the layout's), and the page's own `model` under
@@ -176,10 +206,17 @@ package final class WebShell: Sendable {
         let t: [String: Any]
         /// Each asset's content-hash URL, by name and extension: `{{assets.rooms.js}}`.
         let assets: [String: [String: String]]
+        /// The first tab: Today (a visitor's home), with the badge.
+        let home: Service
         let services: [Service]
         let languages: [LanguageChoice]
         let path: String
         let me: Me?
+        /// What needs the signed-in person (the badge, the held offers), when the request asked (`AttentionMiddleware`).
+        let attention: AttentionView?
+        /// The held offers' banner: on every page but Today, which lists them first itself.
+        let showsOffers: Bool
+        let notificationsCurrent: Bool
         let csrf: String
         /// What the page's scripts say, as JSON for a `<script type="application/json">` (the layout's).
         let scriptStrings: String
@@ -191,6 +228,8 @@ package final class WebShell: Sendable {
             let path: String
             let icon: String
             let current: Bool
+            /// Today's tab carries the badge.
+            let badge: AttentionView?
         }
 
         struct LanguageChoice {
@@ -214,20 +253,26 @@ package final class WebShell: Sendable {
         let language = language(for: request)
         let localizer = Localizer(language: language)
         let path = request.uri.path
+        let person = RequestInfo.current.person
+        let attention = RequestInfo.current.attention.map { AttentionView($0, now: clock.now, t: localizer) }
+        // Today (a visitor's home) is the first tab.
+        let home = Frame<Model>.Service(
+            name: localizer(person == nil ? "shell.home" : "shell.today"), summary: "", path: "/", icon: Self.todayIcon,
+            current: path == "/", badge: attention)
         let frame = Frame(
             lang: language.rawValue, title: title(localizer), t: Strings.table(for: language), assets: assetPaths,
+            home: home,
             services: services.map { service in
                 .init(
                     name: localizer("\(service.key).name"), summary: localizer("\(service.key).summary"),
-                    path: service.path, icon: service.icon, current: path.hasPrefix(service.path))
+                    path: service.path, icon: service.icon, current: path.hasPrefix(service.path), badge: nil)
             },
             languages: Language.allCases.map {
                 .init(code: $0.rawValue, name: $0.nativeName, current: $0 == language)
             },
             path: path,
-            me: RequestInfo.current.person.map {
-                .init(displayName: $0.displayName, username: $0.username, isAdmin: $0.isAdmin)
-            },
+            me: person.map { .init(displayName: $0.displayName, username: $0.username, isAdmin: $0.isAdmin) },
+            attention: attention, showsOffers: path != "/", notificationsCurrent: path.hasPrefix("/notifications"),
             csrf: csrf, scriptStrings: ScriptJSON.strings(localizer, strings), page: try model(localizer))
         try check?.check(template, model: frame)
         return library.render(MustacheTree.make(frame), withTemplate: template) ?? ""
@@ -253,7 +298,8 @@ package struct ScriptStrings: Sendable {
 
     package init(_ keys: [String] = [], plurals: [String] = []) {
         self.keys = keys + ["time.justNow", "time.updating"]
-        self.plurals = plurals + ["time.secondsAgo", "time.minutesAgo"]
+        // The held offers' countdown is on every page of a signed-in person (`attention.js`).
+        self.plurals = plurals + ["time.secondsAgo", "time.minutesAgo", "today.minutesLeft"]
     }
 }
 
@@ -282,6 +328,44 @@ package struct FormValues: MustacheParent {
 
 /// The page for a page not kept on this device, offline: it shows only the frame's texts.
 struct OfflinePage {}
+
+/// The badge and held offers alone (`WebShell.attentionPath`): the frame's values are all it shows.
+struct AttentionPage {}
+
+/// What needs the person, as the frame draws it: the badge (its number, and what a screen reader says) and each held
+/// offer with its minutes left.
+struct AttentionView {
+    let count: Int
+    let hasCount: Bool
+    /// "2 things need you now", read out with the link the badge is on.
+    let countText: String
+    let offers: [Offer]
+    let hasOffers: Bool
+    /// When it changes by itself (ms since 1970): an open page asks again then.
+    let refreshAt: Int?
+
+    struct Offer {
+        let id: String
+        let heldText: String
+        let leftText: String
+        /// When it ends (ms since 1970), for the countdown.
+        let untilMs: Int
+    }
+
+    init(_ attention: Attention, now: Date, t: Localizer) {
+        count = attention.count
+        hasCount = attention.count > 0
+        countText = t("today.needsYou", count: attention.count)
+        offers = attention.offers.map {
+            Offer(
+                id: $0.id, heldText: t("shell.heldForYou", ["label": $0.label]),
+                leftText: t("today.minutesLeft", count: Int(($0.until.timeIntervalSince(now) / 60).rounded(.up))),
+                untilMs: $0.until.milliseconds)
+        }
+        hasOffers = !offers.isEmpty
+        refreshAt = attention.changesAt?.milliseconds
+    }
+}
 
 /// A problem on a web route, for a browser.
 struct ErrorPage {

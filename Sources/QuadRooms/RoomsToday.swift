@@ -59,7 +59,7 @@ extension Rooms: TodayPart {
         if booking.checkedIn == true {
             detail += " · " + t("rooms.today.bookings.checkedIn")
         } else if let deadline = booking.checkInBy {
-            if CheckInWindow.isOpen(start: start, end: end, at: now) {
+            if Self.checkInOpen(booking, at: now) {
                 detail += " · " + t("rooms.day.checkInBy", ["time": campus.time(of: deadline).description])
                 item.endsAt = deadline
                 item.needsYou = true
@@ -76,5 +76,29 @@ extension Rooms: TodayPart {
         }
         item.detail = detail
         return item
+    }
+}
+
+/// What of Rooms' needs the person now (the badge on every page): their bookings whose check-in is open and not done.
+extension Rooms: AttentionPart {
+    package var attention: (any AttentionPart)? { self }
+
+    package func attention(for person: Person, at now: Date) async throws -> Attention {
+        let due = try await reservations.upcoming(owner: person.username).map(\.reservation.booking).filter {
+            $0.checkedIn != true && $0.checkInBy != nil
+        }
+        return Attention(
+            count: due.filter { Self.checkInOpen($0, at: now) }.count,
+            // A check-in opens, or its booking ends.
+            changesAt: Attention.next(
+                due.flatMap { [$0.start?.addingTimeInterval(-CheckInWindow.opensBefore), $0.checkInBy, $0.end] },
+                after: now))
+    }
+
+    /// Whether `booking`'s check-in is open now and waits for the person (Today's `needsYou`, the badge).
+    static func checkInOpen(_ booking: Booking, at now: Date) -> Bool {
+        guard booking.checkedIn != true, booking.checkInBy != nil, let start = booking.start, let end = booking.end
+        else { return false }
+        return CheckInWindow.isOpen(start: start, end: end, at: now)
     }
 }

@@ -14,8 +14,8 @@ struct TodayRoutes {
         routes.on(.get, "/", .public) { request, _ in try await self.page(request) }
     }
 
-    /// What `today.js` says: the live announcement and the countdown.
-    static let scriptStrings = ScriptStrings(["today.live"], plurals: ["today.minutesLeft"])
+    /// What `today.js` says: the live announcement (the countdown's words are on every page, `ScriptStrings`).
+    static let scriptStrings = ScriptStrings(["today.live"])
 
     func page(_ request: Request) async throws -> Response {
         let language = web.language(for: request)

@@ -71,3 +71,20 @@ extension Waiting: TodayPart {
         ]
     }
 }
+
+/// What of Waiting's needs the person now (the badge on every page): the offers held for them, and their overdue loans.
+extension Waiting: AttentionPart {
+    package var attention: (any AttentionPart)? { self }
+
+    package func attention(for person: Person, at now: Date) async throws -> Attention {
+        let offers = try await lines.places(of: person.username).map(\.place).filter { $0.holdsOffer(at: now) }
+        let loans = try await self.loans.loans(of: person.username)
+        let clock = await campusClock()
+        return Attention(
+            count: offers.count
+                + loans.filter { LoanStanding(dueAt: $0.dueAt, now: now, clock: clock) == .overdue }.count,
+            offers: offers.map { Attention.HeldOffer(id: $0.id, label: $0.label, until: $0.offeredUntil!) },
+            // An offer ends; a loan falls overdue.
+            changesAt: Attention.next(offers.map(\.offeredUntil) + loans.map(\.dueAt), after: now))
+    }
+}

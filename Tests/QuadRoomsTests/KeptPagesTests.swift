@@ -90,6 +90,41 @@ import Testing
         }
     }
 
+    /// A kept page carries what needs the person (the badge, the offer held for them): it goes when the offer ends,
+    /// though nothing is announced then, and the page drawn after says nothing is held.
+    @Test func aKeptPageWithAnOfferHeldGoesWhenTheOfferEnds() async throws {
+        let logs = LogLines()
+        // A Tuesday, 09:50 on the demo campus: the seat waited for is at 12:45.
+        let tuesday = TestTime.next(LocalTime(hour: 9, minute: 50), where: { $0.weekday == 2 })
+        try await TestApp.run(at: tuesday, configure: { $0.loadDemoData = true }, live: true, logger: logs.logger) {
+            app, client in
+            let rooms = app.features.rooms
+            _ = try await rooms.store.create(
+                RoomRecord(id: "duo", name: "Duo", building: "North Hall", capacity: 1, seats: 1))
+            let lea = try Self.browser(try await app.signedIn("lea"))
+            let kim = Person(username: "kim", displayName: "Kim", role: .member)
+            let leaPerson = try #require(try await app.person("lea"))
+            let campus = CampusClock(timeZone: TestTime.melbourne)
+            let start = campus.instant(campus.date(of: tuesday), LocalTime(hour: 12, minute: 45))
+            let booked = try await rooms.book(
+                roomId: "duo", owner: kim, start: start, minutes: 30, hold: .seat, recurrence: nil)
+            _ = try await rooms.wait(roomId: "duo", person: leaPerson, start: start, minutes: 30, hold: .seat)
+            _ = try await rooms.cancel(booked.booking.id, roomId: "duo", by: kim, following: false)
+            let until = try #require(try await app.features.lines.places(of: "lea").first?.place.offeredUntil)
+
+            for _ in 0..<3 { _ = try await client.execute(uri: "/rooms", method: .get, headers: lea) }
+            #expect(Self.keptAnswers(logs) == 1)
+            let kept = try await client.execute(uri: "/rooms", method: .get, headers: lea)
+            #expect(Self.keptAnswers(logs) == 2)
+            #expect(kept.text.contains("Held for you: "))
+
+            app.clock.advance(by: .seconds(until.timeIntervalSince(app.clock.now) + 1))
+            let drawn = try await client.execute(uri: "/rooms", method: .get, headers: lea)
+            #expect(Self.keptAnswers(logs) == 2)
+            #expect(!drawn.text.contains("Held for you: "))
+        }
+    }
+
     /// A change this instance did not make (another instance's, announced on the hub) drops the kept pages too.
     @Test func aChangeAnnouncedOnTheHubDropsTheKeptPages() async throws {
         try await Self.withKeptRoomsPage { app, client, kier, logs in

@@ -50,6 +50,21 @@ import Testing
         try #require(day.sections.first { $0.key == key }, "no \(key) section")
     }
 
+    /// What a page's badges say (a hidden badge says 0), in the order drawn.
+    static func badges(_ html: String) -> [Int] {
+        html.matches(of: #/data-badge( hidden)?><span aria-hidden="true">(\d+)</span>/#).map {
+            $0.output.1 == nil ? Int($0.output.2)! : 0
+        }
+    }
+
+    /// The page `uri` as `headers`' browser gets it.
+    static func page(_ client: any TestClientProtocol, _ uri: String, _ headers: HTTPFields) async throws -> String {
+        try await client.execute(uri: uri, method: .get, headers: headers) { response in
+            #expect(response.status == .ok, "\(uri)")
+            return response.text
+        }
+    }
+
     @Test(arguments: TestDatabase.engines)
     func anOfferHeldForSomeoneLeadsTheirDayAndIsAcceptedFromItsForm(engine: Database.Engine) async throws {
         // A Tuesday, 09:50 on the demo campus (Melbourne): the slot waited for is at 12:45.
@@ -69,7 +84,9 @@ import Testing
                 roomId: "duo", owner: kim, start: start, minutes: 30, hold: .seat, recurrence: nil)
             let place = try await rooms.wait(roomId: "duo", person: leaPerson, start: start, minutes: 30, hold: .seat)
 
-            // Waiting: her place in line, nothing held, nothing needs her.
+            // Waiting: her place in line, nothing held, nothing needs her: every page's badges say 0 (hidden).
+            let browser = try await app.browser("lea", csrf: Self.csrf)
+            #expect(Self.badges(try await Self.page(client, "/library", browser)) == [0, 0])
             var day = try await Self.today(client, lea)
             #expect(day.needsYou == 0)
             #expect(try Self.section(day, .offers).items.isEmpty)
@@ -90,8 +107,18 @@ import Testing
             #expect(offer.actions.map(\.api) == ["/api/offers/\(offer.id)/accept", "/api/me/waiting/\(offer.id)"])
             #expect(try Self.section(day, .waiting).items.isEmpty)
 
+            // Any page she opens now shows it, drawn by the server: the badges (Today's tab, Notifications) and the
+            // offer with its minutes left; the badge alone says when it changes by itself (the offer's end).
+            let library = try await Self.page(client, "/library", browser)
+            #expect(Self.badges(library) == [1, 1])
+            #expect(library.contains("1 thing needs you now"))
+            #expect(library.contains("Held for you: \(offer.title)"))
+            #expect(library.contains("data-until=\"\(held!.milliseconds)\""))
+            let attention = try await Self.page(client, WebShell.attentionPath, browser)
+            #expect(Self.badges(attention) == [1])
+            #expect(attention.contains("data-attention-at=\"\(held!.milliseconds)\""))
+
             // Her home page, opened now (no live event needed), shows it with the forms that act on it.
-            let browser = try await app.browser("lea", csrf: Self.csrf)
             let page = try await client.execute(uri: "/", method: .get, headers: browser) { $0.text }
             #expect(page.contains("1 thing needs you now"))
             #expect(page.contains(#"action="/notifications/\#(offer.id)/accept""#))
@@ -107,6 +134,9 @@ import Testing
             day = try await Self.today(client, lea)
             #expect(day.needsYou == 0)
             #expect(try Self.section(day, .offers).items.isEmpty)
+            let after = try await Self.page(client, "/library", browser)
+            #expect(Self.badges(after) == [0, 0])
+            #expect(!after.contains("Held for you"))
             let booking = try #require(try Self.section(day, .bookings).items.first)
             #expect(booking.title == "Duo")
             #expect(booking.detail == "Today, 12:45–13:15 · Check-in opens at 12:30")
@@ -121,6 +151,9 @@ import Testing
             #expect(open.endsAt == start.addingTimeInterval(10 * 60))
             let checkIn = try #require(open.actions.first)
             #expect(checkIn.kind == .checkIn)
+            let checkInOpen = try await Self.page(client, WebShell.attentionPath, browser)
+            #expect(Self.badges(checkInOpen) == [1])
+            #expect(checkInOpen.contains("data-attention-at=\"\(start.addingTimeInterval(10 * 60).milliseconds)\""))
             let checked = try await client.execute(
                 uri: checkIn.form, method: .post, headers: browser, body: ByteBuffer(string: "csrf=\(Self.csrf)")
             ) { $0 }
@@ -128,6 +161,7 @@ import Testing
             day = try await Self.today(client, lea)
             #expect(day.needsYou == 0)
             #expect(try Self.section(day, .bookings).items.first?.detail == "Today, 12:45–13:15 · Checked in")
+            #expect(Self.badges(try await Self.page(client, "/rooms", browser)) == [0, 0])
         }
     }
 

@@ -1,6 +1,7 @@
 // Quad's shared script: small, no build step. Pages work without it; it only adds.
 "use strict";
 import { watchConnection } from "./writes.js";
+import { followAttention } from "./attention.js";
 
 // The service worker keeps the shell (and what features add) for offline use.
 if ("serviceWorker" in navigator) {
@@ -20,3 +21,6 @@ document.addEventListener("submit", (event) => {
 
 // Offline, the page says so and its writes wait (writes.js).
 watchConnection();
+
+// What needs a signed-in person (the badge, the offers held for them) stays current on every page.
+followAttention();

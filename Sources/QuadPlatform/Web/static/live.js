@@ -177,20 +177,14 @@ export function startLive({
 
   let source = null, lastEventId = "", triedAtOnce = false;
 
-  // Signed in, the stream is the person's own: an offer made to them shows on every live page (a banner that
-  // leads to their notifications), whatever the page listens to.
+  // Signed in, the stream is the person's own: their waiting events reach every live page, whatever it listens to,
+  // for the badge and the offers held for them (attention.js hears of every event as "quad:event").
   const personal = document.body.hasAttribute("data-signed-in") && !events.includes("waiting");
-
-  function onOffer(event) {
-    let data = null;
-    try { data = JSON.parse(event.data); } catch { /* not JSON */ }
-    const banner = document.getElementById("shell-offer");
-    if (data?.change !== "offered" || !banner) return;
-    document.getElementById("shell-offer-label").textContent = data.label || "";
-    banner.hidden = false;
-  }
+  document.body.dataset.pageLive = "";
+  const tell = (event) => document.dispatchEvent(new CustomEvent("quad:event", { detail: { type: event.type } }));
 
   function onStreamEvent(event) {
+    tell(event);
     lastEventId = event.lastEventId || lastEventId;
     markFresh();
     let data = null;
@@ -232,7 +226,7 @@ export function startLive({
     };
     // "reset": the server could not replay what was missed; the fragment is the current state anyway.
     for (const type of [...events, "reset"]) stream.addEventListener(type, onStreamEvent);
-    if (personal) stream.addEventListener("waiting", onOffer);
+    if (personal) stream.addEventListener("waiting", tell);
   }
 
   function disconnect() {
