@@ -54,6 +54,7 @@ def test_an_offer_made_while_no_page_was_open_leads_the_day_and_is_taken_in_one_
     library = lea_on(server, new_browser, "/library", DESKTOP)
     assert badges(library) == ["1", "1"]
     assert "Held for you: Solo" in text_of(library, "#shell-offer")
+    axe.assert_clean(library, "the library with an offer held, desktop")
     account = lea_on(server, new_browser, "/account", TABLET)
     assert badges(account) == ["1", "1"]
     assert shown(account, "#shell-offer")
