@@ -282,10 +282,15 @@ package final class WebShell: Sendable {
     func errorPage(_ problem: Problem, request: Request) -> Response? {
         guard request.headers[.accept]?.contains("text/html") == true else { return nil }
         let notFound = problem.status == .notFound
+        // Problems are written in English (the API's words): a page in another language says what happened in its own,
+        // and a problem's own sentence, which says more than a 404's, marked as English for screen readers.
+        let english = language(for: request) == .english
         return try? page(request, template: "error", status: problem.status, title: { $0("error.title") }) { t in
             ErrorPage(
-                heading: notFound ? t("error.notFound") : t("error.title"), message: problem.detail ?? "",
-                reference: problem.requestId.map { t("error.reference", ["id": $0]) } ?? "")
+                heading: notFound ? t("error.notFound") : t("error.title"),
+                message: english ? problem.detail ?? "" : t(notFound ? "error.notFoundHint" : "error.tryAgain"),
+                detail: english || notFound ? nil : problem.detail,
+                reference: problem.requestId.map { t("error.reference", ["id": $0]) })
         }
     }
 }
@@ -371,7 +376,9 @@ struct AttentionView {
 struct ErrorPage {
     let heading: String
     let message: String
-    let reference: String
+    /// The problem's own sentence, in English, on a page in another language.
+    let detail: String?
+    let reference: String?
 }
 
 /// The localisation table as nested dictionaries, so templates write `{{t.home.title}}`.

@@ -19,6 +19,9 @@ import Testing
             return .created
         }
         routes.on(.get, "/api/test/crash", .public) { _, _ -> String in throw Secret() }
+        routes.on(.get, "/test/refused", .public) { _, _ -> String in
+            throw Problem(.badRequest, detail: "Not like that.")
+        }
     }
 
     @Test func unknownRouteIsAProblem() async throws {
@@ -107,6 +110,27 @@ import Testing
                 #expect(response.status == .notFound)
                 #expect(response.headers[.contentType]?.hasPrefix("text/html") == true)
                 #expect(response.text.contains("This page does not exist."))
+                #expect(response.text.contains("Nothing is at /no-such-page."))
+            }
+        }
+    }
+
+    /// In French, an error page says what happened in French: a 404 with no English sentence left in it; another
+    /// problem with its own (English) sentence marked as English, for screen readers.
+    @Test func anErrorPageInFrenchIsInFrench() async throws {
+        try await TestApp.run(routes: Self.testRoutes) { _, client in
+            let french: HTTPFields = [.accept: "text/html", .acceptLanguage: "fr"]
+            try await client.execute(uri: "/no-such-page", method: .get, headers: french) { response in
+                #expect(response.status == .notFound)
+                #expect(response.text.contains("<h1>Cette page n’existe pas.</h1>"))
+                #expect(response.text.contains("<p>Vérifiez l’adresse, ou repartez de l’accueil.</p>"))
+                #expect(!response.text.contains("Nothing is at"))
+                #expect(!response.text.contains(#"<p class="muted">"#))
+            }
+            try await client.execute(uri: "/test/refused", method: .get, headers: french) { response in
+                #expect(response.status == .badRequest)
+                #expect(response.text.contains("<p>Réessayez, ou repartez de l’accueil.</p>"))
+                #expect(response.text.contains(#"<p lang="en">Not like that.</p>"#))
             }
         }
     }
