@@ -20,6 +20,7 @@ PAGES = [
     "/library/new",
     "/timetable",
     "/account",
+    "/admin",
     "/admin/people",
     "/admin/specials",
     "/admin/specials/new",

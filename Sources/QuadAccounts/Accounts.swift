@@ -62,6 +62,8 @@ package final class Accounts: Feature, PersonDirectory {
 
     package static var migrations: [Migration] { PeopleStore.migrations }
 
+    package var adminLinks: [AdminLink] { [AdminLink(title: "people.title", path: "/admin/people")] }
+
     package var web: WebFiles { WebFiles(module: "QuadAccounts", bundle: .module) }
 
     package func register(on routes: Routes, web: WebShell) throws {

@@ -297,6 +297,8 @@ extension Library {
     package static var migrations: [Migration] { LibraryStore.migrations }
     package var web: WebFiles { WebFiles(module: "QuadLibrary", bundle: .module) }
 
+    package var adminLinks: [AdminLink] { [AdminLink(title: "library.add", path: "/library/new")] }
+
     package var link: ServiceLink? {
         // The tab bar shows a book.
         ServiceLink(

@@ -31,6 +31,19 @@ package protocol Feature: Sendable {
     var appLinkPaths: [String: String] { get }
     /// Its share of what needs a signed-in person now (the badge and the held offers on every page).
     var attention: (any AttentionPart)? { get }
+    /// Its pages for admins, listed on `/admin`.
+    var adminLinks: [AdminLink] { get }
+}
+
+/// An admin's page of a feature, as `/admin` lists it: its title (a localisation key) and path.
+package struct AdminLink: Sendable {
+    package let title: String
+    package let path: String
+
+    package init(title: String, path: String) {
+        self.title = title
+        self.path = path
+    }
 }
 
 extension Feature {
@@ -40,6 +53,7 @@ extension Feature {
     package var keptAnswers: [any AnyKeptAnswer] { [] }
     package var appLinkPaths: [String: String] { [:] }
     package var attention: (any AttentionPart)? { nil }
+    package var adminLinks: [AdminLink] { [] }
 }
 
 extension OpenAPIRuntime.Configuration {

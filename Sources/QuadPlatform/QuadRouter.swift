@@ -36,7 +36,8 @@ package func buildRouter(
     let routes = Routes(router: router, access: try AccessTable())
     let table = RouteTable()
     let web = try await WebShell(
-        services: features.compactMap(\.link), webs: features.map(\.web), clock: platform.clock,
+        services: features.compactMap(\.link), adminLinks: features.flatMap(\.adminLinks), webs: features.map(\.web),
+        clock: platform.clock,
         sources: platform.configuration.webDirectory,
         checkTemplates: platform.configuration.testing)
     let trustProxy = platform.configuration.trustProxy

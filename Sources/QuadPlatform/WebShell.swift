@@ -31,6 +31,8 @@ package final class WebShell: Sendable {
     private let serviceWorker: ByteBuffer
     private let manifest: ByteBuffer
     private let services: [ServiceLink]
+    /// The features' pages for admins, listed on `/admin`.
+    private let adminLinks: [AdminLink]
     /// For the held offers' minutes left.
     private let clock: any QuadClock
     static let languageCookie = "quad_lang"
@@ -42,12 +44,13 @@ package final class WebShell: Sendable {
     /// `sources`: read them from the working copy (`QUAD_WEB_DIR`).
     /// `checkTemplates`: check each page's template against its model as it is drawn (`TemplateCheck`; testing mode).
     package init(
-        services: [ServiceLink], webs: [WebFiles], clock: any QuadClock, sources: String? = nil,
-        checkTemplates: Bool = false
+        services: [ServiceLink], adminLinks: [AdminLink] = [], webs: [WebFiles], clock: any QuadClock,
+        sources: String? = nil, checkTemplates: Bool = false
     )
         async throws
     {
         self.clock = clock
+        self.adminLinks = adminLinks
         let folders = try ([Self.files] + webs).map { ($0.module, try $0.folder(sources: sources)) }
         let web = folders[0].1  // the platform's: the service worker is there
         let templates = try WebFiles.load(folders)
@@ -87,6 +90,12 @@ package final class WebShell: Sendable {
     static let todayIcon = "M3 11 12 3l9 8M5 9.5V21h5v-6h4v6h5V9.5"
 
     package func register(on routes: Routes) {
+        // An admin's index: every feature's pages for admins.
+        routes.on(.get, "/admin", .admin) { request, _ in
+            try self.page(request, template: "admin", title: { $0("admin.title") }) { t in
+                AdminPage(links: self.adminLinks.map { AdminPage.Link(title: t($0.title), path: $0.path) })
+            }
+        }
         routes.on(.get, Self.attentionPath, .member) { request, _ in
             Self.part(
                 try self.render(request, template: "attention", title: { _ in "" }) { _ in AttentionPage() },
@@ -333,6 +342,16 @@ package struct FormValues: MustacheParent {
 
 /// The page for a page not kept on this device, offline: it shows only the frame's texts.
 struct OfflinePage {}
+
+/// `/admin`: what an admin can manage, a card per page.
+struct AdminPage {
+    let links: [Link]
+
+    struct Link {
+        let title: String
+        let path: String
+    }
+}
 
 /// The badge and held offers alone (`WebShell.attentionPath`): the frame's values are all it shows.
 struct AttentionPage {}

@@ -191,6 +191,8 @@ extension Rooms {
     package static var migrations: [Migration] { RoomStore.migrations }
     package var web: WebFiles { WebFiles(module: "QuadRooms", bundle: .module) }
 
+    package var adminLinks: [AdminLink] { [AdminLink(title: "rooms.admin.title", path: "/admin/rooms")] }
+
     package var link: ServiceLink? {
         // The tab bar shows a door.
         ServiceLink(

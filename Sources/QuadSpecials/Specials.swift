@@ -70,6 +70,8 @@ extension Specials {
     package static var migrations: [Migration] { SpecialStore.migrations }
     package var web: WebFiles { WebFiles(module: "QuadSpecials", bundle: .module) }
 
+    package var adminLinks: [AdminLink] { [AdminLink(title: "specials.manager.title", path: "/admin/specials")] }
+
     package var link: ServiceLink? {
         // The tab bar shows a price tag.
         ServiceLink(

@@ -299,6 +299,8 @@ extension Timetable {
     package static var migrations: [Migration] { TimetableStore.migrations }
     package var web: WebFiles { WebFiles(module: "QuadTimetable", bundle: .module) }
 
+    package var adminLinks: [AdminLink] { [AdminLink(title: "timetable.adminTitle", path: "/admin/timetable")] }
+
     package var link: ServiceLink? {
         // The tab bar shows a calendar.
         ServiceLink(

@@ -26,6 +26,8 @@ package final class Waiting: Feature, PersonReminders {
     /// The engine's tables (`waiting_places`, `reminders_off`), migration 6.
     package static var migrations: [Migration] { [WaitingLists.migration] }
 
+    package var adminLinks: [AdminLink] { [AdminLink(title: "waiting.admin.title", path: "/admin/waiting")] }
+
     package var web: WebFiles { WebFiles(module: "QuadWaiting", bundle: .module) }
 
     var clock: any QuadClock { platform.clock }
