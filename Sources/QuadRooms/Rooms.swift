@@ -164,6 +164,12 @@ package final class Rooms: Feature, PersonRemoval, PersonCalendar {
         try await reservations.calendar(owner: username, campus: await store.campusClock())
     }
 
+    /// When each room whose building is closed at `now` opens next, by room id.
+    func openings(at now: Date) async throws -> [String: Date] {
+        let campus = await store.campusClock()
+        return try await rules.value().compactMapValues { $0.hours.nextOpening(after: now, clock: campus) }
+    }
+
     /// The booking rules of `roomId`'s building, or 404.
     func policy(_ roomId: String) async throws -> BookingPolicy {
         guard let policy = try await rules.value()[roomId] else {

@@ -47,18 +47,23 @@ struct RoomsRoutes {
         let names = Dictionary(uniqueKeysWithValues: records.map { ($0.id, $0.name) })
         let configuration = rooms.platform.configuration
         let campus = await rooms.store.campusClock()
+        let now = rooms.platform.clock.now
+        let openings = try await rooms.openings(at: now)
 
         return try web.page(
             request, template: "rooms", title: { $0("rooms.title") }, strings: Self.scriptStrings,
-            fragments: ["live": "rooms-live"], keptUntilChangeOf: [.event(.room)]
+            fragments: ["live": "rooms-live"], keptUntilChangeOf: [.event(.room)],
+            // A closed room's card says when it opens: until then.
+            keptUntil: { _ in openings.values.min() }
         ) { t in
             // A card offers to cancel the booking held there now.
-            let now = rooms.platform.clock.now
             let booked = Dictionary(
                 mine.filter { ($0.booking.start ?? now) <= now }.map { ($0.booking.roomId, $0.booking.id) },
                 uniquingKeysWith: { first, _ in first })
             let cards = records.map {
-                RoomsPage.Card($0.room(baseURL: ""), photo: $0.photo, bookingId: booked[$0.id], t: t)
+                RoomsPage.Card(
+                    $0.room(baseURL: ""), photo: $0.photo, bookingId: booked[$0.id],
+                    opens: openings[$0.id].map { Self.opens($0, campus: campus, now: now, t: t) }, t: t)
             }
             return RoomsPage(
                 available: cards.filter { !$0.isFull }, full: cards.filter(\.isFull), hasRooms: !records.isEmpty,
@@ -67,6 +72,16 @@ struct RoomsRoutes {
                 generatedAt: Int(rooms.platform.clock.now.timeIntervalSince1970 * 1000),
                 notice: Self.notice(query: query, names: names, mine: mine.map(\.booking), t: t))
         }
+    }
+
+    /// "Opens at 08:00", "Opens tomorrow at 08:00", "Opens Monday 30 November at 08:00".
+    static func opens(_ instant: Date, campus: CampusClock, now: Date, t: Localizer) -> String {
+        let date = campus.date(of: instant)
+        let time = campus.time(of: instant).description
+        let today = campus.date(of: now)
+        if date == today { return t("rooms.opens.today", ["time": time]) }
+        if date == today.adding(days: 1) { return t("rooms.opens.tomorrow", ["time": time]) }
+        return t("rooms.opens.later", ["date": t.longDate(date), "time": time])
     }
 
     /// What the last form did, from `?booked=ROOM&booking=ID`, `?cancelled=ROOM` or `?error=…`: only known rooms,
@@ -150,16 +165,17 @@ struct RoomsPage {
         let photo: String?
         let bookingId: String?
 
-        init(_ room: Room, photo: String?, bookingId: String?, t: Localizer) {
+        /// `opens`: its building is closed now, and opens then ("Opens at 08:00").
+        init(_ room: Room, photo: String?, bookingId: String?, opens: String?, t: Localizer) {
             id = room.id
             name = room.name
             building = room.building
             spots = room.spots
             capacity = room.capacity
             availability = room.availability.rawValue
-            isFull = room.availability == .full
-            stateLabel = t("rooms.state.\(room.availability.rawValue)")
-            spotsText = t("rooms.spotsRemaining", count: room.spots)
+            isFull = room.availability == .full || opens != nil
+            stateLabel = opens == nil ? t("rooms.state.\(room.availability.rawValue)") : t("rooms.state.closed")
+            spotsText = opens ?? t("rooms.spotsRemaining", count: room.spots)
             capacityText = t("rooms.capacity", count: room.capacity)
             announce = t("rooms.announce", ["name": room.name, "spots": spotsText])
             self.photo = photo

@@ -44,6 +44,21 @@ public struct OpeningHours: Sendable, Equatable, Codable, CustomStringConvertibl
     /// The periods of `date`'s weekday.
     public func periods(on date: LocalDate) -> [Period] { days[date.weekday - 1] }
 
+    /// When it next opens after `now`, on the campus's wall clock: nil when it is open now, or opens on no day of the
+    /// coming week.
+    public func nextOpening(after now: Date, clock: CampusClock) -> Date? {
+        let today = clock.date(of: now)
+        let minute = clock.time(of: now).minutes
+        if periods(on: today).contains(where: { $0.open <= minute && minute < $0.close }) { return nil }
+        for offset in 0...7 {
+            let date = today.adding(days: offset)
+            if let period = periods(on: date).first(where: { offset > 0 || $0.open > minute }) {
+                return clock.instant(date, LocalTime(hour: period.open / 60, minute: period.open % 60))
+            }
+        }
+        return nil
+    }
+
     /// Whether the quarter hour `slot` falls in one of the periods, on the campus's wall clock.
     public func isOpen(inSlot slot: Int, clock: CampusClock) -> Bool {
         let start = SlotRange.instant(ofSlot: slot)
