@@ -147,4 +147,6 @@ package protocol TodayPart: Sendable {
     /// has nothing that concerns them (a timetable for someone who is not a student); a section with no items says
     /// so itself (`TodaySection.empty`).
     func today(for person: Person?, at now: Date, t: Localizer) async throws -> [TodaySection]
+    /// The changes on the hub after which its sections may read otherwise (a page showing them is kept until one).
+    var todayChanges: [HubChange] { get }
 }

@@ -8,6 +8,9 @@ extension Rooms: TodayPart {
     /// As many free rooms as a visitor's home lists.
     static let freeRoomsShown = 3
 
+    /// Bookings and free seats (a building's new rules are announced as its rooms' changes).
+    package var todayChanges: [HubChange] { [.event(.room)] }
+
     package func today(for person: Person?, at now: Date, t: Localizer) async throws -> [TodaySection] {
         let campus = await store.campusClock()
         guard let person else {

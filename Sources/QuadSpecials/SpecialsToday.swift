@@ -7,6 +7,8 @@ extension Specials: TodayPart {
     /// As many tiles as the strip shows.
     static let stripLength = 4
 
+    package var todayChanges: [HubChange] { [.event(.special)] }
+
     package func today(for person: Person?, at now: Date, t: Localizer) async throws -> [TodaySection] {
         let (records, settings, _) = try await kept.current(at: now)
         let currency = Currency(code: settings.currency)

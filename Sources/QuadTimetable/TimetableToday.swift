@@ -8,6 +8,9 @@ extension Timetable: TodayPart {
     /// As many shuttles as a day lists.
     static let shuttlesShown = 3
 
+    /// Car parks' readings, departures' predictions and the timetable's settings, as for its own page.
+    package var todayChanges: [HubChange] { Self.changeTypes }
+
     package func today(for person: Person?, at now: Date, t: Localizer) async throws -> [TodaySection] {
         guard let person, let student = try await student(for: person) else { return [] }
         async let readSettings = settings()

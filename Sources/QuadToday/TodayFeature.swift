@@ -29,6 +29,12 @@ package final class TodayFeature: Feature {
         try TodayOperations(today: self).registerHandlers(on: routes.router, configuration: .quad, middlewares: .quad())
     }
 
+    /// The changes after which a day may read otherwise: each part's.
+    var changes: [HubChange] {
+        parts.flatMap(\.todayChanges).reduce(into: []) { all, change in if !all.contains(change) { all.append(change) }
+        }
+    }
+
     /// `person`'s day (a visitor's when nil) as of now, in `t`'s language: every part asked at once.
     func day(for person: Person?, t: Localizer) async throws -> Today {
         let now = platform.clock.now

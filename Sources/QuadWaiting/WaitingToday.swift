@@ -5,6 +5,9 @@ import QuadPlatform
 /// Waiting's part of a person's day: the offers held for them (first on the page, each with its countdown, Accept and
 /// Decline), their places in line, and their loans due soon or overdue (with Return). Visitors have none.
 extension Waiting: TodayPart {
+    /// Places in line and loans.
+    package var todayChanges: [HubChange] { [.event(.waiting), .event(.book)] }
+
     package func today(for person: Person?, at now: Date, t: Localizer) async throws -> [TodaySection] {
         guard let person else { return [] }
         let notes = try await notifications(of: person.username)

@@ -125,6 +125,34 @@ import Testing
         }
     }
 
+    /// A person's day (`/`) is kept too: until a change it shows (a booking of theirs), and never past the next minute
+    /// ("in 25 minutes"). Without the demo's services, whose car-park readings would drop it every few seconds.
+    @Test func aPersonsDayIsKeptUntilAChangeOrItsNextMinute() async throws {
+        let logs = LogLines()
+        try await TestApp.run(configure: { $0.loadDemoData = true }, live: true, services: false, logger: logs.logger) {
+            app, client in
+            let bearer = try await app.signedIn("kier")
+            let kier = try Self.browser(bearer)
+            var drawn = try await client.execute(uri: "/", method: .get, headers: kier)
+            for _ in 0..<2 { drawn = try await client.execute(uri: "/", method: .get, headers: kier) }
+            #expect(Self.keptAnswers(logs) == 1)
+            #expect(drawn.text.contains("Today, Kier"))
+
+            // A booking of his is on his day at once.
+            #expect(try await client.book("helmold", as: bearer).status == .created)
+            let booked = try await client.execute(uri: "/", method: .get, headers: kier)
+            #expect(Self.keptAnswers(logs) == 1)
+            #expect(booked.text.contains("Helmold"))
+            _ = try await client.execute(uri: "/", method: .get, headers: kier)
+            #expect(Self.keptAnswers(logs) == 2)
+
+            // The next minute, the day is drawn again.
+            app.clock.advance(by: .seconds(60))
+            _ = try await client.execute(uri: "/", method: .get, headers: kier)
+            #expect(Self.keptAnswers(logs) == 2)
+        }
+    }
+
     /// A change this instance did not make (another instance's, announced on the hub) drops the kept pages too.
     @Test func aChangeAnnouncedOnTheHubDropsTheKeptPages() async throws {
         try await Self.withKeptRoomsPage { app, client, kier, logs in
