@@ -292,11 +292,18 @@ final class ReservationStore: Sendable {
         }
     }
 
-    /// `owner`'s reservations not yet over, earliest first, with their rooms' names.
-    func upcoming(owner: String) async throws -> [(reservation: Reservation, roomName: String)] {
+    /// `owner`'s reservations not yet over, earliest first: what the badge on every page reads, without the names.
+    func upcomingReservations(owner: String) async throws -> [Reservation] {
         let now = SlotRange.slot(containing: clock.now)
         return try await database.withConnection { sql in
-            let mine = try await Self.select(sql, "owner = \(bind: owner.lowercased()) AND end_slot > \(bind: now)")
+            try await Self.select(sql, "owner = \(bind: owner.lowercased()) AND end_slot > \(bind: now)")
+        }
+    }
+
+    /// `owner`'s reservations not yet over, earliest first, with their rooms' names.
+    func upcoming(owner: String) async throws -> [(reservation: Reservation, roomName: String)] {
+        let mine = try await upcomingReservations(owner: owner)
+        return try await database.withConnection { sql in
             let names = try await sql.raw("SELECT id, name FROM rooms").all().reduce(into: [String: String]()) {
                 $0[try $1.decode(column: "id", as: String.self)] = try $1.decode(column: "name", as: String.self)
             }

@@ -87,7 +87,7 @@ extension Rooms: AttentionPart {
     package var attention: (any AttentionPart)? { self }
 
     package func attention(for person: Person, at now: Date) async throws -> Attention {
-        let due = try await reservations.upcoming(owner: person.username).map(\.reservation.booking).filter {
+        let due = try await reservations.upcomingReservations(owner: person.username).map(\.booking).filter {
             $0.checkedIn != true && $0.checkInBy != nil
         }
         return Attention(
