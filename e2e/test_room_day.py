@@ -85,7 +85,9 @@ def test_two_taps_book_thirty_minutes_from_a_chosen_time_on_a_phone(day_server, 
     one(driver, "#book-confirm").click()  # second tap: Book
 
     wait_for(driver, lambda d: shown(d, "#room-notice"), message="no word of the booking")
-    assert text_of(driver, "#room-notice") == "Booked a spot in Mostafa."
+    # It says what was booked: a seat, the day, and both ends.
+    notice = text_of(driver, "#room-notice")
+    assert notice.startswith("Booked a seat in Mostafa: ") and notice.endswith(", 10:00–10:30."), notice
     assert "10:00–10:30" in text_of(driver, "#room-mine")
     assert slot_text(driver, "10:00") == "3 seats free"
     booked = my_bookings(day_server, "Kim")

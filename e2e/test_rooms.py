@@ -99,7 +99,11 @@ def open_rooms(driver, server, path="/rooms", stream=True):
 
 
 def book_button(driver, room: str):
-    return one(driver, f"#room-{room} button.book")
+    """The room's Book button, scrolled to the middle of the screen (as a person would before pressing it): on a
+    phone the finder comes first, and the tab bar covers the screen's foot."""
+    button = one(driver, f"#room-{room} button.book")
+    driver.execute_script("arguments[0].scrollIntoView({block: 'center'})", button)
+    return button
 
 
 def book_disabled(driver, room: str) -> bool:
@@ -641,12 +645,14 @@ return {inner: innerWidth, scroll: document.documentElement.scrollWidth, vh, car
 def test_phone_layout(rooms_server, new_browser):
     driver = new_browser(width=PHONE, height=844)
     become(driver, rooms_server, "Pia")
+    # The finder comes first; scrolled to the rooms, a screen shows several of them.
+    driver.execute_script("document.getElementById('rooms-available').scrollIntoView()")
     layout = driver.execute_script(PHONE_LAYOUT_JS)
 
     assert layout["inner"] == PHONE and layout["vh"] == 844
     assert layout["scroll"] <= layout["inner"], f"page scrolls sideways: {layout['scroll']}px wide"
     mostly = [c["id"] for c in layout["cards"] if c["visible"] >= 0.75]
-    assert len(mostly) >= 3, f"only {mostly} are (mostly) visible in the first screen: {layout['cards']}"
+    assert len(mostly) >= 3, f"only {mostly} are (mostly) visible in one screen: {layout['cards']}"
     small = [b for b in layout["buttons"] if b["w"] < 44 or b["h"] < 44]
     assert not small, f"Book buttons smaller than 44x44: {small}"
     assert len(layout["photos"]) == 8
@@ -690,7 +696,7 @@ def test_page_works_without_javascript(rooms_server, browser):
     wait_for(
         browser,
         lambda d: (
-            "Booked a spot in Ljerka." in text_of(d, "#rooms-notice")
+            text_of(d, "#rooms-notice").startswith("Booked a seat in Ljerka: ")
             and spots_text(d, "ljerka") == "42 spots remaining"
         ),
         message=f"after booking: {text_of(browser, '#rooms-notice')!r}, {spots_text(browser, 'ljerka')!r}",

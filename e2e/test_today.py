@@ -79,7 +79,7 @@ def test_an_offer_made_while_no_page_was_open_leads_the_day_and_is_taken_in_one_
 
     one(lea, "#today-offers button.book").click()  # the one tap
     wait_for(lea, lambda d: shown(d, "#room-notice"), message="no word of the booking")
-    assert text_of(lea, "#room-notice") == "Booked a spot in Solo."
+    assert text_of(lea, "#room-notice").startswith("Booked a seat in Solo: ")
     mine = api(server, "Lea", "/api/me/bookings").json()["bookings"]
     assert [(b["roomId"], b["start"]) for b in mine] == [("solo", at(server, "10:00"))]
     assert badges(lea) == ["", ""]

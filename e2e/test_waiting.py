@@ -110,7 +110,8 @@ def test_one_cancels_and_the_other_sees_the_offer_within_a_second_and_takes_it_i
 
     one(lea, "#offers .offer-accept").click()  # the one tap
     wait_for(lea, lambda d: shown(d, "#room-notice"), message="no word of the booking")
-    assert text_of(lea, "#room-notice") == "Booked a spot in Solo."
+    notice = text_of(lea, "#room-notice")
+    assert notice.startswith("Booked a seat in Solo: ") and notice.endswith(", 10:00–11:00."), notice
     assert "10:00–11:00" in text_of(lea, "#room-mine")
     mine = api(server, "Lea", "/api/me/bookings").json()["bookings"]
     assert [(b["roomId"], b["start"], b["end"]) for b in mine] == [("solo", at(server, "10:00"), at(server, "11:00"))]

@@ -63,6 +63,8 @@ final class BookingBatcher: Sendable {
                             results.append(.success(try await self.store.reserve(intent, sql, campus: campus)))
                         } catch let refusal as Problem {
                             results.append(.failure(refusal))
+                        } catch let refusal as ValidationFailure {
+                            results.append(.failure(refusal))  // asked for more seats than the room has
                         }
                     }
                     return results

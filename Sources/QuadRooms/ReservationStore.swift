@@ -13,6 +13,8 @@ struct Reservation: Sendable, Equatable {
     /// Their name as they wrote it, shown to others.
     var person: String
     var hold: Hold
+    /// Seats held, for a group (one for the whole room).
+    var seats: Int = 1
     var range: SlotRange
     /// The series it belongs to, if it was booked as one.
     var seriesId: String?
@@ -24,7 +26,8 @@ struct Reservation: Sendable, Equatable {
     var booking: Booking {
         Booking(
             id: id, roomId: roomId, person: person, createdAt: createdAt, start: range.start, end: range.end,
-            hold: hold, seriesId: seriesId, checkInBy: checkedIn ? nil : checkInBy, checkedIn: checkedIn)
+            hold: hold, seats: hold == .seat ? seats : nil, seriesId: seriesId, checkInBy: checkedIn ? nil : checkInBy,
+            checkedIn: checkedIn)
     }
 }
 
@@ -33,6 +36,8 @@ struct ReservationIntent: Sendable {
     var roomId: String
     var range: SlotRange
     var hold: Hold
+    /// Seats for a group (one, or ignored for the whole room).
+    var seats: Int = 1
     /// The owner's username, lowercased, and their name as shown.
     var owner: String
     var person: String
@@ -131,7 +136,7 @@ final class ReservationStore: Sendable {
     /// was). The series' rule is kept with it (`room_series`), for calendars.
     func reserveSeries(
         roomId: String, recurrence: Recurrence, from firstDate: LocalDate, start: LocalTime, minutes: Int, hold: Hold,
-        owner: String, person: String, policy: BookingPolicy
+        seats: Int, owner: String, person: String, policy: BookingPolicy
     ) async throws -> (first: Reservation?, outcomes: [OccurrenceOutcome], spots: Int) {
         let dates = recurrence.dates(from: firstDate)
         let seriesId = RoomStore.newBookingId()
@@ -150,7 +155,7 @@ final class ReservationStore: Sendable {
                     continue
                 }
                 let intent = ReservationIntent(
-                    roomId: roomId, range: range, hold: hold, owner: owner, person: person,
+                    roomId: roomId, range: range, hold: hold, seats: seats, owner: owner, person: person,
                     checkInBy: policy.checkInDeadline(for: range, bookedAt: now), seriesId: seriesId)
                 do {
                     let (taken, _) = try await self.take(intent, seats: room.seats, lines: room.lines, sql)
@@ -188,6 +193,11 @@ final class ReservationStore: Sendable {
             """,
             "CREATE INDEX room_series_owner ON room_series (owner)",
         ])
+
+    /// A booking for a group holds its number of seats (one for every booking before).
+    static let groupMigration = Migration(
+        id: 105, name: "bookings for a group",
+        statements: ["ALTER TABLE room_reservations ADD COLUMN seats INTEGER NOT NULL DEFAULT 1 CHECK (seats >= 1)"])
 
     /// `owner`'s bookings as their calendar shows them: each series once (its rule, less the dates with no
     /// booking), each other booking on its own; those ended more than 30 days ago are left out.
@@ -265,7 +275,8 @@ final class ReservationStore: Sendable {
         seats: Int, booked: [Reservation], offers: [WaitingPlace] = [], during range: SlotRange
     ) -> Occupancy {
         let held = offers.compactMap(\.roomSlot).filter { $0.range.overlaps(range) }
-        return Occupancy(seats: seats, holds: booked.map { ($0.range, $0.hold) } + held.map { ($0.range, $0.hold) })
+        return Occupancy(
+            seats: seats, groups: booked.map { ($0.range, $0.hold, $0.seats) } + held.map { ($0.range, $0.hold, 1) })
     }
 
     /// Every room's seats for booking in time and its reservations overlapping `range` (or just `only`'s): what is
@@ -287,7 +298,7 @@ final class ReservationStore: Sendable {
             let byRoom = Dictionary(grouping: held, by: \.roomId)
             return seats.reduce(into: [:]) { result, room in
                 result[room.key] = Occupancy(
-                    seats: max(0, room.value), holds: (byRoom[room.key] ?? []).map { ($0.range, $0.hold) })
+                    seats: max(0, room.value), groups: (byRoom[room.key] ?? []).map { ($0.range, $0.hold, $0.seats) })
             }
         }
     }
@@ -478,6 +489,11 @@ final class ReservationStore: Sendable {
     func take(
         _ intent: ReservationIntent, seats: Int, lines: Bool = true, _ sql: any SQLDatabase
     ) async throws -> (Reservation, WaitingChanges) {
+        if intent.hold == .seat, intent.seats > max(seats, 1) {
+            throw ValidationFailure(
+                field: "seats",
+                message: "This room has \(seats) seats to book: ask for fewer, or for the whole room.")
+        }
         var changes = WaitingChanges()
         var offers: [WaitingPlace] = []
         if lines, try await !waiting.places(.room, thing: intent.roomId, sql).isEmpty {
@@ -497,11 +513,11 @@ final class ReservationStore: Sendable {
         let others = offers.filter { $0.owner != intent.owner }
         guard
             Self.occupancy(seats: seats, booked: held, offers: others, during: intent.range)
-                .allows(intent.hold, during: intent.range)
+                .allows(intent.hold, seats: intent.seats, during: intent.range)
         else {
             if let ends = offers.compactMap(\.offeredUntil).min(),
                 Self.occupancy(seats: seats, booked: held, during: intent.range).allows(
-                    intent.hold, during: intent.range)
+                    intent.hold, seats: intent.seats, during: intent.range)
             {
                 throw WaitingRefusal.held("A seat then", until: ends)
             }
@@ -513,16 +529,18 @@ final class ReservationStore: Sendable {
         }
         let reservation = Reservation(
             id: RoomStore.newBookingId(), roomId: intent.roomId, owner: intent.owner, person: intent.person,
-            hold: intent.hold, range: intent.range, seriesId: intent.seriesId, createdAt: Timestamp.string(clock.now),
+            hold: intent.hold, seats: intent.hold == .seat ? intent.seats : 1, range: intent.range,
+            seriesId: intent.seriesId, createdAt: Timestamp.string(clock.now),
             checkInBy: intent.checkInBy, checkedIn: false)
         let deadline = intent.checkInBy.map { Int($0.timeIntervalSince1970.rounded(.down)) }
         try await sql.raw(
             """
             INSERT INTO room_reservations
-                (id, room_id, owner, person, hold, first_slot, end_slot, series_id, created_at, check_in_by)
+                (id, room_id, owner, person, hold, seats, first_slot, end_slot, series_id, created_at, check_in_by)
             VALUES (\(bind: reservation.id), \(bind: intent.roomId), \(bind: intent.owner), \(bind: intent.person),
-                    \(bind: intent.hold.rawValue), \(bind: intent.range.lower), \(bind: intent.range.upper),
-                    \(bind: intent.seriesId), \(bind: reservation.createdAt), \(bind: deadline))
+                    \(bind: intent.hold.rawValue), \(bind: reservation.seats), \(bind: intent.range.lower),
+                    \(bind: intent.range.upper), \(bind: intent.seriesId), \(bind: reservation.createdAt),
+                    \(bind: deadline))
             """
         ).run()
         return (reservation, changes)
@@ -538,7 +556,7 @@ final class ReservationStore: Sendable {
     static func select(_ sql: any SQLDatabase, _ condition: SQLQueryString) async throws -> [Reservation] {
         try await sql.raw(
             """
-            SELECT id, room_id, owner, person, hold, first_slot, end_slot, series_id, created_at, check_in_by,
+            SELECT id, room_id, owner, person, hold, seats, first_slot, end_slot, series_id, created_at, check_in_by,
                    checked_in_at
             FROM room_reservations WHERE \(condition)
             ORDER BY first_slot, id
@@ -555,7 +573,7 @@ final class ReservationStore: Sendable {
                 roomId: try row.decode(column: "room_id", as: String.self),
                 owner: try row.decode(column: "owner", as: String.self),
                 person: try row.decode(column: "person", as: String.self),
-                hold: hold, range: range,
+                hold: hold, seats: try row.decode(column: "seats", as: Int.self), range: range,
                 seriesId: try row.decode(column: "series_id", as: String?.self),
                 createdAt: try row.decode(column: "created_at", as: String.self),
                 checkInBy: try row.decode(column: "check_in_by", as: Int?.self).map {

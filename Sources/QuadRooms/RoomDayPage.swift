@@ -67,6 +67,8 @@ struct RoomDayPage {
         let date: String
         let start: String
         let heading: String
+        /// The room and the day: "Mostafa · Tuesday 1 December 2026".
+        let what: String
         let lengths: [Option]
     }
 
@@ -80,8 +82,12 @@ struct RoomDayPage {
         let date: String
         let start: String
         let heading: String
+        let what: String
         let lengths: [Option]
         let wholeRoom: Bool
+        /// How many seats (a group's), at most those free then.
+        let people: Int
+        let maxPeople: Int
         let untilMax: String
         let untilDefault: String
     }
@@ -140,6 +146,10 @@ struct RoomDayPage {
             ? t("rooms.day.closed")
             : t("rooms.day.open", ["hours": day.periods.map(\.description).joined(separator: ", ")])
         let current = SlotRange.slot(containing: situation.now)
+        // The length and group the finder asked for, when it led here.
+        let wanted = Int(situation.query.get("minutes") ?? "").flatMap { $0 % 15 == 0 && $0 > 0 ? $0 : nil } ?? 30
+        let what = t("rooms.day.bookWhat", ["room": room.name, "date": t.longDate(day.date)])
+        let group = Int(situation.query.get("people") ?? "").flatMap { $0 >= 1 && $0 <= room.seats ? $0 : nil } ?? 1
         slots = day.slots.map { slot in
             let time = campus.time(of: slot.range.start).description
             let (state, words) = Self.state(of: slot, current: current, t: t)
@@ -156,10 +166,8 @@ struct RoomDayPage {
             let longest = min(situation.policy.maxMinutes, close - start.minutes)
             return Waiting(
                 date: day.date.description, start: start.description,
-                heading: t("rooms.day.waitHeading", ["time": start.description]),
-                lengths: stride(from: 15, through: longest, by: 15).map {
-                    Option(value: $0, label: t("rooms.day.minutes", count: $0), selected: $0 == min(30, longest))
-                })
+                heading: t("rooms.day.waitHeading", ["time": start.description]), what: what,
+                lengths: Self.lengths(from: slot.range.start, through: longest, wanted: wanted, campus: campus, t: t))
         }
         booking = situation.chosen.flatMap { slot in
             guard slot.bookable else { return nil }
@@ -167,14 +175,13 @@ struct RoomDayPage {
             // As long as the building allows, to the end of the opening period the time is in.
             let close = day.periods.first { $0.open <= start.minutes && start.minutes < $0.close }?.close ?? 1440
             let longest = min(situation.policy.maxMinutes, close - start.minutes)
-            let lengths = stride(from: 15, through: longest, by: 15).map {
-                Option(value: $0, label: t("rooms.day.minutes", count: $0), selected: $0 == min(30, longest))
-            }
+            let lengths = Self.lengths(from: slot.range.start, through: longest, wanted: wanted, campus: campus, t: t)
             let lastDay = situation.today.adding(days: situation.policy.horizonDays)
             return Booking(
                 date: day.date.description, start: start.description,
-                heading: t("rooms.day.bookFrom", ["time": start.description]), lengths: lengths,
-                wholeRoom: slot.empty, untilMax: lastDay.description,
+                heading: t("rooms.day.bookFrom", ["time": start.description]), what: what, lengths: lengths,
+                wholeRoom: slot.empty, people: min(group, max(1, slot.freeSeats)), maxPeople: max(1, slot.freeSeats),
+                untilMax: lastDay.description,
                 untilDefault: min(day.date.adding(days: 28), lastDay).description)
         }
         mine = situation.mine.map { Mine($0, campus: campus, now: situation.now, t: t) }
@@ -190,16 +197,27 @@ struct RoomDayPage {
     static func notice(_ situation: Situation, t: Localizer) -> RoomsRoutes.Notice? {
         if let failure = situation.failure {
             return .init(
-                kind: "error", text: failure == "invalid" || failure == "until" ? t("rooms.day.invalid") : failure)
+                kind: "error",
+                text: failure == "invalid" || failure == "until"
+                    ? t("rooms.day.invalid") : failure == "seats" ? t("rooms.day.invalidSeats") : failure)
         }
         let query = situation.query
-        if BookingID(query.get("booked")) != nil {
-            if let booked = Int(query.get("dates") ?? ""), let total = Int(query.get("of") ?? "") {
-                return .init(
-                    kind: booked == total ? "success" : "error",
-                    text: t("rooms.day.seriesBooked", ["booked": String(booked), "total": String(total)]))
+        if let id = BookingID(query.get("booked")) {
+            // What was booked, said in full when it is the person's own (a crafted link says only the room).
+            let what = situation.mine.first { $0.id == id.value }.map {
+                booked(
+                    hold: $0.hold, seats: $0.seats, name: situation.room.name, start: $0.range.start,
+                    end: $0.range.end, campus: situation.campus, t: t)
             }
-            return .init(kind: "success", text: t("rooms.bookedMessage", ["name": situation.room.name]))
+            let text = what ?? t("rooms.bookedMessage", ["name": situation.room.name])
+            if let booked = Int(query.get("dates") ?? ""), let total = Int(query.get("of") ?? "") {
+                let series =
+                    booked == total
+                    ? t("rooms.day.seriesAll", count: total)
+                    : t("rooms.day.seriesBooked", ["booked": String(booked), "total": String(total)])
+                return .init(kind: booked == total ? "success" : "error", text: "\(text) \(series)")
+            }
+            return .init(kind: "success", text: text)
         }
         if query.get("checkedin") == "1" { return .init(kind: "success", text: t("rooms.day.checkedIn")) }
         if let position = Int(query.get("waiting") ?? ""), position > 0 {
@@ -221,6 +239,36 @@ struct RoomDayPage {
         if slot.range.lower < current { return ("past", t("rooms.day.past")) }
         if slot.freeSeats == 0 { return ("full", t("rooms.day.taken")) }
         return (slot.empty ? "free" : "low", t("rooms.day.seatsFree", count: slot.freeSeats))
+    }
+
+    /// "Booked 6 seats in Mostafa: Friday 28 November 2026, 10:00–10:30." (or a seat, or the whole room).
+    static func booked(
+        hold: Hold, seats: Int, name: String, start: Date, end: Date, campus: CampusClock, t: Localizer
+    ) -> String {
+        let when = when(start, end, campus: campus, t: t)
+        return hold == .room
+            ? t("rooms.bookedRoom", ["name": name, "when": when])
+            : t("rooms.bookedSeats", count: seats, ["name": name, "when": when])
+    }
+
+    /// The lengths a booking from `start` may have, each saying when it would end ("30 minutes, until 10:30"),
+    /// `wanted` chosen (or the longest, when shorter).
+    static func lengths(
+        from start: Date, through longest: Int, wanted: Int, campus: CampusClock, t: Localizer
+    ) -> [Option] {
+        stride(from: 15, through: longest, by: 15).map { minutes in
+            let end = campus.time(of: start.addingTimeInterval(Double(minutes * 60))).description
+            return Option(
+                value: minutes, label: t("rooms.day.lengthUntil", ["length": length(minutes, t: t), "end": end]),
+                selected: minutes == min(wanted, longest))
+        }
+    }
+
+    /// A length as people say it: "45 minutes", "2 hours", "1 h 30 min".
+    static func length(_ minutes: Int, t: Localizer) -> String {
+        if minutes < 60 { return t("rooms.day.minutes", count: minutes) }
+        if minutes % 60 == 0 { return t("rooms.day.hours", count: minutes / 60) }
+        return t("rooms.day.hoursMinutes", ["hours": String(minutes / 60), "minutes": String(minutes % 60)])
     }
 
     /// "Tuesday 1 December 2026, 10:00–11:00", on the campus clock.

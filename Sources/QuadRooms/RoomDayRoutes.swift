@@ -88,6 +88,14 @@ struct RoomDayRoutes {
             return try await page(request, roomId: roomId, status: .unprocessableContent, failure: "invalid")
         }
         let hold = Hold(rawValue: fields["hold"] ?? "") ?? .seat
+        // A group's seats; none given is one. The whole room takes no number.
+        guard
+            let seats = hold == .room ? 1 : fields["seats"].map({ Int($0.trimmingCharacters(in: .whitespaces)) }) ?? 1,
+            seats >= 1
+        else {
+            return try await page(
+                request, roomId: roomId, status: .unprocessableContent, failure: "seats")
+        }
         var recurrence: Recurrence?
         if let every = Recurrence.Frequency(rawValue: fields["repeat"] ?? "") {
             guard let until = LocalDate(fields["until"] ?? "") else {
@@ -99,7 +107,7 @@ struct RoomDayRoutes {
         do {
             let booked = try await rooms.book(
                 roomId: roomId.value, owner: person, start: campus.instant(date, time), minutes: minutes, hold: hold,
-                recurrence: recurrence)
+                seats: seats, recurrence: recurrence)
             let series = booked.series.map {
                 "&dates=\($0.outcomes.filter { $0.result == .booked }.count)&of=\($0.outcomes.count)"
             }

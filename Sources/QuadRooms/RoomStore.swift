@@ -59,7 +59,7 @@ final class RoomStore: Sendable {
 
     static let migrations = [
         migration, ReservationStore.migration, BuildingPolicyStore.migration, ReservationStore.checkInMigration,
-        ReservationStore.seriesMigration, ownersMigration,
+        ReservationStore.seriesMigration, ownersMigration, ReservationStore.groupMigration,
     ]
 
     static let migration = Migration(
@@ -95,7 +95,7 @@ final class RoomStore: Sendable {
         let filter: SQLQueryString = id.map { "WHERE r.id = \(bind: $0)" } ?? ""
         let held: (String) -> SQLQueryString = { hold in
             """
-            (SELECT COUNT(*) FROM room_reservations v WHERE v.room_id = r.id AND v.hold = \(bind: hold)
+            (SELECT COALESCE(SUM(v.seats), 0) FROM room_reservations v WHERE v.room_id = r.id AND v.hold = \(bind: hold)
              AND v.first_slot <= \(bind: slot) AND v.end_slot > \(bind: slot))
             """
         }
@@ -230,15 +230,17 @@ final class RoomStore: Sendable {
             .decode(column: "n", as: Int.self) ?? 0
         let ahead = try await sql.raw(
             """
-            SELECT first_slot, end_slot FROM room_reservations
+            SELECT first_slot, end_slot, seats FROM room_reservations
             WHERE room_id = \(bind: id) AND hold = 'seat' AND end_slot > \(bind: SlotRange.slot(containing: now))
             """
-        ).all().compactMap {
-            SlotRange(
-                lower: try $0.decode(column: "first_slot", as: Int.self),
-                upper: try $0.decode(column: "end_slot", as: Int.self))
+        ).all().compactMap { row -> (SlotRange, Hold, Int)? in
+            let seats = try row.decode(column: "seats", as: Int.self)
+            return SlotRange(
+                lower: try row.decode(column: "first_slot", as: Int.self),
+                upper: try row.decode(column: "end_slot", as: Int.self)
+            ).map { ($0, .seat, seats) }
         }
-        return standing + Occupancy(seats: Int.max / 2, holds: ahead.map { ($0, .seat) }).peakSeatsHeld
+        return standing + Occupancy(seats: Int.max / 2, groups: ahead).peakSeatsHeld
     }
 
     func setPhoto(_ id: String, path: String) async throws -> RoomRecord {

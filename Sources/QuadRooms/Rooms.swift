@@ -78,14 +78,16 @@ package final class Rooms: Feature, PersonRemoval, PersonCalendar {
         return (reservation.booking, spots)
     }
 
-    /// A booking from `start` for `minutes`, once or on every date of `recurrence` that is free (`series` says what
-    /// became of each). Refused with the rule it breaks, or as taken when no date could be booked.
+    /// A booking from `start` for `minutes` of `seats` seats or the whole room, once or on every date of `recurrence`
+    /// that is free (`series` says what became of each). Refused with the rule it breaks, or as taken when no date
+    /// could be booked.
     func book(
-        roomId: String, owner: Person, start: Date, minutes: Int, hold: Hold, recurrence: Recurrence?
+        roomId: String, owner: Person, start: Date, minutes: Int, hold: Hold, seats: Int = 1, recurrence: Recurrence?
     ) async throws -> (booking: Booking, spots: Int, series: (id: String, outcomes: [OccurrenceOutcome])?) {
         let policy = try await policy(roomId)
         let campus = await store.campusClock()
         let now = platform.clock.now
+        guard seats >= 1 else { throw ValidationFailure(field: "seats", message: "Book one seat or more.") }
         guard SlotRange.slot(at: start) != nil else {
             throw ValidationFailure(field: "start", message: "Start on the quarter hour (:00, :15, :30 or :45).")
         }
@@ -94,13 +96,13 @@ package final class Rooms: Feature, PersonRemoval, PersonCalendar {
             let range = try policy.range(date: date, start: time, minutes: minutes, clock: campus, now: now)
             let (booking, spots) = try await reserve(
                 ReservationIntent(
-                    roomId: roomId, range: range, hold: hold, owner: owner.username.lowercased(),
+                    roomId: roomId, range: range, hold: hold, seats: seats, owner: owner.username.lowercased(),
                     person: owner.displayName, checkInBy: policy.checkInDeadline(for: range, bookedAt: now)))
             return (booking, spots, nil)
         }
         try recurrence.checked(from: date, policy: policy, today: campus.date(of: now))
         let (first, outcomes, spots) = try await reservations.reserveSeries(
-            roomId: roomId, recurrence: recurrence, from: date, start: time, minutes: minutes, hold: hold,
+            roomId: roomId, recurrence: recurrence, from: date, start: time, minutes: minutes, hold: hold, seats: seats,
             owner: owner.username.lowercased(), person: owner.displayName, policy: policy)
         guard let first, let seriesId = first.seriesId else {
             var problem = Problem.conflict(
@@ -135,6 +137,11 @@ package final class Rooms: Feature, PersonRemoval, PersonCalendar {
         return untimed + timed.map { ($0.reservation.booking, $0.roomName) }
     }
 
+    /// The furthest ahead any building lets people book, in days.
+    func horizonDays() async throws -> Int {
+        try await rules.value().values.map(\.horizonDays).max() ?? BookingPolicy.default.horizonDays
+    }
+
     /// The rooms with seats for `people` through `range`, and when the others are next free (`RoomFinder`).
     func find(range: SlotRange, people: Int) async throws -> (fitting: [RoomFinder.Choice], others: [RoomFinder.Choice])
     {
@@ -145,7 +152,9 @@ package final class Rooms: Feature, PersonRemoval, PersonCalendar {
         let policies = try await rules.value()
         let candidates = try await store.all().compactMap { room in
             occupancies[room.id].map {
-                RoomFinder.Candidate(id: room.id, name: room.name, occupancy: $0, policy: policies[room.id] ?? .default)
+                RoomFinder.Candidate(
+                    id: room.id, name: room.name, occupancy: $0, capacity: room.capacity,
+                    policy: policies[room.id] ?? .default)
             }
         }
         return RoomFinder.find(candidates, range: range, people: people, clock: campus)
@@ -168,6 +177,15 @@ package final class Rooms: Feature, PersonRemoval, PersonCalendar {
     func openings(at now: Date) async throws -> [String: Date] {
         let campus = await store.campusClock()
         return try await rules.value().compactMapValues { $0.hours.nextOpening(after: now, clock: campus) }
+    }
+
+    /// Each open room's booking from now: from the quarter hour now falls in to the end of its opening period, and
+    /// the longest a booking lasts there.
+    func bookableNow(at now: Date) async throws -> [String: (range: SlotRange, maxMinutes: Int)] {
+        let campus = await store.campusClock()
+        return try await rules.value().compactMapValues { policy in
+            policy.restOfPeriod(at: now, clock: campus).map { ($0, policy.maxMinutes) }
+        }
     }
 
     /// The booking rules of `roomId`'s building, or 404.

@@ -75,6 +75,15 @@ extension RoomsOperations {
         return .ok(.init(body: .json(.init(record.room(baseURL: RequestInfo.current.baseURL)))))
     }
 
+    /// The booking's hold: seats (the default) or the whole room, which takes no number of seats.
+    static func hold(_ body: Components.Schemas.BookingInput) throws -> Hold {
+        let hold = body.hold.flatMap { Hold(rawValue: $0.rawValue) } ?? .seat
+        if hold == .room, let seats = body.seats, seats != 1 {
+            throw ValidationFailure(field: "seats", message: "The whole room is booked without a number of seats.")
+        }
+        return hold
+    }
+
     func bookRoom(_ input: Operations.BookRoom.Input) async throws -> Operations.BookRoom.Output {
         let person = try Access.person()
         guard case .json(let body) = input.body else { throw Problem.malformedBody("Send the booking as JSON.") }
@@ -82,7 +91,7 @@ extension RoomsOperations {
         // The contract's `null` for the hold is no hold (its generated enum reads it as an empty string).
         if body.hold == ._empty_ { throw ValidationFailure(field: "hold", message: "seat or room.") }
         guard let start = body.start else {
-            if body.minutes != nil || body._repeat != nil || body.hold == .room {
+            if body.minutes != nil || body._repeat != nil || body.hold == .room || (body.seats ?? 1) != 1 {
                 throw ValidationFailure(field: "start", message: "Say when it starts.")
             }
             let (booking, spots) = try await rooms.book(roomId: roomId, owner: person)
@@ -93,7 +102,7 @@ extension RoomsOperations {
         }
         let booked = try await rooms.book(
             roomId: roomId, owner: person, start: start, minutes: minutes,
-            hold: body.hold.flatMap { Hold(rawValue: $0.rawValue) } ?? .seat,
+            hold: try Self.hold(body), seats: body.seats ?? 1,
             recurrence: try body._repeat.map(Recurrence.init))
         return .created(
             .init(
@@ -183,7 +192,8 @@ extension Components.Schemas.Booking {
         self.init(
             id: booking.id, roomId: booking.roomId, person: booking.person,
             createdAt: Timestamp.date(booking.createdAt) ?? Date(timeIntervalSince1970: 0), start: booking.start,
-            end: booking.end, hold: booking.hold.flatMap { .init(rawValue: $0.rawValue) }, seriesId: booking.seriesId,
+            end: booking.end, hold: booking.hold.flatMap { .init(rawValue: $0.rawValue) }, seats: booking.seats,
+            seriesId: booking.seriesId,
             checkInBy: booking.checkInBy, checkedIn: booking.checkedIn)
     }
 }
@@ -202,7 +212,7 @@ extension RoomsOperations {
                                 id: booking.id, roomId: booking.roomId, roomName: roomName,
                                 createdAt: Timestamp.date(booking.createdAt) ?? Date(timeIntervalSince1970: 0),
                                 start: booking.start, end: booking.end,
-                                hold: booking.hold.flatMap { .init(rawValue: $0.rawValue) },
+                                hold: booking.hold.flatMap { .init(rawValue: $0.rawValue) }, seats: booking.seats,
                                 seriesId: booking.seriesId, checkInBy: booking.checkInBy, checkedIn: booking.checkedIn)
                         }))))
     }

@@ -49,12 +49,17 @@ struct RoomsRoutes {
         let campus = await rooms.store.campusClock()
         let now = rooms.platform.clock.now
         let openings = try await rooms.openings(at: now)
+        let bookable = try await rooms.bookableNow(at: now)
+        let finder = try await self.finder(query: query, records: records, campus: campus, now: now)
 
         return try web.page(
             request, template: "rooms", title: { $0("rooms.title") }, strings: Self.scriptStrings,
-            fragments: ["live": "rooms-live"], keptUntilChangeOf: [.event(.room)],
-            // A closed room's card says when it opens: until then.
-            keptUntil: { _ in openings.values.min() }
+            fragments: ["live": "rooms-live", "found": "rooms-found"], keptUntilChangeOf: [.event(.room)],
+            // A closed room's card says when it opens: until then; the finder's default start is the next quarter
+            // hour: until it begins.
+            keptUntil: { _ in
+                ([SlotRange.instant(ofSlot: SlotRange.slot(containing: now) + 1)] + openings.values).min()
+            }
         ) { t in
             // A card offers to cancel the booking held there now.
             let booked = Dictionary(
@@ -63,15 +68,63 @@ struct RoomsRoutes {
             let cards = records.map {
                 RoomsPage.Card(
                     $0.room(baseURL: ""), photo: $0.photo, bookingId: booked[$0.id],
-                    opens: openings[$0.id].map { Self.opens($0, campus: campus, now: now, t: t) }, t: t)
+                    opens: openings[$0.id].map { Self.opens($0, campus: campus, now: now, t: t) },
+                    lengths: bookable[$0.id].map {
+                        Self.lengths($0.range, maxMinutes: $0.maxMinutes, campus: campus, t: t)
+                    } ?? [], start: bookable[$0.id]?.range.start, t: t)
             }
             return RoomsPage(
                 available: cards.filter { !$0.isFull }, full: cards.filter(\.isFull), hasRooms: !records.isEmpty,
                 myBookings: mine.map { .init($0.booking, roomName: $0.roomName, campus: campus, now: now, t: t) },
                 refreshSeconds: configuration.refreshSeconds,
                 generatedAt: Int(rooms.platform.clock.now.timeIntervalSince1970 * 1000),
-                notice: Self.notice(query: query, names: names, mine: mine.map(\.booking), t: t))
+                notice: Self.notice(query: query, names: names, mine: mine.map(\.booking), campus: campus, t: t),
+                finder: finder(t))
         }
+    }
+
+    /// The finder's form and, when something was asked, the rooms `RoomFinder` found for it.
+    func finder(
+        query: Parameters, records: [RoomRecord], campus: CampusClock, now: Date
+    ) async throws -> @Sendable (Localizer) -> RoomsFinderPage {
+        let today = campus.date(of: now)
+        var ask = RoomsFinderPage.Ask.defaults(now: now, campus: campus)
+        var invalid = false
+        var answer: (fitting: [RoomFinder.Choice], others: [RoomFinder.Choice])?
+        switch RoomsFinderPage.Ask.read(query, today: today, defaults: ask) {
+        case .success(let asked)?:
+            ask = asked
+            if let range = asked.range(campus: campus) {
+                answer = try await rooms.find(range: range, people: asked.people)
+            } else {
+                invalid = true
+            }
+        case .failure?: invalid = true
+        case nil: break
+        }
+        let horizon = try await rooms.horizonDays()
+        return { [ask, invalid, answer] t in
+            RoomsFinderPage(
+                ask: ask, asked: answer != nil || invalid, invalid: invalid, answer: answer, records: records,
+                today: today, horizonDays: horizon, campus: campus, t: t)
+        }
+    }
+
+    /// How long a booking from now may last, each saying its end: to the close (the default, the original apps'
+    /// booking), or 30, 60 or 90 minutes where the building allows that and it ends sooner.
+    static func lengths(_ rest: SlotRange, maxMinutes: Int, campus: CampusClock, t: Localizer) -> [RoomsPage.Length] {
+        let closing = campus.time(of: rest.end)
+        let close = RoomsPage.Length(
+            minutes: "",
+            label: closing.minutes == 0
+                ? t("rooms.untilMidnight") : t("rooms.untilClose", ["time": closing.description]))
+        return [close]
+            + [30, 60, 90].filter { $0 <= maxMinutes && rest.lower + $0 / 15 < rest.upper }.map { minutes in
+                let end = campus.time(of: rest.start.addingTimeInterval(Double(minutes * 60))).description
+                return RoomsPage.Length(
+                    minutes: String(minutes),
+                    label: t("rooms.day.lengthUntil", ["length": RoomDayPage.length(minutes, t: t), "end": end]))
+            }
     }
 
     /// "Opens at 08:00", "Opens tomorrow at 08:00", "Opens Monday 30 November at 08:00".
@@ -86,14 +139,25 @@ struct RoomsRoutes {
 
     /// What the last form did, from `?booked=ROOM&booking=ID`, `?cancelled=ROOM` or `?error=…`: only known rooms,
     /// and a cancel button only for a booking of the person's own, so a crafted link cannot aim the button.
-    private static func notice(query: Parameters, names: [String: String], mine: [Booking], t: Localizer) -> Notice? {
+    private static func notice(
+        query: Parameters, names: [String: String], mine: [Booking], campus: CampusClock, t: Localizer
+    ) -> Notice? {
         if let room = RoomID(query.get("booked")), let name = names[room.value] {
             let booking = BookingID(query.get("booking")).flatMap { id in
                 mine.first { $0.id == id.value && $0.roomId == room.value }
             }
             let action = booking.map { "/rooms/\($0.roomId)/bookings/\($0.id)/cancel" }
-            return Notice(
-                kind: "success", text: t("rooms.bookedMessage", ["name": name]), cancelAction: action, roomName: name)
+            let text =
+                booking.flatMap { booking in
+                    booking.start.flatMap { start in
+                        booking.end.map { end in
+                            RoomDayPage.booked(
+                                hold: booking.hold ?? .seat, seats: booking.seats ?? 1, name: name, start: start,
+                                end: end, campus: campus, t: t)
+                        }
+                    }
+                } ?? t("rooms.bookedMessage", ["name": name])
+            return Notice(kind: "success", text: text, cancelAction: action, roomName: name)
         }
         if let room = RoomID(query.get("cancelled")), let name = names[room.value] {
             return Notice(kind: "success", text: t("rooms.cancelledMessage", ["name": name]))
@@ -102,6 +166,7 @@ struct RoomsRoutes {
         case "full": return Notice(kind: "error", text: t("rooms.errors.full"))
         case "already": return Notice(kind: "error", text: t("rooms.errors.already"))
         case "closed": return Notice(kind: "error", text: t("rooms.errors.closed"))
+        case "invalid": return Notice(kind: "error", text: t("rooms.day.invalid"))
         default: return nil
         }
     }
@@ -117,9 +182,23 @@ struct RoomsRoutes {
 
     func book(_ request: Request, roomId: RoomID) async throws -> Response {
         let person = try Access.person()
+        var request = request
+        // A length chosen: from the quarter hour now falls in, for that long; none: until the building closes.
+        let minutes = try await request.formFields()["minutes"].flatMap { Int($0) }
         do {
-            let (booking, _) = try await rooms.book(roomId: roomId.value, owner: person)
+            let booking: Booking
+            if let minutes {
+                let now = SlotRange.instant(ofSlot: SlotRange.slot(containing: rooms.platform.clock.now))
+                booking = try await rooms.book(
+                    roomId: roomId.value, owner: person, start: now, minutes: minutes, hold: .seat, recurrence: nil
+                ).booking
+            } else {
+                booking = try await rooms.book(roomId: roomId.value, owner: person).booking
+            }
             return .seeOther("/rooms?booked=\(roomId)&booking=\(booking.id)")
+        } catch let failure as ValidationFailure {
+            // The time has passed or runs past the close; else the length could not be read.
+            return .seeOther("/rooms?error=\(failure.errors.first?.field == "start" ? "closed" : "invalid")")
         } catch let problem as Problem where problem.status == .conflict {
             let reason =
                 problem.type.hasSuffix("already-booked")
@@ -147,6 +226,7 @@ struct RoomsPage {
     /// When the page was made (ms since 1970), for the freshness line.
     let generatedAt: Int
     let notice: RoomsRoutes.Notice?
+    let finder: RoomsFinderPage
 
     /// One room, as QuadCore's rules see it (availability) and as the page says it.
     struct Card {
@@ -164,9 +244,17 @@ struct RoomsPage {
         let announce: String
         let photo: String?
         let bookingId: String?
+        /// How long to book from now (none while closed).
+        let lengths: [Length]
+        /// The first quarter hour of a booking from now, for the script's booking through the API.
+        let start: String?
 
         /// `opens`: its building is closed now, and opens then ("Opens at 08:00").
-        init(_ room: Room, photo: String?, bookingId: String?, opens: String?, t: Localizer) {
+        init(
+            _ room: Room, photo: String?, bookingId: String?, opens: String?, lengths: [Length] = [],
+            start: Date? = nil,
+            t: Localizer
+        ) {
             id = room.id
             name = room.name
             building = room.building
@@ -180,7 +268,15 @@ struct RoomsPage {
             announce = t("rooms.announce", ["name": room.name, "spots": spotsText])
             self.photo = photo
             self.bookingId = bookingId
+            self.lengths = lengths
+            self.start = start.map { Timestamp.string($0) }
         }
+    }
+
+    /// A length offered on a card: "" is until the building closes.
+    struct Length {
+        let minutes: String
+        let label: String
     }
 
     struct MyBooking {

@@ -48,7 +48,9 @@ extension RoomsOperations {
         }
         let found = try await rooms.find(range: range, people: people)
         let choice = { (room: RoomFinder.Choice) -> Components.Schemas.FoundRoom in
-            .init(id: room.id, name: room.name, freeSeats: room.freeSeats, nextFree: room.nextFree)
+            .init(
+                id: room.id, name: room.name, freeSeats: room.freeSeats, nextFree: room.nextFree,
+                hold: room.hold.flatMap { .init(rawValue: $0.rawValue) })
         }
         return .ok(.init(body: .json(.init(fitting: found.fitting.map(choice), others: found.others.map(choice)))))
     }

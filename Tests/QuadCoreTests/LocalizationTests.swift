@@ -37,6 +37,14 @@ import Testing
         #expect(!Localizer(language: .english).keys.isEmpty)
     }
 
+    /// Templates reach a phrase by its path (`t.rooms.booked`): a key that is also the start of others
+    /// (`rooms.booked.room`) would be read as their group, and the page would show that group instead of the phrase.
+    @Test func noKeyIsTheGroupOfOthers() {
+        let keys = Localizer(language: .english).keys
+        let groups = keys.filter { key in keys.contains { $0.hasPrefix(key + ".") } }
+        #expect(groups.isEmpty, "keys that are also groups: \(groups.sorted())")
+    }
+
     @Test func acceptLanguageIsNegotiatedByQuality() {
         #expect(Language.negotiate(acceptLanguage: "fr-FR,fr;q=0.9,en;q=0.8") == .french)
         #expect(Language.negotiate(acceptLanguage: "en;q=0.4, fr;q=0.7") == .french)

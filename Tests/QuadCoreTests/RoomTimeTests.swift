@@ -170,6 +170,20 @@ import Testing
         #expect(room.allows(.seat, during: Self.range(Self.tuesday, "10:15", 45)))
     }
 
+    @Test func aGroupTakesAsManySeatsAsItHasPeopleOrNone() {
+        let slot = Self.range(Self.tuesday, "10:00", 30)
+        var room = Occupancy(seats: 8, groups: [(Self.range(Self.tuesday, "10:15", 15), .seat, 3)])
+        #expect(room.freeSeats(during: slot) == 5)
+        #expect(room.allows(.seat, seats: 5, during: slot))
+        #expect(!room.allows(.seat, seats: 6, during: slot))
+        #expect(!room.allows(.seat, seats: 0, during: slot))
+        // Six people fit at 10:30, once the three have gone.
+        #expect(room.allows(.seat, seats: 6, during: Self.range(Self.tuesday, "10:30", 30)))
+        room.add(.seat, seats: 5, during: slot)
+        #expect(room.freeSeats(during: slot) == 0 && room.peakSeatsHeld == 8)
+        #expect(!room.allows(.room, during: Self.range(Self.tuesday, "10:00", 15)))
+    }
+
     // MARK: Series
 
     @Test func aWeeklySeriesKeepsItsWallClockAcrossDaylightSavingAndSkipsItsSkippedDate() throws {
@@ -233,6 +247,30 @@ import Testing
         #expect(found.others[0].nextFree == Self.melbourne.instant(Self.tuesday, LocalTime(hour: 10, minute: 30)))
         #expect(found.others[1].nextFree == Self.melbourne.instant(Self.tuesday, LocalTime(hour: 11)))
         #expect(found.others[3].nextFree == nil)  // four seats never hold six
+    }
+
+    @Test func aGroupGetsTheWholeOfAnEmptyRoomThatHoldsMoreThanItsSeats() {
+        let asked = Self.range(Self.tuesday, "10:00", 30)
+        let rooms = [
+            // Holds 12, four seats to book: six people fit only as the whole room, and only while it is empty.
+            RoomFinder.Candidate(id: "mostafa", name: "Mostafa", occupancy: Occupancy(seats: 4), capacity: 12),
+            RoomFinder.Candidate(
+                id: "busy", name: "Busy",
+                occupancy: Occupancy(seats: 4, holds: [(Self.range(Self.tuesday, "10:15", 15), .seat)]),
+                capacity: 12),
+            RoomFinder.Candidate(id: "mina", name: "Mina", occupancy: Occupancy(seats: 6)),
+            RoomFinder.Candidate(id: "small", name: "Small", occupancy: Occupancy(seats: 4), capacity: 5),
+        ]
+        let found = RoomFinder.find(rooms, range: asked, people: 6, clock: Self.melbourne)
+        #expect(found.fitting.map(\.id) == ["mina", "mostafa"])
+        #expect(found.fitting.map(\.hold) == [.seat, .room])
+        #expect(found.others.map(\.id) == ["busy", "small"])
+        #expect(found.others[0].nextFree == Self.melbourne.instant(Self.tuesday, LocalTime(hour: 10, minute: 30)))
+        #expect(found.others[1].nextFree == nil)  // it never holds six
+        // Three people take seats in Mostafa, not the whole room.
+        #expect(
+            RoomFinder.find(rooms, range: asked, people: 3, clock: Self.melbourne).fitting.first { $0.id == "mostafa" }?
+                .hold == .seat)
     }
 
     // MARK: A room's day

@@ -113,12 +113,12 @@ struct CLITests {
                     ID       ROOM     FREE  FITS
                     helmold  Helmold    86  yes
                     septima  Septima    84  yes
+                    mina     Mina       39  whole room
+                    yana     Yana       34  whole room
                     ljerka   Ljerka      0  next free at 11:00
                     alexis   Alexis      0  not that day
-                    mina     Mina       39  not that day
                     mostafa  Mostafa     4  not that day
                     painter  Painter    16  not that day
-                    yana     Yana       34  not that day
 
                     """)
 
@@ -128,15 +128,20 @@ struct CLITests {
                     "\(TestTime.melbourneDate(tuesday).adding(days: 14))",
                 ])
             #expect(weekly.status == 0, "\(weekly.err)")
-            let bookings = try await cli.run(["bookings"])
             let day = TestTime.melbourneDate(tuesday)
+            let group = try await cli.run(["book", "septima", "--at", "16:00", "--for", "30m", "--people", "6"])
+            #expect(group.out.hasPrefix("Booked 6 seats in Septima on \(day), 16:00–16:30."), "\(group.err)")
+            let both = try await cli.run(["book", "septima", "--at", "17:00", "--whole-room", "--people", "6"])
+            #expect(both.status == 64 || both.status == 2, "\(both.err)")
+            let bookings = try await cli.run(["bookings"])
             #expect(
                 bookings.out == """
-                    ROOM    WHEN                    WHAT            CHECK-IN
-                    Ljerka  \(day) 10:00–11:00  whole room      —
-                    Mina    \(day) 14:00–15:30  a seat, series  —
-                    Mina    \(day.adding(days: 7)) 14:00–15:30  a seat, series  —
-                    Mina    \(day.adding(days: 14)) 14:00–15:30  a seat, series  —
+                    ROOM     WHEN                    WHAT            CHECK-IN
+                    Ljerka   \(day) 10:00–11:00  whole room      —
+                    Mina     \(day) 14:00–15:30  a seat, series  —
+                    Septima  \(day) 16:00–16:30  6 seats         —
+                    Mina     \(day.adding(days: 7)) 14:00–15:30  a seat, series  —
+                    Mina     \(day.adding(days: 14)) 14:00–15:30  a seat, series  —
 
                     """)
 

@@ -171,7 +171,7 @@ import Testing
             let weekdays = BookingPolicy(hours: .weekdays, horizonDays: 56, maxMinutes: 240, checkInMinutes: nil)
             let booked = try await first.reserveSeries(
                 roomId: "race", recurrence: series, from: monday, start: LocalTime(hour: 10), minutes: 60,
-                hold: .seat, owner: "ada", person: "Ada", policy: weekdays)
+                hold: .seat, seats: 1, owner: "ada", person: "Ada", policy: weekdays)
             let seriesId = try #require(booked.first?.seriesId)
             #expect(booked.outcomes.map(\.result) == [.booked, .taken, .unavailable])
             #expect(booked.outcomes[2].reason?.contains("closed on Sat") == true)

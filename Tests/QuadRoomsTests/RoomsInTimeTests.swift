@@ -302,12 +302,62 @@ import Testing
             }
             let fitting = try #require(found["fitting"] as? [[String: Any]])
             let others = try #require(found["others"] as? [[String: Any]])
-            #expect(fitting.compactMap { $0["id"] as? String } == ["helmold", "septima", "mina", "yana", "painter"])
-            #expect(others.compactMap { $0["id"] as? String } == ["ljerka", "alexis", "mostafa"])
+            // Mostafa (4 seats, holds 12) and Alexis fit six only as whole rooms: after the rooms with seats.
+            #expect(
+                fitting.compactMap { $0["id"] as? String } == [
+                    "helmold", "septima", "mina", "yana", "painter", "mostafa", "alexis",
+                ])
+            #expect(
+                fitting.compactMap { $0["hold"] as? String } == [
+                    "seat", "seat", "seat", "seat", "seat", "room", "room",
+                ])
+            #expect(others.compactMap { $0["id"] as? String } == ["ljerka"])
             #expect(others.first?["nextFree"] as? String == Self.iso(Self.at("11:00")))
             try await client.execute(uri: "/api/free-rooms?start=\(start)&minutes=20", method: .get) {
                 #expect($0.status == .unprocessableContent)
             }
+        }
+    }
+
+    @Test(arguments: TestDatabase.engines)
+    func aGroupBooksAsManySeatsAsItHasPeopleAndNoMoreThanAreFree(engine: Database.Engine) async throws {
+        try await Self.run(engine) { app, client in
+            let (team, kier) = (try await app.signedIn("team"), try await app.signedIn("kier"))
+            let ten = Self.iso(Self.at("10:00"))
+            // Mostafa offers 4 seats: a group of three takes three of them.
+            let group = try await Self.book(
+                client, "mostafa", as: team, #"{"start": "\#(ten)", "minutes": 30, "seats": 3}"#)
+            #expect(group.status == .created)
+            #expect((group.json["booking"] as? [String: Any])?["seats"] as? Int == 3)
+            let two = try await Self.book(
+                client, "mostafa", as: kier, #"{"start": "\#(ten)", "minutes": 30, "seats": 2}"#)
+            #expect(two.status == .conflict)
+            // More than the room offers is a mistake in the asking, said as such.
+            let five = try await Self.book(
+                client, "mostafa", as: kier, #"{"start": "\#(ten)", "minutes": 30, "seats": 5}"#)
+            #expect(five.status == .unprocessableContent)
+            #expect(five.text.contains("4 seats"))
+            let roomAndSeats = try await Self.book(
+                client, "yana", as: kier, #"{"start": "\#(ten)", "minutes": 30, "hold": "room", "seats": 3}"#)
+            #expect(roomAndSeats.status == .unprocessableContent)
+            let none = try await Self.book(
+                client, "yana", as: kier, #"{"start": "\#(ten)", "minutes": 30, "seats": 0}"#)
+            #expect(none.status == .unprocessableContent || none.status == .badRequest)
+            let one = try await Self.book(client, "mostafa", as: kier, #"{"start": "\#(ten)", "minutes": 30}"#)
+            #expect(one.status == .created)
+            #expect((one.json["booking"] as? [String: Any])?["seats"] as? Int == 1)
+            let day = try await client.execute(uri: "/api/rooms/mostafa/day", method: .get) {
+                ($0.json["slots"] as? [[String: Any]]) ?? []
+            }
+            let at = { (time: String) in day.first { $0["start"] as? String == Self.iso(Self.at(time)) } }
+            #expect(at("10:00")?["freeSeats"] as? Int == 0 && at("10:30")?["freeSeats"] as? Int == 4)
+            let mine = try await client.execute(uri: "/api/me/bookings", method: .get, headers: team) {
+                ($0.json["bookings"] as? [[String: Any]]) ?? []
+            }
+            #expect(mine.compactMap { $0["seats"] as? Int } == [3])
+            // The seats are held from 10:00: at 10:05 Mostafa has none free now.
+            app.clock.advance(by: .seconds(Self.at("10:05").timeIntervalSince(app.clock.now)))
+            #expect(try await Self.spots(client, "mostafa") == 0)
         }
     }
 

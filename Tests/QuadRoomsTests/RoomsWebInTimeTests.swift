@@ -36,8 +36,8 @@ import Testing
             let location = try #require(booked.headers[.location])
             #expect(location.hasPrefix("/rooms/mostafa?date=\(day)&booked="))
             let page = try await client.execute(uri: location, method: .get, headers: kier) { $0.text }
-            #expect(page.contains("Booked a spot in Mostafa."))
-            #expect(page.contains("10:00–10:30"))
+            #expect(
+                page.contains("Booked a seat in Mostafa: \(Localizer(language: .english).longDate(day)), 10:00–10:30."))
             #expect(page.contains("Check in by 10:10"))
 
             let series = try await Self.post(
@@ -71,6 +71,59 @@ import Testing
             let left = try await app.features.rooms.bookings(
                 of: try #require(app.person("kier")))
             #expect(left.map(\.booking.id) == [ten.id, yana[0].id])
+        }
+    }
+
+    @Test func theFinderAnswersADayATimeALengthAndAGroupAndBooksTheirSeatsInOneForm() async throws {
+        try await RoomsInTimeTests.run { app, client in
+            let kier = try await Self.browser(app, "kier")
+            let day = RoomsInTimeTests.day.adding(days: 1)
+            // Without asking, the form says today from the next quarter hour, for 30 minutes, for one.
+            let blank = try await client.execute(uri: "/rooms", method: .get, headers: kier) { $0.text }
+            #expect(blank.contains(#"id="find-date" name="date" value="\#(RoomsInTimeTests.day)""#))
+            #expect(blank.contains(#"<option value="10:00" selected>10:00</option>"#))
+            #expect(blank.contains(#"<option value="30" selected>30 minutes</option>"#))
+            #expect(blank.contains(#"<option value="90">1 h 30 min</option>"#))
+            #expect(!blank.contains(#"id="found-heading""#))
+
+            let asked = "/rooms?date=\(day)&start=10:00&minutes=30&people=6"
+            let page = try await client.execute(uri: asked, method: .get, headers: kier) { $0.text }
+            #expect(page.contains("Rooms for 6 people, \(Localizer(language: .english).longDate(day)), 10:00–10:30"))
+            #expect(page.contains("86 of 86 seats free"))
+            #expect(page.contains("Book 6 seats"))
+            // Mostafa offers four seats but holds twelve: empty, it is offered whole.
+            #expect(page.contains("The whole room, for up to 12 people"))
+            // The fragment the script swaps in is the same answer.
+            let fragment = try await client.execute(uri: asked + "&fragment=found", method: .get, headers: kier) {
+                $0.text
+            }
+            #expect(fragment.contains("Book 6 seats") && !fragment.contains("<html"))
+
+            let booked = try await Self.post(
+                client, "/rooms/helmold/bookings", "date=\(day)&start=10:00&minutes=30&hold=seat&seats=6",
+                headers: kier)
+            let location = try #require(booked.headers[.location])
+            let after = try await client.execute(uri: location, method: .get, headers: kier) { $0.text }
+            #expect(
+                after.contains(
+                    "Booked 6 seats in Helmold: \(Localizer(language: .english).longDate(day)), 10:00–10:30."))
+            let mostafa = try await Self.post(
+                client, "/rooms/mostafa/bookings", "date=\(day)&start=11:00&minutes=30&hold=room&seats=6",
+                headers: try await Self.browser(app, "team"))
+            let whole = try await client.execute(
+                uri: try #require(mostafa.headers[.location]), method: .get,
+                headers: try await Self.browser(app, "team")
+            ) { $0.text }
+            #expect(whole.contains("Booked the whole of Mostafa: "))
+
+            // What cannot be read is said, and nothing is looked for.
+            for bad in [
+                "people=0", "people=lots", "start=10:07", "minutes=20", "date=\(RoomsInTimeTests.day.adding(days: -1))",
+            ] {
+                let answer = try await client.execute(uri: "/rooms?\(bad)", method: .get, headers: kier) { $0.text }
+                #expect(answer.contains(#"id="finder-error""#), "\(bad)")
+                #expect(!answer.contains(#"id="found-heading""#), "\(bad)")
+            }
         }
     }
 

@@ -77,6 +77,8 @@ public struct Booking: Codable, Sendable, Equatable, Identifiable {
     public var end: Date?
     /// One seat, or the whole room (nil for a booking without time: one seat).
     public var hold: Hold?
+    /// How many seats it holds (nil: the whole room, or one for a booking made before rooms had time).
+    public var seats: Int?
     /// The series it is one date of, if booked as one.
     public var seriesId: String?
     /// When it is released if nobody checked it in (nil: no check-in asked, or checked in).
@@ -86,7 +88,8 @@ public struct Booking: Codable, Sendable, Equatable, Identifiable {
 
     public init(
         id: String, roomId: String, person: String, createdAt: String, start: Date? = nil, end: Date? = nil,
-        hold: Hold? = nil, seriesId: String? = nil, checkInBy: Date? = nil, checkedIn: Bool? = nil
+        hold: Hold? = nil, seats: Int? = nil, seriesId: String? = nil, checkInBy: Date? = nil,
+        checkedIn: Bool? = nil
     ) {
         self.id = id
         self.roomId = roomId
@@ -95,6 +98,7 @@ public struct Booking: Codable, Sendable, Equatable, Identifiable {
         self.start = start
         self.end = end
         self.hold = hold
+        self.seats = seats
         self.seriesId = seriesId
         self.checkInBy = checkInBy
         self.checkedIn = checkedIn

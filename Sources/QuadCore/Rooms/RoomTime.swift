@@ -61,15 +61,23 @@ public struct Occupancy: Sendable {
     private var seatsHeld: [Int: Int] = [:]
     private var wholeRoom: [Int: Int] = [:]
 
+    /// `holds`: one seat or the whole room each.
     public init(seats: Int, holds: [(range: SlotRange, hold: Hold)] = []) {
         self.seats = seats
         for (range, hold) in holds { add(hold, during: range) }
     }
 
-    public mutating func add(_ hold: Hold, during range: SlotRange) {
+    /// `groups`: a number of seats (or the whole room) each, as bookings for a group hold them.
+    public init(seats: Int, groups: [(range: SlotRange, hold: Hold, seats: Int)]) {
+        self.seats = seats
+        for (range, hold, count) in groups { add(hold, seats: count, during: range) }
+    }
+
+    /// Adds `count` seats (ignored for the whole room) held during `range`.
+    public mutating func add(_ hold: Hold, seats count: Int = 1, during range: SlotRange) {
         for slot in range.slots {
             switch hold {
-            case .seat: seatsHeld[slot, default: 0] += 1
+            case .seat: seatsHeld[slot, default: 0] += count
             case .room: wholeRoom[slot, default: 0] += 1
             }
         }
@@ -85,11 +93,11 @@ public struct Occupancy: Sendable {
         range.slots.map(freeSeats(in:)).min() ?? seats
     }
 
-    /// Whether `hold` can be added for `range`: a seat needs one free seat in every slot; the whole room needs every
-    /// slot empty.
-    public func allows(_ hold: Hold, during range: SlotRange) -> Bool {
+    /// Whether `hold` can be added for `range`: `count` seats need as many free in every slot; the whole room needs
+    /// every slot empty.
+    public func allows(_ hold: Hold, seats count: Int = 1, during range: SlotRange) -> Bool {
         switch hold {
-        case .seat: freeSeats(during: range) >= 1
+        case .seat: count >= 1 && freeSeats(during: range) >= count
         case .room: range.slots.allSatisfy { seatsHeld[$0] == nil && wholeRoom[$0] == nil }
         }
     }

@@ -34,6 +34,8 @@ public struct MyBooking: Codable, Sendable, Equatable, Identifiable {
     public var start: Date?
     public var end: Date?
     public var hold: Hold?
+    /// Seats held (nil: the whole room, or one for a booking made before rooms had time).
+    public var seats: Int?
     public var seriesId: String?
     /// Released at this time unless checked in.
     public var checkInBy: Date?
@@ -41,7 +43,7 @@ public struct MyBooking: Codable, Sendable, Equatable, Identifiable {
 
     public init(
         id: String, roomId: String, roomName: String, createdAt: Date, start: Date? = nil, end: Date? = nil,
-        hold: Hold? = nil, seriesId: String? = nil, checkInBy: Date? = nil, checkedIn: Bool? = nil
+        hold: Hold? = nil, seats: Int? = nil, seriesId: String? = nil, checkInBy: Date? = nil, checkedIn: Bool? = nil
     ) {
         self.id = id
         self.roomId = roomId
@@ -50,6 +52,7 @@ public struct MyBooking: Codable, Sendable, Equatable, Identifiable {
         self.start = start
         self.end = end
         self.hold = hold
+        self.seats = seats
         self.seriesId = seriesId
         self.checkInBy = checkInBy
         self.checkedIn = checkedIn
@@ -67,21 +70,25 @@ public struct TimedBooking: Sendable, Equatable {
     public var start: Date
     public var minutes: Int
     public var hold: Hold
+    /// Seats for a group (with `hold: .seat`).
+    public var seats: Int
     /// Every day or week until a date (campus time), if repeated.
     public var repeats: (frequency: Recurrence.Frequency, until: LocalDate)?
 
     public init(
-        start: Date, minutes: Int, hold: Hold = .seat,
+        start: Date, minutes: Int, hold: Hold = .seat, seats: Int = 1,
         repeats: (frequency: Recurrence.Frequency, until: LocalDate)? = nil
     ) {
         self.start = start
         self.minutes = minutes
         self.hold = hold
+        self.seats = seats
         self.repeats = repeats
     }
 
     public static func == (a: TimedBooking, b: TimedBooking) -> Bool {
-        a.start == b.start && a.minutes == b.minutes && a.hold == b.hold && a.repeats?.frequency == b.repeats?.frequency
+        a.start == b.start && a.minutes == b.minutes && a.hold == b.hold && a.seats == b.seats
+            && a.repeats?.frequency == b.repeats?.frequency
             && a.repeats?.until == b.repeats?.until
     }
 }
@@ -93,6 +100,8 @@ public struct FoundRooms: Sendable, Equatable, Codable {
         public var name: String
         public var freeSeats: Int
         public var nextFree: Date?
+        /// How the group fits, among `fitting`: in seats, or as the whole room.
+        public var hold: Hold?
     }
 
     public var fitting: [Room]
@@ -272,6 +281,7 @@ public final class QuadClient: Sendable {
     ) async throws -> (booking: Booking, spots: Int, outcomes: [OccurrenceOutcome]) {
         let body = Components.Schemas.BookingInput(
             start: timed.start, minutes: timed.minutes, hold: .init(rawValue: timed.hold.rawValue),
+            seats: timed.hold == .seat && timed.seats != 1 ? timed.seats : nil,
             _repeat: timed.repeats.map {
                 .init(every: $0.frequency == .daily ? .day : .week, until: $0.until.description)
             })
@@ -308,7 +318,9 @@ public final class QuadClient: Sendable {
         }
         guard case .ok(let ok) = output, case .json(let found) = ok.body else { throw Self.failure(output) }
         let room = { (room: Components.Schemas.FoundRoom) in
-            FoundRooms.Room(id: room.id, name: room.name, freeSeats: room.freeSeats, nextFree: room.nextFree)
+            FoundRooms.Room(
+                id: room.id, name: room.name, freeSeats: room.freeSeats, nextFree: room.nextFree,
+                hold: room.hold.flatMap { Hold(rawValue: $0.rawValue) })
         }
         return FoundRooms(fitting: found.fitting.map(room), others: found.others.map(room))
     }
@@ -325,8 +337,8 @@ public final class QuadClient: Sendable {
         Booking(
             id: booking.id, roomId: booking.roomId, person: booking.person,
             createdAt: ISO8601DateFormatter().string(from: booking.createdAt), start: booking.start, end: booking.end,
-            hold: booking.hold.flatMap { Hold(rawValue: $0.rawValue) }, seriesId: booking.seriesId,
-            checkInBy: booking.checkInBy, checkedIn: booking.checkedIn)
+            hold: booking.hold.flatMap { Hold(rawValue: $0.rawValue) }, seats: booking.seats,
+            seriesId: booking.seriesId, checkInBy: booking.checkInBy, checkedIn: booking.checkedIn)
     }
 
     /// Cancels a booking; with `following`, the later dates of its series too.
@@ -344,7 +356,8 @@ public final class QuadClient: Sendable {
         return list.bookings.map {
             MyBooking(
                 id: $0.id, roomId: $0.roomId, roomName: $0.roomName, createdAt: $0.createdAt, start: $0.start,
-                end: $0.end, hold: $0.hold.flatMap { Hold(rawValue: $0.rawValue) }, seriesId: $0.seriesId,
+                end: $0.end, hold: $0.hold.flatMap { Hold(rawValue: $0.rawValue) }, seats: $0.seats,
+                seriesId: $0.seriesId,
                 checkInBy: $0.checkInBy, checkedIn: $0.checkedIn)
         }
     }

@@ -153,6 +153,9 @@ struct BookCommand: AsyncParsableCommand {
     @Flag(help: "With --at: the whole room rather than one seat.")
     var wholeRoom = false
 
+    @Option(help: "With --at: a seat for each of this many people (1 when absent).")
+    var people: Int?
+
     @Option(help: "With --at: repeat every day or week.")
     var every: String?
 
@@ -160,9 +163,11 @@ struct BookCommand: AsyncParsableCommand {
     var until: String?
 
     func validate() throws {
-        if every != nil || until != nil || wholeRoom, when.at == nil {
-            throw ValidationError("--whole-room, --every and --until go with --at")
+        if every != nil || until != nil || wholeRoom || people != nil, when.at == nil {
+            throw ValidationError("--whole-room, --people, --every and --until go with --at")
         }
+        if let people, people < 1 { throw ValidationError("--people must be 1 or more") }
+        if people != nil, wholeRoom { throw ValidationError("--people books seats; --whole-room books the room") }
         if let every, !["day", "week"].contains(every) { throw ValidationError("--every takes day or week") }
         if (every == nil) != (until == nil) { throw ValidationError("--every and --until go together") }
         if let until, LocalDate(until) == nil { throw ValidationError("--until takes a date such as 2026-12-24") }
@@ -207,7 +212,8 @@ extension BookCommand {
             until.flatMap(LocalDate.init).map { (every == "day" ? Recurrence.Frequency.daily : .weekly, $0) }
         }
         let timed = TimedBooking(
-            start: range.start, minutes: range.minutes, hold: wholeRoom ? .room : .seat, repeats: repeats)
+            start: range.start, minutes: range.minutes, hold: wholeRoom ? .room : .seat, seats: people ?? 1,
+            repeats: repeats)
         let result: (booking: Booking, spots: Int, outcomes: [OccurrenceOutcome])
         do {
             result = try await context.client.book(roomId: target.id, timed, idempotencyKey: UUID().uuidString)
@@ -226,7 +232,8 @@ extension BookCommand {
         let campus = CampusClock(timeZone: try await context.client.campusTimeZone())
         let start = result.booking.start ?? range.start
         let end = result.booking.end ?? start.addingTimeInterval(Double(range.minutes * 60))
-        let what = wholeRoom ? "the whole of" : "a seat in"
+        let seats = result.booking.seats ?? 1
+        let what = wholeRoom ? "the whole of" : seats == 1 ? "a seat in" : "\(seats) seats in"
         context.print(
             "Booked \(what) \(TerminalText.visible(target.name)) on \(campus.date(of: start)), \(campus.time(of: start))–\(campus.time(of: end)). Booking \(result.booking.id).\n"
         )

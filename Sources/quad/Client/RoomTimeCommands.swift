@@ -63,7 +63,10 @@ extension TerminalText {
         guard !found.fitting.isEmpty || !found.others.isEmpty else { return "No rooms.\n" }
         var table = TextTable(columns: [.init("ID"), .init("ROOM"), .init("FREE", .right), .init("FITS")])
         for room in found.fitting {
-            table.add([.init(room.id, .dim), .init(room.name), .init(String(room.freeSeats)), .init("yes", .green)])
+            table.add([
+                .init(room.id, .dim), .init(room.name), .init(String(room.freeSeats)),
+                .init(room.hold == .room ? "whole room" : "yes", .green),
+            ])
         }
         for room in found.others {
             let next = room.nextFree.map { "next free at \(campus.time(of: $0))" } ?? "not that day"
@@ -85,7 +88,9 @@ extension TerminalText {
             if let start = booking.start, let end = booking.end {
                 when = "\(campus.date(of: start)) \(campus.time(of: start))–\(campus.time(of: end))"
             }
-            let what = (booking.hold == .room ? "whole room" : "a seat") + (booking.seriesId == nil ? "" : ", series")
+            let seats = booking.seats ?? 1
+            let held = booking.hold == .room ? "whole room" : seats == 1 ? "a seat" : "\(seats) seats"
+            let what = held + (booking.seriesId == nil ? "" : ", series")
             let checkIn: TextTable.Cell =
                 booking.checkedIn == true
                 ? .init("checked in", .green)

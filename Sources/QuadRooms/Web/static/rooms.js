@@ -133,6 +133,13 @@ function rooms(root) {
     syncButtons(id);
   }
 
+  /** A booking until the building closes (`{}`, the original apps' booking), or from now for the length chosen. */
+  function bodyOf(card) {
+    const length = card.querySelector(".book-length");
+    const minutes = Number(length?.value);
+    return minutes && length.dataset.start ? { start: length.dataset.start, minutes } : {};
+  }
+
   async function book(card) {
     const id = card.dataset.roomId;
     if (busy.has(id) || offline() || card.dataset.state === "full") return; // repeated clicks do nothing
@@ -149,7 +156,7 @@ function rooms(root) {
             "Content-Type": "application/json", Accept: "application/json",
             "Idempotency-Key": intents.get(id), "X-CSRF-Token": csrf,
           },
-          body: "{}", // the server knows who is signed in
+          body: JSON.stringify(bodyOf(card)), // the server knows who is signed in
         });
         // An earlier try with this key is still running on the server: wait for its answer.
         if (response.status !== 409 || attempt >= 5) break;
@@ -242,7 +249,75 @@ function rooms(root) {
     }
   });
 
+  finder(byId("finder-form"), byId("rooms-found"), liveRegion);
+
   const refreshButton = byId("rooms-refresh");
   if (refreshButton) refreshButton.hidden = false;
   syncAll();
+}
+
+/**
+ * The finder answers as its fields change (Find is for pages without this script): the server's own answer, as
+ * the fragment it draws into the page. While a new answer is on its way the old one's Book buttons wait, so a tap
+ * never books what was asked before.
+ */
+function finder(form, results, liveRegion) {
+  if (!form || !results) return;
+  let asking = null;
+  let typing = 0;
+  const queryOf = () => new URLSearchParams(new FormData(form)).toString();
+  // What the answer shown was asked with: asking again for the same (a field left after typing) would only make
+  // its Book buttons wait, and lose the tap that left the field.
+  let answered = results.querySelector("#found-heading") ? queryOf() : null;
+
+  async function ask() {
+    if (!form.checkValidity()) return true; // the browser's own messages, on Find
+    const query = queryOf();
+    if (query === answered && !asking) return true;
+    asking?.abort();
+    const controller = new AbortController();
+    asking = controller;
+    results.setAttribute("aria-busy", "true");
+    for (const button of results.querySelectorAll("button")) button.disabled = true;
+    try {
+      const response = await fetch(`/rooms?${query}&fragment=found`, {
+        credentials: "same-origin", headers: { Accept: "text/html" }, signal: controller.signal,
+      });
+      if (!response.ok) throw new Error(String(response.status));
+      const html = await response.text();
+      if (asking !== controller) return true;
+      results.innerHTML = html;
+      answered = query;
+      history.replaceState(history.state, "", `/rooms?${query}`);
+      const heading = results.querySelector("#found-heading, #finder-error");
+      if (heading) announce(liveRegion, heading.textContent.trim());
+      return true;
+    } catch (error) {
+      if (error.name === "AbortError") return true;
+      return false;
+    } finally {
+      if (asking === controller) {
+        asking = null;
+        results.removeAttribute("aria-busy");
+        for (const button of results.querySelectorAll("button")) button.disabled = false;
+      }
+    }
+  }
+
+  // Answered as it changes: Find is for pages without this script (Enter in a field still asks).
+  const find = form.querySelector(".finder-submit");
+  if (find) find.hidden = true;
+  form.addEventListener("change", () => ask());
+  // A number typed is asked for once the typing pauses, not on every key.
+  form.addEventListener("input", (event) => {
+    if (!event.target.matches?.("input[type=number]")) return;
+    clearTimeout(typing);
+    typing = setTimeout(ask, 400);
+  });
+  form.addEventListener("submit", async (event) => {
+    event.preventDefault();
+    clearTimeout(typing);
+    // Not answered in place (offline, a server fault): the form goes as it would without this script.
+    if (!(await ask())) form.submit();
+  });
 }
