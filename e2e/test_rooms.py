@@ -195,7 +195,7 @@ def record_drawn_shape(driver, room: str, selector: str) -> None:
 
 def test_book_and_cancel_in_the_browser(rooms_server, browser):
     become(browser, rooms_server, "Ada Lovelace")
-    assert spots_text(browser, "ljerka") == "43 spots remaining"
+    assert spots_text(browser, "ljerka") == "43 of 43 seats free"
     unbooked = card_shape(browser, "ljerka")
 
     marker = browser.execute_script("return window.__noReload = Math.random()")
@@ -204,7 +204,7 @@ def test_book_and_cancel_in_the_browser(rooms_server, browser):
     assert button.accessible_name == "Book Ljerka"
     button.click()
 
-    wait_for(browser, lambda d: spots_text(d, "ljerka") == "42 spots remaining", message="count did not drop to 42")
+    wait_for(browser, lambda d: spots_text(d, "ljerka") == "42 of 43 seats free", message="count did not drop to 42")
     wait_for(browser, lambda d: text_of(d, "#room-ljerka .booked-state") == "Booked", message="no 'Booked' state")
     wait_for(
         browser,
@@ -230,7 +230,7 @@ def test_book_and_cancel_in_the_browser(rooms_server, browser):
 
     # A reload draws the booked card exactly as rooms.js did.
     open_rooms(browser, rooms_server)
-    assert spots_text(browser, "ljerka") == "42 spots remaining"
+    assert spots_text(browser, "ljerka") == "42 of 43 seats free"
     assert text_of(browser, "#room-ljerka .booked-state") == "Booked"
     assert card_shape(browser, "ljerka") == drawn, "rooms.js and the server draw a booked card differently"
     assert shown(browser, "#room-ljerka .cancel-form button")
@@ -238,7 +238,7 @@ def test_book_and_cancel_in_the_browser(rooms_server, browser):
     marker = browser.execute_script("return window.__noReload = Math.random()")
     record_drawn_shape(browser, "ljerka", "button.book")
     one(browser, "#room-ljerka .cancel-form button").click()
-    wait_for(browser, lambda d: spots_text(d, "ljerka") == "43 spots remaining", message="count did not go back to 43")
+    wait_for(browser, lambda d: spots_text(d, "ljerka") == "43 of 43 seats free", message="count did not go back to 43")
     wait_for(
         browser,
         lambda d: shown(d, "#room-ljerka button.book") and book_button(d, "ljerka").accessible_name == "Book Ljerka",
@@ -266,7 +266,7 @@ def test_cancel_from_my_bookings_in_place(rooms_server, browser):
     wait_for(browser, lambda d: not by_css(d, item), message="the booking stayed in the list")
     wait_for(browser, lambda d: shown(d, "#room-mina button.book"), message="the card did not offer Book again")
     assert "Your booking in Mina is cancelled." in text_of(browser, "#room-mina .card-message")
-    wait_for(browser, lambda d: spots_text(d, "mina") == "39 spots remaining")
+    wait_for(browser, lambda d: spots_text(d, "mina") == "39 of 39 seats free")
     assert api_rooms(rooms_server)["mina"]["spots"] == 39
     # The list's Cancel went away with its booking: focus goes to the room's Book button, not the page.
     wait_for(
@@ -329,19 +329,19 @@ def test_ended_session_and_failed_cancel_speak_the_pages_language(rooms_server, 
 def test_booking_made_elsewhere_shows_without_reload(rooms_server, browser):
     open_rooms(browser, rooms_server)
     marker = browser.execute_script("return window.__noReload = Math.random()")
-    assert spots_text(browser, "mina") == "39 spots remaining"
+    assert spots_text(browser, "mina") == "39 of 39 seats free"
 
     api_book(rooms_server, "mina", "Other")
 
     wait_for(
         browser,
-        lambda d: spots_text(d, "mina") == "38 spots remaining",
+        lambda d: spots_text(d, "mina") == "38 of 39 seats free",
         timeout=3,
         message="the booking made elsewhere did not show within 3 s",
     )
     wait_for(
         browser,
-        lambda d: "Mina: 38 spots remaining" in text_of(d, "#rooms-live"),
+        lambda d: "Mina: 38 of 39 seats free" in text_of(d, "#rooms-live"),
         timeout=3,
         message="the live region did not announce it",
     )
@@ -361,7 +361,7 @@ def test_polls_when_the_event_stream_is_unavailable(quad_server_factory, browser
 
     wait_for(
         browser,
-        lambda d: spots_text(d, "yana") == "33 spots remaining",
+        lambda d: spots_text(d, "yana") == "33 of 34 seats free",
         timeout=12,
         message="polling (every 5 s ± 20 %) did not pick up the booking",
     )
@@ -428,7 +428,7 @@ def test_hidden_the_page_holds_no_stream_and_catches_up_when_shown(rooms_server,
     browser.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": RECORD_STREAMS})
     open_rooms(browser, rooms_server)
     api_book(rooms_server, "ljerka", "Somebody")
-    wait_for(browser, lambda d: spots_text(d, "ljerka") == "42 spots remaining", timeout=5)
+    wait_for(browser, lambda d: spots_text(d, "ljerka") == "42 of 43 seats free", timeout=5)
     open_streams = "return window.__streams.filter((s) => s.readyState !== EventSource.CLOSED).length"
     assert browser.execute_script(open_streams) == 1
 
@@ -438,7 +438,7 @@ def test_hidden_the_page_holds_no_stream_and_catches_up_when_shown(rooms_server,
     api_book(rooms_server, "ljerka", "Somebody else")
 
     browser.execute_script("window.__setHidden(false)")
-    wait_for(browser, lambda d: spots_text(d, "ljerka") == "41 spots remaining", timeout=5, message="not caught up")
+    wait_for(browser, lambda d: spots_text(d, "ljerka") == "41 of 43 seats free", timeout=5, message="not caught up")
     wait_for(browser, lambda d: live_mode(d) == "stream", message="the stream did not reopen")
     urls = browser.execute_script("return window.__streams.map((s) => s.url)")
     assert len(urls) == 2 and "lastEventId=" not in urls[0]
@@ -475,7 +475,7 @@ def test_last_list_shows_when_the_server_is_gone(rooms_server, browser):
     )
     open_rooms(browser, rooms_server)  # through the service worker: the page's copy has Ljerka at 43
     api_book(rooms_server, "ljerka", "Somebody")
-    wait_for(browser, lambda d: spots_text(d, "ljerka") == "42 spots remaining", timeout=5)
+    wait_for(browser, lambda d: spots_text(d, "ljerka") == "42 of 43 seats free", timeout=5)
     one(browser, "#rooms-refresh").click()  # GET /rooms?fragment=live: the worker keeps this copy, at 42
     wait_for(
         browser,
@@ -493,7 +493,7 @@ def test_last_list_shows_when_the_server_is_gone(rooms_server, browser):
     wait_for(browser, lambda d: by_css(d, "#room-ljerka"), message="the page did not open from the cache")
     wait_for(
         browser,
-        lambda d: spots_text(d, "ljerka") == "42 spots remaining",
+        lambda d: spots_text(d, "ljerka") == "42 of 43 seats free",
         timeout=5,
         message=f"showed {spots_text(browser, 'ljerka')!r}, not the last list",
     )
@@ -539,7 +539,7 @@ def test_repeated_enter_books_once(rooms_server, browser):
     wait_for(browser, lambda d: booking_requests(d, "mina") >= 1, message="the booking request was not recorded")
     assert booking_requests(browser, "mina") == 1
     assert api_rooms(rooms_server)["mina"]["spots"] == 38
-    assert spots_text(browser, "mina") == "38 spots remaining"
+    assert spots_text(browser, "mina") == "38 of 39 seats free"
 
 
 # --- 4. Offline ---------------------------------------------------------------------------------
@@ -584,7 +584,7 @@ def test_full_rooms_are_listed_apart_and_rooms_move_live(rooms_server, browser):
     assert book_disabled(browser, "alexis")
     assert text_of(browser, "#room-alexis .badge") == "Full"
     assert "badge-full" in one(browser, "#room-alexis .badge").get_attribute("class").split()
-    assert spots_text(browser, "alexis") == "No spots remaining"
+    assert spots_text(browser, "alexis") == "No seats to book"
     assert list_ids(browser, "rooms-available") == expected_available_order(api_rooms(rooms_server))
 
     # Mostafa's last four spots go elsewhere: it moves to the full rooms without a reload.
@@ -603,7 +603,7 @@ def test_full_rooms_are_listed_apart_and_rooms_move_live(rooms_server, browser):
     )
     assert list_ids(browser, "rooms-available") == expected_available_order(api_rooms(rooms_server))
     assert text_of(browser, "#room-mostafa .badge") == "Almost full"
-    assert spots_text(browser, "mostafa") == "1 spot remaining"
+    assert spots_text(browser, "mostafa") == "1 of 4 seats free"
     assert not book_disabled(browser, "mostafa")
     assert browser.execute_script("return window.__noReload") == marker
 
@@ -683,7 +683,7 @@ def test_page_works_without_javascript(rooms_server, browser):
     browser.execute_cdp_cmd("Emulation.setScriptExecutionDisabled", {"value": True})
     browser.get(rooms_server.url + "/rooms")
     assert len(by_css(browser, ".room-card")) == 8
-    assert spots_text(browser, "ljerka") == "43 spots remaining"
+    assert spots_text(browser, "ljerka") == "43 of 43 seats free"
     assert not shown(browser, "#rooms-refresh"), "the Refresh button needs JavaScript: hidden without"
     assert browser.execute_script("return document.getElementById('rooms').dataset.live") is None, "rooms.js ran"
 
@@ -697,7 +697,7 @@ def test_page_works_without_javascript(rooms_server, browser):
         browser,
         lambda d: (
             text_of(d, "#rooms-notice").startswith("Booked a seat in Ljerka: ")
-            and spots_text(d, "ljerka") == "42 spots remaining"
+            and spots_text(d, "ljerka") == "42 of 43 seats free"
         ),
         message=f"after booking: {text_of(browser, '#rooms-notice')!r}, {spots_text(browser, 'ljerka')!r}",
     )
@@ -717,7 +717,7 @@ def test_page_works_without_javascript(rooms_server, browser):
         browser,
         lambda d: (
             "Your booking in Ljerka is cancelled." in text_of(d, "#rooms-notice")
-            and spots_text(d, "ljerka") == "43 spots remaining"
+            and spots_text(d, "ljerka") == "43 of 43 seats free"
         ),
         message="not cancelled",
     )
@@ -744,8 +744,8 @@ def test_french_plurals(rooms_server, new_browser):
     driver = new_browser(lang="fr")
     become(driver, rooms_server, "Françoise")
     assert driver.execute_script("return document.documentElement.lang") == "fr"
-    assert spots_text(driver, "ljerka") == "43 places restantes"
-    assert spots_text(driver, "alexis") == "Plus aucune place"
+    assert spots_text(driver, "ljerka") == "43 places libres sur 43"
+    assert spots_text(driver, "alexis") == "Aucune place à réserver"
     assert text_of(driver, "#room-alexis .badge") == "Complet"
     assert book_button(driver, "ljerka").accessible_name == "Réserver Ljerka"
 
@@ -754,7 +754,7 @@ def test_french_plurals(rooms_server, new_browser):
         api_book(rooms_server, "mostafa", f"Invité {n}")
     wait_for(
         driver,
-        lambda d: spots_text(d, "mostafa") == "1 place restante",
+        lambda d: spots_text(d, "mostafa") == "1 place libre sur 4",
         timeout=5,
         message=f"got {spots_text(driver, 'mostafa')!r}",
     )
@@ -762,17 +762,17 @@ def test_french_plurals(rooms_server, new_browser):
     api_book(rooms_server, "mostafa", "Invité 3")
     wait_for(
         driver,
-        lambda d: spots_text(d, "mostafa") == "Plus aucune place",
+        lambda d: spots_text(d, "mostafa") == "Aucune place libre sur 4",
         timeout=5,
         message=f"got {spots_text(driver, 'mostafa')!r}",
     )
-    wait_for(driver, lambda d: "Mostafa : Plus aucune place" in text_of(d, "#rooms-live"), timeout=3)
+    wait_for(driver, lambda d: "Mostafa : Aucune place libre sur 4" in text_of(d, "#rooms-live"), timeout=3)
 
     # The server says the same.
     open_rooms(driver, rooms_server)
-    assert spots_text(driver, "mostafa") == "Plus aucune place"
+    assert spots_text(driver, "mostafa") == "Aucune place libre sur 4"
     api_book(rooms_server, "painter", "Quelqu’un")  # 16 → 15
-    wait_for(driver, lambda d: spots_text(d, "painter") == "15 places restantes", timeout=5)
+    wait_for(driver, lambda d: spots_text(d, "painter") == "15 places libres sur 16", timeout=5)
 
 
 # --- 9. Keyboard --------------------------------------------------------------------------------

@@ -34,6 +34,9 @@ struct RoomDayPage {
     let previousPath: String?
     let nextPath: String
     let todayPath: String?
+    /// The date picker's bounds: today, and as far ahead as the building takes bookings.
+    let dateMin: String
+    let dateMax: String
     let hoursText: String
     let slots: [Slot]
     let booking: Booking?
@@ -135,12 +138,14 @@ struct RoomDayPage {
         name = room.name
         building = room.building
         capacityText = t("rooms.capacity", count: room.capacity)
-        spotsNowText = t("rooms.spotsRemaining", count: room.spots)
+        spotsNowText = t("rooms.day.now", ["seats": RoomsPage.seatsFree(room.spots, of: room.seats, t: t)])
         date = day.date.description
         dateText = t.longDate(day.date)
         previousPath = day.date > situation.today ? "\(path)?date=\(day.date.adding(days: -1))" : nil
         nextPath = "\(path)?date=\(day.date.adding(days: 1))"
         todayPath = day.date == situation.today ? nil : path
+        dateMin = situation.today.description
+        dateMax = situation.today.adding(days: situation.policy.horizonDays).description
         hoursText =
             day.periods.isEmpty
             ? t("rooms.day.closed")
@@ -150,7 +155,8 @@ struct RoomDayPage {
         let wanted = Int(situation.query.get("minutes") ?? "").flatMap { $0 % 15 == 0 && $0 > 0 ? $0 : nil } ?? 30
         let what = t("rooms.day.bookWhat", ["room": room.name, "date": t.longDate(day.date)])
         let group = Int(situation.query.get("people") ?? "").flatMap { $0 >= 1 && $0 <= room.seats ? $0 : nil } ?? 1
-        slots = day.slots.map { slot in
+        // The day opens at the opening time, or now: quarter hours already over are not listed.
+        slots = day.slots.filter { $0.range.lower >= current }.map { slot in
             let time = campus.time(of: slot.range.start).description
             let (state, words) = Self.state(of: slot, current: current, t: t)
             return Slot(

@@ -170,8 +170,14 @@ struct RoomDayRoutes {
             throw BookingRefusal.roomNotFound(roomId.value)
         }
         var current: Reservation?
+        var next: Reservation?
         if let person = RequestInfo.current.person {
             current = try await rooms.reservations.current(owner: person.username, roomId: room.id)
+            if current == nil {
+                next = try await rooms.reservations.upcomingReservations(owner: person.username).first {
+                    $0.roomId == room.id
+                }
+            }
         }
         let campus = await rooms.store.campusClock()
         return try web.page(request, template: "room-door", title: { $0("rooms.day.doorTitle", ["name": room.name]) }) {
@@ -179,7 +185,16 @@ struct RoomDayRoutes {
             RoomDoorPage(
                 roomId: room.id, heading: t("rooms.day.doorTitle", ["name": room.name]),
                 booking: current.map { RoomDayPage.Mine($0, campus: campus, now: rooms.platform.clock.now, t: t) },
-                none: t("rooms.day.doorNone", ["name": room.name]),
+                // Why not now: their next booking here opens for check-in later; else when check-in is open at all.
+                none: next.map {
+                    t(
+                        "rooms.day.doorLater",
+                        [
+                            "when": RoomDayPage.when($0.range.start, $0.range.end, campus: campus, t: t),
+                            "time": campus.time(of: $0.range.start.addingTimeInterval(-CheckInWindow.opensBefore))
+                                .description,
+                        ])
+                } ?? t("rooms.day.doorNone", ["name": room.name]),
                 signInPath: "/signin?next=/rooms/\(room.id)/check-in")
         }
     }

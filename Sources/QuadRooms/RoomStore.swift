@@ -30,7 +30,7 @@ struct RoomRecord: Sendable, Equatable {
 
     func room(baseURL: String) -> Room {
         Room(
-            id: id, name: name, building: building, capacity: capacity, spots: spots,
+            id: id, name: name, building: building, capacity: capacity, spots: spots, seats: seats,
             thumbnail: photo.map { baseURL + $0 })
     }
 }

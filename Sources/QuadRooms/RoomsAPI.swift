@@ -183,7 +183,8 @@ extension Components.Schemas.Room {
     init(_ room: Room) {
         self.init(
             id: room.id, name: room.name, building: room.building, capacity: room.capacity, spots: room.spots,
-            thumbnail: room.thumbnail, availability: .init(rawValue: room.availability.rawValue) ?? .bookable)
+            seats: room.seats, thumbnail: room.thumbnail,
+            availability: .init(rawValue: room.availability.rawValue) ?? .bookable)
     }
 }
 

@@ -132,7 +132,7 @@ struct RoomsFinderPage {
                     id: room.id, name: room.name, building: room.building,
                     seatsText: whole
                         ? t("rooms.find.wholeRoom", count: room.capacity)
-                        : t("rooms.seatsOf", count: choice.freeSeats, ["seats": String(room.seats)]),
+                        : RoomsPage.seatsFree(choice.freeSeats, of: room.seats, t: t),
                     hold: whole ? "room" : "seat",
                     bookLabel: whole ? t("rooms.find.bookRoom") : t("rooms.find.book", count: people),
                     nextText: nil, nextPath: nil)
@@ -143,7 +143,7 @@ struct RoomsFinderPage {
                 let next = choice.nextFree.map { campus.time(of: $0).description }
                 return Found(
                     id: room.id, name: room.name, building: room.building,
-                    seatsText: t("rooms.seatsOf", count: choice.freeSeats, ["seats": String(room.seats)]),
+                    seatsText: RoomsPage.seatsFree(choice.freeSeats, of: room.seats, t: t),
                     hold: "seat", bookLabel: "",
                     nextText: next.map { t("rooms.find.nextFree", ["time": $0]) } ?? t("rooms.find.notThatDay"),
                     nextPath: next.map {

@@ -263,7 +263,7 @@ struct RoomsPage {
             availability = room.availability.rawValue
             isFull = room.availability == .full || opens != nil
             stateLabel = opens == nil ? t("rooms.state.\(room.availability.rawValue)") : t("rooms.state.closed")
-            spotsText = opens ?? t("rooms.spotsRemaining", count: room.spots)
+            spotsText = opens ?? RoomsPage.seatsFree(room.spots, of: room.seats ?? room.capacity, t: t)
             capacityText = t("rooms.capacity", count: room.capacity)
             announce = t("rooms.announce", ["name": room.name, "spots": spotsText])
             self.photo = photo
@@ -271,6 +271,12 @@ struct RoomsPage {
             self.lengths = lengths
             self.start = start.map { Timestamp.string($0) }
         }
+    }
+
+    /// "3 of 4 seats free", or "No seats to book" in a room that offers none: one way everywhere, beside "Holds 12
+    /// people".
+    static func seatsFree(_ free: Int, of seats: Int, t: Localizer) -> String {
+        seats <= 0 ? t("rooms.noSeats") : t("rooms.seatsOf", count: free, ["seats": String(seats)])
     }
 
     /// A length offered on a card: "" is until the building closes.

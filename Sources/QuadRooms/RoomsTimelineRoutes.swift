@@ -20,6 +20,7 @@ struct RoomsTimelineRoutes {
         let today = campus.date(of: now)
         let date = LocalDate(request.uri.queryParameters.get("date") ?? "").map { max($0, today) } ?? today
         let records = try await rooms.store.all().sorted { $0.name.lowercased() < $1.name.lowercased() }
+        let horizon = try await rooms.horizonDays()
         let occupancies = try await rooms.reservations.occupancies(during: RoomDay.span(of: date, clock: campus))
         var days: [(RoomRecord, RoomDay)] = []
         for record in records {
@@ -32,7 +33,7 @@ struct RoomsTimelineRoutes {
             request, template: "rooms-timeline", title: { $0("rooms.timeline.title") },
             keptUntilChangeOf: [.event(.room)]
         ) { t in
-            RoomsTimelinePage(days: days, date: date, today: today, campus: campus, now: now, t: t)
+            RoomsTimelinePage(days: days, date: date, today: today, horizon: horizon, campus: campus, now: now, t: t)
         }
     }
 }
@@ -42,6 +43,10 @@ struct RoomsTimelinePage {
     let dateText: String
     let previousPath: String?
     let nextPath: String
+    /// The date picker: the day shown, and from today to the furthest any building takes bookings.
+    let date: String
+    let dateMin: String
+    let dateMax: String
     let hours: [Hour]
     let rows: [Row]
     let hasRows: Bool
@@ -53,6 +58,8 @@ struct RoomsTimelinePage {
     struct Row {
         let id: String
         let name: String
+        /// "4 seats": what a row's colours are out of.
+        let seatsText: String
         let path: String
         let cells: [Cell]
     }
@@ -62,11 +69,18 @@ struct RoomsTimelinePage {
         let state: String
         let label: String
         let path: String?
+        /// The quarter hour now falls in.
+        let now: Bool
     }
 
-    init(days: [(RoomRecord, RoomDay)], date: LocalDate, today: LocalDate, campus: CampusClock, now: Date, t: Localizer)
-    {
+    init(
+        days: [(RoomRecord, RoomDay)], date: LocalDate, today: LocalDate, horizon: Int, campus: CampusClock, now: Date,
+        t: Localizer
+    ) {
         dateText = t.longDate(date)
+        self.date = date.description
+        dateMin = today.description
+        dateMax = today.adding(days: horizon).description
         previousPath = date > today ? "/rooms-timeline?date=\(date.adding(days: -1))" : nil
         nextPath = "/rooms-timeline?date=\(date.adding(days: 1))"
         // From the earliest opening to the latest closing of any room that day, whole hours.
@@ -75,6 +89,7 @@ struct RoomsTimelinePage {
         let close = min(1440, ((periods.map(\.close).max() ?? 1200) + 59) / 60 * 60)
         hours = stride(from: open, to: close, by: 60).map { Hour(label: LocalTime(hour: $0 / 60).description) }
         let current = SlotRange.slot(containing: now)
+        let nowMinute = date == today ? campus.time(of: now).minutes / 15 * 15 : nil
         rows = days.map { record, day in
             let byTime = Dictionary(
                 day.slots.map { (campus.time(of: $0.range.start).minutes, $0) }, uniquingKeysWith: { first, _ in first }
@@ -82,14 +97,19 @@ struct RoomsTimelinePage {
             let cells = stride(from: open, to: close, by: 15).map { minute -> Cell in
                 let time = LocalTime(hour: minute / 60, minute: minute % 60).description
                 guard let slot = byTime[minute] else {
-                    return Cell(state: "closed", label: t("rooms.timeline.closed", ["time": time]), path: nil)
+                    return Cell(
+                        state: "closed", label: t("rooms.timeline.closed", ["time": time]), path: nil,
+                        now: minute == nowMinute)
                 }
                 let (state, words) = RoomDayPage.state(of: slot, current: current, t: t)
                 return Cell(
                     state: state, label: "\(time), \(words)",
-                    path: slot.bookable ? "/rooms/\(record.id)?date=\(date)&start=\(time)#book" : nil)
+                    path: slot.bookable ? "/rooms/\(record.id)?date=\(date)&start=\(time)#book" : nil,
+                    now: minute == nowMinute)
             }
-            return Row(id: record.id, name: record.name, path: "/rooms/\(record.id)?date=\(date)", cells: cells)
+            return Row(
+                id: record.id, name: record.name, seatsText: t("rooms.timeline.capacity", count: record.seats),
+                path: "/rooms/\(record.id)?date=\(date)", cells: cells)
         }
         hasRows = !rows.isEmpty
     }

@@ -23,7 +23,8 @@ extension Rooms: TodayPart {
                     more: TodayLink(label: t("rooms.today.freeRooms.more"), path: "/rooms"),
                     items: free.prefix(Self.freeRoomsShown).map {
                         TodayItem(
-                            id: $0.id, title: $0.name, detail: t("rooms.spotsRemaining", count: $0.spots),
+                            id: $0.id, title: $0.name,
+                            detail: RoomsPage.seatsFree($0.spots, of: $0.seats ?? $0.capacity, t: t),
                             path: "/rooms/\($0.id)")
                     })
             ]

@@ -33,15 +33,15 @@ import Testing
         #expect(Room.filtered(rooms, minSpots: nil, building: "engineering").map(\.id) == ["c"])
     }
 
-    @Test func spotsRemainingInBothLanguages() {
+    @Test func seatsFreeOfTheSeatsOfferedInBothLanguages() {
         let english = Localizer(language: .english)
         let french = Localizer(language: .french)
-        #expect(english("rooms.spotsRemaining", count: 43) == "43 spots remaining")
-        #expect(english("rooms.spotsRemaining", count: 1) == "1 spot remaining")
-        #expect(english("rooms.spotsRemaining", count: 0) == "No spots remaining")
-        #expect(french("rooms.spotsRemaining", count: 43) == "43 places restantes")
-        #expect(french("rooms.spotsRemaining", count: 1) == "1 place restante")
-        #expect(french("rooms.spotsRemaining", count: 0) == "Plus aucune place")
+        #expect(english("rooms.seatsOf", count: 42, ["seats": "43"]) == "42 of 43 seats free")
+        #expect(english("rooms.seatsOf", count: 1, ["seats": "4"]) == "1 of 4 seats free")
+        #expect(english("rooms.seatsOf", count: 0, ["seats": "4"]) == "No seat free of 4")
+        #expect(french("rooms.seatsOf", count: 42, ["seats": "43"]) == "42 places libres sur 43")
+        #expect(french("rooms.seatsOf", count: 1, ["seats": "4"]) == "1 place libre sur 4")
+        #expect(french("rooms.seatsOf", count: 0, ["seats": "4"]) == "Aucune place libre sur 4")
         #expect(french("rooms.capacity", count: 0) == "Accueille 0 personne")  // 0 is singular in French
     }
 

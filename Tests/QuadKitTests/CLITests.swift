@@ -9,15 +9,15 @@ import Testing
 @Suite("quad command line", .serialized, .enabled(if: CLI.binary != nil))
 struct CLITests {
     static let allRooms = """
-        ID       ROOM     BUILDING      FREE   OF  STATUS
-        helmold  Helmold  Engineering     86  100  available
-        septima  Septima  Engineering     84   90  available
-        ljerka   Ljerka   North Hall      43   50  available
-        mina     Mina     Library Wing    39   45  available
-        yana     Yana     North Hall      34   40  available
-        painter  Painter  Library Wing    16   20  available
-        mostafa  Mostafa  North Hall       4   12  available
-        alexis   Alexis   Library Wing     0    8  full
+        ID       ROOM     BUILDING      FREE  OF  HOLDS  STATUS
+        helmold  Helmold  Engineering     86  86    100  available
+        septima  Septima  Engineering     84  84     90  available
+        ljerka   Ljerka   North Hall      43  43     50  available
+        mina     Mina     Library Wing    39  39     45  available
+        yana     Yana     North Hall      34  34     40  available
+        painter  Painter  Library Wing    16  16     20  available
+        mostafa  Mostafa  North Hall       4   4     12  available
+        alexis   Alexis   Library Wing     0   0      8  full
 
         """
 
@@ -41,9 +41,9 @@ struct CLITests {
             let filtered = try await cli.run(["rooms", "--min-spots", "30", "--building", "north hall"])
             #expect(
                 filtered.out == """
-                    ID      ROOM    BUILDING    FREE  OF  STATUS
-                    ljerka  Ljerka  North Hall    43  50  available
-                    yana    Yana    North Hall    34  40  available
+                    ID      ROOM    BUILDING    FREE  OF  HOLDS  STATUS
+                    ljerka  Ljerka  North Hall    43  43     50  available
+                    yana    Yana    North Hall    34  34     40  available
 
                     """)
 
@@ -51,7 +51,7 @@ struct CLITests {
             #expect(book.status == 0)
             #expect(book.out.hasPrefix("Booked a spot in Mostafa (North Hall); 3 left. Booking "))
             let after = try await cli.run(["rooms", "--building", "North Hall", "--min-spots", "1"])
-            #expect(after.out.contains("mostafa  Mostafa  North Hall     3  12  running low · booked by you\n"))
+            #expect(after.out.contains("mostafa  Mostafa  North Hall     3   4     12  running low · booked by you\n"))
 
             let full = try await cli.run(["book", "alexis"])
             #expect(full.status == 1 && full.out.isEmpty)

@@ -292,10 +292,11 @@ struct ParserTests {
 @Suite("Offline store and terminal output")
 struct StorageAndTerminalTests {
     static let rooms = [
-        Room(id: "ljerka", name: "Ljerka", building: "North Hall", capacity: 50, spots: 43),
-        Room(id: "alexis", name: "Alexis", building: "Library Wing", capacity: 8, spots: 0),
-        Room(id: "mostafa", name: "Mostafa", building: "North Hall", capacity: 12, spots: 3),
-        Room(id: "helmold", name: "Helmold", building: "Engineering", capacity: 100, spots: 86),
+        Room(id: "ljerka", name: "Ljerka", building: "North Hall", capacity: 50, spots: 43, seats: 43),
+        Room(id: "alexis", name: "Alexis", building: "Library Wing", capacity: 8, spots: 0, seats: 0),
+        // Holds twelve people, offers four seats: "3 of 4, holds 12".
+        Room(id: "mostafa", name: "Mostafa", building: "North Hall", capacity: 12, spots: 3, seats: 4),
+        Room(id: "helmold", name: "Helmold", building: "Engineering", capacity: 100, spots: 86, seats: 86),
     ]
 
     @Test("The last good response is written atomically and read back with its date")
@@ -318,11 +319,11 @@ struct StorageAndTerminalTests {
         let text = TerminalText.roomsTable(Room.sortedForBooking(Self.rooms), booked: ["mostafa"])
         #expect(
             text == """
-                ID       ROOM     BUILDING      FREE   OF  STATUS
-                helmold  Helmold  Engineering     86  100  available
-                ljerka   Ljerka   North Hall      43   50  available
-                mostafa  Mostafa  North Hall       3   12  running low · booked by you
-                alexis   Alexis   Library Wing     0    8  full
+                ID       ROOM     BUILDING      FREE  OF  HOLDS  STATUS
+                helmold  Helmold  Engineering     86  86    100  available
+                ljerka   Ljerka   North Hall      43  43     50  available
+                mostafa  Mostafa  North Hall       3   4     12  running low · booked by you
+                alexis   Alexis   Library Wing     0   0      8  full
 
                 """)
         #expect(TerminalText.roomsTable([]) == "No rooms match.\n")
@@ -357,8 +358,8 @@ struct StorageAndTerminalTests {
         let coloured = TerminalText.roomsTable([Self.rooms[1]], style: TerminalStyle(colour: true))
         #expect(
             coloured == """
-                \u{1B}[1mID\u{1B}[0m      \u{1B}[1mROOM\u{1B}[0m    \u{1B}[1mBUILDING\u{1B}[0m      \u{1B}[1mFREE\u{1B}[0m  \u{1B}[1mOF\u{1B}[0m  \u{1B}[1mSTATUS\u{1B}[0m
-                \u{1B}[2malexis\u{1B}[0m  Alexis  Library Wing     0   8  \u{1B}[31mfull\u{1B}[0m
+                \u{1B}[1mID\u{1B}[0m      \u{1B}[1mROOM\u{1B}[0m    \u{1B}[1mBUILDING\u{1B}[0m      \u{1B}[1mFREE\u{1B}[0m  \u{1B}[1mOF\u{1B}[0m  \u{1B}[1mHOLDS\u{1B}[0m  \u{1B}[1mSTATUS\u{1B}[0m
+                \u{1B}[2malexis\u{1B}[0m  Alexis  Library Wing     0   0      8  \u{1B}[31mfull\u{1B}[0m
 
                 """)
         let stripped = coloured.replacingOccurrences(of: "\u{1B}\\[[0-9]+m", with: "", options: .regularExpression)

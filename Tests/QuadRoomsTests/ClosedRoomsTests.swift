@@ -9,7 +9,7 @@ import Testing
 @testable import QuadRooms
 @testable import QuadServer
 
-/// A room whose building is closed says so, and when it opens, rather than "Full · No spots remaining".
+/// A room whose building is closed says so, and when it opens, rather than "Full · No seats free".
 @Suite struct ClosedRoomsTests {
     static let campus = CampusClock(timeZone: TestTime.melbourne)
 
@@ -44,7 +44,7 @@ import Testing
             // 09:00: open, with its seats.
             app.clock.advance(by: .seconds(3 * 3600))
             card = try await Self.ljerka(client)
-            #expect(!card.contains("Closed") && card.contains("spots remaining"), "\(card)")
+            #expect(!card.contains("Closed") && card.contains("43 of 43 seats free"), "\(card)")
 
             // 21:00: closed until tomorrow; Friday at 21:00, until Monday.
             app.clock.advance(by: .seconds(12 * 3600))

@@ -7,20 +7,26 @@ public struct Room: Codable, Sendable, Equatable, Identifiable {
     public var id: String
     public var name: String
     public var building: String
-    /// How many people the room holds.
+    /// How many people the room holds (a group may book it whole, empty, up to this many).
     public var capacity: Int
-    /// Spots still free.
+    /// Seats free now, of `seats`: the original apps' spots.
     public var spots: Int
+    /// The seats it offers for booking (some rooms hold more people than they offer seats).
+    public var seats: Int?
     /// The photo's absolute URL.
     public var thumbnail: String?
     public var availability: Availability
 
-    public init(id: String, name: String, building: String, capacity: Int, spots: Int, thumbnail: String? = nil) {
+    public init(
+        id: String, name: String, building: String, capacity: Int, spots: Int, seats: Int? = nil,
+        thumbnail: String? = nil
+    ) {
         self.id = id
         self.name = name
         self.building = building
         self.capacity = capacity
         self.spots = spots
+        self.seats = seats
         self.thumbnail = thumbnail
         self.availability = Availability(spots: spots, capacity: capacity)
     }

@@ -154,12 +154,13 @@ enum TerminalText {
         }
     }
 
-    /// The rooms as a table: name, building, free spots of capacity, status (and whether you hold a spot).
+    /// The rooms as a table: name, building, seats free of the seats offered, how many people it holds, status (and
+    /// whether you hold a seat).
     static func roomsTable(_ rooms: [Room], booked: Set<String> = [], style: TerminalStyle = .plain) -> String {
         guard !rooms.isEmpty else { return "No rooms match.\n" }
         var table = TextTable(columns: [
             .init("ID"), .init("ROOM"), .init("BUILDING"), .init("FREE", .right), .init("OF", .right),
-            .init("STATUS"),
+            .init("HOLDS", .right), .init("STATUS"),
         ])
         for room in rooms {
             let status: TextTable.Cell =
@@ -172,7 +173,7 @@ enum TerminalText {
             if booked.contains(room.id) { statusCell.text += " · booked by you" }
             table.add([
                 .init(room.id, .dim), .init(room.name), .init(room.building), .init(String(room.spots)),
-                .init(String(room.capacity)), statusCell,
+                .init(String(room.seats ?? room.capacity)), .init(String(room.capacity)), statusCell,
             ])
         }
         return table.render(style: style)
