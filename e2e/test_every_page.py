@@ -35,6 +35,8 @@ ADMIN = MEMBER + [
     "/admin",
     "/admin/people",
     "/admin/rooms",
+    "/admin/rooms/new",
+    "/admin/rooms/mostafa",
     "/admin/specials",
     "/admin/specials/new",
     "/admin/specials/settings",

@@ -224,9 +224,27 @@ def test_the_buildings_rules_page_is_accessible(day_server, new_browser, axe):
 
     driver = new_browser(width=390)
     sign_in(driver, day_server, "admin", next_path="/admin/rooms")
-    assert text_of(driver, "h1") == "Buildings' booking rules"
+    assert text_of(driver, "h1") == "Rooms and buildings"
     assert one(driver, "#b2-hours").get_attribute("value") == NORTH_HALL["hours"]
     axe.assert_clean(driver, "390px, the buildings' rules")
+
+
+def test_an_admin_gives_a_room_a_new_photo_from_its_page(day_server, new_browser, tmp_path):
+    from helpers import png, sign_in
+
+    driver = new_browser(width=390)
+    sign_in(driver, day_server, "admin", next_path="/admin/rooms")
+    one(driver, "a[href='/admin/rooms/mostafa']").click()
+    wait_for(driver, lambda d: shown(d, "#r-photo-upload"), message="the photo field did not show")
+    before = one(driver, ".room-admin-photo").get_attribute("src")
+    photo = tmp_path / "mostafa.png"
+    photo.write_bytes(png(seed=7, width=328, height=220))
+    one(driver, "#r-photo").send_keys(str(photo))
+    wait_for(driver, lambda d: shown(d, "#room-admin-saved"), message="the photo was not saved")
+    after = one(driver, ".room-admin-photo").get_attribute("src")
+    assert after != before
+    room = day_server.request("/api/rooms/mostafa").json()
+    assert room["thumbnail"].endswith(after.split("/images/")[-1])
 
 
 @pytest.mark.parametrize("scheme", ["light", "dark"])

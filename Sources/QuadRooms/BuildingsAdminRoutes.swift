@@ -14,6 +14,7 @@ struct BuildingsAdminRoutes {
         routes.on(.get, "/admin/rooms", .admin) { request, _ in
             try await self.page(request, saved: request.uri.queryParameters.get("saved"))
         }
+        RoomsAdminRoutes(rooms: rooms, web: web).register(on: routes)
         routes.on(.post, "/admin/rooms/buildings", .admin) { request, _ in try await self.save(request) }
     }
 
@@ -47,13 +48,24 @@ struct BuildingsAdminRoutes {
         status: HTTPResponse.Status = .ok
     ) async throws -> Response {
         let buildings = try await rooms.policies.buildings()
+        let all = try await rooms.store.all().sorted { $0.name.lowercased() < $1.name.lowercased() }
+        let removed = request.uri.queryParameters.get("removed")
         let zone = await rooms.store.campusClock().timeZone.identifier
         return try web.page(request, template: "rooms-admin", status: status, title: { $0("rooms.admin.title") }) {
             t in
             BuildingsAdminPage(
                 timeZone: t("rooms.admin.timeZone", ["zone": zone]),
-                saved: buildings.first { $0.name == saved }.map { t("rooms.admin.saved", ["name": $0.name]) },
+                saved: buildings.first { $0.name == saved }.map { t("rooms.admin.saved", ["name": $0.name]) }
+                    // Said in general words: a link cannot put words of its own on the page.
+                    ?? (removed == "1" ? t("rooms.admin.removed") : nil),
                 hasErrors: submitted != nil,
+                rooms: all.map {
+                    .init(
+                        name: $0.name, building: $0.building, path: "/admin/rooms/\($0.id)",
+                        seatsText:
+                            "\(RoomsPage.seatsFree($0.spots, of: $0.seats, t: t)) · \(t("rooms.capacity", count: $0.capacity))"
+                    )
+                },
                 buildings: buildings.enumerated().map { index, building in
                     let mine = submitted.flatMap { $0.building == building.name ? $0 : nil }
                     var messages: [String: String] = [:]
@@ -81,7 +93,16 @@ struct BuildingsAdminPage {
     let timeZone: String
     let saved: String?
     let hasErrors: Bool
+    /// Every room, each leading to its form.
+    let rooms: [Room]
     let buildings: [Building]
+
+    struct Room {
+        let name: String
+        let building: String
+        let path: String
+        let seatsText: String
+    }
 
     struct Building {
         /// Unique within the page, for the fields' ids.

@@ -303,6 +303,16 @@ final class ReservationStore: Sendable {
         }
     }
 
+    /// How many reservations of `roomId` are not yet over: what removing the room would cancel.
+    func upcomingCount(roomId: String) async throws -> Int {
+        let now = SlotRange.slot(containing: clock.now)
+        return try await database.withConnection { sql in
+            try await sql.raw(
+                "SELECT COUNT(*) AS n FROM room_reservations WHERE room_id = \(bind: roomId) AND end_slot > \(bind: now)"
+            ).first()?.decode(column: "n", as: Int.self) ?? 0
+        }
+    }
+
     /// `owner`'s reservations not yet over, earliest first: what the badge on every page reads, without the names.
     func upcomingReservations(owner: String) async throws -> [Reservation] {
         let now = SlotRange.slot(containing: clock.now)

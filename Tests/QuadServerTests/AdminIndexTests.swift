@@ -24,7 +24,7 @@ import Testing
                 .map { "\($0.output.1) \($0.output.2)" }
                 #expect(
                     links == [
-                        "/admin/rooms Buildings&#39; booking rules", "/admin/people People",
+                        "/admin/rooms Rooms and buildings", "/admin/people People",
                         "/admin/specials Manage specials", "/library/new Add a book",
                         "/admin/timetable Timetable settings", "/admin/waiting Waiting lines",
                     ])
