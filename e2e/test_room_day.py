@@ -225,7 +225,9 @@ def test_the_buildings_rules_page_is_accessible(day_server, new_browser, axe):
     driver = new_browser(width=390)
     sign_in(driver, day_server, "admin", next_path="/admin/rooms")
     assert text_of(driver, "h1") == "Rooms and buildings"
-    assert one(driver, "#b2-hours").get_attribute("value") == NORTH_HALL["hours"]
+    # North Hall's week, a row a day: weekdays 08:00 to 20:00, the weekend closed.
+    assert [one(driver, f"#b2-d{day}-open").get_attribute("value") for day in range(7)] == ["08:00"] * 5 + ["", ""]
+    assert one(driver, "#b2-d4-close").get_attribute("value") == "20:00"
     axe.assert_clean(driver, "390px, the buildings' rules")
 
 

@@ -28,8 +28,14 @@ struct BuildingsAdminRoutes {
             })
         else { throw Problem.notFound("No room is in a building called \(name).") }
         do {
+            // The week's rows of times when the form has them; else the hours as text.
+            let hours =
+                fields["open0"] == nil
+                ? fields["hours"]
+                : try OpeningHours(week: (0..<7).map { (fields["open\($0)"] ?? "", fields["close\($0)"] ?? "") })
+                    .description
             let policy = try BookingPolicy.validated(
-                hours: fields["hours"], horizonDays: Int(fields["horizonDays"] ?? ""),
+                hours: hours, horizonDays: Int(fields["horizonDays"] ?? ""),
                 maxMinutes: Int(fields["maxMinutes"] ?? ""),
                 checkInMinutes: (fields["checkInMinutes"] ?? "").isEmpty
                     ? nil : Int(fields["checkInMinutes"] ?? "") ?? 0)
@@ -80,9 +86,21 @@ struct BuildingsAdminRoutes {
                             "maxMinutes": String(building.policy.maxMinutes),
                             "checkInMinutes": building.policy.checkInMinutes.map(String.init) ?? "",
                         ]
+                    // The week as rows of times, from what was typed or what is set; the text when a day has two
+                    // periods or more.
+                    let week =
+                        mine?.fields["open0"] != nil
+                        ? (0..<7).map { (mine?.fields["open\($0)"] ?? "", mine?.fields["close\($0)"] ?? "") }
+                        : mine == nil ? building.policy.hours.week : nil
+                    let key = "b\(index)"
                     return .init(
-                        key: "b\(index)", name: building.name, rooms: building.rooms.joined(separator: ", "),
-                        form: FormValues(values: values.filter { $0.key != "csrf" }, errors: messages))
+                        key: key, name: building.name, rooms: building.rooms.joined(separator: ", "),
+                        form: FormValues(values: values.filter { $0.key != "csrf" }, errors: messages),
+                        days: (week ?? []).enumerated().map { day, times in
+                            .init(
+                                id: "\(key)-d\(day)", index: day, name: t.weekdayName(day), open: times.open,
+                                close: times.close)
+                        }, byText: week == nil)
                 })
         }
     }
@@ -110,5 +128,17 @@ struct BuildingsAdminPage {
         let name: String
         let rooms: String
         let form: FormValues
+        /// Monday to Sunday, an opening and a closing time each (empty: closed).
+        let days: [Day]
+        /// A day has two periods or more: the hours are written as text.
+        let byText: Bool
+    }
+
+    struct Day {
+        let id: String
+        let index: Int
+        let name: String
+        let open: String
+        let close: String
     }
 }

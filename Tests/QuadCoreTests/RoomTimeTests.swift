@@ -20,6 +20,22 @@ import Testing
 
     // MARK: Opening hours
 
+    @Test func openingHoursAreAWeekOfRowsOfTimesWhileEachDayHasOnePeriod() throws {
+        let closed = ("", "")
+        let hours = try OpeningHours(
+            week: Array(repeating: ("08:00", "20:00"), count: 5) + [("09:00", "00:00"), closed])
+        #expect(hours.description == "Mon-Fri 08:00-20:00; Sat 09:00-24:00")
+        #expect(hours.week?.map(\.open) == ["08:00", "08:00", "08:00", "08:00", "08:00", "09:00", ""])
+        #expect(hours.week?[5].close == "00:00")
+        #expect(try OpeningHours("Mon 08:00-12:00,13:00-18:00").week == nil)  // two periods: only text says it
+        #expect {
+            try OpeningHours(week: [("08:00", "")] + Array(repeating: closed, count: 6))
+        } throws: { ($0 as? ValidationFailure)?.errors.first?.message.hasPrefix("Mon: give both times") == true }
+        #expect(throws: ValidationFailure.self) {
+            try OpeningHours(week: [("20:00", "08:00")] + Array(repeating: closed, count: 6))
+        }
+    }
+
     @Test func openingHoursReadAndWriteAsPeopleWriteThem() throws {
         let hours = try OpeningHours("sat 09:00-13:00; Mon-Fri 08:00-12:00,13:00-20:00")
         #expect(hours.description == "Mon-Fri 08:00-12:00,13:00-20:00; Sat 09:00-13:00")

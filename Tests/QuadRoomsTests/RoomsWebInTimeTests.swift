@@ -132,7 +132,12 @@ import Testing
             let boss = try await Self.browser(app, "boss", role: .admin)
             let page = try await client.execute(uri: "/admin/rooms", method: .get, headers: boss) { $0 }
             #expect(page.status == .ok)
-            #expect(page.text.contains("North Hall") && page.text.contains("Mon-Fri 08:00-20:00"))
+            // The week as rows of times: Monday 08:00 to 20:00, Saturday closed.
+            #expect(page.text.contains("North Hall") && page.text.contains("Monday"))
+            #expect(
+                page.text.contains(#"name="open0" value="08:00""#)
+                    && page.text.contains(#"name="close4" value="20:00""#))
+            #expect(page.text.contains(#"name="open5" value="""#))
             let member = try await Self.browser(app, "kier")
             #expect(
                 try await client.execute(uri: "/admin/rooms", method: .get, headers: member) { $0.status } == .forbidden
@@ -154,6 +159,27 @@ import Testing
                 $0.text
             }
             #expect(saved.contains("North Hall&#39;s rules are saved."))  // the apostrophe, HTML-escaped
+
+            // Set with the rows: weekdays, a Saturday morning, Sunday closed; a close of 00:00 is midnight.
+            let rows = { (sundayOpens: String) in
+                (0..<7).map { day -> String in
+                    let (open, close) =
+                        day < 5 ? ("08%3A00", "20%3A00") : day == 5 ? ("09%3A00", "00%3A00") : (sundayOpens, "")
+                    return "open\(day)=\(open)&close\(day)=\(close)"
+                }.joined(separator: "&")
+            }
+            let week = try await Self.post(
+                client, "/admin/rooms/buildings",
+                "building=North+Hall&\(rows(""))&horizonDays=14&maxMinutes=120&checkInMinutes=", headers: boss)
+            #expect(week.status == .seeOther)
+            #expect(
+                try await app.features.rooms.policy("yana").hours.description == "Mon-Fri 08:00-20:00; Sat 09:00-24:00")
+            let half = try await Self.post(
+                client, "/admin/rooms/buildings",
+                "building=North+Hall&\(rows("10%3A00"))&horizonDays=14&maxMinutes=120&checkInMinutes=",
+                headers: boss)
+            #expect(half.status == .unprocessableContent && half.text.contains("Sun: give both times"))
+            #expect(half.text.contains(#"name="open6" value="10:00""#))
         }
     }
 

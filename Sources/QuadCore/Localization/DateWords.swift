@@ -12,4 +12,15 @@ extension Localizer {
         style.calendar = Calendar(identifier: .gregorian)
         return noon.formatted(style)
     }
+
+    /// "Monday" … "Sunday" / "Lundi" … "Dimanche" for 0 … 6 (ISO weekday less one), as a label begins.
+    public func weekdayName(_ index: Int) -> String {
+        let utc = TimeZone(identifier: "UTC")!
+        // 5 January 2026 is a Monday.
+        let noon = CampusClock(timeZone: utc).instant(LocalDate("2026-01-05")!.adding(days: index), LocalTime(hour: 12))
+        var style = Date.FormatStyle(locale: locale, timeZone: utc).weekday(.wide)
+        style.calendar = Calendar(identifier: .gregorian)
+        let name = noon.formatted(style)
+        return name.prefix(1).uppercased(with: locale) + name.dropFirst()
+    }
 }

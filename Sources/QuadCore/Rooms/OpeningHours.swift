@@ -102,6 +102,35 @@ public struct OpeningHours: Sendable, Equatable, Codable, CustomStringConvertibl
         self.init(days: days.map { $0 ?? [] })
     }
 
+    /// From a form's seven rows, Monday first: an opening and a closing time each (`HH:MM`; both empty: closed; a
+    /// close of `00:00`: midnight). Checked as the text is.
+    public init(week: [(open: String, close: String)]) throws(ValidationFailure) {
+        var parts: [String] = []
+        for (day, row) in week.prefix(7).enumerated() {
+            let (open, close) = (
+                row.open.trimmingCharacters(in: .whitespaces), row.close.trimmingCharacters(in: .whitespaces)
+            )
+            if open.isEmpty, close.isEmpty { continue }
+            guard !open.isEmpty, !close.isEmpty else {
+                throw ValidationFailure(
+                    field: "hours", message: "\(Self.dayNames[day]): give both times, or neither when it is closed.")
+            }
+            parts.append("\(Self.dayNames[day]) \(open)-\(close == "00:00" ? "24:00" : close)")
+        }
+        try self.init(parts.joined(separator: "; "))
+    }
+
+    /// The seven rows of a form (`HH:MM`, both empty when closed, midnight as `00:00`); nil when a day has more than
+    /// one period, which only the text can say.
+    public var week: [(open: String, close: String)]? {
+        guard days.allSatisfy({ $0.count <= 1 }) else { return nil }
+        return days.map { periods in
+            periods.first.map {
+                (Period.text($0.open), $0.close == 1440 ? "00:00" : Period.text($0.close))
+            } ?? ("", "")
+        }
+    }
+
     /// `Mon-Fri 08:00-20:00; Sat 09:00-13:00`: consecutive days with the same hours as one span.
     public var description: String {
         var parts: [String] = []
