@@ -93,6 +93,8 @@ struct RoomsFinderPage {
     let when: String?
     let start: String
     let minutes: Int
+    /// Signing in comes back to this question.
+    let signInPath: String
     let fitting: [Found]
     let others: [Found]
     let hasFitting: Bool
@@ -119,6 +121,8 @@ struct RoomsFinderPage {
         error = invalid ? t("rooms.find.invalid", ["max": String(Ask.maxPeople)]) : nil
         start = ask.start.description
         minutes = ask.minutes
+        let question = "/rooms?date=\(ask.date)&start=\(ask.start)&minutes=\(ask.minutes)&people=\(ask.people)"
+        signInPath = "/signin?next=" + (question.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")
         let range = ask.range(campus: campus)
         let when = range.map { RoomDayPage.when($0.start, $0.end, campus: campus, t: t) }
         self.when = when
