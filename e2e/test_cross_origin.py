@@ -136,6 +136,18 @@ def plan(server, ids: dict) -> list[dict]:
             "/admin/rooms/buildings",
             [("building", "Engineering"), ("hours", "Mon-Fri 07:00-21:00"), ("horizonDays", "7"), ("maxMinutes", "60")],
         ),
+        # A room added, changed and removed on the admin's pages.
+        form(
+            "/admin/rooms/new",
+            "/admin/rooms/new",
+            [("name", "Forged Room"), ("building", "North Hall"), ("capacity", "4"), ("spots", "4")],
+        ),
+        form(
+            "/admin/rooms/:roomId",
+            "/admin/rooms/forged-room",
+            [("name", "Forged Room"), ("building", "North Hall"), ("capacity", "6"), ("spots", "5")],
+        ),
+        form("/admin/rooms/:roomId/remove", "/admin/rooms/forged-room/remove", [("confirm", "1")]),
         api(
             "PUT /api/buildings/{building}",
             "/api/buildings/North%20Hall",
