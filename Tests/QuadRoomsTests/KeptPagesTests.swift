@@ -143,7 +143,11 @@ import Testing
             let booked = try await client.execute(uri: "/", method: .get, headers: kier)
             #expect(Self.keptAnswers(logs) == 1)
             #expect(booked.text.contains("Helmold"))
-            _ = try await client.execute(uri: "/", method: .get, headers: kier)
+            // Then kept again. (A page drawn while the booking's change is still landing is not kept, so the one after
+            // it may be drawn too: asked a few times, it is kept.)
+            for _ in 0..<3 where Self.keptAnswers(logs) < 2 {
+                _ = try await client.execute(uri: "/", method: .get, headers: kier)
+            }
             #expect(Self.keptAnswers(logs) == 2)
 
             // The next minute, the day is drawn again.
