@@ -143,6 +143,24 @@ def add_person(
     assert response.status in expected, f"creating {username}: {response.status} {response.text}"
 
 
+def set_building_rules(server: QuadServer, building: str, rules: dict) -> None:
+    """Sets a building's booking rules (hours, horizon, longest, check-in) as the admin, through the API."""
+    response = server.request(
+        f"/api/buildings/{urllib.parse.quote(building)}",
+        method="PUT",
+        headers={"Content-Type": "application/json"},
+        data=json.dumps(rules).encode(),
+        admin=True,
+    )
+    assert response.status == 200, response.text
+
+
+def my_bookings(server: QuadServer, person: str) -> list:
+    """`person`'s bookings, as `GET /api/me/bookings` lists them."""
+    headers = {"Authorization": f"Bearer {account_token(server, person)}"}
+    return server.request("/api/me/bookings", headers=headers).json()["bookings"]
+
+
 def password_of(server: QuadServer, username: str) -> str:
     """The password of a demo person, or of the admin account, from the lines the server printed once."""
     if username == "admin":

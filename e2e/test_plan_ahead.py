@@ -5,13 +5,12 @@ rooms, its clock on a Tuesday at 09:50 on the campus; North Hall opens weekdays 
 """
 
 import datetime as dt
-import json
 
 import pytest
 from selenium.webdriver.support.ui import Select
 
 from conftest import MELBOURNE, PHONE, melbourne
-from helpers import account_token, one, shown, sign_in_as, text_of, wait_for
+from helpers import my_bookings, one, set_building_rules, shown, sign_in_as, text_of, wait_for
 
 NORTH_HALL = {"hours": "Mon-Fri 08:00-20:00", "horizonDays": 56, "maxMinutes": 240, "checkInMinutes": None}
 
@@ -19,14 +18,7 @@ NORTH_HALL = {"hours": "Mon-Fri 08:00-20:00", "horizonDays": 56, "maxMinutes": 2
 @pytest.fixture
 def server(quad_server_factory):
     server = quad_server_factory(demo=True, now=melbourne("09:50", day="tuesday"))
-    response = server.request(
-        "/api/buildings/North%20Hall",
-        method="PUT",
-        headers={"Content-Type": "application/json"},
-        data=json.dumps(NORTH_HALL).encode(),
-        admin=True,
-    )
-    assert response.status == 200, response.text
+    set_building_rules(server, "North Hall", NORTH_HALL)
     return server
 
 
@@ -39,11 +31,6 @@ def at(day: dt.date, time: str) -> str:
     hour, minute = (int(part) for part in time.split(":"))
     instant = dt.datetime(day.year, day.month, day.day, hour, minute, tzinfo=MELBOURNE).astimezone(dt.UTC)
     return instant.strftime("%Y-%m-%dT%H:%M:%SZ")
-
-
-def my_bookings(server, person: str) -> list:
-    headers = {"Authorization": f"Bearer {account_token(server, person)}"}
-    return server.request("/api/me/bookings", headers=headers).json()["bookings"]
 
 
 def pick_date(driver, selector: str, day: dt.date) -> None:

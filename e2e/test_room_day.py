@@ -12,7 +12,18 @@ import json
 import pytest
 
 from conftest import MELBOURNE, melbourne, test_now
-from helpers import account_token, bearer, follow_clock, one, shown, sign_in_as, text_of, wait_for
+from helpers import (
+    account_token,
+    bearer,
+    follow_clock,
+    my_bookings,
+    one,
+    set_building_rules,
+    shown,
+    sign_in_as,
+    text_of,
+    wait_for,
+)
 
 NORTH_HALL = {"hours": "Mon-Fri 08:00-20:00", "horizonDays": 56, "maxMinutes": 240, "checkInMinutes": 10}
 
@@ -20,14 +31,7 @@ NORTH_HALL = {"hours": "Mon-Fri 08:00-20:00", "horizonDays": 56, "maxMinutes": 2
 @pytest.fixture
 def day_server(quad_server_factory):
     server = quad_server_factory(demo=True, now=melbourne("09:50", day="tuesday"))
-    response = server.request(
-        "/api/buildings/North%20Hall",
-        method="PUT",
-        headers={"Content-Type": "application/json"},
-        data=json.dumps(NORTH_HALL).encode(),
-        admin=True,
-    )
-    assert response.status == 200, response.text
+    set_building_rules(server, "North Hall", NORTH_HALL)
     return server
 
 
@@ -45,11 +49,6 @@ def api_book(server, room: str, person: str, start: str, minutes: int = 30) -> d
     response = server.request(f"/api/rooms/{room}/bookings", method="POST", headers=headers, data=body)
     assert response.status == 201, response.text
     return response.json()["booking"]
-
-
-def my_bookings(server, person: str) -> list:
-    headers = {"Authorization": f"Bearer {account_token(server, person)}"}
-    return server.request("/api/me/bookings", headers=headers).json()["bookings"]
 
 
 def slot_text(driver, time: str) -> str:
