@@ -29,6 +29,9 @@ let package = Package(
         .package(url: "https://github.com/vapor/postgres-kit", from: "2.17.0"),
         .package(url: "https://github.com/jpsim/Yams", "5.0.0"..<"7.0.0"),
         .package(url: "https://github.com/adam-fowler/compress-nio", from: "1.5.0"),
+        // Mail: an SMTP client of Quad's own on SwiftNIO and its TLS (no SMTP client package is available here).
+        .package(url: "https://github.com/apple/swift-nio", from: "2.81.0"),
+        .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.29.0"),
     ],
     targets: [
         // Domain models, rules and wire formats: Foundation only, shared by server, kit and CLI.
@@ -45,7 +48,7 @@ let package = Package(
         .target(
             name: "QuadPlatform",
             dependencies: [
-                "QuadCore", "QuadAPI",
+                "QuadCore", "QuadAPI", "QuadMail",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Mustache", package: "swift-mustache"),
@@ -97,6 +100,15 @@ let package = Package(
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "SQLKit", package: "sql-kit"),
             ]),
+        // Mail on the wire: a message rendered as MIME (text, HTML, a calendar invitation) and handed to the operator's
+        // relay over SMTP (STARTTLS or TLS, AUTH). No I/O of Quad's own: the outbox that calls it is the platform's.
+        .target(
+            name: "QuadMail",
+            dependencies: [
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            ]),
         // Composes the platform and the features into one application; no feature logic of its own.
         .target(
             name: "QuadServer",
@@ -143,6 +155,8 @@ let package = Package(
             ],
             path: "Tests/QuadTestSupport"),
         .testTarget(name: "QuadCoreTests", dependencies: ["QuadCore"]),
+        // The SMTP client against a real SMTP server (aiosmtpd, started by the tests: e2e/smtp_sink.py).
+        .testTarget(name: "QuadMailTests", dependencies: ["QuadMail", "QuadTestSupport"]),
         // The kit and the command line (its terminal rendering included) against a real Quad listening on a free
         // port (so URLSession is exercised).
         .testTarget(
@@ -156,7 +170,7 @@ let package = Package(
             ]
         ),
         // One test target per module; each drives a composed Quad (`TestApp`) and reads its module's internals.
-        moduleTests("QuadPlatformTests", []),
+        moduleTests("QuadPlatformTests", ["QuadMail"]),
         moduleTests("QuadRoomsTests", ["QuadRooms", "QuadWaitingLines"]),
         // Their tests sign people in through Accounts (and the Library's pages show the Timetable's campus time).
         moduleTests("QuadSpecialsTests", ["QuadSpecials", "QuadAccounts"]),

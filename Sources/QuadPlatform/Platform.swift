@@ -1,5 +1,7 @@
+import Foundation
 import Logging
 import QuadCore
+import QuadMail
 
 /// What every feature shares: the store, events, admin access, images and the web shell.
 public struct Platform: Sendable {
@@ -8,6 +10,10 @@ public struct Platform: Sendable {
     public let events: EventHub
     public let admin: AdminAuth
     public let images: ImageStore
+    /// Mail waiting to go, and what went.
+    package let outbox: Outbox
+    /// Takes the outbox's mail to the relay; nil when no relay is set (`QUAD_SMTP_URL`).
+    package let courier: MailCourier?
     package let idempotency: IdempotencyStore
     /// Shared by the router's middleware and the fast path, so a client has one budget.
     let rateLimiter: RateLimiter?
@@ -33,11 +39,14 @@ public struct Platform: Sendable {
         let admin = try await AdminAuth.setUp(configured: configuration.adminToken, database: database) { token in
             announce("Admin token (shown once, only its hash is kept): \(token)")
         }
+        let outbox = Outbox(database: database, clock: configuration.clock)
+        let courier = Self.courier(configuration, outbox: outbox, logger: logger)
         let events = EventHub(
             database: database, capacity: configuration.eventBufferSize, clock: configuration.clock, logger: logger)
         let platform = Platform(
             configuration: configuration, database: database, events: events,
             admin: admin, images: ImageStore(database: database, clock: configuration.clock),
+            outbox: outbox, courier: courier,
             idempotency: IdempotencyStore(database: database, clock: configuration.clock),
             rateLimiter: configuration.rateLimit > 0
                 ? RateLimiter(rate: configuration.rateLimit, burst: configuration.rateBurst, clock: configuration.clock)
@@ -50,8 +59,20 @@ public struct Platform: Sendable {
         return (platform, fresh)
     }
 
+    /// A courier for the relay the configuration names (it needs the public address for its greeting).
+    static func courier(_ configuration: ServerConfiguration, outbox: Outbox, logger: Logger) -> MailCourier? {
+        guard let relay = configuration.smtpRelay, let publicURL = configuration.publicURL,
+            let host = URLComponents(string: publicURL)?.host
+        else { return nil }
+        logger.info("Mail goes through \(relay.description)")
+        return MailCourier(
+            outbox: outbox,
+            client: SMTPClient(relay: relay, extraTrustRoots: configuration.smtpTrustedCertificates, heloName: host),
+            logger: logger)
+    }
+
     /// The platform's own tables; features number theirs from 100 (Rooms), 200, 300, 400, 500
-    /// (and 6, the waiting lines' engine's, from when it was the platform's).
+    /// (and 6 and 7, the waiting lines' engine's: 6 from when it was the platform's; 8 is the mail outbox's).
     package static let migrations: [Migration] = [
         Migration(id: 1, name: "events sequence") { sql, engine in
             if engine == .postgres { try await sql.raw("CREATE SEQUENCE quad_event_ids").run() }
@@ -60,5 +81,6 @@ public struct Platform: Sendable {
         IdempotencyStore.migration,
         ImageStore.migration,
         IdempotencyStore.forgetSecrets,
+        Outbox.migration,
     ]
 }

@@ -3,6 +3,7 @@ import Foundation
 import Logging
 import NIOCore
 import QuadCore
+import QuadMail
 
 /// Everything an operator can set, from flags, then the environment, then defaults.
 public struct ServerConfiguration: Sendable {
@@ -49,6 +50,15 @@ public struct ServerConfiguration: Sendable {
     /// The one clock every feature, store and background service reads. `SystemClock` in production; tests
     /// inject theirs, and `quad serve` in testing mode starts one at `QUAD_NOW`.
     public var clock: any QuadClock = SystemClock()
+    /// Where mail goes (`QUAD_SMTP_URL`); nil: Quad sends no mail.
+    public var smtpRelay: SMTPRelay?
+    /// Who mail is from (`QUAD_MAIL_FROM`), needed with a relay.
+    public var mailFrom: MailAddress?
+    /// A PEM file of certificates to trust for the relay besides the system's (`QUAD_SMTP_CA_FILE`).
+    public var smtpTrustedCertificates: String?
+    /// How people reach Quad (`QUAD_PUBLIC_URL`, `https://quad.campus.example`): the links in mail. Nil: worked out
+    /// per request, and no mail.
+    public var publicURL: String?
     /// `QUAD_TESTING=on`: allows the settings that only tests may use (`QUAD_NOW`), so that none of them can be
     /// switched on by accident in production.
     public var testing = false
@@ -173,6 +183,7 @@ public struct ServerConfiguration: Sendable {
         if let value = try count(.headTimeout, 1...300, "seconds") { headTimeoutSeconds = value }
         if let value = try count(.idleTimeout, 1...3600, "seconds") { idleTimeoutSeconds = value }
         if let value = try parse(.testing, "on or off", Self.parseSwitch) { testing = value }
+        try readMail(raw: raw, parse: parse)
         if let start = try parse(
             .now, "an ISO 8601 instant such as 2026-11-24T16:30:00Z", { try? Date($0, strategy: .iso8601) })
         {
@@ -191,6 +202,62 @@ public struct ServerConfiguration: Sendable {
         guard environment[Setting.now.variable]?.isEmpty == false else { return nil }
         let names = [Setting.now.variable, Setting.testing.variable]
         return try ServerConfiguration(environment: environment.filter { names.contains($0.key) }).clock
+    }
+
+    /// The mail settings: a relay needs a sender and a public address (mail's links lead there).
+    private mutating func readMail(
+        raw: (Setting) -> (value: String, name: String)?,
+        parse: (Setting, String, (String) -> String?) throws -> String?
+    ) throws {
+        if let (value, name) = raw(.smtpURL) {
+            do {
+                smtpRelay = try SMTPRelay(url: value)
+            } catch {
+                // The message never repeats the URL: it may hold a password.
+                throw ConfigurationError(setting: name, message: error.description)
+            }
+        }
+        if let value = try parse(
+            .mailFrom, "an address such as Quad <quad@campus.example>",
+            { value in
+                Self.parseMailAddress(value).map { _ in value }
+            })
+        {
+            mailFrom = Self.parseMailAddress(value)
+        }
+        smtpTrustedCertificates = try parse(.smtpCA, "a readable PEM file of certificates") { path in
+            FileManager.default.isReadableFile(atPath: path) ? path : nil
+        }
+        publicURL = try parse(.publicURL, "an address such as https://quad.campus.example (no path)") { value in
+            guard let url = URLComponents(string: value), ["http", "https"].contains(url.scheme?.lowercased() ?? ""),
+                url.host?.isEmpty == false, url.path.isEmpty || url.path == "/", url.query == nil, url.user == nil
+            else { return nil }
+            return value.hasSuffix("/") ? String(value.dropLast()) : value
+        }
+        if smtpRelay != nil {
+            for (setting, missing) in [(Setting.mailFrom, mailFrom == nil), (.publicURL, publicURL == nil)]
+            where missing {
+                throw ConfigurationError(
+                    setting: setting.variable,
+                    message: "it is needed with QUAD_SMTP_URL (mail says who it is from and links to Quad)")
+            }
+        }
+    }
+
+    /// `quad@campus.example` or `Quad <quad@campus.example>`: one address, nothing that could make it two.
+    static func parseMailAddress(_ value: String) -> MailAddress? {
+        var name: String?
+        var address = value
+        if let open = value.lastIndex(of: "<"), value.hasSuffix(">") {
+            name = value[..<open].trimmingCharacters(in: .whitespaces)
+            address = String(value[value.index(after: open)..<value.index(before: value.endIndex)])
+        }
+        let parts = address.split(separator: "@", omittingEmptySubsequences: false)
+        guard parts.count == 2, !parts[0].isEmpty, parts[1].contains("."),
+            !address.contains(where: { $0.isWhitespace || "<>,;\"\\".contains($0) || !$0.isASCII }),
+            name.map({ !$0.contains(where: { "<>\"\r\n".contains($0) }) }) ?? true
+        else { return nil }
+        return MailAddress(address, name: name?.isEmpty == true ? nil : name)
     }
 
     /// `off`, or IP addresses (`127.0.0.1, ::1`), each written as the socket reports it.
@@ -214,6 +281,7 @@ public struct ServerConfiguration: Sendable {
         case hostname, port, database, logLevel, adminToken, demo, rateLimit, rateBurst, eventHeartbeat
         case refreshSeconds, trustProxy, webDirectory, signup, loanDays, roomOfferMinutes, bookOfferHours
         case maxConnections, maxConnectionsPerClient, headTimeout, idleTimeout
+        case smtpURL, mailFrom, smtpCA, publicURL
         /// Gone (replaced by personal app links): setting it is refused with a message saying so.
         case legacyAPI
         /// Testing only: `QUAD_TESTING` allows `QUAD_NOW` (the instant the server's clock starts at).
@@ -229,7 +297,7 @@ public struct ServerConfiguration: Sendable {
             case .now: "--now"
             case .adminToken, .rateLimit, .rateBurst, .eventHeartbeat, .refreshSeconds, .legacyAPI, .trustProxy,
                 .webDirectory, .signup, .loanDays, .roomOfferMinutes, .bookOfferHours, .testing, .maxConnections,
-                .maxConnectionsPerClient, .headTimeout, .idleTimeout:
+                .maxConnectionsPerClient, .headTimeout, .idleTimeout, .smtpURL, .mailFrom, .smtpCA, .publicURL:
                 nil
             }
         }
@@ -257,6 +325,10 @@ public struct ServerConfiguration: Sendable {
             case .maxConnectionsPerClient: "QUAD_MAX_CONNECTIONS_PER_CLIENT"
             case .headTimeout: "QUAD_HEAD_TIMEOUT"
             case .idleTimeout: "QUAD_IDLE_TIMEOUT"
+            case .smtpURL: "QUAD_SMTP_URL"
+            case .mailFrom: "QUAD_MAIL_FROM"
+            case .smtpCA: "QUAD_SMTP_CA_FILE"
+            case .publicURL: "QUAD_PUBLIC_URL"
             case .testing: "QUAD_TESTING"
             case .now: "QUAD_NOW"
             }
@@ -333,5 +405,5 @@ extension ServerConfiguration.Setting {
     /// spells back as the variable's name.
     var key: ConfigKey { ConfigKey(variable.lowercased().split(separator: "_").map(String.init)) }
 
-    var isSecret: Bool { self == .adminToken || self == .database }
+    var isSecret: Bool { self == .adminToken || self == .database || self == .smtpURL }
 }

@@ -67,7 +67,8 @@ package struct Quad {
         return Quad(
             router: try await buildRouter(platform, features: features.all, people: features.accounts, extra: extra),
             server: .quad(platform, features: features.all, people: features.accounts),
-            services: [platform.events, platform.idempotency] + features.all.flatMap(\.services))
+            services: [platform.events, platform.idempotency] + (platform.courier.map { [$0] } ?? [])
+                + features.all.flatMap(\.services))
     }
 }
 
@@ -90,8 +91,11 @@ package struct Features: Sendable {
     package let waiting: Waiting
     package let today: TodayFeature
 
-    /// In the order the navigation shows them (and their demo data is loaded: people before their loans).
+    /// In the order the navigation shows them.
     package var all: [any Feature] { [rooms, accounts, specials, library, timetable, waiting, today] }
+    /// In the order their demo data is loaded: the campus's time zone (the Timetable's) before the rooms' bookings
+    /// made at its times, and people before their loans.
+    var demoOrder: [any Feature] { [timetable, accounts, rooms, specials, library, waiting, today] }
 
     static let types: [any Feature.Type] = [
         Rooms.self, Accounts.self, Specials.self, Library.self, Timetable.self, Waiting.self, TodayFeature.self,
@@ -128,7 +132,7 @@ package struct Features: Sendable {
         try await features.accounts.ensureAdmin(announce: announce)
         if isNew && configuration.loadDemoData {
             logger.info("New database: loading demo data")
-            for feature in features.all { try await feature.loadDemoData(announce: announce) }
+            for feature in features.demoOrder { try await feature.loadDemoData(announce: announce) }
         }
         return features
     }

@@ -1,3 +1,4 @@
+import QuadMail
 import QuadTestSupport
 import Testing
 
@@ -55,6 +56,39 @@ import Testing
             try ServerConfiguration(environment: ["QUAD_RATE_LIMIT": "-1"])
         }
         #expect(error?.description.hasPrefix("Invalid QUAD_RATE_LIMIT:") == true)
+    }
+
+    /// Mail: a relay with its sender and Quad's public address; an error that names the setting, never the
+    /// password; a relay alone is refused (mail must say who it is from, and its links where Quad is).
+    @Test func mailSettingsAreReadTogether() throws {
+        let mail = try ServerConfiguration(environment: [
+            "QUAD_SMTP_URL": "smtp://quad:p%40ss@mail.campus.example:587",
+            "QUAD_MAIL_FROM": "Quad <quad@campus.example>",
+            "QUAD_PUBLIC_URL": "https://quad.campus.example/",
+        ])
+        #expect(mail.smtpRelay?.password == "p@ss" && mail.smtpRelay?.security == .startTLS)
+        #expect(mail.mailFrom == MailAddress("quad@campus.example", name: "Quad"))
+        #expect(mail.publicURL == "https://quad.campus.example")
+        #expect(try ServerConfiguration(environment: [:]).smtpRelay == nil)
+
+        let bad = try #require(throws: ConfigurationError.self) {
+            try ServerConfiguration(environment: ["QUAD_SMTP_URL": "ftp://quad:hunter22@mail.campus.example"])
+        }
+        #expect(bad.setting == "QUAD_SMTP_URL" && !bad.description.contains("hunter22"))
+        let alone = try #require(throws: ConfigurationError.self) {
+            try ServerConfiguration(environment: ["QUAD_SMTP_URL": "smtp://localhost:25"])
+        }
+        #expect(alone.setting == "QUAD_MAIL_FROM")
+        for from in [
+            "quad", "a@b@c.example", "Quad <quad@campus.example>, eve@evil.example", "quad@campus.example\r\nBcc: x",
+        ] {
+            #expect(throws: ConfigurationError.self, "\(from)") {
+                try ServerConfiguration(environment: ["QUAD_MAIL_FROM": from])
+            }
+        }
+        #expect(throws: ConfigurationError.self) {
+            try ServerConfiguration(environment: ["QUAD_PUBLIC_URL": "https://quad.campus.example/app?x=1"])
+        }
     }
 
     @Test func databaseLocationsParse() {

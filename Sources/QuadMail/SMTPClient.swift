@@ -1,0 +1,246 @@
+import Foundation
+import NIOCore
+import NIOPosix
+import NIOSSL
+
+/// Hands one message to the operator's relay over SMTP (RFC 5321): the greeting, EHLO, STARTTLS or TLS from the
+/// start, AUTH PLAIN or LOGIN, the envelope, and the message dot-stuffed. Written here because no SMTP client is among
+/// the Swift packages available; it covers only what a relay needs (no pipelining, no mail exchangers: the relay
+/// delivers). Every failure says whether to try again later (`SMTPFailure.temporary`) or to give up.
+public struct SMTPClient: Sendable {
+    public let relay: SMTPRelay
+    let tls: TLSConfiguration
+    /// Said in EHLO: the public address's host.
+    let heloName: String
+    let group: any EventLoopGroup
+    /// Longest wait for any one reply (and for the connection).
+    let timeout: TimeAmount
+
+    /// `extraTrustRoots`: a PEM file of certificates trusted besides the system's (a relay with a private CA).
+    public init(
+        relay: SMTPRelay, extraTrustRoots: String? = nil, heloName: String,
+        group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton, timeout: TimeAmount = .seconds(30)
+    ) {
+        var tls = TLSConfiguration.makeClientConfiguration()
+        if let extraTrustRoots { tls.additionalTrustRoots = [.file(extraTrustRoots)] }
+        self.relay = relay
+        self.tls = tls
+        self.heloName = heloName
+        self.group = group
+        self.timeout = timeout
+    }
+
+    /// Sends `message` (its headers and body, lines ended by CRLF) from `sender` to each of `recipients`.
+    public func send(from sender: String, to recipients: [String], message: [UInt8]) async throws(SMTPFailure) {
+        // An address that could end a command early, or be two, is refused before a byte is sent.
+        for address in [sender] + recipients where address.contains(where: { "\r\n<> ".contains($0) }) {
+            throw .permanent("not an address the envelope can carry")
+        }
+        guard !recipients.isEmpty else { throw .permanent("no recipient") }
+        do {
+            try await deliver(from: sender, to: recipients, message: message)
+        } catch let failure as SMTPFailure {
+            throw failure
+        } catch {
+            // Refused, reset, timed out, or TLS that did not verify: the relay or the way to it, for now.
+            throw .temporary("\(relay.description): \(error)")
+        }
+    }
+
+    private func deliver(from sender: String, to recipients: [String], message: [UInt8]) async throws {
+        let context = try NIOSSLContext(configuration: tls)
+        // An IP address is not a name a certificate is checked against (nor sent as SNI).
+        let serverName = Self.isIPAddress(relay.host) ? nil : relay.host
+        let secureFromStart = relay.security == .tls
+        let timeout = self.timeout
+        let channel = try await ClientBootstrap(group: group)
+            .connectTimeout(timeout)
+            .connect(host: relay.host, port: relay.port) { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    let handlers = channel.pipeline.syncOperations
+                    if secureFromStart {
+                        try handlers.addHandler(try NIOSSLClientHandler(context: context, serverHostname: serverName))
+                    }
+                    try handlers.addHandler(IdleStateHandler(readTimeout: timeout))
+                    try handlers.addHandler(CloseWhenIdle())
+                    try handlers.addHandler(ByteToMessageHandler(SMTPReplyDecoder()))
+                    return try NIOAsyncChannel<SMTPReply, ByteBuffer>(wrappingChannelSynchronously: channel)
+                }
+            }
+        try await channel.executeThenClose { inbound, outbound in
+            var replies = inbound.makeAsyncIterator()
+            func reply(_ expected: Set<Int>, to what: String) async throws -> SMTPReply {
+                guard let reply = try await replies.next() else {
+                    throw SMTPFailure.temporary("\(relay.description) closed the connection (\(what))")
+                }
+                guard expected.contains(reply.code) else { throw SMTPFailure(reply, to: what) }
+                return reply
+            }
+            func command(_ line: String, _ expected: Set<Int>, what: String? = nil) async throws -> SMTPReply {
+                try await outbound.write(ByteBuffer(string: line + "\r\n"))
+                return try await reply(expected, to: what ?? String(line.prefix(while: { $0 != " " })))
+            }
+
+            _ = try await reply([220], to: "greeting")
+            var hello = try await command("EHLO \(heloName)", [250])
+            if relay.security != .tls {
+                if hello.offers("STARTTLS") {
+                    _ = try await command("STARTTLS", [220])
+                    // TLS goes first in the pipeline, beneath the replies; made on the connection's own thread.
+                    let connection = channel.channel
+                    try await connection.eventLoop.submit {
+                        try connection.pipeline.syncOperations.addHandler(
+                            try NIOSSLClientHandler(context: context, serverHostname: serverName), position: .first)
+                    }.get()
+                    // What was said before TLS counts for nothing (RFC 3207): hello again.
+                    hello = try await command("EHLO \(heloName)", [250])
+                } else if relay.security == .startTLS {
+                    throw SMTPFailure.temporary(
+                        "\(relay.description) does not offer STARTTLS: the password is not sent in the clear")
+                }
+            }
+            if let username = relay.username, let password = relay.password {
+                do {
+                    if hello.offers("AUTH", "PLAIN") || !hello.offers("AUTH", "LOGIN") {
+                        let secret = Data("\0\(username)\0\(password)".utf8).base64EncodedString()
+                        _ = try await command("AUTH PLAIN \(secret)", [235], what: "AUTH")
+                    } else {
+                        _ = try await command("AUTH LOGIN", [334], what: "AUTH")
+                        _ = try await command(Data(username.utf8).base64EncodedString(), [334], what: "AUTH")
+                        _ = try await command(Data(password.utf8).base64EncodedString(), [235], what: "AUTH")
+                    }
+                } catch SMTPFailure.permanent(let why) {
+                    // The operator's setting, not the message: it waits until the setting is right.
+                    throw SMTPFailure.temporary("the relay refused the user name or password (\(why))")
+                }
+            }
+            // Raw UTF-8 in headers (a name in an address) needs SMTPUTF8; 8-bit bodies need 8BITMIME.
+            var parameters = ""
+            if hello.offers("8BITMIME") { parameters += " BODY=8BITMIME" }
+            if hello.offers("SMTPUTF8") && !(sender + recipients.joined()).allSatisfy(\.isASCII) {
+                parameters += " SMTPUTF8"
+            }
+            _ = try await command("MAIL FROM:<\(sender)>\(parameters)", [250], what: "MAIL FROM")
+            for recipient in recipients {
+                _ = try await command("RCPT TO:<\(recipient)>", [250, 251], what: "RCPT TO")
+            }
+            _ = try await command("DATA", [354])
+            try await outbound.write(ByteBuffer(bytes: Self.dotStuffed(message)))
+            _ = try await reply([250], to: "the message")
+            // Sent: a QUIT that goes wrong changes nothing.
+            _ = try? await command("QUIT", [221])
+        }
+    }
+
+    /// The message as DATA sends it: a line starting with "." gets one more (RFC 5321 4.5.2), lines end with CRLF,
+    /// and a line holding a single "." ends it.
+    static func dotStuffed(_ message: [UInt8]) -> [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(message.count + 64)
+        var atLineStart = true
+        var previous: UInt8 = 0
+        for byte in message {
+            if atLineStart && byte == UInt8(ascii: ".") { out.append(byte) }
+            // A bare LF becomes CRLF: the relay may refuse a bare one.
+            if byte == UInt8(ascii: "\n") && previous != UInt8(ascii: "\r") { out.append(UInt8(ascii: "\r")) }
+            out.append(byte)
+            atLineStart = byte == UInt8(ascii: "\n")
+            previous = byte
+        }
+        if !atLineStart { out += Array("\r\n".utf8) }
+        out += Array(".\r\n".utf8)
+        return out
+    }
+
+    static func isIPAddress(_ host: String) -> Bool {
+        (try? SocketAddress(ipAddress: host, port: 0)) != nil
+    }
+}
+
+/// Why a message was not handed over: for now (try again later) or for good.
+public enum SMTPFailure: Error, Sendable, Equatable, CustomStringConvertible {
+    /// A 4xx reply, a connection refused, lost or timed out, TLS that failed: the relay or the way to it.
+    case temporary(String)
+    /// A 5xx reply: the relay refuses this sender, recipient or message, and will again.
+    case permanent(String)
+
+    init(_ reply: SMTPReply, to what: String) {
+        let said = "\(what): \(reply.code) \(reply.text)"
+        self = (500..<600).contains(reply.code) ? .permanent(said) : .temporary(said)
+    }
+
+    public var description: String {
+        switch self {
+        case .temporary(let why): "temporary: \(why)"
+        case .permanent(let why): "permanent: \(why)"
+        }
+    }
+}
+
+/// One reply of the relay: its code and its lines' text ("250-PIPELINING", "250 8BITMIME" is one reply of two).
+public struct SMTPReply: Sendable, Equatable {
+    public var code: Int
+    public var lines: [String]
+
+    var text: String { lines.joined(separator: " / ") }
+
+    /// Whether an EHLO reply names `keyword` (and, for AUTH, that mechanism among its words).
+    func offers(_ keyword: String, _ word: String? = nil) -> Bool {
+        lines.contains { line in
+            let words = line.uppercased().split(separator: " ")
+            guard words.first == Substring(keyword) else { return false }
+            return word.map { words.dropFirst().contains(Substring($0)) } ?? true
+        }
+    }
+}
+
+/// Turns the relay's bytes into replies: a line is `CODE-text` while more follow and `CODE text` (or `CODE`) at the
+/// end. A line longer than RFC 5321 allows (512), or one that is not a reply, ends the connection.
+struct SMTPReplyDecoder: ByteToMessageDecoder {
+    typealias InboundOut = SMTPReply
+    static let maxLine = 4096
+    private var lines: [String] = []
+
+    mutating func decode(context: ChannelHandlerContext, buffer: inout ByteBuffer) throws -> DecodingState {
+        guard let end = buffer.readableBytesView.firstIndex(of: UInt8(ascii: "\n")) else {
+            if buffer.readableBytes > Self.maxLine { throw SMTPFailure.temporary("a reply line too long") }
+            return .needMoreData
+        }
+        let length = end - buffer.readerIndex
+        var line = buffer.readString(length: length) ?? ""
+        buffer.moveReaderIndex(forwardBy: 1)
+        if line.hasSuffix("\r") { line.removeLast() }
+        let bytes = Array(line.utf8)
+        guard bytes.count >= 3, let code = Int(String(decoding: bytes[0..<3], as: UTF8.self)),
+            (100..<600).contains(code)
+        else { throw SMTPFailure.temporary("not an SMTP reply: \(line.prefix(80))") }
+        let more = bytes.count > 3 && bytes[3] == UInt8(ascii: "-")
+        lines.append(bytes.count > 4 ? String(decoding: bytes[4...], as: UTF8.self) : "")
+        if !more {
+            context.fireChannelRead(wrapInboundOut(SMTPReply(code: code, lines: lines)))
+            lines = []
+        }
+        return .continue
+    }
+
+    mutating func decodeLast(
+        context: ChannelHandlerContext, buffer: inout ByteBuffer, seenEOF: Bool
+    ) throws -> DecodingState {
+        while try decode(context: context, buffer: &buffer) == .continue {}
+        return .needMoreData
+    }
+}
+
+/// Closes the connection when the relay says nothing for the read timeout: the reply being waited for then ends in a
+/// temporary failure rather than a wait without end.
+final class CloseWhenIdle: ChannelInboundHandler, Sendable {
+    typealias InboundIn = ByteBuffer
+
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        if event is IdleStateHandler.IdleStateEvent {
+            context.close(promise: nil)
+        } else {
+            context.fireUserInboundEventTriggered(event)
+        }
+    }
+}

@@ -1,0 +1,188 @@
+import Foundation
+import QuadCore
+import QuadMail
+import SQLKit
+
+/// Mail waiting to go, and the record of what went (table `mail_outbox`). A message is written in the transaction of
+/// the change that causes it (so a crash never loses one, nor sends one for a change that rolled back), then handed to
+/// the relay by `MailCourier`, on every instance, each message claimed by one at a time.
+package struct Outbox: Sendable {
+    package let database: Database
+    package let clock: any QuadClock
+
+    package init(database: Database, clock: any QuadClock) {
+        self.database = database
+        self.clock = clock
+    }
+
+    /// A claim lasts this long: an instance that stops while sending leaves the message to another after it.
+    static let claim: TimeInterval = 300
+    /// A message the relay keeps putting off is given up after this long.
+    static let giveUpAfter: TimeInterval = 3 * 86400
+    /// What was sent is kept this long for the person's record, then forgotten.
+    static let kept: TimeInterval = 90 * 86400
+
+    package static let migration = Migration(
+        id: 8, name: "mail outbox",
+        statements: [
+            """
+            CREATE TABLE mail_outbox (
+                id TEXT PRIMARY KEY, owner TEXT, kind TEXT NOT NULL, recipient TEXT NOT NULL, sender TEXT NOT NULL,
+                subject TEXT NOT NULL, message TEXT NOT NULL, created_at TEXT NOT NULL, due_at BIGINT NOT NULL,
+                tries INTEGER NOT NULL DEFAULT 0,
+                state TEXT NOT NULL DEFAULT 'pending' CHECK (state IN ('pending', 'sent', 'failed')),
+                claimed_until BIGINT, sent_at TEXT, error TEXT)
+            """,
+            "CREATE INDEX mail_outbox_due ON mail_outbox (state, due_at)",
+            "CREATE INDEX mail_outbox_owner ON mail_outbox (owner, created_at)",
+        ])
+
+    /// A message's id, also its `Message-ID`'s left part: random, so it says nothing of what it carries.
+    package static func newId() -> String { SecureRandom.identifier(byteCount: 16) }
+
+    /// Inside the caller's transaction: `message` is to go (its `messageID` made from `id`). `owner` is the person it
+    /// is for, for their record; `kind` what it is about (`offer`, `bookingMade`…).
+    package func enqueue(
+        _ message: MailMessage, id: String, kind: String, owner: String?, _ sql: any SQLDatabase
+    ) async throws {
+        let now = clock.now
+        try await sql.raw(
+            """
+            INSERT INTO mail_outbox (id, owner, kind, recipient, sender, subject, message, created_at, due_at)
+            VALUES (\(bind: id), \(bind: owner), \(bind: kind), \(bind: message.to.address),
+                    \(bind: message.from.address), \(bind: message.subject),
+                    \(bind: String(decoding: message.rendered(), as: UTF8.self)), \(bind: Timestamp.string(now)),
+                    \(bind: Int64(now.timeIntervalSince1970)))
+            """
+        ).run()
+    }
+
+    /// One message claimed for sending.
+    package struct Claimed: Sendable, Equatable {
+        package var id: String
+        package var sender: String
+        package var recipient: String
+        package var message: [UInt8]
+        package var tries: Int
+        package var createdAt: Date
+    }
+
+    /// Claims up to `limit` messages due now that nobody holds, for `claim` seconds: on PostgreSQL rows another
+    /// instance is claiming are skipped (`SKIP LOCKED`); SQLite has one writer.
+    package func claim(limit: Int) async throws -> [Claimed] {
+        let now = Int64(clock.now.timeIntervalSince1970)
+        let skip = database.engine == .postgres ? " FOR UPDATE SKIP LOCKED" : ""
+        return try await database.transaction { sql in
+            try await sql.raw(
+                """
+                UPDATE mail_outbox SET claimed_until = \(bind: now + Int64(Self.claim))
+                WHERE id IN (
+                    SELECT id FROM mail_outbox
+                    WHERE state = 'pending' AND due_at <= \(bind: now)
+                      AND (claimed_until IS NULL OR claimed_until <= \(bind: now))
+                    ORDER BY due_at, id LIMIT \(bind: limit)\(unsafeRaw: skip))
+                RETURNING id, sender, recipient, message, tries, created_at
+                """
+            ).all().map { row in
+                Claimed(
+                    id: try row.decode(column: "id", as: String.self),
+                    sender: try row.decode(column: "sender", as: String.self),
+                    recipient: try row.decode(column: "recipient", as: String.self),
+                    message: Array(try row.decode(column: "message", as: String.self).utf8),
+                    tries: try row.decode(column: "tries", as: Int.self),
+                    createdAt: Timestamp.date(try row.decode(column: "created_at", as: String.self)) ?? .distantPast)
+            }.sorted { $0.id < $1.id }
+        }
+    }
+
+    /// The relay took it.
+    package func sent(_ id: String) async throws {
+        try await database.withConnection { sql in
+            try await sql.raw(
+                """
+                UPDATE mail_outbox SET state = 'sent', sent_at = \(bind: Timestamp.string(clock.now)),
+                    tries = tries + 1, claimed_until = NULL, error = NULL
+                WHERE id = \(bind: id)
+                """
+            ).run()
+        }
+    }
+
+    /// The relay put it off (or could not be reached): tried again after a wait that doubles each time, from a
+    /// minute to an hour; given up once it has waited `giveUpAfter`.
+    package func putOff(_ message: Claimed, because why: String) async throws {
+        let now = clock.now
+        guard now.timeIntervalSince(message.createdAt) < Self.giveUpAfter else {
+            return try await failed(message.id, because: "gave up after three days: \(why)")
+        }
+        let wait = min(3600, 60 * pow(2, Double(min(message.tries, 6))))
+        try await database.withConnection { sql in
+            try await sql.raw(
+                """
+                UPDATE mail_outbox SET tries = tries + 1, claimed_until = NULL, error = \(bind: why),
+                    due_at = \(bind: Int64(now.timeIntervalSince1970 + wait))
+                WHERE id = \(bind: message.id)
+                """
+            ).run()
+        }
+    }
+
+    /// The relay refused it for good.
+    package func failed(_ id: String, because why: String) async throws {
+        try await database.withConnection { sql in
+            try await sql.raw(
+                """
+                UPDATE mail_outbox SET state = 'failed', tries = tries + 1, claimed_until = NULL, error = \(bind: why)
+                WHERE id = \(bind: id)
+                """
+            ).run()
+        }
+    }
+
+    /// Forgets what was sent or given up more than `kept` ago.
+    package func prune() async throws {
+        let before = Timestamp.string(clock.now.addingTimeInterval(-Self.kept))
+        try await database.withConnection { sql in
+            try await sql.raw("DELETE FROM mail_outbox WHERE state <> 'pending' AND created_at < \(bind: before)")
+                .run()
+        }
+    }
+
+    /// Messages not yet sent (the admin's page says how many).
+    package func depth() async throws -> Int {
+        try await database.read { sql in
+            try await sql.raw("SELECT COUNT(*) AS n FROM mail_outbox WHERE state = 'pending'").first()?.decode(
+                column: "n", as: Int.self) ?? 0
+        }
+    }
+
+    /// One line of a person's record: what went to them, or was meant to, and when.
+    package struct Sent: Sendable, Equatable {
+        package var id: String
+        package var kind: String
+        package var subject: String
+        package var createdAt: Date
+        package var state: String
+        package var sentAt: Date?
+    }
+
+    /// `owner`'s record, newest first.
+    package func record(of owner: String) async throws -> [Sent] {
+        try await database.read { sql in
+            try await sql.raw(
+                """
+                SELECT id, kind, subject, created_at, state, sent_at FROM mail_outbox
+                WHERE owner = \(bind: owner.lowercased()) ORDER BY created_at DESC, id DESC LIMIT 200
+                """
+            ).all().map { row in
+                Sent(
+                    id: try row.decode(column: "id", as: String.self),
+                    kind: try row.decode(column: "kind", as: String.self),
+                    subject: try row.decode(column: "subject", as: String.self),
+                    createdAt: Timestamp.date(try row.decode(column: "created_at", as: String.self)) ?? .distantPast,
+                    state: try row.decode(column: "state", as: String.self),
+                    sentAt: try row.decode(column: "sent_at", as: String?.self).flatMap(Timestamp.date))
+            }
+        }
+    }
+}

@@ -1,0 +1,155 @@
+"""A real SMTP server for the tests (aiosmtpd, someone else's implementation), keeping what it accepts.
+
+    python3 e2e/smtp_sink.py --dir DIR [--port N] [--starttls CERT KEY | --tls CERT KEY] [--auth USER:PASSWORD]
+                             [--refuse ADDRESS]... [--defer N]
+
+It prints "listening on PORT" once it accepts connections and serves until it is stopped. Each message it accepts is
+DIR/NNNN.json: the envelope (mail_from, rcpt_tos), whether the session was encrypted and as whom it signed in, the
+raw message, and the message as Python's `email` package reads it (subject and addresses decoded, each part's type
+and decoded body), so a test checks what a mail client would show. `--starttls` offers STARTTLS (and, with `--auth`,
+takes a password only after it); `--tls` is TLS from the first byte; `--refuse` answers 550 to that recipient;
+`--defer N` answers 451 to the first N messages.
+"""
+
+from __future__ import annotations
+
+import argparse
+import email
+import email.policy
+import json
+import pathlib
+import signal
+import socket
+import ssl
+import sys
+import threading
+
+from aiosmtpd.controller import Controller
+from aiosmtpd.smtp import AuthResult, LoginPassword
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def parsed(raw: bytes) -> dict:
+    message = email.message_from_bytes(raw, policy=email.policy.default)
+    parts = []
+    for part in message.walk():
+        if part.is_multipart():
+            continue
+        body = part.get_content()
+        parts.append(
+            {
+                "type": part.get_content_type(),
+                "params": dict((part.get_params() or [])[1:]),
+                # Line ends as a mail client shows them (on the wire they are CRLF).
+                "body": (body if isinstance(body, str) else body.decode("utf-8", "replace")).replace("\r\n", "\n"),
+            }
+        )
+    return {
+        "subject": str(message["subject"] or ""),
+        "from": str(message["from"] or ""),
+        "to": str(message["to"] or ""),
+        "message_id": str(message["message-id"] or ""),
+        "headers": {name: str(value) for name, value in message.items()},
+        "content_type": message.get_content_type(),
+        "parts": parts,
+        "defects": [type(defect).__name__ for defect in message.defects],
+    }
+
+
+class Sink:
+    def __init__(self, folder: pathlib.Path, refuse: set[str], defer: int):
+        self.folder = folder
+        self.refuse = refuse
+        self.defer = defer
+        self.count = 0
+        self.lock = threading.Lock()
+
+    async def handle_RCPT(self, server, session, envelope, address, rcpt_options):  # noqa: N802 (aiosmtpd's name)
+        if address.lower() in self.refuse:
+            return "550 5.1.1 No such mailbox here"
+        envelope.rcpt_tos.append(address)
+        return "250 2.1.5 OK"
+
+    async def handle_DATA(self, server, session, envelope):  # noqa: N802 (aiosmtpd's name)
+        with self.lock:
+            if self.defer > 0:
+                self.defer -= 1
+                return "451 4.3.0 Try again later"
+            self.count += 1
+            number = self.count
+        raw = envelope.original_content or envelope.content
+        record = {
+            "mail_from": envelope.mail_from,
+            "rcpt_tos": envelope.rcpt_tos,
+            "mail_options": envelope.mail_options,
+            "tls": session.ssl is not None or server.transport.get_extra_info("ssl_object") is not None,
+            "auth_user": session.auth_data.login.decode() if isinstance(session.auth_data, LoginPassword) else None,
+            "raw": raw.decode("utf-8", "replace"),
+            **parsed(raw),
+        }
+        path = self.folder / f"{number:04d}.json"
+        temporary = path.with_suffix(".tmp")
+        temporary.write_text(json.dumps(record, ensure_ascii=False, indent=1), encoding="utf-8")
+        temporary.rename(path)  # whole or not there: a test reading the folder never sees half a message
+        return "250 2.0.0 Accepted"
+
+
+def main() -> None:
+    options = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    options.add_argument("--dir", required=True, type=pathlib.Path)
+    options.add_argument("--port", type=int, default=0)
+    options.add_argument("--starttls", nargs=2, metavar=("CERT", "KEY"))
+    options.add_argument("--tls", nargs=2, metavar=("CERT", "KEY"))
+    options.add_argument("--auth", metavar="USER:PASSWORD")
+    options.add_argument("--refuse", action="append", default=[])
+    options.add_argument("--defer", type=int, default=0)
+    args = options.parse_args()
+    args.dir.mkdir(parents=True, exist_ok=True)
+
+    def context(pair):
+        tls = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+        tls.load_cert_chain(*pair)
+        return tls
+
+    def authenticate(server, session, envelope, mechanism, data):
+        if not args.auth or not isinstance(data, LoginPassword):
+            return AuthResult(success=False, handled=False)
+        user, _, password = args.auth.partition(":")
+        ok = data.login.decode() == user and data.password.decode() == password
+        return AuthResult(success=ok, handled=False, auth_data=data)
+
+    port = args.port or free_port()
+    controller = Controller(
+        Sink(args.dir, {address.lower() for address in args.refuse}, args.defer),
+        hostname="127.0.0.1",
+        port=port,
+        server_hostname="localhost",
+        ready_timeout=10,
+        enable_SMTPUTF8=True,
+        tls_context=context(args.starttls) if args.starttls else None,
+        require_starttls=False,
+        ssl_context=context(args.tls) if args.tls else None,
+        authenticator=authenticate if args.auth else None,
+        auth_required=bool(args.auth),
+        auth_require_tls=bool(args.starttls),
+    )
+    # A test process may have set SIGTERM aside (blocked or ignored, for a Swift server's graceful shutdown), and its
+    # children inherit that: take it back, and stop on it.
+    signal.pthread_sigmask(signal.SIG_SETMASK, set())
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
+    signal.signal(signal.SIGINT, lambda *_: sys.exit(0))
+    controller.start()
+    print(f"listening on {port}", flush=True)
+    try:
+        threading.Event().wait()
+    finally:
+        controller.stop()
+
+
+if __name__ == "__main__":
+    main()
