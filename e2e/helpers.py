@@ -111,6 +111,19 @@ def wait_replaced(driver, element, timeout: float = 10) -> None:
     wait_for(driver, gone, timeout, message="the element is still in the page")
 
 
+def confirm_cancel(driver, scope: str):
+    """Cancels the booking shown in `scope` as a person does: Cancel, then the button of the question it opens (a
+    cancel asks once). Returns that button."""
+    one(driver, f"{scope} .cancel-one summary").click()
+    button = wait_for(
+        driver,
+        lambda d: [b for b in by_css(d, f"{scope} .cancel-one button[type=submit]") if b.is_displayed()],
+        message=f"{scope}: Cancel did not ask",
+    )[0]
+    button.click()
+    return button
+
+
 def set_offline(driver, offline: bool) -> None:
     """Turns the page's network off or on, as DevTools does: navigator.onLine and the online/offline events follow.
     The service worker is another target and keeps its network: to be unreachable for it too, stop the server."""

@@ -184,6 +184,12 @@ def plan(server, ids: dict) -> list[dict]:
             who="kier",
         ),
         form("/notifications/reminders", "/notifications/reminders", who="kier"),
+        api("DELETE /api/me/notices/{noticeId}", f"/api/me/notices/{ids['places']['notice api']}", who="kier"),
+        form(
+            "/notifications/notices/:noticeId/dismiss",
+            f"/notifications/notices/{ids['places']['notice form']}/dismiss",
+            who="kier",
+        ),
         api("DELETE /api/waiting-lines/{placeId}", f"/api/waiting-lines/{ids['places']['remove api']}"),
         form("/admin/waiting/:placeId/remove", f"/admin/waiting/{ids['places']['remove form']}/remove"),
         # Library.
@@ -373,7 +379,7 @@ def setup_targets(server) -> dict:
         "specials": specials,
         "specials_reversed": list(reversed(specials)),
         "bookings": bookings,
-        # A day the rooms open (every day, the demo's buildings being open at all hours), in campus time.
+        # A weekday's tomorrow, in campus time: a day every demo building opens at 10:00.
         "tomorrow": (server.now() + dt.timedelta(days=1)).astimezone(MELBOURNE).date().isoformat(),
         "links": links,
         "course": "CSRF1001",
@@ -397,8 +403,8 @@ def ten_tomorrow(server, minute: int = 0) -> str:
 
 def waiting_places(server) -> dict:
     """Rooms of one seat (in a building open at all hours): `csrf-full`, Grace's tomorrow 10:00-10:30, with Kier
-    and Ada in lines for it; and two whose seat Kier waited for and now has offered. The places, by what they are
-    for."""
+    and Ada in lines for it; two whose seat Kier waited for and now has offered; and two Kier had booked, removed.
+    The places and Kier's notices, by what they are for."""
     admin_json = {"Content-Type": "application/json"}
     people = {name: {**admin_json, **bearer(server, name)} for name in ("kier", "ada", "grace")}
 
@@ -428,6 +434,15 @@ def waiting_places(server) -> dict:
         call(f"/api/rooms/{room}/bookings/{booking['booking']['id']}", None, people["ada"], method="DELETE")
     offers = server.request("/api/me/notifications", headers=people["kier"]).json()["offers"]
     assert sorted(o["id"] for o in offers) == sorted([places["offer api"], places["offer form"]]), offers
+    # Two rooms Kier had booked, removed: a notice of each for him to dismiss.
+    for room in ("csrf-gone-api", "csrf-gone-form"):
+        body = {"id": room, "name": room.title(), "building": "Waiting Wing", "capacity": 1}
+        assert server.request("/api/rooms", "POST", admin_json, json.dumps(body).encode(), admin=True).status == 201
+        call(f"/api/rooms/{room}/bookings", {"start": ten_tomorrow(server), "minutes": 30}, people["kier"])
+        assert server.request(f"/api/rooms/{room}", "DELETE", admin=True).status == 204
+    notices = server.request("/api/me/notifications", headers=people["kier"]).json()["notices"]
+    for key, room in (("notice api", "Csrf-Gone-Api"), ("notice form", "Csrf-Gone-Form")):
+        places[key] = next(n["id"] for n in notices if n["room"] == room)
     return places
 
 

@@ -774,6 +774,14 @@ def fresh_offer(run: Run) -> str:
     return place
 
 
+def fresh_notice(run: Run) -> str:
+    """A notice of the caller's: a room they had booked, removed by the admin."""
+    room = run.fresh_room()
+    run.call("POST", f"/api/rooms/{room}/bookings", {"start": tomorrow_at_ten(run), "minutes": 30})
+    run.admin("DELETE", f"/api/rooms/{room}")
+    return run.call("GET", "/api/me/notifications").json()["notices"][0]["id"]  # newest first
+
+
 BASELINES: dict[str, Baseline] = {
     # Platform
     "uploadImage": Baseline(lambda run: Request({}, png(run.next()), content_type="image/png")),
@@ -922,6 +930,9 @@ BASELINES: dict[str, Baseline] = {
     ),
     "acceptOffer": Baseline(
         lambda run: Request({"placeId": lambda: run.spare("offer", lambda: fresh_offer(run))}), member=True
+    ),
+    "dismissNotice": Baseline(
+        lambda run: Request({"noticeId": lambda: run.spare("notice", lambda: fresh_notice(run))}), member=True
     ),
     "removeFromWaitingLine": Baseline(
         lambda run: Request(

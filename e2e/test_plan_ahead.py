@@ -145,7 +145,7 @@ def test_booking_now_for_an_hour_takes_two_taps_and_says_the_end_first(server, n
     ]
     length.select_by_value("60")
     one(driver, "#room-ljerka button.book").click()
-    wait_for(driver, lambda d: shown(d, "#room-ljerka .cancel-form button"), message="Ljerka was not booked")
+    wait_for(driver, lambda d: shown(d, "#room-ljerka .cancel-one summary"), message="Ljerka was not booked")
     assert [(b["roomId"], b["start"], b["end"]) for b in my_bookings(server, "Kim")] == [
         ("ljerka", at(today(server), "09:45"), at(today(server), "10:45"))
     ]

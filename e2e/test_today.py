@@ -10,7 +10,7 @@ follows QUAD_TEST_NOW).
 import pytest
 
 from conftest import DESKTOP, PHONE, TABLET
-from helpers import account_token, by_css, follow_clock, one, shown, sign_in_as, text_of, wait_for
+from helpers import account_token, by_css, follow_clock, my_bookings, one, shown, sign_in_as, text_of, wait_for
 from test_waiting import api, at, north_hall_with_solo
 
 
@@ -128,3 +128,33 @@ def test_the_day_fits_and_is_accessible(server, new_browser, set_color_scheme, a
     )
     assert small == 0, f"{small} targets under 44 px at {width}px"
     axe.assert_clean(driver, f"Today, {width}px, {scheme}, {lang}")
+
+
+@pytest.mark.parametrize("lang", ["en", "fr"])
+def test_a_room_removed_is_said_live_on_the_day_until_dismissed(server, new_browser, axe, lang):
+    """Kim has Solo at 10:00 and her day open on her phone; an admin removes Solo: her day says so within a few
+    seconds, in her language, and her badge counts it, without a reload, until she dismisses it."""
+    booked = api(server, "Kim", "/api/rooms/solo/bookings", "POST", {"start": at(server, "10:00"), "minutes": 30})
+    assert booked.status == 201, booked.text
+    kim = new_browser(width=PHONE, lang=lang)
+    follow_clock(kim, server)
+    sign_in_as(kim, server, "Kim")
+    wait_for(kim, lambda d: d.execute_script("return document.getElementById('today').dataset.live") == "stream")
+    kim.execute_script("window.__notReloaded = true")
+    assert not by_css(kim, "#today-notices")
+
+    removed = server.request("/api/rooms/solo", method="DELETE", admin=True)
+    assert removed.status == 204, removed.text
+    said = {"en": "Solo was removed: your booking on ", "fr": "La salle Solo a été supprimée : votre réservation du "}
+    wait_for(kim, lambda d: said[lang] in text_of(d, "#today-live"), timeout=5, message="the removal was not said")
+    notice = text_of(kim, "#today-notices .today-item")
+    assert notice.startswith(said[lang]) and ", 10:00–10:30 " in notice, notice
+    wait_for(kim, lambda d: badges(d) == ["1", "1"], message=f"the badge did not count it: {badges(kim)}")
+    assert kim.execute_script("return window.__notReloaded") is True
+    # Her booking went with the room.
+    assert my_bookings(server, "Kim") == []
+    axe.assert_clean(kim, f"Today with a notice, phone, {lang}")
+
+    one(kim, "#today-notices button[type=submit]").click()  # Dismiss
+    wait_for(kim, lambda d: "/notifications" in d.current_url and not by_css(d, "#notices"), message="not dismissed")
+    assert badges(kim) == ["", ""]

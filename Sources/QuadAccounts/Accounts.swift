@@ -81,6 +81,10 @@ package final class Accounts: Feature, PersonDirectory {
             Person(username: "kier", displayName: "Kier", role: .member, studentId: "305491"),
             Person(username: "ada", displayName: "Ada Lovelace", role: .member),
             Person(username: "grace", displayName: "Grace Hopper", role: .member),
+            // Rooms' demo books for them: a campus in use.
+            Person(username: "lin.chen", displayName: "Lin Chen", role: .member),
+            Person(username: "sam.rivera", displayName: "Sam Rivera", role: .member),
+            Person(username: "noor.haddad", displayName: "Noor Haddad", role: .member),
             Person(username: "parking-feed", displayName: "Car park feed", role: .feed),
         ]
         var lines: [String] = []

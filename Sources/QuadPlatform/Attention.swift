@@ -2,8 +2,9 @@ import Foundation
 import Hummingbird
 import QuadCore
 
-/// What needs a signed-in person now, drawn on every page they open: the badge's count (offers held for them, check-ins
-/// open now, overdue loans: what Today marks `needsYou`) and the offers, so one is seen wherever they are.
+/// What needs a signed-in person now, drawn on every page they open: the badge's count (offers held for them, notices
+/// not yet dismissed, check-ins open now, overdue loans: what Today marks `needsYou`) and the offers, so one is seen
+/// wherever they are.
 package struct Attention: Sendable, Equatable {
     package var count = 0
     package var offers: [HeldOffer] = []
@@ -29,8 +30,8 @@ package struct Attention: Sendable, Equatable {
         self.changesAt = changesAt
     }
 
-    /// The changes on the hub that may change it: a place in line, a loan, a booking (check-in).
-    package static let changes: [HubChange] = [.event(.waiting), .event(.book), .event(.room)]
+    /// The changes on the hub that may change it: a place in line, a notice, a loan, a booking (check-in).
+    package static let changes: [HubChange] = [.event(.waiting), .event(.notice), .event(.book), .event(.room)]
 
     /// Both parts together.
     package static func + (lhs: Attention, rhs: Attention) -> Attention {

@@ -10,7 +10,7 @@ import ServiceLifecycle
 /// `PersonRemoval`).
 package protocol Feature: Sendable {
     /// Its tables, numbered in its own range (Rooms 100, Specials 200, Library 300, Timetable 400, Accounts 500;
-    /// the waiting lines' engine has 6, from when it was the platform's);
+    /// the waiting lines' engine has 6, from when it was the platform's, and 7, its notices);
     /// the platform applies them before any feature is built.
     static var migrations: [Migration] { get }
     /// Where the navigation and the home page lead, for a feature with a page of its own.

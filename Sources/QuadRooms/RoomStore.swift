@@ -254,16 +254,6 @@ final class RoomStore: Sendable {
         }
     }
 
-    /// Deletes the room and all its bookings together; false when there was no such room.
-    func delete(_ id: String) async throws -> Bool {
-        try await database.transaction { sql in
-            try await sql.raw("DELETE FROM room_bookings WHERE room_id = \(bind: id)").run()
-            try await sql.raw("DELETE FROM room_reservations WHERE room_id = \(bind: id)").run()
-            try await sql.raw("DELETE FROM room_series WHERE room_id = \(bind: id)").run()
-            return try await sql.raw("DELETE FROM rooms WHERE id = \(bind: id) RETURNING id").first() != nil
-        }
-    }
-
     /// Finds a room by its name, as the original apps name it (case-insensitive).
     func id(forName name: String) async throws -> String? {
         // No room has a name a room could not be given (and PostgreSQL refuses NUL in a query).

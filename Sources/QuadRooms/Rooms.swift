@@ -237,7 +237,7 @@ extension Rooms {
     package var services: [any Service] { [RoomTimeKeeper(rooms: self)] }
 
     package func loadDemoData(announce: @escaping @Sendable (String) -> Void) async throws {
-        try await RoomsDemo.load(store, images: platform.images)
+        try await RoomsDemo.load(self, images: platform.images)
     }
 
     /// `GET /api/rooms`, polled by every open page and app.

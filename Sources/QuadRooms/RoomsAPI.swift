@@ -54,10 +54,9 @@ extension RoomsOperations {
     }
 
     func deleteRoom(_ input: Operations.DeleteRoom.Input) async throws -> Operations.DeleteRoom.Output {
-        guard try await rooms.store.delete(input.path.roomId) else {
+        guard try await rooms.remove(input.path.roomId) else {
             throw Problem.notFound("There is no room \(input.path.roomId).")
         }
-        await rooms.changed(input.path.roomId, spots: nil, .deleted)
         return .noContent(.init())
     }
 

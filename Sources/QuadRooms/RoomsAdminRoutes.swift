@@ -84,8 +84,7 @@ struct RoomsAdminRoutes {
             return try await form(
                 request, room: room, submitted: (["confirm": ""], [FieldError(field: "confirm", message: "")]))
         }
-        _ = try await rooms.store.delete(room.id)
-        await rooms.changed(room.id, spots: nil, .deleted)
+        _ = try await rooms.remove(room.id)
         return .seeOther("/admin/rooms?removed=1")
     }
 

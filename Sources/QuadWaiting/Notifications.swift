@@ -11,6 +11,8 @@ package struct Notifications: Sendable {
     package var waiting: [(place: WaitingPlace, position: Int)]
     /// Loans, soonest due first, with where each stands.
     package var loans: [(loan: PersonLoan, standing: LoanStanding)]
+    /// What happened to their bookings and places that they did not do, newest first.
+    package var notices: [Notice]
     /// The reminders they turned off.
     package var off: Set<ReminderKind>
     package var clock: CampusClock
@@ -41,7 +43,8 @@ extension Waiting {
             loans: loans.sorted { ($0.dueAt, $0.bookId) < ($1.dueAt, $1.bookId) }.map {
                 ($0, LoanStanding(dueAt: $0.dueAt, now: now, clock: clock))
             },
-            off: try await lines.remindersOff(of: username), clock: clock)
+            notices: try await lines.notices(of: username), off: try await lines.remindersOff(of: username),
+            clock: clock)
     }
 
     /// What `username`'s calendar reminds them of: their live offers' ends and their loans' due dates, less the

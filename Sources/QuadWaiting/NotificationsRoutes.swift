@@ -20,6 +20,9 @@ struct NotificationsRoutes {
         routes.on(.post, "/notifications/:placeId/leave", .owner) { request, context in
             try await self.leave(try Self.placeId(context))
         }
+        routes.on(.post, "/notifications/notices/:noticeId/dismiss", .owner) { _, context in
+            try await self.dismiss(try Self.noticeId(context))
+        }
         routes.on(.post, "/notifications/reminders", .member) { request, _ in try await self.setReminders(request) }
         routes.on(.get, "/admin/waiting", .admin) { request, _ in try await self.adminPage(request) }
         routes.on(.post, "/admin/waiting/:placeId/remove", .admin) { request, context in
@@ -31,6 +34,13 @@ struct NotificationsRoutes {
     static func placeId(_ context: AppRequestContext) throws -> PlaceID {
         guard let id = PlaceID(context.parameters.get("placeId")) else {
             throw Problem.notFound("There is no such place in line.")
+        }
+        return id
+    }
+
+    static func noticeId(_ context: AppRequestContext) throws -> NoticeID {
+        guard let id = NoticeID(context.parameters.get("noticeId")) else {
+            throw Problem.notFound("You have no such notice.")
         }
         return id
     }
@@ -56,7 +66,9 @@ struct NotificationsRoutes {
     }
 
     /// What the last form did (`?done=`), by the string that says so.
-    static let done = ["saved": "notifications.saved", "left": "notifications.left"]
+    static let done = [
+        "saved": "notifications.saved", "left": "notifications.left", "dismissed": "notices.dismissed",
+    ]
 
     /// Takes the offer; on to the page that shows what it gave.
     func accept(_ request: Request, placeId: PlaceID) async throws -> Response {
@@ -77,6 +89,15 @@ struct NotificationsRoutes {
             // Gone already (the offer passed on, or another tab left): nothing to do.
         }
         return .seeOther("/notifications?done=left")
+    }
+
+    func dismiss(_ noticeId: NoticeID) async throws -> Response {
+        do {
+            try await waiting.lines.dismiss(noticeId.value, by: try Access.person())
+        } catch let problem as Problem where problem.status == .notFound {
+            // Gone already (another tab dismissed it): nothing to do.
+        }
+        return .seeOther("/notifications?done=dismissed")
     }
 
     /// Each kind's box ticked is on; the form sends every kind's box (`name=on`), the ones left unticked are off.
@@ -136,6 +157,12 @@ struct NotificationsPage {
         let standingText: String
     }
 
+    struct NoticeItem {
+        let id: String
+        let text: String
+        let atText: String
+    }
+
     struct Reminder {
         let kind: String
         let label: String
@@ -147,10 +174,12 @@ struct NotificationsPage {
         let text: String
     }
 
+    let notices: [NoticeItem]
     let offers: [Offer]
     let waiting: [Place]
     let loans: [LoanItem]
     let reminders: [Reminder]
+    let hasNotices: Bool
     let hasOffers: Bool
     let hasWaiting: Bool
     let hasLoans: Bool
@@ -161,6 +190,9 @@ struct NotificationsPage {
 
     init(_ notes: Notifications, now: Date, t: Localizer, refreshSeconds: Int, notice: Notice?) {
         func when(_ instant: Date) -> String { notes.said(instant, now: now, t: t) }
+        notices = notes.notices.map {
+            NoticeItem(id: $0.id, text: $0.sentence(t, clock: notes.clock), atText: when($0.at))
+        }
         offers = notes.offers.map {
             Offer(
                 id: $0.id, label: $0.label, kindText: t("waiting.kind.\($0.kind.rawValue)"),
@@ -181,10 +213,11 @@ struct NotificationsPage {
         reminders = ReminderKind.allCases.map {
             Reminder(kind: $0.rawValue, label: t("notifications.reminder.\($0.rawValue)"), on: !notes.off.contains($0))
         }
+        hasNotices = !notices.isEmpty
         hasOffers = !offers.isEmpty
         hasWaiting = !waiting.isEmpty
         hasLoans = !loans.isEmpty
-        nothing = offers.isEmpty && waiting.isEmpty && loans.isEmpty
+        nothing = notices.isEmpty && offers.isEmpty && waiting.isEmpty && loans.isEmpty
         self.notice = notice
         self.refreshSeconds = refreshSeconds
         generatedAt = Int(now.timeIntervalSince1970 * 1000)

@@ -23,8 +23,8 @@ package final class Waiting: Feature, PersonReminders {
         self.campus = campus
     }
 
-    /// The engine's tables (`waiting_places`, `reminders_off`), migration 6.
-    package static var migrations: [Migration] { [WaitingLists.migration] }
+    /// The engine's tables (`waiting_places`, `reminders_off`; `notices`), migrations 6 and 7.
+    package static var migrations: [Migration] { [WaitingLists.migration, WaitingLists.noticesMigration] }
 
     package var adminLinks: [AdminLink] { [AdminLink(title: "waiting.admin.title", path: "/admin/waiting")] }
 

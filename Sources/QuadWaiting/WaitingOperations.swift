@@ -21,7 +21,7 @@ extension WaitingOperations {
             .init(
                 body: .json(
                     .init(
-                        offers: notes.offers.map { .init($0, position: 1) },
+                        notices: notes.notices, offers: notes.offers.map { .init($0, position: 1) },
                         waiting: notes.waiting.map { .init($0.place, position: $0.position) },
                         loans: notes.loans.map {
                             .init(
@@ -46,6 +46,11 @@ extension WaitingOperations {
     func leaveWaitingLine(_ input: Operations.LeaveWaitingLine.Input) async throws -> Operations.LeaveWaitingLine.Output
     {
         try await waiting.lines.leave(try WaitingAPI.placeId(input.path.placeId), by: try Access.person())
+        return .noContent(.init())
+    }
+
+    func dismissNotice(_ input: Operations.DismissNotice.Input) async throws -> Operations.DismissNotice.Output {
+        try await waiting.lines.dismiss(try WaitingAPI.noticeId(input.path.noticeId), by: try Access.person())
         return .noContent(.init())
     }
 
@@ -93,6 +98,12 @@ package enum WaitingAPI {
     /// A place's id as the server makes it (`PlaceID`); anything else names no place.
     package static func placeId(_ raw: String) throws -> String {
         guard let id = PlaceID(raw) else { throw Problem.notFound("There is no such place in line.") }
+        return id.value
+    }
+
+    /// A notice's id as the server makes it (`NoticeID`); anything else names no notice.
+    package static func noticeId(_ raw: String) throws -> String {
+        guard let id = NoticeID(raw) else { throw Problem.notFound("You have no such notice.") }
         return id.value
     }
 }

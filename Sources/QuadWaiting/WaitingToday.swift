@@ -5,8 +5,8 @@ import QuadPlatform
 /// Waiting's part of a person's day: the offers held for them (first on the page, each with its countdown, Accept and
 /// Decline), their places in line, and their loans due soon or overdue (with Return). Visitors have none.
 extension Waiting: TodayPart {
-    /// Places in line and loans.
-    package var todayChanges: [HubChange] { [.event(.waiting), .event(.book)] }
+    /// Places in line, notices and loans.
+    package var todayChanges: [HubChange] { [.event(.waiting), .event(.notice), .event(.book)] }
 
     package func today(for person: Person?, at now: Date, t: Localizer) async throws -> [TodaySection] {
         guard let person else { return [] }
@@ -59,8 +59,28 @@ extension Waiting: TodayPart {
                         api: "/api/books/\(loan.bookId)/return")
                 ])
         }
+        // What changed without them counts on the badge until they have read it and dismissed it.
+        let notices = notes.notices.map { notice in
+            TodayItem(
+                id: notice.id, title: notice.sentence(t, clock: notes.clock), path: "/notifications",
+                needsYou: true,
+                actions: [
+                    TodayAction(
+                        kind: .dismiss, label: t("notices.dismiss"),
+                        form: "/notifications/notices/\(notice.id)/dismiss",
+                        method: .delete, api: "/api/me/notices/\(notice.id)")
+                ])
+        }
         let more = TodayLink(label: t("notifications.today.more"), path: "/notifications")
-        return [
+        // Shown only while there is one: "nothing changed" is not news.
+        let noticeSection =
+            notices.isEmpty
+            ? []
+            : [
+                TodaySection(
+                    key: .notices, title: t("notices.today.title"), empty: t("notices.today.empty"), items: notices)
+            ]
+        return noticeSection + [
             TodaySection(
                 key: .offers, title: t("notifications.today.offers.title"),
                 empty: t("notifications.today.offers.empty"), items: offers),
@@ -75,16 +95,18 @@ extension Waiting: TodayPart {
     }
 }
 
-/// What of Waiting's needs the person now (the badge on every page): the offers held for them, and their overdue loans.
+/// What of Waiting's needs the person now (the badge on every page): the offers held for them, the notices they have not
+/// dismissed, and their overdue loans.
 extension Waiting: AttentionPart {
     package var attention: (any AttentionPart)? { self }
 
     package func attention(for person: Person, at now: Date) async throws -> Attention {
         let offers = try await lines.places(of: person.username).map(\.place).filter { $0.holdsOffer(at: now) }
         let loans = try await self.loans.loans(of: person.username)
+        let notices = try await lines.notices(of: person.username)
         let clock = await campusClock()
         return Attention(
-            count: offers.count
+            count: offers.count + notices.count
                 + loans.filter { LoanStanding(dueAt: $0.dueAt, now: now, clock: clock) == .overdue }.count,
             offers: offers.map { Attention.HeldOffer(id: $0.id, label: $0.label, until: $0.offeredUntil!) },
             // An offer ends; a loan falls overdue.

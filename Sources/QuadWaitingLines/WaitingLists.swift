@@ -350,13 +350,14 @@ package final class WaitingLists: Sendable, PersonRemoval {
 
     // MARK: Leaving with the person
 
-    /// Inside Accounts' removal: the person's places go. Their offers pass on at the next settling
+    /// Inside Accounts' removal: the person's places and notices go. Their offers pass on at the next settling
     /// (`WaitingKeeper`, within a minute).
     package func release(
         _ usernameKey: String, in sql: any SQLDatabase
     ) async throws -> @Sendable () async -> Void {
         try await sql.raw("DELETE FROM waiting_places WHERE owner = \(bind: usernameKey)").run()
         try await sql.raw("DELETE FROM reminders_off WHERE owner = \(bind: usernameKey)").run()
+        try await sql.raw("DELETE FROM notices WHERE owner = \(bind: usernameKey)").run()
         return {}
     }
 

@@ -20,7 +20,7 @@ struct Quad: AsyncParsableCommand {
         subcommands: [
             Serve.self, Login.self, Logout.self, RoomsCommand.self, BookCommand.self, CancelCommand.self,
             BookingsCommand.self, CheckinCommand.self, WaitCommand.self, OffersCommand.self, AcceptCommand.self,
-            LeaveCommand.self, TodayCommand.self, Watch.self,
+            LeaveCommand.self, DismissCommand.self, TodayCommand.self, Watch.self,
             LibraryCommand.self, SpecialsCommand.self, TimetableCommand.self,
         ],
         defaultSubcommand: nil

@@ -227,7 +227,7 @@ import Testing
     }
 
     @Test func removingAPersonReleasesTheirBookingsAtOnce() async throws {
-        try await TestApp.run(configure: { $0.loadDemoData = true }) { app, client in
+        try await TestApp.run(at: TestTime.weekdayMorning, configure: { $0.loadDemoData = true }) { app, client in
             let grace = try await app.signedIn("grace")
             try await client.execute(
                 uri: "/api/rooms/mina/bookings", method: .post, headers: grace, body: ByteBuffer(string: "{}")
@@ -245,7 +245,7 @@ import Testing
     }
 
     @Test func aCookieSessionNeedsTheCSRFTokenToChangeThings() async throws {
-        try await TestApp.run(configure: { $0.loadDemoData = true }) { app, client in
+        try await TestApp.run(at: TestTime.weekdayMorning, configure: { $0.loadDemoData = true }) { app, client in
             let accounts = app.features.accounts
             let (token, _) = try await accounts.sessions.start(for: "ada", kind: .web)
             let cookie = "quad_session=\(token); quad_csrf=abcdefghijklmnopqrstuvwxyz0123456789ABCD"
@@ -272,7 +272,7 @@ import Testing
     /// Signing out ends the session and tells the browser to drop what Quad keeps there for offline use (the
     /// service worker's copies of pages), so a shared computer keeps nothing personal.
     @Test func signingOutLeavesNothingPersonalInTheBrowser() async throws {
-        try await TestApp.run(configure: { $0.loadDemoData = true }) { app, client in
+        try await TestApp.run(at: TestTime.weekdayMorning, configure: { $0.loadDemoData = true }) { app, client in
             let (token, _) = try await app.features.accounts.sessions.start(for: "ada", kind: .web)
             let csrf = "abcdefghijklmnopqrstuvwxyz0123456789ABCD"
             let cookie = "quad_session=\(token); quad_csrf=\(csrf)"

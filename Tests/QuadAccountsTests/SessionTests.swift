@@ -49,7 +49,7 @@ import Testing
     /// Who a token signs in is read from memory once known, and a sign-out, a role change, a new password or a
     /// removal takes effect on the very next request.
     @Test func whatChangesASessionTakesEffectAtOnce() async throws {
-        try await TestApp.run(configure: { $0.loadDemoData = true }) { app, _ in
+        try await TestApp.run(at: TestTime.weekdayMorning, configure: { $0.loadDemoData = true }) { app, _ in
             let accounts = app.features.accounts
             let sessions = accounts.sessions
             let (ada, _) = try await sessions.start(for: "ada", kind: .web)

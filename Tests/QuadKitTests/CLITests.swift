@@ -139,7 +139,7 @@ struct CLITests {
                     ROOM     WHEN                    WHAT            CHECK-IN
                     Ljerka   \(day) 10:00–11:00  whole room      —
                     Mina     \(day) 14:00–15:30  a seat, series  —
-                    Septima  \(day) 16:00–16:30  6 seats         —
+                    Septima  \(day) 16:00–16:30  6 seats         by 16:15
                     Mina     \(day.adding(days: 7)) 14:00–15:30  a seat, series  —
                     Mina     \(day.adding(days: 14)) 14:00–15:30  a seat, series  —
 

@@ -5,6 +5,10 @@ import Testing
 
 @testable import QuadKit
 
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
 /// Waiting lines through the kit and the command line, against a real Quad: the offer reaches the person's own
 /// stream (and nobody else's), and is taken in one call.
 @Suite("Waiting lines through the kit and the CLI", .serialized)
@@ -113,6 +117,34 @@ struct WaitingKitTests {
             let leave = try await cli.run(["leave", placeId])
             #expect(leave.status == 0 && leave.out == "Left the line.\n", "\(place) \(leave.err)")
             #expect(try await cli.run(["offers"]).out.contains(onLoan.title) == false)
+        }
+    }
+
+    @Test("quad offers says what changed without you (a room removed); quad dismiss dismisses it")
+    func noticesOnTheCommandLine() async throws {
+        let tuesday = TestTime.next(LocalTime(hour: 9, minute: 50), where: { $0.weekday == 2 })
+        try await LiveServer.with(at: tuesday) { server in
+            let cli = CLI(server: server.url, clock: server.clock)
+            _ = try await cli.run(["login", "--username", "ada"], stdin: server.passwords["ada"]! + "\n")
+            let booked = try await cli.run(["book", "mostafa", "--at", "10:00", "--for", "30m"])
+            #expect(booked.status == 0, "\(booked.err)")
+            var remove = URLRequest(url: server.url.appending(path: "api/rooms/mostafa"))
+            remove.httpMethod = "DELETE"
+            remove.setValue("Bearer \(LiveServer.adminToken)", forHTTPHeaderField: "Authorization")
+            let (_, response) = try await URLSession.shared.data(for: remove)
+            #expect((response as? HTTPURLResponse)?.statusCode == 204)
+
+            let offers = try await cli.run(["offers"])
+            let line = try #require(offers.out.split(separator: "\n").first { $0.contains("Mostafa was removed") })
+            // On the campus's clock, as the bookings are.
+            #expect(line.contains("your booking on ") && line.contains(", 10:00–10:30 is cancelled."), "\(line)")
+            let id = try #require(line.split(separator: " ").last.map { String($0.dropLast()) })
+            let dismiss = try await cli.run(["dismiss", id])
+            #expect(dismiss.status == 0 && dismiss.out == "Dismissed.\n", "\(dismiss.err)")
+            #expect(try await cli.run(["offers"]).out.contains("Mostafa") == false)
+            let twice = try await cli.run(["dismiss", id])
+            #expect(twice.status == 1)
+            #expect(try await cli.run(["dismiss", "not-an-id"]).status == 2)
         }
     }
 }

@@ -364,7 +364,7 @@ import Testing
     // MARK: Listing and events
 
     @Test func theDemoShelfSortsSearchesAndFiltersByStatus() async throws {
-        try await TestApp.run(configure: { $0.loadDemoData = true }) { _, client in
+        try await TestApp.run(at: TestTime.weekdayMorning, configure: { $0.loadDemoData = true }) { _, client in
             let newest = try Self.decode([OriginalBook].self, try await Self.send(client, .get, "/api/books"))
             #expect(newest.count >= 20)
             let oldest = try Self.decode(

@@ -64,7 +64,7 @@ import Testing
     }
 
     @Test func checkOutReturnAndDeleteSeveralWithForms() async throws {
-        try await TestApp.run(configure: { $0.loadDemoData = true }) { app, client in
+        try await TestApp.run(at: TestTime.weekdayMorning, configure: { $0.loadDemoData = true }) { app, client in
             let headers = try await Self.browser(app, "ada", language: "en")
             let store = LibraryStore(database: app.platform.database, waiting: app.features.lines)
             let books = try await store.all()
@@ -189,7 +189,7 @@ import Testing
     }
 
     @Test func theListSearchesTitlesAuthorsAndCategories() async throws {
-        try await TestApp.run(configure: { $0.loadDemoData = true }) { _, client in
+        try await TestApp.run(at: TestTime.weekdayMorning, configure: { $0.loadDemoData = true }) { _, client in
             func titles(_ query: String) async throws -> [String] {
                 let page = try await client.execute(
                     uri: "/library?q=\(query)", method: .get, headers: [.acceptLanguage: "en"]
@@ -214,7 +214,7 @@ import Testing
     }
 
     @Test func theSortIsRememberedForThePerson() async throws {
-        try await TestApp.run(configure: { $0.loadDemoData = true }) { app, client in
+        try await TestApp.run(at: TestTime.weekdayMorning, configure: { $0.loadDemoData = true }) { app, client in
             let headers = try await Self.browser(app, "ada", language: "en")
             func firstTitle(_ uri: String) async throws -> String {
                 let page = try await client.execute(uri: uri, method: .get, headers: headers) { $0 }

@@ -55,7 +55,7 @@ import Testing
     /// offline use, so a script or stylesheet added to the folder reaches pages and the offline shell without
     /// being listed anywhere.
     @Test func everyStaticFileIsAnAssetTheOfflineShellKeeps() async throws {
-        try await TestApp.run(configure: { $0.loadDemoData = true }) { app, client in
+        try await TestApp.run(at: TestTime.weekdayMorning, configure: { $0.loadDemoData = true }) { app, client in
             let member = try await app.signedIn("ada")
             var referenced: Set<String> = []
             for page in ["/", "/rooms", "/specials", "/library", "/timetable"] {
@@ -121,7 +121,7 @@ import Testing
     /// A page's live part comes alone at `?fragment=live`, drawn from the same model as the page, with an ETag: a
     /// page that has it already gets a 304, and a page in another language gets its own.
     @Test func aPagesLivePartComesAloneWithAnETag() async throws {
-        try await TestApp.run(configure: { $0.loadDemoData = true }) { app, client in
+        try await TestApp.run(at: TestTime.weekdayMorning, configure: { $0.loadDemoData = true }) { app, client in
             var member = try await app.signedIn("ada")
             // The page's forms carry the browser's CSRF token: a browser has its cookie from the page.
             member[.cookie] = "quad_csrf=e2e-csrf-token-0123456789abcdefghijklmnop"

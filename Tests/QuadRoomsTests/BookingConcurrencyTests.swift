@@ -40,7 +40,8 @@ import Testing
     /// spot per room, while their bookings in other rooms, made at the same moment, all go through.
     @Test(arguments: TestDatabase.engines)
     func onePersonRacingForOneRoomHoldsOneSpot(engine: Database.Engine) async throws {
-        try await TestApp.run(engine, configure: { $0.loadDemoData = true }) { app, client in
+        try await TestApp.run(engine, at: TestTime.weekdayMorning, configure: { $0.loadDemoData = true }) {
+            app, client in
             let ada = try await app.signedIn("ada")
             let rooms = ["mina", "mina", "mina", "mina", "mina", "mina", "yana", "ljerka", "helmold", "septima"]
             let answers = try await withThrowingTaskGroup(of: (String, TestResponse).self) { group in
@@ -63,7 +64,8 @@ import Testing
 
     @Test(arguments: TestDatabase.engines)
     func fiftyRepeatsOfOneIdempotentRequestBookOnce(engine: Database.Engine) async throws {
-        try await TestApp.run(engine, configure: { $0.loadDemoData = true }) { app, client in
+        try await TestApp.run(engine, at: TestTime.weekdayMorning, configure: { $0.loadDemoData = true }) {
+            app, client in
             var signedIn = try await app.signedIn("ada")
             signedIn[.idempotencyKey] = "one-intent"
             let headers = signedIn
@@ -85,7 +87,8 @@ import Testing
 
     @Test(arguments: TestDatabase.engines)
     func aBookingReachesAnotherClientsEventStream(engine: Database.Engine) async throws {
-        try await TestApp.run(engine, configure: { $0.loadDemoData = true }) { app, client in
+        try await TestApp.run(engine, at: TestTime.weekdayMorning, configure: { $0.loadDemoData = true }) {
+            app, client in
             var people: [HTTPFields] = []
             for attempt in 0..<50 { people.append(try await app.signedIn("watcher\(attempt)")) }
             let everyone = people

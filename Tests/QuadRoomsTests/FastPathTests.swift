@@ -17,6 +17,7 @@ import Testing
 @Suite struct FastPathTests {
     @Test func pollsGetTheRoutersAnswerAndSpendTheSameRateLimit() async throws {
         try await TestApp.run(
+            at: TestTime.weekdayMorning,
             configure: {
                 $0.loadDemoData = true
                 $0.rateLimit = 0.01
@@ -53,6 +54,7 @@ import Testing
     /// them (`ClientKey`): not one budget for everyone the proxy forwards.
     @Test func behindAProxyEachClientSpendsItsOwnBudget() async throws {
         try await TestApp.run(
+            at: TestTime.weekdayMorning,
             configure: {
                 $0.loadDemoData = true
                 $0.rateLimit = 0.01
@@ -77,7 +79,8 @@ import Testing
 
     /// Without a rate limit the answers are written as ready bytes: still the router's answer, and a 304.
     @Test func withoutARateLimitPollsGetTheSameAnswer() async throws {
-        try await TestApp.run(configure: { $0.loadDemoData = true }, live: true) { _, client in
+        try await TestApp.run(at: TestTime.weekdayMorning, configure: { $0.loadDemoData = true }, live: true) {
+            _, client in
             let first = try await client.execute(uri: "/api/rooms", method: .get)
             let second = try await client.execute(uri: "/api/rooms", method: .get)
             #expect(first.status == .ok && second.status == .ok)
@@ -99,6 +102,7 @@ import Testing
     /// token or cookie it does not know goes to the router, which refuses it.
     @Test func signedInPollsGetTheRoutersAnswer() async throws {
         try await TestApp.run(
+            at: TestTime.weekdayMorning,
             configure: {
                 $0.loadDemoData = true
                 $0.rateLimit = 0.01
@@ -137,7 +141,8 @@ import Testing
     /// A token the fast path does not know goes to the router, which refuses it; a sign-out takes effect on the
     /// very next poll.
     @Test func aSignOutTakesEffectOnTheNextPoll() async throws {
-        try await TestApp.run(configure: { $0.loadDemoData = true }, live: true) { app, client in
+        try await TestApp.run(at: TestTime.weekdayMorning, configure: { $0.loadDemoData = true }, live: true) {
+            app, client in
             let bearer = try await app.signedIn("ada")
             for _ in 0..<3 {
                 #expect(try await client.execute(uri: "/api/rooms", method: .get, headers: bearer).status == .ok)
@@ -157,7 +162,8 @@ import Testing
     /// shelf with names for people signed in only).
     @Test(arguments: ["/api/specials", "/api/books"])
     func otherPollsGetTheRoutersAnswer(path: String) async throws {
-        try await TestApp.run(configure: { $0.loadDemoData = true }, live: true) { app, client in
+        try await TestApp.run(at: TestTime.weekdayMorning, configure: { $0.loadDemoData = true }, live: true) {
+            app, client in
             let bearer = try await app.signedIn("ada")
             for headers in [HTTPFields(), bearer, HTTPFields()] {
                 let first = try await client.execute(uri: path, method: .get, headers: headers)
@@ -177,7 +183,10 @@ import Testing
         let logs = LogLines()
         // Without the demo's simulator, whose car parks and shuttles change every few seconds: the kept answer is
         // dropped with each change, so two polls in a row rarely meet it on a busy machine.
-        try await TestApp.run(configure: { $0.loadDemoData = true }, live: true, services: false, logger: logs.logger) {
+        try await TestApp.run(
+            at: TestTime.weekdayMorning, configure: { $0.loadDemoData = true }, live: true, services: false,
+            logger: logs.logger
+        ) {
             app, client in
             let bearer = try await app.signedIn("ada")
             for headers in [HTTPFields(), bearer] {
@@ -206,7 +215,8 @@ import Testing
     /// the weak ETag and `Vary`, as the router sends them, and a 304 for either form's ETag.
     @Test(arguments: ["/api/rooms", "/api/specials", "/api/books"])
     func gzipPollsGetTheRoutersAnswer(path: String) async throws {
-        try await TestApp.run(configure: { $0.loadDemoData = true }, live: true) { app, client in
+        try await TestApp.run(at: TestTime.weekdayMorning, configure: { $0.loadDemoData = true }, live: true) {
+            app, client in
             let bearer = try await app.signedIn("ada")
             var gzip = bearer
             gzip[.acceptEncoding] = "gzip, deflate, br"
@@ -231,7 +241,8 @@ import Testing
     }
 
     @Test func aBookingShowsInTheNextPoll() async throws {
-        try await TestApp.run(configure: { $0.loadDemoData = true }, live: true) { app, client in
+        try await TestApp.run(at: TestTime.weekdayMorning, configure: { $0.loadDemoData = true }, live: true) {
+            app, client in
             _ = try await client.execute(uri: "/api/rooms", method: .get)
             let before = try await client.execute(uri: "/api/rooms", method: .get)
             #expect(try spots(of: "mina", in: before) == 39)
@@ -245,7 +256,8 @@ import Testing
     /// A client that pipelines gets its answers in the order it asked, even when a later request could
     /// be answered from the kept answer before an earlier one that goes through the router.
     @Test func pipelinedRequestsAreAnsweredInOrder() async throws {
-        try await TestApp.run(configure: { $0.loadDemoData = true }, live: true) { _, client in
+        try await TestApp.run(at: TestTime.weekdayMorning, configure: { $0.loadDemoData = true }, live: true) {
+            _, client in
             let port = try #require(client.port)
             let poll = "GET /api/rooms HTTP/1.1\r\nHost: quad.test\r\n\r\n"
             // Builds the kept answer for this host first.

@@ -17,7 +17,7 @@ import Testing
         _ engine: Database.Engine = .sqlite,
         _ body: @escaping @Sendable (TestApp, any TestClientProtocol) async throws -> Void
     ) async throws {
-        try await TestApp.run(engine, configure: { $0.loadDemoData = true }, body)
+        try await TestApp.run(engine, at: TestTime.weekdayMorning, configure: { $0.loadDemoData = true }, body)
     }
 
     // The original app's models, as the reference describes them.

@@ -194,9 +194,11 @@ import Testing
             }
             #expect(page.status == .ok)
             let day = RoomsInTimeTests.day
-            // North Hall opens at 08:00, the other buildings at all hours: the table spans the whole day.
-            #expect(page.text.contains(#"<th scope="col" colspan="4">00:00</th>"#))
-            #expect(page.text.contains(#"<th scope="col" colspan="4">23:00</th>"#))
+            // North Hall opens at 08:00 here, Engineering at 07:00, the Library Wing closes at 22:00: the table spans
+            // the hours any of them is open, and no more.
+            #expect(page.text.contains(#"<th scope="col" colspan="4">07:00</th>"#))
+            #expect(page.text.contains(#"<th scope="col" colspan="4">21:00</th>"#))
+            #expect(!page.text.contains(#">06:00</th>"#) && !page.text.contains(#">22:00</th>"#))
             // Mostafa is held whole from 10:00 to 10:30, closed before 08:00, free at 10:30.
             #expect(page.text.contains("10:00, Taken"))
             #expect(page.text.contains(#"href="/rooms/mostafa?date=\#(day)&amp;start=10:30#book""#))

@@ -73,7 +73,7 @@ import Testing
             let rooms = app.features.rooms
             _ = try await rooms.store.create(
                 RoomRecord(id: "duo", name: "Duo", building: "North Hall", capacity: 1, seats: 1))
-            try await rooms.policies.set(
+            try await rooms.setRules(
                 BookingPolicy(hours: .weekdays, horizonDays: 56, maxMinutes: 240, checkInMinutes: 10),
                 forBuilding: "North Hall")
             let lea = try await app.signedIn("lea")
@@ -217,7 +217,7 @@ import Testing
     }
 
     @Test func aVisitorsHomeIsWhatIsFreeNowTheSpecialsAndSigningIn() async throws {
-        try await TestApp.run(configure: { $0.loadDemoData = true }) { app, client in
+        try await TestApp.run(at: TestTime.weekdayMorning, configure: { $0.loadDemoData = true }) { app, client in
             try await client.execute(uri: "/", method: .get, headers: [.acceptLanguage: "en"]) { response in
                 #expect(response.status == .ok)
                 let html = response.text

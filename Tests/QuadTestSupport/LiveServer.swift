@@ -11,8 +11,9 @@ import QuadServer
 import ServiceLifecycle
 
 /// A real Quad listening on a free port of 127.0.0.1, with the demo data, on a SQLite file that outlives a
-/// stop so the same server can start again (for offline and recovery tests). Its clock starts at the tests'
-/// instant (`QUAD_TEST_NOW`) or the one a test chooses, and runs on across a restart.
+/// stop so the same server can start again (for offline and recovery tests). Its clock starts at 10:00 on the first
+/// weekday from the tests' instant (`QUAD_TEST_NOW`; `TestTime.weekdayMorning`) or at the one a test chooses, and runs
+/// on across a restart.
 public final class LiveServer: @unchecked Sendable {
     public static let adminToken = "kit-test-admin-token-0123456789"
 
@@ -57,7 +58,8 @@ public final class LiveServer: @unchecked Sendable {
         configuration.rateLimit = 0
         configuration.passwordCost = 4
         configuration.logLevel = .error
-        let clock = clock ?? TestTime.clock(at: instant)
+        // With the demo campus open (its Library Wing and Engineering keep hours) unless a test chooses its time.
+        let clock = clock ?? TestTime.clock(at: instant ?? TestTime.weekdayMorning)
         configuration.clock = clock
         configure(&configuration)
         let (lines, continuation) = AsyncStream<String>.makeStream()

@@ -23,6 +23,10 @@ public enum TestTime {
     /// The demo campus's time zone (Clayton, Melbourne).
     public static let melbourne = TimeZone(identifier: "Australia/Melbourne")!
 
+    /// 10:00 on the first weekday at or after the test's start, on the demo campus: every demo building is open then
+    /// (the Library Wing and Engineering keep hours), for a test that books the demo's rooms now.
+    public static let weekdayMorning = next(LocalTime(hour: 10), where: { (1...5).contains($0.weekday) })
+
     /// The date `instant` falls on in Melbourne.
     public static func melbourneDate(_ instant: Date) -> LocalDate {
         CampusClock(timeZone: melbourne).date(of: instant)

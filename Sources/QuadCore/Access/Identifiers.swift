@@ -48,3 +48,14 @@ public struct PlaceID: Sendable, Hashable, CustomStringConvertible {
         value = booking.value
     }
 }
+
+/// A notice (`Notice`), as the server makes it: 16 random bytes in base64url.
+public struct NoticeID: Sendable, Hashable, CustomStringConvertible {
+    public let value: String
+    public var description: String { value }
+
+    public init?(_ raw: String?) {
+        guard let booking = BookingID(raw) else { return nil }
+        value = booking.value
+    }
+}

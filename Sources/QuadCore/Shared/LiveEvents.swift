@@ -5,6 +5,8 @@
 /// line that ask for them (`?types=`) and read them. The raw value is the frame's `event:` name.
 public enum EventKind: String, Sendable, CaseIterable, Codable {
     case room, special, book, parking, departure, waiting
+    /// Something happened to one of the listener's bookings or places that they did not do (`Notice`); private.
+    case notice
     /// The stream's first frame when the client missed more than the server keeps: reload everything.
     case reset
 }
@@ -143,5 +145,20 @@ public struct WaitingEvent: LiveEvent, Equatable {
         self.change = change
         self.position = position
         self.offeredUntil = offeredUntil
+    }
+}
+
+/// `notice`: a notice was posted to the listener or dismissed by them (`Notice`); private, sent only to that
+/// person's streams.
+public struct NoticeEvent: LiveEvent, Equatable {
+    public static let kind = EventKind.notice
+    public var id: String
+    public var change: Change
+
+    public enum Change: String, Codable, Sendable { case posted, dismissed }
+
+    public init(id: String, change: Change) {
+        self.id = id
+        self.change = change
     }
 }

@@ -21,7 +21,7 @@ public struct Today: Codable, Sendable, Hashable {
 public struct TodaySection: Codable, Sendable, Hashable {
     /// What the section holds, which also sets its place on the page: what is held for the person comes first.
     public enum Key: String, Codable, Sendable, CaseIterable {
-        case offers, bookings, waiting, loans, classes, shuttles, parkings, freeRooms, specials
+        case offers, notices, bookings, waiting, loans, classes, shuttles, parkings, freeRooms, specials
 
         /// Its place: the order of the cases.
         public var rank: Int { Self.allCases.firstIndex(of: self)! }
@@ -95,7 +95,7 @@ public struct TodayItem: Codable, Sendable, Hashable {
 /// the API's operation (`method` and `api`), so the page, an app and the command line all offer it.
 public struct TodayAction: Codable, Sendable, Hashable {
     public enum Kind: String, Codable, Sendable, CaseIterable {
-        case accept, decline, leave, checkIn, returnBook
+        case accept, decline, leave, checkIn, returnBook, dismiss
     }
 
     public enum Method: String, Codable, Sendable {

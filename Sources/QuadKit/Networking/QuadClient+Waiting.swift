@@ -8,16 +8,19 @@ public struct KitNotifications: Codable, Sendable, Equatable {
     /// Their places in line (`position` 1 is next).
     public var waiting: [WaitingPlaceRecord]
     public var loans: [LoanNote]
+    /// What happened to their bookings and places that they did not do, newest first, until they dismiss it.
+    public var notices: [Notice]
     /// The reminder kinds they turned off.
     public var remindersOff: Set<ReminderKind>
 
     public init(
         offers: [WaitingPlaceRecord] = [], waiting: [WaitingPlaceRecord] = [], loans: [LoanNote] = [],
-        remindersOff: Set<ReminderKind> = []
+        notices: [Notice] = [], remindersOff: Set<ReminderKind> = []
     ) {
         self.offers = offers
         self.waiting = waiting
         self.loans = loans
+        self.notices = notices
         self.remindersOff = remindersOff
     }
 }
@@ -81,7 +84,13 @@ extension QuadClient {
                     bookId: $0.bookId, title: $0.title, dueAt: $0.dueAt,
                     standing: LoanStanding(rawValue: $0.standing.rawValue) ?? .onLoan)
             },
-            remindersOff: off)
+            notices: notes.notices, remindersOff: off)
+    }
+
+    /// Dismisses one of their notices (404 when it is not theirs).
+    public func dismissNotice(id: String) async throws {
+        let output = try await call { try await api.dismissNotice(path: .init(noticeId: id)) }
+        guard case .noContent = output else { throw Self.failure(output) }
     }
 
     /// Takes what is held for them; 409 (`KitError.problem`, type `offer-ended`) once the offer has ended.

@@ -316,9 +316,10 @@ struct Watch: AsyncParsableCommand {
                     context.note("Waiting for the server, then watching for changes (Ctrl-C to stop)…")
                 }
             }
-            // Signed in, the stream is theirs: offers made to them (`waiting` events) come on it, and only on theirs.
+            // Signed in, the stream is theirs: offers made to them (`waiting` events) and what changed without them
+            // (`notice` events) come on it, and only on theirs.
             let events = EventStreamClient(
-                serverURL: context.serverURL, types: [.room, .waiting, .reset],
+                serverURL: context.serverURL, types: [.room, .waiting, .notice, .reset],
                 tokens: context.client.tokens.token == nil ? nil : context.client.tokens)
             // Events and the connection's status, in one sequence, so one loop owns the table.
             enum Update {
@@ -376,6 +377,14 @@ struct Watch: AsyncParsableCommand {
                     encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
                     let line = try encoder.encode(Line(id: event.id, type: event.type, data: event.data))
                     context.print(String(decoding: line, as: UTF8.self) + "\n")
+                    continue
+                }
+                if event.kind == .notice, let change = event.decode(NoticeEvent.self) {
+                    if change.change == .posted {
+                        context.print(
+                            "\(context.clock.now.formatted(time))  Something changed without you: `quad offers` says what.\n"
+                        )
+                    }
                     continue
                 }
                 if event.kind == .waiting, let change = event.decode(WaitingEvent.self) {

@@ -57,6 +57,7 @@ extension TerminalText {
         case .decline, .leave: "quad leave -- \(item.id)"
         case .checkIn: "quad checkin"
         case .returnBook: "quad library return \(item.id)"
+        case .dismiss: "quad dismiss \(item.id)"
         }
     }
 }

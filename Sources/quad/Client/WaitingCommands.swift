@@ -64,7 +64,12 @@ struct OffersCommand: AsyncParsableCommand {
                 throw context.writeError(error, doing: "read your offers")
             }
             if context.json { return try context.printJSON(notes) }
-            context.print(TerminalText.notifications(notes, now: context.clock.now, style: context.style))
+            // Notices say their times on the campus's clock, as bookings do.
+            let zone = notes.notices.isEmpty ? nil : try? await context.client.campusTimeZone()
+            context.print(
+                TerminalText.notifications(
+                    notes, now: context.clock.now, campus: CampusClock(timeZone: zone ?? .current), style: context.style
+                ))
         }
     }
 }
@@ -161,12 +166,23 @@ extension TerminalText {
         }
     }
 
-    /// The offers first (each with its id to accept it and until when), then the places in line, then the loans.
-    static func notifications(_ notes: KitNotifications, now: Date, style: TerminalStyle) -> String {
+    /// What changed without them first (each with its id to dismiss it), then the offers (each with its id to accept
+    /// it and until when), then the places in line, then the loans.
+    static func notifications(
+        _ notes: KitNotifications, now: Date, campus: CampusClock, style: TerminalStyle
+    ) -> String {
         var out = ""
         let time = Date.FormatStyle().weekday(.abbreviated).hour(.twoDigits(amPM: .omitted)).minute(.twoDigits)
-        if notes.offers.isEmpty && notes.waiting.isEmpty && notes.loans.isEmpty {
+        if notes.notices.isEmpty && notes.offers.isEmpty && notes.waiting.isEmpty && notes.loans.isEmpty {
             return "Nothing for you right now: no offers, no lines, no loans.\n"
+        }
+        if !notes.notices.isEmpty {
+            // The pages' sentence, in English.
+            let t = Localizer(language: .english)
+            out += style.paint("What changed", .yellow) + "\n"
+            for notice in notes.notices {
+                out += "  \(visible(notice.sentence(t, clock: campus))) (dismiss: quad dismiss \(notice.id))\n"
+            }
         }
         if !notes.offers.isEmpty {
             out += style.paint("Held for you", .green) + "\n"
@@ -220,6 +236,31 @@ struct LeaveCommand: AsyncParsableCommand {
                 throw context.writeError(error, doing: "leave the line")
             }
             if !context.json { context.print("Left the line.\n") }
+        }
+    }
+}
+
+/// `quad dismiss NOTICE`: dismisses a notice (what changed without you, from `quad offers`).
+struct DismissCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "dismiss", abstract: "Dismiss a notice of what changed without you (its id, from `quad offers`).")
+
+    @OptionGroup var options: ClientOptions
+
+    @Argument(help: "The notice's id.")
+    var notice: String
+
+    func validate() throws {
+        if NoticeID(notice) == nil { throw ValidationError("a notice's id is 22 letters, digits, - or _") }
+    }
+
+    func run() async throws {
+        try await runClient {
+            let context = try ClientContext(options, signedIn: true)
+            do { try await context.client.dismissNotice(id: notice) } catch {
+                throw context.writeError(error, doing: "dismiss the notice")
+            }
+            if !context.json { context.print("Dismissed.\n") }
         }
     }
 }

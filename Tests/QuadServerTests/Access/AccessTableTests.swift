@@ -108,7 +108,7 @@ import Testing
     }
 
     @Test func aFeedAccountPostsReadingsAndNothingElse() async throws {
-        try await TestApp.run(configure: { $0.loadDemoData = true }) { app, client in
+        try await TestApp.run(at: TestTime.weekdayMorning, configure: { $0.loadDemoData = true }) { app, client in
             let feed = try await app.signedIn("feeder", role: .feed)
             let book = try await client.execute(
                 uri: "/api/books", method: .post, headers: feed,

@@ -61,7 +61,7 @@ import Testing
     }
 
     @Test func aLinkReachesOnlyTheOriginalRoutesAndEndsWhenRevokedOrItsPersonGoes() async throws {
-        try await TestApp.run(configure: { $0.loadDemoData = true }) { app, client in
+        try await TestApp.run(at: TestTime.weekdayMorning, configure: { $0.loadDemoData = true }) { app, client in
             let ada = try await app.signedIn("ada")
             let base = try await client.appLink(for: ada)
             try await client.execute(uri: base + "/rooms.json", method: .get, headers: Self.json) {
@@ -104,7 +104,7 @@ import Testing
     }
 
     @Test func feedAccountsGetNoLinkAndNothingAnonymousChangesData() async throws {
-        try await TestApp.run(configure: { $0.loadDemoData = true }) { app, client in
+        try await TestApp.run(at: TestTime.weekdayMorning, configure: { $0.loadDemoData = true }) { app, client in
             let feed = try await app.signedIn("feeder", role: .feed)
             try await client.execute(
                 uri: "/api/me/app-links", method: .post, headers: feed, body: ByteBuffer(string: #"{"label": "x"}"#)
@@ -126,7 +126,7 @@ import Testing
 /// A person who does not use the API makes and revokes their links on `/account`.
 @Suite struct AccountPageTests {
     @Test func aPersonMakesALinkOnTheirAccountPageAndRevokesIt() async throws {
-        try await TestApp.run(configure: { $0.loadDemoData = true }) { app, client in
+        try await TestApp.run(at: TestTime.weekdayMorning, configure: { $0.loadDemoData = true }) { app, client in
             var browser = try await CSRFTests.browser(app, "ada")
             browser[.accept] = "text/html"
             browser[.acceptLanguage] = "fr"

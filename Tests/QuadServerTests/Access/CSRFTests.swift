@@ -35,7 +35,7 @@ import Testing
     /// The attacks of the issue: a `text/plain` body (a form on another site can send one) to the API, by any
     /// path form, and a form post without the token; each changes nothing.
     @Test func crossSiteRequestsChangeNothing() async throws {
-        try await TestApp.run(configure: { $0.loadDemoData = true }) { app, client in
+        try await TestApp.run(at: TestTime.weekdayMorning, configure: { $0.loadDemoData = true }) { app, client in
             let admin = try await Self.browser(app, "boss", role: .admin)
             let before = try await Self.books(client)
             #expect(before > 0)
@@ -69,7 +69,7 @@ import Testing
     /// The token is not enough from another origin: a page on another port of the same host is "same-site" to
     /// the browser, but it is not Quad.
     @Test func theOriginMustBeThisSite() async throws {
-        try await TestApp.run(configure: { $0.loadDemoData = true }) { app, client in
+        try await TestApp.run(at: TestTime.weekdayMorning, configure: { $0.loadDemoData = true }) { app, client in
             var headers = try await Self.browser(app, "ada")
             headers[CSRF.header] = Self.token
             headers[.contentType] = "application/json"
@@ -97,7 +97,7 @@ import Testing
     }
 
     @Test func aFormWithItsTokenWorksAndABearerNeedsNone() async throws {
-        try await TestApp.run(configure: { $0.loadDemoData = true }) { app, client in
+        try await TestApp.run(at: TestTime.weekdayMorning, configure: { $0.loadDemoData = true }) { app, client in
             var form = try await Self.browser(app, "ada")
             form[.contentType] = "application/x-www-form-urlencoded"
             try await client.execute(

@@ -61,7 +61,7 @@ import Testing
     }
 
     @Test func everyPageWithHostileQueryValues() async throws {
-        try await TestApp.run(configure: { $0.loadDemoData = true }) { app, client in
+        try await TestApp.run(at: TestTime.weekdayMorning, configure: { $0.loadDemoData = true }) { app, client in
             let router = try await buildRouter(app.platform, features: app.features.all, people: app.features.accounts)
             let special = try await SpecialStore(database: app.platform.database, clock: app.clock).all().first?.id
             let pages = router.routes.filter { $0.method == .get }.map { $0.path.description }.filter {
@@ -110,7 +110,7 @@ import Testing
 
     /// The link: an admin who opens it sees no button aimed anywhere but at their own booking.
     @Test func aCraftedBookingLinkCannotAimTheCancelButton() async throws {
-        try await TestApp.run(configure: { $0.loadDemoData = true }) { app, client in
+        try await TestApp.run(at: TestTime.weekdayMorning, configure: { $0.loadDemoData = true }) { app, client in
             let (session, _) = try await app.features.accounts.sessions.start(for: "admin", kind: .web)
             let admin: HTTPFields = [.accept: "text/html", .cookie: "quad_session=\(session)"]
             let page = try await client.execute(
@@ -123,7 +123,7 @@ import Testing
     }
 
     @Test func signInSendsBackOnlyToThisSite() async throws {
-        try await TestApp.run(configure: { $0.loadDemoData = true }) { app, client in
+        try await TestApp.run(at: TestTime.weekdayMorning, configure: { $0.loadDemoData = true }) { app, client in
             _ = try await app.features.accounts.people.update(
                 "ada", displayName: nil, role: nil, studentId: nil, password: "analytical-engine",
                 keys: app.features.accounts.keys)

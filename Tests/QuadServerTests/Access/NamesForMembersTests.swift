@@ -17,7 +17,7 @@ import Testing
 /// Who has a book, who had it and who booked are for people signed in; the status stays public.
 @Suite struct NamesForMembersTests {
     @Test func aVisitorSeesTheStatusButNoName() async throws {
-        try await TestApp.run(configure: { $0.loadDemoData = true }) { app, client in
+        try await TestApp.run(at: TestTime.weekdayMorning, configure: { $0.loadDemoData = true }) { app, client in
             let ada = try await app.signedIn("ada")
             let id = try #require(try await app.features.library.store.all().first { $0.loan == nil }?.id)
             try await app.listening {

@@ -18,6 +18,7 @@ import Testing
     @Test func aStreamBeforeTheRouterIsTheRoutersAndCountsAgainstTheSameCap() async throws {
         let logs = LogLines()
         try await TestApp.run(
+            at: TestTime.weekdayMorning,
             configure: {
                 $0.loadDemoData = true
                 $0.maxEventStreamsPerClient = 2
@@ -58,7 +59,9 @@ import Testing
     /// A client reconnecting with the last id it saw is sent what it missed first, on either path.
     @Test func aReconnectingClientGetsWhatItMissed() async throws {
         let logs = LogLines()
-        try await TestApp.run(configure: { $0.loadDemoData = true }, live: true, logger: logs.logger) { app, client in
+        try await TestApp.run(
+            at: TestTime.weekdayMorning, configure: { $0.loadDemoData = true }, live: true, logger: logs.logger
+        ) { app, client in
             let port = try #require(client.port)
             let ada = try await app.signedIn("ada")
             let first = try await RawStream.get("/api/events?types=room", port: port) { stream in
@@ -99,7 +102,9 @@ import Testing
     /// the stream), be it another request or bytes that are no HTTP at all: the stream goes on as before.
     @Test func whatAClientSendsOnItsOpenStreamIsIgnored() async throws {
         let logs = LogLines()
-        try await TestApp.run(configure: { $0.loadDemoData = true }, live: true, logger: logs.logger) { app, client in
+        try await TestApp.run(
+            at: TestTime.weekdayMorning, configure: { $0.loadDemoData = true }, live: true, logger: logs.logger
+        ) { app, client in
             let port = try #require(client.port)
             try await RawStream.get("/api/events?types=room", port: port) { stream in
                 _ = try await stream.head()
@@ -118,7 +123,9 @@ import Testing
     /// An unknown query parameter, a signed-in caller the instance does not know yet and a HEAD are the router's.
     @Test func whatTheFastPathCannotReadGoesToTheRouter() async throws {
         let logs = LogLines()
-        try await TestApp.run(configure: { $0.loadDemoData = true }, live: true, logger: logs.logger) { _, client in
+        try await TestApp.run(
+            at: TestTime.weekdayMorning, configure: { $0.loadDemoData = true }, live: true, logger: logs.logger
+        ) { _, client in
             let port = try #require(client.port)
             for target in ["/api/events?types=room&other=1", "/api/events?types=room+book", "/api/events/"] {
                 try await RawStream.get(target, port: port) { stream in _ = try await stream.head() }

@@ -1,12 +1,12 @@
 // The badge and the offers held for a signed-in person, on every page: the server draws them in the frame, and
 // again alone at /me/attention (the same partials), which this fetches when the person's places, loans or bookings
 // change (the page's event stream says so through live.js, "quad:event"; a page without one opens a stream of its
-// own for the person's `waiting` events), when the time the server drew is up, and when the page is seen again.
+// own for the person's `waiting` and `notice` events), when the time the server drew is up, and when the page is seen again.
 // Between fetches, the offers' minutes left count down here.
 import { morph } from "./live.js";
 import { plural } from "./i18n.js";
 
-const changes = new Set(["waiting", "book", "room", "reset"]);
+const changes = new Set(["waiting", "notice", "book", "room", "reset"]);
 
 // Takes `fresh`'s attributes and children, keeping the nodes that match (a focused link stays focused).
 function sync(element, fresh) {
@@ -95,11 +95,13 @@ export function followAttention() {
 
   document.addEventListener("quad:event", (event) => { if (changes.has(event.detail?.type)) soon(); });
 
-  // A page with no live region of its own: a stream for the person's own waiting events alone, while it is seen.
+  // A page with no live region of its own: a stream for the person's own waiting and notice events alone, while it is
+  // seen.
   function openStream() {
     if (stream || document.hidden || !("EventSource" in window) || "pageLive" in body.dataset) return;
-    stream = new EventSource("/api/events?types=waiting");
+    stream = new EventSource("/api/events?types=waiting,notice");
     stream.addEventListener("waiting", soon);
+    stream.addEventListener("notice", soon);
     stream.onerror = () => {
       if (stream?.readyState === EventSource.CLOSED) stream = null; // refused: the deadlines and coming back remain
     };

@@ -177,9 +177,11 @@ export function startLive({
 
   let source = null, lastEventId = "", triedAtOnce = false;
 
-  // Signed in, the stream is the person's own: their waiting events reach every live page, whatever it listens to,
-  // for the badge and the offers held for them (attention.js hears of every event as "quad:event").
-  const personal = document.body.hasAttribute("data-signed-in") && !events.includes("waiting");
+  // Signed in, the stream is the person's own: their waiting and notice events reach every live page, whatever it
+  // listens to, for the badge and the offers held for them (attention.js hears of every event as "quad:event").
+  const personal = document.body.hasAttribute("data-signed-in")
+    ? ["waiting", "notice"].filter((type) => !events.includes(type))
+    : [];
   document.body.dataset.pageLive = "";
   const tell = (event) => document.dispatchEvent(new CustomEvent("quad:event", { detail: { type: event.type } }));
 
@@ -197,7 +199,7 @@ export function startLive({
   function connect() {
     if (source || stopped || !events.length || !("EventSource" in window) || document.hidden || offline) return;
     // Reopened after a pause, the stream replays what was missed since the last event seen.
-    const stream = new EventSource("/api/events?types=" + [...events, ...(personal ? ["waiting"] : [])].join(",") +
+    const stream = new EventSource("/api/events?types=" + [...events, ...personal].join(",") +
       (lastEventId ? "&lastEventId=" + encodeURIComponent(lastEventId) : ""));
     source = stream;
     stream.onopen = () => {
@@ -226,7 +228,7 @@ export function startLive({
     };
     // "reset": the server could not replay what was missed; the fragment is the current state anyway.
     for (const type of [...events, "reset"]) stream.addEventListener(type, onStreamEvent);
-    if (personal) stream.addEventListener("waiting", tell);
+    for (const type of personal) stream.addEventListener(type, tell);
   }
 
   function disconnect() {

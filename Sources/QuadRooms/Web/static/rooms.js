@@ -178,7 +178,7 @@ function rooms(root) {
       intents.delete(id);
       say(cardFor(id), t("rooms.bookedMessage", { name: card.dataset.name }), "success");
       await redraw(id);
-      moveFocus(id, cardFor(id)?.querySelector(".cancel-form button"), cardFor(id)?.querySelector(".card-message"));
+      moveFocus(id, cardFor(id)?.querySelector(".cancel-one summary"), cardFor(id)?.querySelector(".card-message"));
       return;
     }
 
@@ -228,7 +228,7 @@ function rooms(root) {
     say(cardFor(id), message, "error");
     if (response?.status === 401) await redraw(id);
     moveFocus(id, from.isConnected ? from.querySelector("button") : null,
-      cardFor(id)?.querySelector(".cancel-form button"), cardFor(id)?.querySelector(".card-message"));
+      cardFor(id)?.querySelector(".cancel-one summary"), cardFor(id)?.querySelector(".card-message"));
   }
 
   // Book and Cancel forms post to the server without this script; with it, they work in place.

@@ -1,6 +1,7 @@
-// A person's day, kept live: their own `waiting` events (an offer made, a place moved up), bookings and books
-// changing and the specials bring the server's fragment of the page at once (live.js); deadlines drawn by the server
-// (an offer's end) bring it too. Between fetches, what is held for them counts down here. The page works without it.
+// A person's day, kept live: their own `waiting` and `notice` events (an offer made, a room removed), bookings
+// and books changing and the specials bring the server's fragment of the page at once (live.js); deadlines drawn by
+// the server (an offer's end) bring it too. Between fetches, what is held for them counts down here. The page works
+// without it.
 import { startLive, announce } from "./live.js";
 import { t, plural } from "./i18n.js";
 
@@ -24,7 +25,7 @@ if (root) {
     root,
     region,
     url: "/?fragment=live",
-    events: ["waiting", "room", "book", "special"],
+    events: ["waiting", "notice", "room", "book", "special"],
     pollSeconds: Number(root.dataset.refreshSeconds) || 30,
     banners: {
       offline: document.getElementById("today-offline"),

@@ -1,5 +1,5 @@
-// A person's notifications, kept live: their own `waiting` events (an offer made, a place moved up) and
-// books changing bring the server's fragment of the page at once (live.js). The page works with its forms alone.
+// A person's notifications, kept live: their own `waiting` and `notice` events (an offer made, a place moved up, a
+// room removed) and books changing bring the server's fragment of the page at once (live.js). The page works with its forms alone.
 import { startLive, announce } from "./live.js";
 import { t } from "./i18n.js";
 
@@ -13,7 +13,7 @@ if (root) {
     root,
     region: document.getElementById("notifications-live"),
     url: url.pathname + url.search,
-    events: ["waiting", "book"],
+    events: ["waiting", "notice", "book"],
     pollSeconds: Number(root.dataset.refreshSeconds) || 30,
     banners: {
       offline: document.getElementById("notifications-offline"),
