@@ -94,7 +94,7 @@ def test_every_event_on_the_stream_matches_its_schema_in_the_contract(quad_serve
     events = contract["paths"]["/api/events"]["get"]["x-quad-events"]
     wanted = {kind: schemas[ref["$ref"].rsplit("/", 1)[-1]] for kind, ref in events.items()}
 
-    # Ada's own stream: her private events (`waiting`) come on it too.
+    # Ada's own stream: her private events (`waiting`, `notice`) come on it too.
     token = session_token(server, "ada")
     sock = socket.create_connection(("127.0.0.1", server.port), timeout=30)
     sock.sendall(
@@ -140,6 +140,8 @@ def test_every_event_on_the_stream_matches_its_schema_in_the_contract(quad_serve
     departure = call("/api/departures", "GET", None).json()["departures"][0]
     expected = dt.datetime.fromisoformat(departure["expectedAt"].replace("Z", "+00:00")) + dt.timedelta(minutes=2)
     call(f"/api/departures/{departure['id']}", "PUT", {"predicted": expected.strftime("%Y-%m-%dT%H:%M:%SZ")})
+    # The room Ada booked is removed: she is told (`notice`, on her own stream).
+    call("/api/rooms/events-room", "DELETE", None)
 
     def frames() -> list[tuple[str, str]]:
         return re.findall(r"event: (\w+)\ndata: (.*)\n", bytes(received).decode("utf-8", "replace"))
