@@ -242,9 +242,10 @@ def test_book_and_cancel_in_the_browser(rooms_server, browser):
 
     marker = browser.execute_script("return window.__noReload = Math.random()")
     record_drawn_shape(browser, "ljerka", "button.book")
-    confirm = confirm_cancel(browser, "#room-ljerka")
-    assert confirm.accessible_name == "Yes, cancel it Ljerka"
-    assert "Cancel this booking?" in text_of(browser, "#room-ljerka .cancel-one")
+    one(browser, "#room-ljerka .cancel-one summary").click()
+    wait_for(browser, lambda d: "Cancel this booking?" in text_of(d, "#room-ljerka .cancel-one"), message="no question")
+    assert one(browser, "#room-ljerka .cancel-form button").accessible_name == "Yes, cancel it Ljerka"
+    one(browser, "#room-ljerka .cancel-form button").click()
     wait_for(browser, lambda d: spots_text(d, "ljerka") == "43 of 43 seats free", message="count did not go back to 43")
     wait_for(
         browser,
