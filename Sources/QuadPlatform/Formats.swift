@@ -1,15 +1,20 @@
 import Foundation
 
 extension Sequence<UInt8> {
-    /// Lowercase hex, two digits a byte (digests, ids). `String(format:)` costs tens of µs a call.
-    package var hex: String {
-        let digits = Array("0123456789abcdef".utf8)
-        var result = [UInt8]()
-        for byte in self {
-            result.append(digits[Int(byte >> 4)])
-            result.append(digits[Int(byte & 0x0F)])
+    /// Lowercase hex, two digits a byte (digests, ids). `String(format:)` costs tens of µs a call. Inlinable, so that
+    /// it is specialized where it is called: a session's token is hashed and written in hex on every signed-in
+    /// request, and the generic version cost about 1.5 µs of the fast path's 30 (measured with `perf`).
+    @inlinable package var hex: String {
+        let bytes = Array(self)
+        return String(unsafeUninitializedCapacity: bytes.count * 2) { buffer in
+            let digits: StaticString = "0123456789abcdef"
+            let table = digits.utf8Start
+            for (index, byte) in bytes.enumerated() {
+                buffer[2 * index] = table[Int(byte >> 4)]
+                buffer[2 * index + 1] = table[Int(byte & 0x0F)]
+            }
+            return bytes.count * 2
         }
-        return String(decoding: result, as: UTF8.self)
     }
 }
 

@@ -14,6 +14,22 @@ import Testing
         #expect(Credential.read(authorization: nil, cookies: cookies) == .sessionCookie("cookie-token"))
     }
 
+    /// The scheme in any case, then the token without the spaces and tabs around it; anything else is another scheme.
+    @Test func aBearerTokenIsReadAsAnyClientWritesIt() {
+        #expect(Credential.read(authorization: "BEARER \tabc\t ", cookies: []) == .bearer("abc"))
+        #expect(Credential.read(authorization: "BeArEr a b", cookies: []) == .bearer("a b"))
+        #expect(Credential.read(authorization: "Bearer ", cookies: []) == .bearer(""))
+        #expect(Credential.read(authorization: "Bearer\tabc", cookies: []) == .otherScheme)
+        #expect(Credential.read(authorization: "Bearerxabc", cookies: []) == .otherScheme)
+        #expect(Credential.read(authorization: "Béarer abc", cookies: []) == .otherScheme)
+        #expect(Credential.read(authorization: "Bear", cookies: []) == .otherScheme)
+    }
+
+    @Test func digestsAreWrittenInLowercaseHex() {
+        #expect([0x00, 0x0f, 0xa5, 0xff].hex == "000fa5ff")
+        #expect([UInt8]().hex == "")
+    }
+
     @Test func theSessionCookieIsFoundInAnyCookieHeader() {
         #expect(
             Credential.read(authorization: nil, cookies: ["quad_lang=fr", " quad_session=t=1"]) == .sessionCookie("t=1")

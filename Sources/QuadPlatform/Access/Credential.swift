@@ -16,18 +16,34 @@ package enum Credential: Equatable, Sendable {
     package static let sessionCookieName = "quad_session"
 
     /// What `authorization` (the `Authorization` header's value, all of them joined with ", ") and the `Cookie`
-    /// headers carry. The `Authorization` header wins over the cookie.
-    package static func read(authorization: String?, cookies: some Sequence<String>) -> Credential {
-        if let authorization {
-            guard authorization.count >= prefix.count, authorization.prefix(prefix.count).lowercased() == prefix else {
-                return .otherScheme
-            }
-            return .bearer(authorization.dropFirst(prefix.count).trimmingCharacters(in: .whitespaces))
+    /// headers carry. The `Authorization` header wins over the cookie (the cookies are not read then).
+    ///
+    /// Read as bytes: on every signed-in request the fast path asks this, and Foundation's `trimmingCharacters`, the
+    /// count of characters and `lowercased()` cost about 4 µs of its 30 (measured with `perf`). The token is trimmed
+    /// of spaces and tabs, the only white space a header's value holds.
+    package static func read<Cookies: Sequence<String>>(
+        authorization: String?, cookies: @autoclosure () -> Cookies
+    ) -> Credential {
+        guard let authorization else {
+            return sessionCookie(in: cookies()).map(Credential.sessionCookie) ?? .none
         }
-        return sessionCookie(in: cookies).map(Credential.sessionCookie) ?? .none
+        let bytes = authorization.utf8
+        guard bytes.count >= scheme.count, zip(bytes, scheme).allSatisfy({ $0 == $1 || $0 == upper($1) }) else {
+            return .otherScheme
+        }
+        let token = bytes.dropFirst(scheme.count)
+        let isBlank = { (byte: UInt8) in byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") }
+        guard let first = token.firstIndex(where: { !isBlank($0) }), let last = token.lastIndex(where: { !isBlank($0) })
+        else { return .bearer("") }
+        return .bearer(String(Substring(authorization.utf8[first...last])))
     }
 
-    private static let prefix = "bearer "
+    /// `Bearer `, as it is compared: each byte, or its capital.
+    private static let scheme = Array("bearer ".utf8)
+
+    private static func upper(_ byte: UInt8) -> UInt8 {
+        (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte) ? byte - 32 : byte
+    }
 
     /// The session cookie's value in any of the `Cookie` headers (a browser's also carries `quad_csrf`, `quad_lang`):
     /// pairs split on `;`, leading whitespace dropped, the first one named wins.
