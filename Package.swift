@@ -177,7 +177,7 @@ let package = Package(
         moduleTests("QuadLibraryTests", ["QuadLibrary", "QuadAccounts", "QuadTimetable", "QuadWaitingLines"]),
         moduleTests("QuadTimetableTests", ["QuadTimetable", "QuadAccounts"]),
         // Accounts' removal releases Rooms' bookings: its tests look at both.
-        moduleTests("QuadAccountsTests", ["QuadAccounts", "QuadRooms"]),
+        moduleTests("QuadAccountsTests", ["QuadAccounts", "QuadRooms", "QuadMail"]),
         // The composed server: one door in front of every module's routes, the contract covering all of them.
         moduleTests(
             "QuadServerTests",

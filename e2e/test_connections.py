@@ -17,6 +17,7 @@ from conftest import wait_until
 NOFILE = 512  # the server's limit: 384 connections after the 128 it keeps for itself
 HEAD_TIMEOUT = 3
 ATTACKER = "127.0.0.2"  # all of 127.0.0.0/8 is loopback on Linux; /health is asked from 127.0.0.1
+SILENCE = 3.0  # seconds without an answer to /health that count as Quad silenced
 
 
 def open_idle(port: int, count: int, half_sent: bool) -> list[socket.socket]:
@@ -58,7 +59,9 @@ def test_idle_and_half_sent_connections_never_silence_quad(quad_server_factory):
         while not stop.is_set():
             started = time.monotonic()
             try:
-                with urllib.request.urlopen(server.url + "/health", timeout=1) as answer:
+                # Silenced means no answer at all (the old server trapped, or held every descriptor): three seconds,
+                # as the suite runs in two processes and the other one's Chromium may hold a core meanwhile.
+                with urllib.request.urlopen(server.url + "/health", timeout=SILENCE) as answer:
                     if answer.status != 200:
                         failures.append(f"status {answer.status}")
             except Exception as error:  # noqa: BLE001 - every way of not answering counts
@@ -111,7 +114,7 @@ def test_idle_and_half_sent_connections_never_silence_quad(quad_server_factory):
         for s in attack:
             s.close()
     assert not failures, f"/health failed {len(failures)} times: {failures[:3]}"
-    assert health_times and max(health_times) < 1.0, f"/health took up to {max(health_times):.2f}s"
+    assert health_times and max(health_times) < SILENCE, f"/health took up to {max(health_times):.2f}s"
     assert server.process.poll() is None, "the server died"
     with urllib.request.urlopen(server.url + "/health", timeout=2) as answer:
         assert answer.status == 200

@@ -37,8 +37,18 @@ ATTACKER_PASSWORD = "correct-horse-battery-staple"
 
 @pytest.fixture
 def server(quad_server_factory):
-    """The demo on a weekday morning (buses to come, classes today), with sign-up open: one more public form."""
-    return quad_server_factory(demo=True, now=melbourne("10:00", "weekday"), env={"QUAD_SIGNUP": "open"})
+    """The demo on a weekday morning (buses to come, classes today), with sign-up open: one more public form. Mail
+    is set up, so that a person may give an address; nothing listens where its relay is (mail waits in the outbox)."""
+    return quad_server_factory(
+        demo=True,
+        now=melbourne("10:00", "weekday"),
+        env={
+            "QUAD_SIGNUP": "open",
+            "QUAD_SMTP_URL": "smtp://127.0.0.1:9",
+            "QUAD_MAIL_FROM": "Quad <quad@campus.example>",
+            "QUAD_PUBLIC_URL": "https://quad.campus.example",
+        },
+    )
 
 
 # --- The routes -------------------------------------------------------------------------------------
@@ -283,6 +293,9 @@ def plan(server, ids: dict) -> list[dict]:
         api(
             "PUT /api/departures/{departureId}", f"/api/departures/{ids['departure']}", {"predicted": ids["predicted"]}
         ),
+        # Kier's mail address, and a link to confirm one (a forged token: the control's answer says the link is over).
+        form("/account/email", "/account/email", [("email", "mallory@example.org"), ("language", "fr")], who="kier"),
+        form("/account/email/confirm", "/account/email/confirm", [("token", "forged-token")], who="kier"),
         # App links.
         form("/account/app-links", "/account/app-links", [("label", "Forged app")]),
         form("/account/app-links/:linkId/revoke", f"/account/app-links/{ids['links'][0]}/revoke"),
@@ -475,6 +488,8 @@ def snapshot(server, kier: dict, far_bus: str, images: list[str]) -> dict:
         state["page " + path] = page(path)
     for path in ("/api/me", "/api/me/bookings", "/api/me/app-links", "/api/me/calendar", "/api/me/notifications"):
         state["kier " + path] = get(path, kier)
+    account = server.request("/account", headers={"Accept": "text/html", **kier})
+    state["kier page /account"] = (account.status, re.sub(r'name="csrf" value="[^"]*"', "", account.text))
     week = server.request("/api/schedules", headers=kier)
     state["kier /api/schedules"] = (week.status, week.json().get("schedules") if week.status == 200 else week.text)
     parks = server.request("/api/parkings").json()["parkings"]

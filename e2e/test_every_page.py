@@ -29,7 +29,7 @@ EVERYONE = [
     "/timetable",
     "/offline",
 ]
-SIGNED_OUT = EVERYONE + ["/signin", "/signup"]
+SIGNED_OUT = EVERYONE + ["/signin", "/signup", "/account/email/confirm?token=over"]
 MEMBER = EVERYONE + ["/notifications", "/account", "/account/password", "/account/app-links", "/library/new"]
 ADMIN = MEMBER + [
     "/admin",

@@ -15,6 +15,9 @@ struct AccountRoutes {
                 switch done {
                 case "revoked": { $0("account.revoked") }
                 case "password": { $0("account.passwordChanged") }
+                case "mailSent": { $0("account.mailSent") }
+                case "mailRemoved": { $0("account.mailRemoved") }
+                case "mailLanguage": { $0("account.mailLanguageSaved") }
                 default: nil
                 }
             return try await page(request, notice: notice)
@@ -41,6 +44,8 @@ struct AccountRoutes {
     ) async throws -> Response {
         let person = try Access.person()
         let links = try await accounts.appLinks.list(for: person.username)
+        let mail = try await accounts.addresses.entry(of: person.username)
+        let sends = accounts.platform.mailer != nil
         let zone = TimeZone(identifier: "UTC")!
         return try web.page(request, template: "account", status: status, title: { $0("account.title") }) { t in
             AccountPage(
@@ -58,6 +63,7 @@ struct AccountRoutes {
                             ]),
                         revokeConfirm: t("account.revokeConfirm", ["label": link.label]))
                 },
+                mail: .init(mail, sends: sends, form: form, t: t),
                 form: form,
                 errors: Dictionary(errors.map { ($0.field, $0.message) }, uniquingKeysWith: { first, _ in first }),
                 notice: notice?(t), newLink: newLink)
@@ -117,11 +123,38 @@ struct AccountPage {
     let feed: Bool
     let hasLinks: Bool
     let links: [Link]
+    let mail: Mail
     let form: [String: String]
     let errors: [String: String]
     let notice: String?
     /// A link just made, shown once.
     let newLink: AccountRoutes.NewLink?
+
+    /// Where Quad sends the person mail, and the form to change it (nil `inUse` and `pending`: no address).
+    struct Mail {
+        /// The server sends mail at all.
+        let sends: Bool
+        let inUse: String?
+        let pending: String?
+        /// The form's address: what was typed, else the one waiting for its link, else the one in use.
+        let value: String
+        let languages: [Option]
+
+        struct Option {
+            let code: String
+            let name: String
+            let selected: Bool
+        }
+
+        init(_ entry: MailAddressStore.Entry?, sends: Bool, form: [String: String], t: Localizer) {
+            self.sends = sends
+            inUse = entry?.address.map { t("account.mailInUse", ["address": $0]) }
+            pending = entry?.pending.map { t("account.mailPending", ["address": $0]) }
+            value = form["email"] ?? entry?.pending ?? entry?.address ?? ""
+            let chosen = form["language"].flatMap { Language(code: $0) } ?? entry?.language ?? t.language
+            languages = Language.allCases.map { Option(code: $0.rawValue, name: $0.nativeName, selected: $0 == chosen) }
+        }
+    }
 
     struct Link {
         let id: String

@@ -12,6 +12,11 @@ package final class Accounts: Feature, PersonDirectory {
     let sessions: SessionStore
     let throttle: LoginThrottle
     let appLinks: AppLinkStore
+    /// Where each person gets mail, and in which language.
+    let addresses: MailAddressStore
+    /// Links to confirm an address: at most five an hour for one person (each is a message to an address they
+    /// typed, which may be anyone's).
+    let confirmations: RateLimiter
     /// Open sign-up: at most 5 new accounts an hour from one address, counted before any password is hashed (the
     /// hashing thread then takes one at a time: `PasswordHashing`).
     let signUps: RateLimiter
@@ -34,6 +39,8 @@ package final class Accounts: Feature, PersonDirectory {
             sessions: sessions.cache)
         self.throttle = LoginThrottle(database: platform.database, clock: platform.clock)
         self.appLinks = AppLinkStore(database: platform.database, clock: platform.clock)
+        self.addresses = MailAddressStore(database: platform.database, clock: platform.clock)
+        self.confirmations = RateLimiter(rate: 5.0 / 3600, burst: 5, clock: platform.clock)
         self.signUps = RateLimiter(rate: 5.0 / 3600, burst: 5, clock: platform.clock)
     }
 
@@ -68,7 +75,9 @@ package final class Accounts: Feature, PersonDirectory {
 
     package func register(on routes: Routes, web: WebShell) throws {
         AccountsRoutes(accounts: self, web: web).register(on: routes)
-        AccountRoutes(accounts: self, web: web).register(on: routes)
+        let account = AccountRoutes(accounts: self, web: web)
+        account.register(on: routes)
+        MailAddressRoutes(accounts: self, web: web, account: account).register(on: routes)
         try AccountsOperations(accounts: self).registerHandlers(
             on: routes.router, configuration: .quad, middlewares: .quad())
     }

@@ -47,6 +47,7 @@ final class PeopleStore: Sendable {
             ]),
         AppLinkStore.migration,
         LoginThrottle.reservations,
+        MailAddressStore.migration,
     ]
 
     /// A person from a row with the `people` columns `username`, `display_name`, `role`, `student_id`.

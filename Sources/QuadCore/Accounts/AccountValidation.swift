@@ -67,6 +67,35 @@ public enum AccountValidation {
         return id
     }
 
+    /// An address Quad can send mail to, as it is stored: trimmed, its domain in lowercase; empty means none. Plain
+    /// ASCII (a domain of other letters in its `xn--` form): one `@`, a local part of at most 64 bytes without
+    /// spaces, quotes or brackets and without dots at its ends or side by side, a domain of at least two labels of
+    /// letters, digits and hyphens; 254 bytes at most (RFC 5321's limits). What a relay refuses, it refuses.
+    public static func mailAddress(_ raw: String?, field: String = "email") throws(ValidationFailure) -> String? {
+        let text = (raw ?? "").trimmingCharacters(in: .whitespaces)
+        if text.isEmpty { return nil }
+        let failure = ValidationFailure(field: field, message: "Give an email address such as ada@example.org.")
+        let parts = text.split(separator: "@", omittingEmptySubsequences: false)
+        guard text.utf8.count <= 254, parts.count == 2, let local = parts.first, let domain = parts.last else {
+            throw failure
+        }
+        let localAllowed = local.unicodeScalars.allSatisfy {
+            $0.isASCII && $0.value > 0x20 && $0.value < 0x7F && !"\"(),:;<>[\\]".unicodeScalars.contains($0)
+        }
+        guard (1...64).contains(local.utf8.count), localAllowed, local.first != ".", local.last != ".",
+            !local.contains("..")
+        else { throw failure }
+        let labels = domain.split(separator: ".", omittingEmptySubsequences: false)
+        let labelsAllowed = labels.allSatisfy { label in
+            (1...63).contains(label.utf8.count) && label.first != "-" && label.last != "-"
+                && label.unicodeScalars.allSatisfy {
+                    ("a"..."z").contains($0) || ("A"..."Z").contains($0) || ("0"..."9").contains($0) || $0 == "-"
+                }
+        }
+        guard labels.count >= 2, labelsAllowed else { throw failure }
+        return local + "@" + domain.lowercased()
+    }
+
     public static func role(_ raw: String?) throws(ValidationFailure) -> Role {
         guard let raw, let role = Role(rawValue: raw) else {
             throw ValidationFailure(field: "role", message: "A role is member, admin or feed.")

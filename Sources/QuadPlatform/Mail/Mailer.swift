@@ -1,0 +1,48 @@
+import Foundation
+import QuadCore
+import QuadMail
+import SQLKit
+
+/// How a feature sends mail: it queues a message inside the transaction of the change it tells of, then wakes the
+/// courier once that is committed. Nil on the platform (`Platform.mailer`) when Quad sends none (no relay, sender and
+/// public address set): a feature then offers nothing that needs mail.
+package struct Mailer: Sendable {
+    let outbox: Outbox
+    let courier: MailCourier
+    let from: MailAddress
+    /// `QUAD_PUBLIC_URL`, without a trailing slash: where mail's links lead.
+    package let publicURL: String
+    /// Its host: the right part of each `Message-ID`.
+    let host: String
+
+    /// A message of `kind` (`confirmAddress`, `offer`…) for `owner` (a username, for their record) to `to`, queued in
+    /// the caller's transaction. Its `Message-ID` is made here, once: a message tried again is known as the same.
+    package func queue(
+        to address: String, name: String?, subject: String, text: String, html: String?, kind: String,
+        owner: String?, _ sql: any SQLDatabase
+    ) async throws {
+        let id = Outbox.newId()
+        let message = MailMessage(
+            from: from, to: MailAddress(address, name: name), subject: subject, text: text, html: html,
+            messageID: "<\(id)@\(host)>", date: outbox.clock.now)
+        try await outbox.enqueue(message, id: id, kind: kind, owner: owner?.lowercased(), sql)
+    }
+
+    /// Messages were queued and committed: deliver them now rather than at the courier's next round.
+    package func wake() { courier.wake() }
+
+    /// A link to `path` on Quad, as mail gives it.
+    package func link(_ path: String) -> String { publicURL + path }
+}
+
+extension Platform {
+    /// Sends mail, or nil when Quad sends none.
+    package var mailer: Mailer? {
+        guard let courier, let from = configuration.mailFrom, let publicURL = configuration.publicURL,
+            let host = URLComponents(string: publicURL)?.host
+        else { return nil }
+        return Mailer(
+            outbox: outbox, courier: courier, from: from,
+            publicURL: publicURL, host: host)
+    }
+}

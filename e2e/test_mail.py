@@ -1,0 +1,120 @@
+"""Mail, as a person meets it: they give their address on their account page, a link comes to it through a real SMTP
+server (aiosmtpd, e2e/smtp_sink.py), and following it on another device, signed in to nothing, makes it theirs."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import urllib.parse
+from pathlib import Path
+
+import pytest
+from selenium.webdriver.common.by import By
+from selenium.webdriver.support.ui import Select
+
+from conftest import PHONE, melbourne, wait_until
+from helpers import sign_in, text_of, wait_for
+
+PUBLIC_URL = "https://quad.campus.example"
+
+
+class Sink:
+    """e2e/smtp_sink.py on a free port, keeping each message it accepts as JSON in a folder."""
+
+    def __init__(self, folder: Path):
+        self.folder = folder
+        self.process = subprocess.Popen(
+            [sys.executable, str(Path(__file__).parent / "smtp_sink.py"), "--dir", str(folder)],
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        line = self.process.stdout.readline()
+        if not line.startswith("listening on "):
+            self.process.kill()
+            pytest.fail(f"the SMTP sink did not start: {line!r}", pytrace=False)
+        self.port = int(line.split()[-1])
+
+    def messages(self) -> list[dict]:
+        return [json.loads(path.read_text(encoding="utf-8")) for path in sorted(self.folder.glob("*.json"))]
+
+    def stop(self):
+        self.process.terminate()
+        self.process.wait(timeout=10)
+
+
+@pytest.fixture
+def sink(tmp_path):
+    started = Sink(tmp_path / "mail")
+    yield started
+    started.stop()
+
+
+@pytest.fixture
+def server(quad_server_factory, sink):
+    return quad_server_factory(
+        demo=True,
+        now=melbourne("10:00", "weekday"),
+        env={
+            "QUAD_SMTP_URL": f"smtp://127.0.0.1:{sink.port}",
+            "QUAD_MAIL_FROM": "Quad <quad@campus.example>",
+            "QUAD_PUBLIC_URL": PUBLIC_URL,
+        },
+    )
+
+
+def fits(driver) -> bool:
+    return driver.execute_script("return document.documentElement.scrollWidth <= window.innerWidth")
+
+
+def test_an_address_given_in_french_is_confirmed_from_the_link_on_a_phone(server, sink, new_browser, axe):
+    kier = new_browser(width=PHONE, lang="fr")
+    sign_in(kier, server, "kier", next_path="/account")
+    assert "Quad n’a pas votre adresse" in text_of(kier, "#mail-in-use")
+    assert fits(kier)
+    axe.assert_clean(kier, "/account with the mail form, in French, on a phone")
+
+    # A wrong address is said next to the field, what was typed kept.
+    field = kier.find_element(By.ID, "mail-address")
+    field.send_keys("kier at home")
+    kier.execute_script("arguments[0].type = 'text'", field)  # past the browser's own check: the server's is shown
+    field.submit()
+    wait_for(kier, lambda d: d.find_elements(By.ID, "mail-address-error"), message="no error for a wrong address")
+    assert kier.find_element(By.ID, "mail-address").get_attribute("aria-invalid") == "true"
+    assert kier.find_element(By.ID, "mail-address").get_attribute("value") == "kier at home"
+    assert text_of(kier, "#mail-address-error") == "Donnez une adresse e-mail comme ada@example.org."
+    assert sink.messages() == []
+
+    field = kier.find_element(By.ID, "mail-address")
+    field.clear()
+    field.send_keys("kier@example.org")
+    Select(kier.find_element(By.ID, "mail-language")).select_by_value("fr")
+    field.submit()
+    wait_for(kier, lambda d: d.find_elements(By.ID, "mail-pending"), message="the page did not say a link was sent")
+    assert "Un lien part vers l’adresse que vous avez donnée" in text_of(kier, "#account-notice")
+    assert "kier@example.org" in text_of(kier, "#mail-pending")
+
+    wait_until(lambda: len(sink.messages()) == 1, timeout=15, message="the link did not reach the relay")
+    message = sink.messages()[0]
+    assert message["rcpt_tos"] == ["kier@example.org"]
+    assert message["subject"] == "Confirmez votre adresse pour Quad"
+    assert message["defects"] == []
+    text = next(part["body"] for part in message["parts"] if part["type"] == "text/plain")
+    link = next(line for line in text.splitlines() if line.startswith(PUBLIC_URL + "/account/email/confirm?token="))
+
+    # Opened on another device, signed in to nothing (behind the operator's proxy, the public address is this server).
+    phone = new_browser(width=PHONE, lang="fr")
+    phone.get(server.url + link.removeprefix(PUBLIC_URL))
+    assert "kier@example.org" in text_of(phone, "main")
+    assert fits(phone)
+    axe.assert_clean(phone, "the link's page, in French, on a phone")
+    phone.find_element(By.CSS_SELECTOR, "main form button[type=submit]").click()
+    wait_for(phone, lambda d: d.find_elements(By.ID, "mail-confirmed"), message="the address was not confirmed")
+    assert "Votre adresse est confirmée" in text_of(phone, "#mail-confirmed")
+    assert urllib.parse.urlsplit(phone.current_url).query == "done=confirmed"
+
+    kier.get(server.url + "/account")
+    assert "Les e-mails vont à kier@example.org." in text_of(kier, "#mail-in-use")
+    # The link works once.
+    phone.get(server.url + link.removeprefix(PUBLIC_URL))
+    assert "Ce lien ne fonctionne plus" in text_of(phone, "#mail-link-over")
