@@ -91,8 +91,7 @@ struct MailAddressRoutes {
         let fields = try await request.formFields()
         let confirmed = try await accounts.addresses.confirm(token: fields["token"] ?? "")
         return Response.seeOther(
-            SitePath(
-                known: confirmed == nil ? "/account/email/confirm?done=over" : "/account/email/confirm?done=confirmed"))
+            SitePath(known: confirmed ? "/account/email/confirm?done=confirmed" : "/account/email/confirm?done=over"))
     }
 }
 

@@ -106,26 +106,18 @@ struct MailAddressStore: Sendable {
         }
     }
 
-    /// Follows a link: its address is the person's from now on. Nil when there is no such link or it is over (a link
-    /// works once).
-    func confirm(token: String) async throws -> (username: String, address: String)? {
-        try await database.transaction { sql in
-            guard
-                let row = try await sql.raw(
-                    """
-                    UPDATE mail_addresses SET address = pending, pending = NULL, token_hash = NULL,
-                        token_expires = NULL
-                    WHERE token_hash = \(bind: Self.hash(token))
-                        AND token_expires > \(bind: Int64(clock.now.timeIntervalSince1970))
-                    RETURNING username_key, address
-                    """
-                ).first()
-            else { return nil }
-            let key = try row.decode(column: "username_key", as: String.self)
-            let username =
-                try await sql.raw("SELECT username FROM people WHERE username_key = \(bind: key)").first()?
-                .decode(column: "username", as: String.self) ?? key
-            return (username, try row.decode(column: "address", as: String.self))
+    /// Follows a link: its address is the person's from now on. False when there is no such link or it is over (a
+    /// link works once).
+    func confirm(token: String) async throws -> Bool {
+        try await database.withConnection { sql in
+            try await sql.raw(
+                """
+                UPDATE mail_addresses SET address = pending, pending = NULL, token_hash = NULL, token_expires = NULL
+                WHERE token_hash = \(bind: Self.hash(token))
+                    AND token_expires > \(bind: Int64(clock.now.timeIntervalSince1970))
+                RETURNING username_key
+                """
+            ).first() != nil
         }
     }
 
