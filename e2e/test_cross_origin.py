@@ -701,6 +701,9 @@ def test_a_page_on_another_origin_changes_nothing_with_the_persons_cookies(serve
     log_start = len(server.log())
     try:
         for driver in (admin_browser, kier_browser):
+            # The page loads once its hundreds of forms have been answered: beside the other half of the suite (two
+            # processes), that took more than the 30 s a page is given elsewhere (CI, once).
+            driver.set_page_load_timeout(120)
             driver.get(attacker.url)
             wait_for(
                 driver,
