@@ -14,6 +14,8 @@ public struct Platform: Sendable {
     package let outbox: Outbox
     /// Takes the outbox's mail to the relay; nil when no relay is set (`QUAD_SMTP_URL`).
     package let courier: MailCourier?
+    /// Sends mail, or nil when Quad sends none (made once, with the courier).
+    package let mailer: Mailer?
     package let idempotency: IdempotencyStore
     /// Shared by the router's middleware and the fast path, so a client has one budget.
     let rateLimiter: RateLimiter?
@@ -46,7 +48,7 @@ public struct Platform: Sendable {
         let platform = Platform(
             configuration: configuration, database: database, events: events,
             admin: admin, images: ImageStore(database: database, clock: configuration.clock),
-            outbox: outbox, courier: courier,
+            outbox: outbox, courier: courier, mailer: courier.flatMap { Mailer($0, outbox: outbox, configuration) },
             idempotency: IdempotencyStore(database: database, clock: configuration.clock),
             rateLimiter: configuration.rateLimit > 0
                 ? RateLimiter(rate: configuration.rateLimit, burst: configuration.rateBurst, clock: configuration.clock)

@@ -35,14 +35,12 @@ package struct Mailer: Sendable {
     package func link(_ path: String) -> String { publicURL + path }
 }
 
-extension Platform {
-    /// Sends mail, or nil when Quad sends none.
-    package var mailer: Mailer? {
-        guard let courier, let from = configuration.mailFrom, let publicURL = configuration.publicURL,
+extension Mailer {
+    /// The mailer for the courier, from the configuration's sender and public address (nil without either).
+    init?(_ courier: MailCourier, outbox: Outbox, _ configuration: ServerConfiguration) {
+        guard let from = configuration.mailFrom, let publicURL = configuration.publicURL,
             let host = URLComponents(string: publicURL)?.host
         else { return nil }
-        return Mailer(
-            outbox: outbox, courier: courier, from: from,
-            publicURL: publicURL, host: host)
+        self.init(outbox: outbox, courier: courier, from: from, publicURL: publicURL, host: host)
     }
 }
