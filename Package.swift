@@ -146,7 +146,7 @@ let package = Package(
         .target(
             name: "QuadTestSupport",
             dependencies: [
-                "QuadCore", "QuadKit", "QuadServer", "QuadPlatform", "QuadAccounts", "QuadWaitingLines",
+                "QuadCore", "QuadKit", "QuadServer", "QuadPlatform", "QuadAccounts", "QuadWaitingLines", "QuadMail",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),

@@ -6,7 +6,8 @@
 It prints "listening on PORT" once it accepts connections and serves until it is stopped. Each message it accepts is
 DIR/NNNN.json: the envelope (mail_from, rcpt_tos), whether the session was encrypted and as whom it signed in, the
 raw message, and the message as Python's `email` package reads it (subject and addresses decoded, each part's type
-and decoded body), so a test checks what a mail client would show. `--starttls` offers STARTTLS (and, with `--auth`,
+and decoded body; a calendar part also as the `icalendar` package reads it), so a test checks what a mail client
+would show. `--starttls` offers STARTTLS (and, with `--auth`,
 takes a password only after it); `--tls` is TLS from the first byte; `--refuse` answers 550 to that recipient;
 `--defer N` answers 451 to the first N messages.
 """
@@ -24,6 +25,7 @@ import ssl
 import sys
 import threading
 
+import icalendar
 from aiosmtpd.controller import Controller
 from aiosmtpd.smtp import AuthResult, LoginPassword
 
@@ -34,6 +36,41 @@ def free_port() -> int:
         return probe.getsockname()[1]
 
 
+def calendar(text: str) -> dict:
+    """A calendar part as a calendar reads it: its method, and each event's fields (dates as ISO text with their
+    time zone, RRULE and EXDATE as iCalendar writes them, people as their mailto: and parameters)."""
+    parsed = icalendar.Calendar.from_ical(text)
+    events = []
+    for event in parsed.walk("VEVENT"):
+        exdates = event.get("EXDATE") or []
+        if not isinstance(exdates, list):
+            exdates = [exdates]
+        events.append(
+            {
+                "uid": str(event.get("UID")),
+                "sequence": int(event.get("SEQUENCE", 0)),
+                "status": str(event.get("STATUS", "")),
+                "summary": str(event.get("SUMMARY", "")),
+                "location": str(event.get("LOCATION", "")),
+                "start": event.decoded("DTSTART").isoformat(),
+                "tzid": event["DTSTART"].params.get("TZID", ""),
+                "duration_minutes": int(event.decoded("DURATION").total_seconds() // 60) if "DURATION" in event else 0,
+                "rrule": event["RRULE"].to_ical().decode() if "RRULE" in event else "",
+                "exdates": [d.dt.isoformat() for group in exdates for d in group.dts],
+                "organizer": str(event.get("ORGANIZER", "")),
+                "attendees": [
+                    {"address": str(a), "params": {k: str(v) for k, v in a.params.items()}}
+                    for a in (
+                        event.get("ATTENDEE", [])
+                        if isinstance(event.get("ATTENDEE", []), list)
+                        else [event.get("ATTENDEE")]
+                    )
+                ],
+            }
+        )
+    return {"method": str(parsed.get("METHOD", "")), "events": events}
+
+
 def parsed(raw: bytes) -> dict:
     message = email.message_from_bytes(raw, policy=email.policy.default)
     parts = []
@@ -41,13 +78,15 @@ def parsed(raw: bytes) -> dict:
         if part.is_multipart():
             continue
         body = part.get_content()
+        text = body if isinstance(body, str) else body.decode("utf-8", "replace")
         parts.append(
             {
                 "type": part.get_content_type(),
                 "params": dict((part.get_params() or [])[1:]),
                 # Line ends as a mail client shows them (on the wire they are CRLF).
-                "body": (body if isinstance(body, str) else body.decode("utf-8", "replace")).replace("\r\n", "\n"),
+                "body": text.replace("\r\n", "\n"),
             }
+            | ({"calendar": calendar(text)} if part.get_content_type() == "text/calendar" else {})
         )
     return {
         "subject": str(message["subject"] or ""),

@@ -71,7 +71,7 @@ package final class Accounts: Feature, PersonDirectory {
 
     package var adminLinks: [AdminLink] { [AdminLink(title: "people.title", path: "/admin/people")] }
 
-    package var web: WebFiles { WebFiles(module: "QuadAccounts", bundle: .module) }
+    package static let files = WebFiles(module: "QuadAccounts", bundle: .module)
 
     package func register(on routes: Routes, web: WebShell) throws {
         AccountsRoutes(accounts: self, web: web).register(on: routes)
@@ -182,9 +182,11 @@ extension Accounts {
             uniqueName: chosenBySelf)
     }
 
+    /// An admin's change. `email`: nil leaves it, empty stops their mail, else it is in use at once;
+    /// `mailLanguage`: nil leaves it.
     func change(
         _ username: String, displayName: String?, role: String?, studentId: String??, password: String?,
-        keepKeys: Bool = false
+        keepKeys: Bool = false, email: String? = nil, mailLanguage: Language? = nil
     ) async throws -> Person {
         let displayName = try displayName.map { name throws(ValidationFailure) in
             try AccountValidation.displayName(name)
@@ -197,9 +199,20 @@ extension Accounts {
             case .none: .none
             case .some(let value): .some(try AccountValidation.studentId(value))
             }
+        let email: String?? = try email.map { email throws(ValidationFailure) in
+            try AccountValidation.mailAddress(email)
+        }
+        let addresses = self.addresses
         return try await people.update(
             username, displayName: displayName, role: role, studentId: studentId, password: password,
-            keepKeys: keepKeys, keys: keys)
+            keepKeys: keepKeys, keys: keys
+        ) { sql in
+            if let email {
+                try await addresses.set(username, address: email, language: mailLanguage, sql)
+            } else if let mailLanguage {
+                try await addresses.setLanguage(username, mailLanguage, sql)
+            }
+        }
     }
 
     /// Removes a person; what they held in other features (their bookings) is released in the same transaction,

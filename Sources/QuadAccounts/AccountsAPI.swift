@@ -25,12 +25,18 @@ extension AccountsOperations {
     }
 
     func getMe(_ input: Operations.GetMe.Input) async throws -> Operations.GetMe.Output {
-        .ok(.init(body: .json(.init(try Access.person()))))
+        let person = try Access.person()
+        return .ok(.init(body: .json(.init(person, mail: try await accounts.addresses.entry(of: person.username)))))
     }
 
     func listPeople(_ input: Operations.ListPeople.Input) async throws -> Operations.ListPeople.Output {
+        let mail = try await accounts.addresses.inUse()
         return .ok(
-            .init(body: .json(.init(people: try await accounts.people.all().map(Components.Schemas.Person.init)))))
+            .init(
+                body: .json(
+                    .init(
+                        people: try await accounts.people.all().map { .init($0, mail: mail[$0.username.lowercased()]) })
+                )))
     }
 
     func createPerson(_ input: Operations.CreatePerson.Input) async throws -> Operations.CreatePerson.Output {
@@ -45,8 +51,9 @@ extension AccountsOperations {
         guard case .json(let body) = input.body else { throw Problem.malformedBody("Send the changes as JSON.") }
         let person = try await accounts.change(
             input.path.username, displayName: body.displayName, role: body.role?.rawValue,
-            studentId: body.studentId.map { Optional($0) }, password: body.password, keepKeys: body.keepKeys ?? false)
-        return .ok(.init(body: .json(.init(person))))
+            studentId: body.studentId.map { Optional($0) }, password: body.password, keepKeys: body.keepKeys ?? false,
+            email: body.email, mailLanguage: body.mailLanguage.flatMap { Language(code: $0.rawValue) })
+        return .ok(.init(body: .json(.init(person, mail: try await accounts.addresses.entry(of: person.username)))))
     }
 
     func deletePerson(_ input: Operations.DeletePerson.Input) async throws -> Operations.DeletePerson.Output {
@@ -56,10 +63,13 @@ extension AccountsOperations {
 }
 
 extension Components.Schemas.Person {
-    init(_ person: Person) {
+    /// `mail`: where their mail goes, for the answers that show it (`email` only when an address is in use).
+    init(_ person: Person, mail: MailAddressStore.Entry? = nil) {
         self.init(
             username: person.username, displayName: person.displayName,
-            role: .init(rawValue: person.role.rawValue) ?? .member, studentId: person.studentId)
+            role: .init(rawValue: person.role.rawValue) ?? .member, studentId: person.studentId,
+            email: mail?.address,
+            mailLanguage: mail?.address == nil ? nil : mail.flatMap { .init(rawValue: $0.language.rawValue) })
     }
 }
 

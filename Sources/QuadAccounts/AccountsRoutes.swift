@@ -138,8 +138,10 @@ struct AccountsRoutes {
 
     func peoplePage(_ request: Request, notice: String? = nil) async throws -> Response {
         let people = try await accounts.people.all()
+        let mail = try await accounts.addresses.inUse()
         return try web.page(request, template: "people", title: { $0("people.title") }) { t in
-            self.peopleModel(people, t: t, notice: notice ?? Self.doneNotice(request, people: people, t: t))
+            self.peopleModel(
+                people, mail: mail, t: t, notice: notice ?? Self.doneNotice(request, people: people, t: t))
         }
     }
 
@@ -153,8 +155,10 @@ struct AccountsRoutes {
         return t("people.\(done)", ["name": name])
     }
 
+    /// `mail`: the addresses in use, by username key.
     private func peopleModel(
-        _ people: [Person], t: Localizer, notice: String?, formRole: String = "member", form: FormState = FormState()
+        _ people: [Person], mail: [String: MailAddressStore.Entry], t: Localizer, notice: String?,
+        formRole: String = "member", form: FormState = FormState()
     ) -> PeoplePage {
         func roles(_ selected: String) -> [PeoplePage.RoleOption] {
             Role.allCases.map {
@@ -165,7 +169,7 @@ struct AccountsRoutes {
             people: people.map { person in
                 .init(
                     username: person.username, displayName: person.displayName, studentId: person.studentId ?? "",
-                    roles: roles(person.role.rawValue),
+                    email: mail[person.username.lowercased()]?.address ?? "", roles: roles(person.role.rawValue),
                     removeConfirm: t("people.removeConfirm", ["name": person.displayName]))
             },
             formRoles: roles(formRole), notice: notice, form: form.form, errors: form.errors,
@@ -185,9 +189,11 @@ struct AccountsRoutes {
                 (error as? ValidationFailure)?.errors
                 ?? [FieldError(field: "username", message: (error as? Problem)?.detail ?? "")]
             let people = try await accounts.people.all()
+            let mail = try await accounts.addresses.inUse()
             return try formErrorPage(request, template: "people", title: "people.title", fields: fields, errors: errors)
             { t, form in
-                self.peopleModel(people, t: t, notice: nil, formRole: fields["role"] ?? "member", form: form)
+                self.peopleModel(
+                    people, mail: mail, t: t, notice: nil, formRole: fields["role"] ?? "member", form: form)
             }
         }
     }
@@ -196,9 +202,12 @@ struct AccountsRoutes {
         var request = request
         let fields = try await request.formFields()
         do {
+            // The address only when it was changed: saving a name leaves a link the person waits for alone.
+            let current = try await accounts.addresses.entry(of: username)?.address ?? ""
+            let email = fields["email"].flatMap { $0.trimmingCharacters(in: .whitespaces) == current ? nil : $0 }
             let person = try await accounts.change(
                 username, displayName: fields["displayName"], role: fields["role"],
-                studentId: fields["studentId"].map { Optional($0) }, password: nil)
+                studentId: fields["studentId"].map { Optional($0) }, password: nil, email: email)
             return redirectToPeople(done: "changed", who: person.username)
         } catch let failure as ValidationFailure {
             return try await peoplePageWithError(request, failure.errors.map(\.message).joined(separator: " "))
@@ -226,9 +235,10 @@ struct AccountsRoutes {
 
     private func peoplePageWithError(_ request: Request, _ message: String) async throws -> Response {
         let people = try await accounts.people.all()
+        let mail = try await accounts.addresses.inUse()
         return try web.page(request, template: "people", status: .unprocessableContent, title: { $0("people.title") }) {
             t in
-            self.peopleModel(people, t: t, notice: nil, form: FormState(errorSummary: message))
+            self.peopleModel(people, mail: mail, t: t, notice: nil, form: FormState(errorSummary: message))
         }
     }
 }
@@ -261,6 +271,8 @@ struct PeoplePage {
         let username: String
         let displayName: String
         let studentId: String
+        /// The address in use (given by them and confirmed, or by an admin).
+        let email: String
         let roles: [RoleOption]
         let removeConfirm: String
     }

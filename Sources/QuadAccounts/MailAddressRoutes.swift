@@ -55,7 +55,7 @@ struct MailAddressRoutes {
             try await accounts.platform.database.transaction { sql in
                 let token = try await accounts.addresses.request(
                     person.username, address: address, language: language, sql)
-                try await AddressConfirmation(web: web, mailer: mailer).queue(
+                try await AddressConfirmation(mailer: mailer).queue(
                     to: address, person: person, token: token, language: language, sql)
             }
             mailer.wake()
@@ -71,7 +71,7 @@ struct MailAddressRoutes {
         let done = request.uri.queryParameters.get("done")
         let token = request.uri.queryParameters.get("token").map { String($0) } ?? ""
         let pending = token.isEmpty ? nil : try await accounts.addresses.pending(token: token)
-        var response = try web.page(request, template: "mail-confirm", title: { $0("mailConfirm.title") }) { t in
+        var response = try web.page(request, template: "email-confirm", title: { $0("mailConfirm.title") }) { t in
             MailConfirmPage(
                 ask: done == nil
                     ? pending.map { t("mailConfirm.ask", ["username": $0.username, "address": $0.address]) } : nil,
@@ -105,7 +105,6 @@ struct MailConfirmPage {
 
 /// The message that asks a person to confirm their address, in their language: text and HTML.
 struct AddressConfirmation {
-    let web: WebShell
     let mailer: Mailer
 
     struct Model {
@@ -123,13 +122,13 @@ struct AddressConfirmation {
         var query = URLComponents()
         query.queryItems = [URLQueryItem(name: "token", value: token)]
         let model = Model(
-            greeting: t("mail.confirm.greeting", ["name": person.displayName]),
+            greeting: t("mail.greeting", ["name": person.displayName]),
             asked: t("mail.confirm.asked", ["username": person.username]),
             link: mailer.link("/account/email/confirm" + (query.string ?? "")), lasts: t("mail.confirm.lasts"),
             why: t("mail.confirm.why"))
         let text =
             [model.greeting, model.asked, model.link, model.lasts].joined(separator: "\n\n") + "\n\n-- \n" + model.why
-        let html = try web.mailHTML(template: "mail-confirm-address", language: language) { _ in model }
+        let html = try mailer.templates.html("mail-confirm-address", language: language, model: model)
         try await mailer.queue(
             to: address, name: person.displayName, subject: t("mail.confirm.subject"), text: text, html: html,
             kind: "confirmAddress", owner: person.username, sql)

@@ -56,17 +56,35 @@ struct MailAddressStore: Sendable {
             pending: live ? try row.decode(column: "pending", as: String?.self) : nil)
     }
 
+    /// Every address in use, by username key (`GET /api/people`).
+    func inUse() async throws -> [String: Entry] {
+        try await database.withConnection { sql in
+            var entries: [String: Entry] = [:]
+            for row in try await sql.raw(
+                "SELECT username_key, address, language FROM mail_addresses WHERE address IS NOT NULL"
+            ).all() {
+                entries[try row.decode(column: "username_key", as: String.self)] = Entry(
+                    address: try row.decode(column: "address", as: String?.self),
+                    language: Language(code: try row.decode(column: "language", as: String.self)) ?? .fallback,
+                    pending: nil)
+            }
+            return entries
+        }
+    }
+
     /// The person's language for mail, their address unchanged.
     func setLanguage(_ username: String, _ language: Language) async throws {
-        try await database.withConnection { sql in
-            try await sql.raw(
-                """
-                INSERT INTO mail_addresses (username_key, language) VALUES
-                    (\(bind: username.lowercased()), \(bind: language.rawValue))
-                ON CONFLICT (username_key) DO UPDATE SET language = excluded.language
-                """
-            ).run()
-        }
+        try await database.withConnection { sql in try await setLanguage(username, language, sql) }
+    }
+
+    func setLanguage(_ username: String, _ language: Language, _ sql: any SQLDatabase) async throws {
+        try await sql.raw(
+            """
+            INSERT INTO mail_addresses (username_key, language) VALUES
+                (\(bind: username.lowercased()), \(bind: language.rawValue))
+            ON CONFLICT (username_key) DO UPDATE SET language = excluded.language
+            """
+        ).run()
     }
 
     /// The person gives `address`: it waits for its link, whose token this returns (to send, never to store).
@@ -119,6 +137,20 @@ struct MailAddressStore: Sendable {
                 """
             ).first() != nil
         }
+    }
+
+    /// An admin gives the person's address (or the organisation's sign-in will): in use at once, since it does not
+    /// come from whoever is signed in; a link waiting is dropped. Nil stops mail. `language`: nil keeps theirs.
+    func set(_ username: String, address: String?, language: Language?, _ sql: any SQLDatabase) async throws {
+        let keep: SQLQueryString = language == nil ? "mail_addresses.language" : "excluded.language"
+        try await sql.raw(
+            """
+            INSERT INTO mail_addresses (username_key, address, language) VALUES
+                (\(bind: username.lowercased()), \(bind: address), \(bind: (language ?? .fallback).rawValue))
+            ON CONFLICT (username_key) DO UPDATE SET address = excluded.address, language = \(keep),
+                pending = NULL, token_hash = NULL, token_expires = NULL
+            """
+        ).run()
     }
 
     /// The person stops mail: their address and any link waiting are forgotten (their language stays).

@@ -113,9 +113,11 @@ final class PeopleStore: Sendable {
     /// person and, unless `keepKeys`, their app links and calendar addresses (`keys`); a student id that moves
     /// ends the calendar addresses of the records it leaves and joins, so no one reads another's feed.
     /// `keepSession`: the one session that stays (a person changing their own password keeps the one they use).
+    /// `also`: what else changes with them, in the same transaction (their mail address).
     func update(
         _ username: String, displayName: String?, role: Role?, studentId: String??, password: String?,
-        keepKeys: Bool = false, keepSession: String? = nil, keys: any PersonKeys
+        keepKeys: Bool = false, keepSession: String? = nil, keys: any PersonKeys,
+        also: @escaping @Sendable (any SQLDatabase) async throws -> Void = { _ in }
     ) async throws -> Person {
         let hash: String? = if let password { try await self.hash(password) } else { nil }
         let key = username.lowercased()
@@ -140,6 +142,7 @@ final class PeopleStore: Sendable {
                 """
             ).run()
             try await Self.keepAnAdmin(sql)
+            try await also(sql)
             var ended: [String] = []
             if formerStudentId != person.studentId { ended = [formerStudentId, person.studentId].compactMap { $0 } }
             var ownKey: String?

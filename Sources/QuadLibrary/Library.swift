@@ -295,7 +295,7 @@ package final class Library: Feature, WaitingThings, PersonLoans, PersonRemoval 
 
 extension Library {
     package static var migrations: [Migration] { LibraryStore.migrations }
-    package var web: WebFiles { WebFiles(module: "QuadLibrary", bundle: .module) }
+    package static let files = WebFiles(module: "QuadLibrary", bundle: .module)
 
     package var adminLinks: [AdminLink] { [AdminLink(title: "library.add", path: "/library/new")] }
 

@@ -15,8 +15,10 @@ package protocol Feature: Sendable {
     static var migrations: [Migration] { get }
     /// Where the navigation and the home page lead, for a feature with a page of its own.
     var link: ServiceLink? { get }
-    /// Its pages' templates, scripts and styles, beside its code (`WebFiles(module: "QuadRooms", bundle: .module)`).
-    var web: WebFiles { get }
+    /// Its pages' and mail's templates, scripts and styles, beside its code
+    /// (`WebFiles(module: "QuadRooms", bundle: .module)`): known before it is built, for mail's templates
+    /// (`MailTemplates`), which a feature is handed at construction.
+    static var files: WebFiles { get }
     /// Its pages and forms (each declaring who may use it) and its operations of the generated interface.
     func register(on routes: Routes, web: WebShell) throws
     /// What runs beside the server.
@@ -47,6 +49,7 @@ package struct AdminLink: Sendable {
 }
 
 extension Feature {
+    package var web: WebFiles { Self.files }
     package var link: ServiceLink? { nil }
     package var services: [any Service] { [] }
     package func loadDemoData(announce: @escaping @Sendable (String) -> Void) async throws {}
@@ -115,6 +118,9 @@ package protocol StudentAccounts: Sendable {
 /// The campus's time zone, as the Timetable sets it (`/admin/timetable`); the Library shows dates in it.
 package protocol CampusTime: Sendable {
     func timeZone() async -> TimeZone
+    /// Inside the caller's transaction: the kept zone, else read on the caller's connection. (Waiting for another
+    /// connection there could wait for ever, while every connection is held by a transaction waiting the same way.)
+    func timeZone(_ sql: any SQLDatabase) async -> TimeZone
 }
 
 /// A person's loans (Library), for their notifications and their calendar's reminders.

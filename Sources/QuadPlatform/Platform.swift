@@ -28,10 +28,11 @@ public struct Platform: Sendable {
     public var clock: any QuadClock { configuration.clock }
 
     /// Migrates the database (the platform's tables and the features' `migrations`) and sets up admin access.
-    /// `isNew` says the database was just created, for the server to load the demo data.
+    /// `isNew` says the database was just created, for the server to load the demo data. `webs`: the features' web
+    /// files, for mail's templates.
     package static func start(
-        _ configuration: ServerConfiguration, database: Database, migrations features: [Migration], logger: Logger,
-        announce: @Sendable (String) -> Void
+        _ configuration: ServerConfiguration, database: Database, migrations features: [Migration],
+        webs: [WebFiles] = [], logger: Logger, announce: @Sendable (String) -> Void
     ) async throws -> (platform: Platform, isNew: Bool) {
         if configuration.testing {
             logger.warning("Testing mode: the clock reads \(configuration.clock.now.formatted(.iso8601))")
@@ -48,7 +49,14 @@ public struct Platform: Sendable {
         let platform = Platform(
             configuration: configuration, database: database, events: events,
             admin: admin, images: ImageStore(database: database, clock: configuration.clock),
-            outbox: outbox, courier: courier, mailer: courier.flatMap { Mailer($0, outbox: outbox, configuration) },
+            outbox: outbox, courier: courier,
+            mailer: try courier.flatMap {
+                Mailer(
+                    $0, outbox: outbox,
+                    templates: try MailTemplates(
+                        webs: webs, sources: configuration.webDirectory, checkTemplates: configuration.testing),
+                    configuration)
+            },
             idempotency: IdempotencyStore(database: database, clock: configuration.clock),
             rateLimiter: configuration.rateLimit > 0
                 ? RateLimiter(rate: configuration.rateLimit, burst: configuration.rateBurst, clock: configuration.clock)

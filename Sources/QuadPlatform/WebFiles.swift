@@ -28,8 +28,9 @@ package struct WebFiles: Sendable {
     }
 
     /// Every module's templates as one library, and their texts (for `TemplateCheck`), by file name.
+    /// `only`: the names to load (mail's templates alone, for `MailTemplates`).
     static func load(
-        _ folders: [(module: String, url: URL)]
+        _ folders: [(module: String, url: URL)], only: (String) -> Bool = { _ in true }
     ) throws -> (
         library: MustacheLibrary, sources: [String: String]
     ) {
@@ -41,6 +42,7 @@ package struct WebFiles: Sendable {
             let names = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
             for file in names.sorted() where file.hasSuffix(".mustache") {
                 let name = String(file.dropLast(".mustache".count))
+                guard only(name) else { continue }
                 if let other = owners[name] {
                     throw StartupError(description: "Template \(name) is both \(other)'s and \(module)'s.")
                 }

@@ -287,23 +287,6 @@ package final class WebShell: Sendable {
         return library.render(MustacheTree.make(frame), withTemplate: template) ?? ""
     }
 
-    /// Mail's HTML part: `template` (in the `mail` layout) around `model`, in `language`, escaped as every page is:
-    /// templates write `{{t.key}}` and `{{#page}}…{{/page}}`.
-    package func mailHTML<Model>(
-        template: String, language: Language, model: (Localizer) throws -> Model
-    ) throws -> String {
-        let frame = MailFrame(
-            lang: language.rawValue, t: Strings.table(for: language), page: try model(Localizer(language: language)))
-        try check?.check(template, model: frame)
-        return library.render(MustacheTree.make(frame), withTemplate: template) ?? ""
-    }
-
-    package struct MailFrame<Model> {
-        let lang: String
-        let t: [String: Any]
-        let page: Model
-    }
-
     /// The HTML answer to an error on a web route, for browsers.
     func errorPage(_ problem: Problem, request: Request) -> Response? {
         guard request.headers[.accept]?.contains("text/html") == true else { return nil }
@@ -418,7 +401,7 @@ struct ErrorPage {
 }
 
 /// The localisation table as nested dictionaries, so templates write `{{t.home.title}}`.
-private enum Strings {
+enum Strings {
     private final class Tables: @unchecked Sendable {
         let byLanguage: [Language: [String: Any]]
         package init() {

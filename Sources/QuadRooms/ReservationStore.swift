@@ -75,12 +75,18 @@ final class ReservationStore: Sendable {
     let clock: any QuadClock
     let campus: any CampusTime
     let waiting: WaitingLists
+    /// Bookings made, cancelled and released are mailed to their owners (`BookingMail`).
+    let mail: PersonMail
 
-    init(database: Database, clock: any QuadClock, campus: any CampusTime, waiting: WaitingLists) {
+    init(
+        database: Database, clock: any QuadClock, campus: any CampusTime, waiting: WaitingLists,
+        mail: PersonMail = .off
+    ) {
         self.database = database
         self.clock = clock
         self.campus = campus
         self.waiting = waiting
+        self.mail = mail
     }
 
     /// The campus's wall clock, for opening hours.
@@ -127,7 +133,8 @@ final class ReservationStore: Sendable {
     /// `reserve` inside the caller's transaction (the SQLite batch, `BookingBatcher`).
     func reserve(_ intent: ReservationIntent, _ sql: any SQLDatabase, campus: CampusClock) async throws -> Reserved {
         let room = try await Self.lockForBooking(intent.roomId, sql, engine: database.engine)
-        let (reservation, waiting) = try await take(intent, seats: room.seats, lines: room.lines, sql)
+        var (reservation, waiting) = try await take(intent, seats: room.seats, lines: room.lines, sql)
+        if try await mailBooked(reservation, sql, campus: campus) { waiting.mailed = true }
         return (reservation, try await Self.spots(intent.roomId, sql, at: clock.now, campus: campus), waiting)
     }
 
@@ -175,6 +182,8 @@ final class ReservationStore: Sendable {
                             \(bind: start.description), \(bind: minutes))
                     """
                 ).run()
+                // The series, once: its rule and the dates that could not be booked left out.
+                _ = try await self.mailBooked(first!, sql, campus: campus)
             }
             return (first, outcomes, try await Self.spots(roomId, sql, at: now, campus: campus))
         }
@@ -205,57 +214,88 @@ final class ReservationStore: Sendable {
         let since = SlotRange.slot(containing: clock.now) - 30 * 96
         let key = owner.lowercased()
         return try await database.withConnection { sql in
-            let names = try await sql.raw("SELECT id, name, building FROM rooms").all().reduce(
-                into: [String: (String, String)]()
-            ) {
-                $0[try $1.decode(column: "id", as: String.self)] = (
-                    try $1.decode(column: "name", as: String.self), try $1.decode(column: "building", as: String.self)
-                )
-            }
+            let names = try await Self.roomNames(sql)
             let mine = try await Self.select(sql, "owner = \(bind: key)")
             let bySeries = Dictionary(grouping: mine.filter { $0.seriesId != nil }, by: { $0.seriesId! })
             var entries: [CalendarBooking] = []
-            func words(_ reservation: Reservation) -> (String, String) {
-                let (name, building) = names[reservation.roomId] ?? (reservation.roomId, "")
-                return (reservation.hold == .room ? "\(name) (whole room)" : name, "\(name), \(building)")
-            }
             for reservation in mine where reservation.seriesId == nil && reservation.range.upper > since {
-                let (summary, location) = words(reservation)
-                entries.append(
-                    CalendarBooking(
-                        uid: reservation.id, summary: summary, location: location,
-                        first: campus.date(of: reservation.range.start),
-                        start: campus.time(of: reservation.range.start),
-                        minutes: reservation.range.minutes))
+                entries.append(Self.entry(reservation, names: names, campus: campus))
             }
-            let rules = try await sql.raw(
-                """
-                SELECT id, frequency, first_date, until, skipped, start_time, minutes FROM room_series
-                WHERE owner = \(bind: key)
-                """
-            ).all()
-            for row in rules {
-                let id = try row.decode(column: "id", as: String.self)
-                guard let booked = bySeries[id], let any = booked.first,
-                    booked.contains(where: { $0.range.upper > since }),
-                    let frequency = Recurrence.Frequency(
-                        rawValue: try row.decode(column: "frequency", as: String.self)),
-                    let ruleFirst = LocalDate(try row.decode(column: "first_date", as: String.self)),
-                    let until = LocalDate(try row.decode(column: "until", as: String.self)),
-                    let start = LocalTime(try row.decode(column: "start_time", as: String.self))
+            for rule in try await Self.seriesRules(sql, "owner = \(bind: key)") {
+                guard let booked = bySeries[rule.id], booked.contains(where: { $0.range.upper > since }),
+                    let entry = Self.entry(rule, booked: booked, names: names, campus: campus)
                 else { continue }
-                let (summary, location) = words(any)
-                if let entry = CalendarBooking.series(
-                    uid: id, summary: summary, location: location,
-                    rule: Recurrence(frequency: frequency, until: until), ruleFirst: ruleFirst, start: start,
-                    minutes: try row.decode(column: "minutes", as: Int.self),
-                    booked: Set(booked.map { campus.date(of: $0.range.start) }))
-                {
-                    entries.append(entry)
-                }
+                entries.append(entry)
             }
             return entries
         }
+    }
+
+    /// Each room's name and building, by id.
+    static func roomNames(_ sql: any SQLDatabase, only roomId: String? = nil) async throws -> [String: (String, String)]
+    {
+        let condition: SQLQueryString = roomId.map { "WHERE id = \(bind: $0)" } ?? ""
+        return try await sql.raw("SELECT id, name, building FROM rooms \(condition)").all().reduce(
+            into: [String: (String, String)]()
+        ) {
+            $0[try $1.decode(column: "id", as: String.self)] = (
+                try $1.decode(column: "name", as: String.self), try $1.decode(column: "building", as: String.self)
+            )
+        }
+    }
+
+    /// A booking's summary and location, as calendars show them.
+    static func words(_ reservation: Reservation, names: [String: (String, String)]) -> (String, String) {
+        let (name, building) = names[reservation.roomId] ?? (reservation.roomId, "")
+        return (reservation.hold == .room ? "\(name) (whole room)" : name, "\(name), \(building)")
+    }
+
+    /// A booking outside any series, as calendars show it.
+    static func entry(
+        _ reservation: Reservation, names: [String: (String, String)], campus: CampusClock
+    )
+        -> CalendarBooking
+    {
+        let (summary, location) = words(reservation, names: names)
+        return CalendarBooking(
+            uid: reservation.id, summary: summary, location: location, first: campus.date(of: reservation.range.start),
+            start: campus.time(of: reservation.range.start), minutes: reservation.range.minutes)
+    }
+
+    /// A series' rule, as booked (`room_series`).
+    struct SeriesRule {
+        let id: String
+        let rule: Recurrence
+        let first: LocalDate
+        let start: LocalTime
+        let minutes: Int
+    }
+
+    static func seriesRules(_ sql: any SQLDatabase, _ condition: SQLQueryString) async throws -> [SeriesRule] {
+        try await sql.raw(
+            "SELECT id, frequency, first_date, until, start_time, minutes FROM room_series WHERE \(condition)"
+        ).all().compactMap { row in
+            guard
+                let frequency = Recurrence.Frequency(rawValue: try row.decode(column: "frequency", as: String.self)),
+                let first = LocalDate(try row.decode(column: "first_date", as: String.self)),
+                let until = LocalDate(try row.decode(column: "until", as: String.self)),
+                let start = LocalTime(try row.decode(column: "start_time", as: String.self))
+            else { return nil }
+            return SeriesRule(
+                id: try row.decode(column: "id", as: String.self), rule: Recurrence(frequency: frequency, until: until),
+                first: first, start: start, minutes: try row.decode(column: "minutes", as: Int.self))
+        }
+    }
+
+    /// A series as calendars show it: its rule, less the dates with no booking in `booked` (nil: none is left).
+    static func entry(
+        _ series: SeriesRule, booked: [Reservation], names: [String: (String, String)], campus: CampusClock
+    ) -> CalendarBooking? {
+        guard let any = booked.first else { return nil }
+        let (summary, location) = words(any, names: names)
+        return CalendarBooking.series(
+            uid: series.id, summary: summary, location: location, rule: series.rule, ruleFirst: series.first,
+            start: series.start, minutes: series.minutes, booked: Set(booked.map { campus.date(of: $0.range.start) }))
     }
 
     /// The reservations of `roomId` that overlap `range`, earliest first.
@@ -355,6 +395,8 @@ final class ReservationStore: Sendable {
             guard person.isAdmin || reservation.owner == person.username.lowercased() else {
                 throw Problem(.forbidden, detail: "Only the person who booked, or an admin, may cancel this booking.")
             }
+            let to = try await self.mail.recipient(reservation.owner, sql)
+            let before = to == nil ? nil : try await Self.entry(of: reservation, sql, campus: campus)
             if following, let series = reservation.seriesId {
                 try await sql.raw(
                     """
@@ -365,7 +407,16 @@ final class ReservationStore: Sendable {
             } else {
                 try await sql.raw("DELETE FROM room_reservations WHERE id = \(bind: id)").run()
             }
-            let waiting = try await self.settleWaiting(roomId, seats: seats, sql)
+            var waiting = try await self.settleWaiting(roomId, seats: seats, sql)
+            if let to {
+                let series = reservation.seriesId != nil
+                waiting.mailed =
+                    try await self.mailBooking(
+                        following && series ? .cancelledFrom : .cancelled, to: to, before: before,
+                        after: series ? try await Self.entry(of: reservation, sql, campus: campus) : nil,
+                        date: series ? campus.date(of: reservation.range.start) : nil, sql, campus: campus)
+                    || waiting.mailed
+            }
             return (try await Self.spots(roomId, sql, at: self.clock.now, campus: campus), waiting)
         }
     }
@@ -425,16 +476,40 @@ final class ReservationStore: Sendable {
         }
         var released = Set<String>()
         var changes = WaitingChanges()
+        let campus = await campusClock()
         for roomId in candidates.sorted() {
             let (deleted, waiting) = try await database.transaction { sql in
                 guard let seats = try await Self.lockIfPresent(roomId, sql, engine: self.database.engine) else {
                     return (false, WaitingChanges())
                 }
+                // Their owners are told, each with their calendar entry as it was and as it is now.
+                var told: [String: (Reservation, MailRecipient, CalendarBooking?)] = [:]
+                if self.mail.isOn {
+                    for reservation in try await Self.select(sql, "room_id = \(bind: roomId) AND \(due)") {
+                        guard let to = try await self.mail.recipient(reservation.owner, sql) else { continue }
+                        told[reservation.id] = (
+                            reservation, to, try await Self.entry(of: reservation, sql, campus: campus)
+                        )
+                    }
+                }
                 let gone = try await sql.raw(
                     "DELETE FROM room_reservations WHERE room_id = \(bind: roomId) AND \(due) RETURNING id"
                 ).all()
                 guard !gone.isEmpty else { return (false, WaitingChanges()) }
-                return (true, try await self.settleWaiting(roomId, seats: seats, sql))
+                var waiting = try await self.settleWaiting(roomId, seats: seats, sql)
+                for row in gone {
+                    guard let (reservation, to, before) = told[try row.decode(column: "id", as: String.self)] else {
+                        continue
+                    }
+                    let series = reservation.seriesId != nil
+                    waiting.mailed =
+                        try await self.mailBooking(
+                            .released, to: to, before: before,
+                            after: series ? try await Self.entry(of: reservation, sql, campus: campus) : nil,
+                            date: series ? campus.date(of: reservation.range.start) : nil, sql, campus: campus)
+                        || waiting.mailed
+                }
+                return (true, waiting)
             }
             if deleted { released.insert(roomId) }
             changes.merge(waiting)

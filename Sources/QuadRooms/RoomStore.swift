@@ -60,6 +60,7 @@ final class RoomStore: Sendable {
     static let migrations = [
         migration, ReservationStore.migration, BuildingPolicyStore.migration, ReservationStore.checkInMigration,
         ReservationStore.seriesMigration, ownersMigration, ReservationStore.groupMigration,
+        ReservationStore.invitationsMigration,
     ]
 
     static let migration = Migration(

@@ -73,6 +73,7 @@ extension ReservationStore {
                 checkInBy: policy.checkInDeadline(for: range, bookedAt: now))
             var (reservation, changes) = try await self.take(intent, seats: seats, sql)
             changes.merge(settled)
+            if try await self.mailBooked(reservation, sql, campus: campus) { changes.mailed = true }
             return (reservation, try await Self.spots(place.thing, sql, at: now, campus: campus), changes)
         }
     }

@@ -21,12 +21,12 @@ package final class Rooms: Feature, PersonRemoval, PersonCalendar {
     /// Every room's booking rules, read once per change of a room or a building's rules (not per booking).
     private let rules: Kept<One, [String: BookingPolicy]>
 
-    package init(platform: Platform, campus: any CampusTime, lines: WaitingLists) {
+    package init(platform: Platform, campus: any CampusTime, lines: WaitingLists, mail: PersonMail) {
         self.platform = platform
         self.lines = lines
         self.store = RoomStore(database: platform.database, clock: platform.clock, campus: campus)
         self.reservations = ReservationStore(
-            database: platform.database, clock: platform.clock, campus: campus, waiting: lines)
+            database: platform.database, clock: platform.clock, campus: campus, waiting: lines, mail: mail)
         let policies = BuildingPolicyStore(database: platform.database)
         self.policies = policies
         self.kept = KeptRooms(store: store, platform: platform)
@@ -104,6 +104,7 @@ package final class Rooms: Feature, PersonRemoval, PersonCalendar {
         let (first, outcomes, spots) = try await reservations.reserveSeries(
             roomId: roomId, recurrence: recurrence, from: date, start: time, minutes: minutes, hold: hold, seats: seats,
             owner: owner.username.lowercased(), person: owner.displayName, policy: policy)
+        reservations.mail.wake()
         guard let first, let seriesId = first.seriesId else {
             var problem = Problem.conflict(
                 "series-unavailable", title: "No date free", detail: "None of the series' dates could be booked.")
@@ -213,7 +214,7 @@ package final class Rooms: Feature, PersonRemoval, PersonCalendar {
 
 extension Rooms {
     package static var migrations: [Migration] { RoomStore.migrations }
-    package var web: WebFiles { WebFiles(module: "QuadRooms", bundle: .module) }
+    package static let files = WebFiles(module: "QuadRooms", bundle: .module)
 
     package var adminLinks: [AdminLink] { [AdminLink(title: "rooms.admin.title", path: "/admin/rooms")] }
 

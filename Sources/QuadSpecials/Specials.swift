@@ -68,7 +68,7 @@ package final class Specials: Feature {
 
 extension Specials {
     package static var migrations: [Migration] { SpecialStore.migrations }
-    package var web: WebFiles { WebFiles(module: "QuadSpecials", bundle: .module) }
+    package static let files = WebFiles(module: "QuadSpecials", bundle: .module)
 
     package var adminLinks: [AdminLink] { [AdminLink(title: "specials.manager.title", path: "/admin/specials")] }
 

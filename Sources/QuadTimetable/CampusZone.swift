@@ -1,5 +1,6 @@
 import Foundation
 import QuadPlatform
+import SQLKit
 
 /// The campus's time zone as an admin set it (`/admin/timetable`), else the server's own: what Rooms, the Library
 /// and Waiting keep time in. Built before them and before the Timetable (which owns the setting), so each is handed
@@ -22,6 +23,11 @@ package final class CampusZone: CampusTime {
         } catch {
             return .current
         }
+    }
+
+    package func timeZone(_ sql: any SQLDatabase) async -> TimeZone {
+        if let kept = zone.cached(.value) { return kept }
+        return (try? await TimetableStore.campus(sql))?.timeZone ?? .current
     }
 
     /// The timetable changed (`Timetable.changed()`): read the zone again, on every instance.

@@ -297,7 +297,7 @@ extension String {
 
 extension Timetable {
     package static var migrations: [Migration] { TimetableStore.migrations }
-    package var web: WebFiles { WebFiles(module: "QuadTimetable", bundle: .module) }
+    package static let files = WebFiles(module: "QuadTimetable", bundle: .module)
 
     package var adminLinks: [AdminLink] { [AdminLink(title: "timetable.adminTitle", path: "/admin/timetable")] }
 

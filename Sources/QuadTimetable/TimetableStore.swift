@@ -121,21 +121,23 @@ final class TimetableStore: Sendable {
     // MARK: Campus
 
     func campus() async throws -> CampusSettings? {
-        try await database.withConnection { sql in
-            guard
-                let row = try await sql.raw(
-                    "SELECT name, time_zone, semester_start, teaching_weeks, breaks FROM timetable_campus WHERE id = 1"
-                ).first()
-            else { return nil }
-            let breaks = try JSONDecoder().decode(
-                [TeachingBreak].self, from: Data(try row.decode(column: "breaks", as: String.self).utf8))
-            return CampusSettings(
-                name: try row.decode(column: "name", as: String.self),
-                timeZone: TimeZone(identifier: try row.decode(column: "time_zone", as: String.self)) ?? .gmt,
-                semesterStart: LocalDate(try row.decode(column: "semester_start", as: String.self))
-                    ?? LocalDate(year: 2020, month: 1, day: 1),
-                teachingWeeks: try row.decode(column: "teaching_weeks", as: Int.self), breaks: breaks)
-        }
+        try await database.withConnection { sql in try await Self.campus(sql) }
+    }
+
+    static func campus(_ sql: any SQLDatabase) async throws -> CampusSettings? {
+        guard
+            let row = try await sql.raw(
+                "SELECT name, time_zone, semester_start, teaching_weeks, breaks FROM timetable_campus WHERE id = 1"
+            ).first()
+        else { return nil }
+        let breaks = try JSONDecoder().decode(
+            [TeachingBreak].self, from: Data(try row.decode(column: "breaks", as: String.self).utf8))
+        return CampusSettings(
+            name: try row.decode(column: "name", as: String.self),
+            timeZone: TimeZone(identifier: try row.decode(column: "time_zone", as: String.self)) ?? .gmt,
+            semesterStart: LocalDate(try row.decode(column: "semester_start", as: String.self))
+                ?? LocalDate(year: 2020, month: 1, day: 1),
+            teachingWeeks: try row.decode(column: "teaching_weeks", as: Int.self), breaks: breaks)
     }
 
     func setCampus(_ settings: CampusSettings) async throws {

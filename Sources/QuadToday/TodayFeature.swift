@@ -22,7 +22,7 @@ package final class TodayFeature: Feature {
 
     package static var migrations: [Migration] { [] }
 
-    package var web: WebFiles { WebFiles(module: "QuadToday", bundle: .module) }
+    package static let files = WebFiles(module: "QuadToday", bundle: .module)
 
     package func register(on routes: Routes, web: WebShell) throws {
         TodayRoutes(today: self, web: web, refreshSeconds: platform.configuration.refreshSeconds).register(on: routes)

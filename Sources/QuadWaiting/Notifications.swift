@@ -18,12 +18,7 @@ package struct Notifications: Sendable {
     package var clock: CampusClock
 
     /// An instant as a person reads it: the time alone today, the day and the time another day.
-    func said(_ instant: Date, now: Date, t: Localizer) -> String {
-        let time = clock.time(of: instant).description
-        let day = clock.date(of: instant)
-        return day == clock.date(of: now)
-            ? time : t("notifications.dayAndTime", ["date": t.longDate(day), "time": time])
-    }
+    func said(_ instant: Date, now: Date, t: Localizer) -> String { t.instant(instant, now: now, clock: clock) }
 }
 
 extension Waiting {

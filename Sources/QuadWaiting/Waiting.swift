@@ -28,7 +28,7 @@ package final class Waiting: Feature, PersonReminders {
 
     package var adminLinks: [AdminLink] { [AdminLink(title: "waiting.admin.title", path: "/admin/waiting")] }
 
-    package var web: WebFiles { WebFiles(module: "QuadWaiting", bundle: .module) }
+    package static let files = WebFiles(module: "QuadWaiting", bundle: .module)
 
     var clock: any QuadClock { platform.clock }
 

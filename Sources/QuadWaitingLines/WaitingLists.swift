@@ -49,17 +49,20 @@ package struct AcceptedOffer: Sendable {
     }
 }
 
-/// What changed in some lines, to announce once the transaction is committed (`WaitingLists.announce`).
+/// What changed in some lines, to announce once the transaction is committed (`WaitingLists.announce`), and whether
+/// mail was queued in it (an offer's, a booking's), for the courier to take at once.
 package struct WaitingChanges: Sendable {
     package var changed: [(WaitingPlace, WaitingEvent.Change)] = []
     /// The places still in the lines that changed, for their new positions.
     package var remaining: [WaitingPlace] = []
+    package var mailed = false
 
     package init() {}
 
-    package var isEmpty: Bool { changed.isEmpty }
+    package var isEmpty: Bool { changed.isEmpty && !mailed }
 
     package mutating func merge(_ other: WaitingChanges) {
+        mailed = mailed || other.mailed
         changed += other.changed
         let ids = Set(other.remaining.map(\.id))
         remaining = remaining.filter { !ids.contains($0.id) } + other.remaining
@@ -79,19 +82,27 @@ package final class WaitingLists: Sendable, PersonRemoval {
     let events: EventHub
     package let clock: any QuadClock
     package let terms: OfferTerms
+    /// Offers are mailed to their owners, with times on the campus's clock.
+    package let mail: PersonMail
+    let campus: any CampusTime
     private let things = NIOLockedValueBox<[WaitingKind: any WaitingThings]>([:])
 
-    package convenience init(platform: Platform) {
+    package convenience init(platform: Platform, mail: PersonMail, campus: any CampusTime) {
         self.init(
             database: platform.database, events: platform.events, clock: platform.clock,
-            terms: platform.configuration.offerTerms)
+            terms: platform.configuration.offerTerms, mail: mail, campus: campus)
     }
 
-    package init(database: Database, events: EventHub, clock: any QuadClock, terms: OfferTerms) {
+    package init(
+        database: Database, events: EventHub, clock: any QuadClock, terms: OfferTerms, mail: PersonMail,
+        campus: any CampusTime
+    ) {
         self.database = database
         self.events = events
         self.clock = clock
         self.terms = terms
+        self.mail = mail
+        self.campus = campus
     }
 
     package static let migration = Migration(
@@ -211,6 +222,7 @@ package final class WaitingLists: Sendable, PersonRemoval {
                 offers.append(offered)
                 places[0] = offered
                 changes.changed.append((offered, .offered))
+                if try await mailOffer(offered, now: now, sql) { changes.mailed = true }
             }
             remaining += places
         }
@@ -329,6 +341,8 @@ package final class WaitingLists: Sendable, PersonRemoval {
     /// Tells each person of their places that changed, on their own streams only.
     package func announce(_ changes: WaitingChanges) async {
         guard !changes.isEmpty else { return }
+        // The mail queued with the changes goes now.
+        if changes.mailed { mail.wake() }
         for (place, change) in changes.changed {
             await events.publish(
                 WaitingEvent(

@@ -16,14 +16,6 @@ import Testing
 struct MailAddressTests {
     static let csrf = "abcdefghijklmnopqrstuvwxyz0123456789ABCD"
 
-    static func withMail(_ sink: SMTPSink) -> (inout ServerConfiguration) -> Void {
-        { configuration in
-            configuration.smtpRelay = try? SMTPRelay(url: "smtp://127.0.0.1:\(sink.port)")
-            configuration.mailFrom = MailAddress("quad@campus.example", name: "Quad")
-            configuration.publicURL = "https://quad.campus.example"
-        }
-    }
-
     static func form(
         _ client: some TestClientProtocol, _ path: String, cookie: String, _ fields: [(String, String)]
     ) async throws -> TestResponse {
@@ -49,7 +41,7 @@ struct MailAddressTests {
     func anAddressIsUsedOnceItsLinkIsFollowed(engine: Database.Engine) async throws {
         let sink = try SMTPSink()
         defer { sink.stop() }
-        try await TestApp.run(engine, configure: Self.withMail(sink)) { app, client in
+        try await TestApp.run(engine, configure: sink.quad) { app, client in
             _ = try await app.signedIn("kier")
             let (session, _) = try await app.features.accounts.sessions.start(for: "kier", kind: .web)
             let cookie = "quad_session=\(session); quad_csrf=\(Self.csrf)"
@@ -126,7 +118,7 @@ struct MailAddressTests {
     @Test func linksAreFewForOnePerson() async throws {
         let sink = try SMTPSink()
         defer { sink.stop() }
-        try await TestApp.run(configure: Self.withMail(sink)) { app, client in
+        try await TestApp.run(configure: sink.quad) { app, client in
             _ = try await app.signedIn("ada")
             let (session, _) = try await app.features.accounts.sessions.start(for: "ada", kind: .web)
             let cookie = "quad_session=\(session); quad_csrf=\(Self.csrf)"

@@ -78,6 +78,6 @@ extension WaitingLists {
         WaitingLists(
             database: database,
             events: EventHub(database: database, capacity: 16, clock: clock, logger: TestDatabase.logger),
-            clock: clock, terms: .default)
+            clock: clock, terms: .default, mail: .off, campus: FixedCampus.melbourne)
     }
 }

@@ -13,6 +13,14 @@ extension Localizer {
         return noon.formatted(style)
     }
 
+    /// An instant as a person reads it on the campus's clock: the time alone on `now`'s day ("14:30"), the day and
+    /// the time another day ("Friday 13 March 2020, 14:30").
+    public func instant(_ instant: Date, now: Date, clock: CampusClock) -> String {
+        let time = clock.time(of: instant).description
+        let day = clock.date(of: instant)
+        return day == clock.date(of: now) ? time : self("time.dayAndTime", ["date": longDate(day), "time": time])
+    }
+
     /// "Monday" … "Sunday" / "Lundi" … "Dimanche" for 0 … 6 (ISO weekday less one), as a label begins.
     public func weekdayName(_ index: Int) -> String {
         let utc = TimeZone(identifier: "UTC")!

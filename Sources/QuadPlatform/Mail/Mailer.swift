@@ -14,16 +14,19 @@ package struct Mailer: Sendable {
     package let publicURL: String
     /// Its host: the right part of each `Message-ID`.
     let host: String
+    /// The messages' HTML.
+    package let templates: MailTemplates
 
-    /// A message of `kind` (`confirmAddress`, `offer`…) for `owner` (a username, for their record) to `to`, queued in
+    /// A message of `kind` (`MailKind`) for `owner` (a username, for their record) to `to`, queued in
     /// the caller's transaction. Its `Message-ID` is made here, once: a message tried again is known as the same.
     package func queue(
-        to address: String, name: String?, subject: String, text: String, html: String?, kind: String,
-        owner: String?, _ sql: any SQLDatabase
+        to address: String, name: String?, subject: String, text: String, html: String?,
+        invitation: ICalendar.Invitation? = nil, kind: String, owner: String?, _ sql: any SQLDatabase
     ) async throws {
         let id = Outbox.newId()
         let message = MailMessage(
             from: from, to: MailAddress(address, name: name), subject: subject, text: text, html: html,
+            invitation: invitation.map { MailMessage.Invitation(method: $0.method, ics: $0.ics) },
             messageID: "<\(id)@\(host)>", date: outbox.clock.now)
         try await outbox.enqueue(message, id: id, kind: kind, owner: owner?.lowercased(), sql)
     }
@@ -37,10 +40,12 @@ package struct Mailer: Sendable {
 
 extension Mailer {
     /// The mailer for the courier, from the configuration's sender and public address (nil without either).
-    init?(_ courier: MailCourier, outbox: Outbox, _ configuration: ServerConfiguration) {
+    init?(
+        _ courier: MailCourier, outbox: Outbox, templates: MailTemplates, _ configuration: ServerConfiguration
+    ) {
         guard let from = configuration.mailFrom, let publicURL = configuration.publicURL,
             let host = URLComponents(string: publicURL)?.host
         else { return nil }
-        self.init(outbox: outbox, courier: courier, from: from, publicURL: publicURL, host: host)
+        self.init(outbox: outbox, courier: courier, from: from, publicURL: publicURL, host: host, templates: templates)
     }
 }

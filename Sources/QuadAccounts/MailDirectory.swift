@@ -1,0 +1,28 @@
+import Foundation
+import QuadCore
+import QuadPlatform
+import SQLKit
+
+/// Where a person's mail goes, for the features that write to people (`MailRecipients`): the address they confirmed
+/// (`mail_addresses`), their display name and the language they chose. A part of Accounts built on its own, before
+/// the features that mail: Accounts is built after them (it removes their records of a person).
+package struct MailDirectory: MailRecipients {
+    package init() {}
+
+    package func recipient(_ owner: String, _ sql: any SQLDatabase) async throws -> MailRecipient? {
+        guard
+            let row = try await sql.raw(
+                """
+                SELECT p.username, p.display_name, m.address, m.language
+                FROM mail_addresses m JOIN people p ON p.username_key = m.username_key
+                WHERE m.username_key = \(bind: owner.lowercased()) AND m.address IS NOT NULL
+                """
+            ).first()
+        else { return nil }
+        return MailRecipient(
+            username: try row.decode(column: "username", as: String.self),
+            name: try row.decode(column: "display_name", as: String.self),
+            address: try row.decode(column: "address", as: String.self),
+            language: Language(code: try row.decode(column: "language", as: String.self)) ?? .fallback)
+    }
+}

@@ -1,0 +1,115 @@
+import Foundation
+import QuadCore
+import SQLKit
+
+/// Where a person's mail goes, as Accounts knows it: a confirmed address, their name and the language they chose.
+package struct MailRecipient: Sendable, Equatable {
+    package let username: String
+    package let name: String
+    package let address: String
+    package let language: Language
+
+    package init(username: String, name: String, address: String, language: Language) {
+        self.username = username
+        self.name = name
+        self.address = address
+        self.language = language
+    }
+}
+
+/// Accounts' answer to "where does this person's mail go?", read inside the caller's transaction (a feature mails
+/// from inside the change it tells of). Handed to features at construction, like every narrow protocol.
+package protocol MailRecipients: Sendable {
+    /// `owner`'s (a username, any case) confirmed address, nil when they have none.
+    func recipient(_ owner: String, _ sql: any SQLDatabase) async throws -> MailRecipient?
+}
+
+/// What a message is written with: the reader's language (`t`), who they are, Quad's own address (a calendar
+/// invitation's organizer) and links to Quad as mail gives them.
+package struct MailContext {
+    package let t: Localizer
+    package let to: MailRecipient
+    package let from: String
+    package let link: (String) -> String
+}
+
+/// A message for one person: its subject, its plain text's paragraphs, its HTML (a `mail-*` template over `model`),
+/// the line at its foot that says why they got it, and a calendar invitation when it carries one (iMIP).
+package struct Letter<Model> {
+    package let subject: String
+    package let paragraphs: [String]
+    package let template: String
+    package let model: Model
+    package let why: String
+    package let invitation: ICalendar.Invitation?
+
+    package init(
+        subject: String, paragraphs: [String], template: String, model: Model, why: String,
+        invitation: ICalendar.Invitation? = nil
+    ) {
+        self.subject = subject
+        self.paragraphs = paragraphs
+        self.template = template
+        self.model = model
+        self.why = why
+        self.invitation = invitation
+    }
+}
+
+/// What a feature needs to write to a person: where their mail goes (`MailRecipients`), the templates and the outbox.
+/// Writing does nothing when Quad sends no mail or the person has no confirmed address.
+package struct PersonMail: Sendable {
+    let mailer: Mailer?
+    let recipients: any MailRecipients
+
+    package init(mailer: Mailer?, recipients: any MailRecipients) {
+        self.mailer = mailer
+        self.recipients = recipients
+    }
+
+    /// No mail, for a store built by hand (tests, tools).
+    package static let off = PersonMail(mailer: nil, recipients: Nobody())
+
+    private struct Nobody: MailRecipients {
+        func recipient(_ owner: String, _ sql: any SQLDatabase) async throws -> MailRecipient? { nil }
+    }
+
+    /// Whether Quad sends mail at all: when it does not, there is nothing to work out for a message.
+    package var isOn: Bool { mailer != nil }
+
+    /// Where `owner`'s mail goes, inside the caller's transaction; nil when Quad sends none or they gave no address
+    /// (then there is nothing more to work out).
+    package func recipient(_ owner: String, _ sql: any SQLDatabase) async throws -> MailRecipient? {
+        guard mailer != nil else { return nil }
+        return try await recipients.recipient(owner, sql)
+    }
+
+    /// Queues `kind`'s message to `to` inside the caller's transaction, written by `letter` in their language. True
+    /// when it was queued: call `wake()` once the transaction is committed.
+    @discardableResult
+    package func send<Model>(
+        _ kind: MailKind, to: MailRecipient, _ sql: any SQLDatabase, letter: (MailContext) throws -> Letter<Model>
+    ) async throws -> Bool {
+        guard let mailer else { return false }
+        let letter = try letter(
+            MailContext(t: Localizer(language: to.language), to: to, from: mailer.from.address, link: mailer.link))
+        try await mailer.queue(
+            to: to.address, name: to.name, subject: letter.subject,
+            text: letter.paragraphs.joined(separator: "\n\n") + "\n\n-- \n" + letter.why,
+            html: try mailer.templates.html(letter.template, language: to.language, model: letter.model),
+            invitation: letter.invitation, kind: kind.rawValue, owner: to.username, sql)
+        return true
+    }
+
+    /// `send` to `owner`, when Quad mails them.
+    @discardableResult
+    package func send<Model>(
+        _ kind: MailKind, to owner: String, _ sql: any SQLDatabase, letter: (MailContext) throws -> Letter<Model>
+    ) async throws -> Bool {
+        guard let to = try await recipient(owner, sql) else { return false }
+        return try await send(kind, to: to, sql, letter: letter)
+    }
+
+    /// Delivers what was queued and committed now, rather than at the courier's next round.
+    package func wake() { mailer?.wake() }
+}

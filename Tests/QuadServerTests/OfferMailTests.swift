@@ -1,0 +1,137 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import QuadCore
+import QuadTestSupport
+import Testing
+
+@testable import QuadAccounts
+@testable import QuadPlatform
+@testable import QuadRooms
+@testable import QuadServer
+@testable import QuadWaitingLines
+
+/// A place held for someone first in line reaches them by mail (through a real SMTP server, aiosmtpd), in their
+/// language, with what is held, until when and where to accept it; someone without an address gets nothing. An admin
+/// gives an address through the API, in use at once.
+@Suite(.enabled(if: SMTPSink.available, "python3 with aiosmtpd (pip install -r e2e/requirements.txt)"))
+struct OfferMailTests {
+    static let campus = CampusClock(timeZone: TestTime.melbourne)
+    static let admin: HTTPFields = [
+        .authorization: "Bearer \(TestApp.adminToken)", .contentType: "application/json", .accept: "application/json",
+    ]
+
+    static func json(_ response: TestResponse) throws -> [String: Any] {
+        try #require(JSONSerialization.jsonObject(with: Data(buffer: response.body)) as? [String: Any])
+    }
+
+    @Test(arguments: TestDatabase.engines)
+    func anOfferIsMailedToItsOwnerInTheirLanguage(engine: Database.Engine) async throws {
+        let sink = try SMTPSink()
+        defer { sink.stop() }
+        // A Tuesday, 09:50 on the demo campus (Melbourne): the slot waited for is at 12:45.
+        let tuesday = TestTime.next(LocalTime(hour: 9, minute: 50), where: { $0.weekday == 2 })
+        // The demo data sets the campus's time zone (Melbourne).
+        try await TestApp.run(
+            engine, at: tuesday,
+            configure: {
+                sink.quad(&$0); $0.loadDemoData = true
+            }
+        ) { app, client in
+            let rooms = app.features.rooms
+            _ = try await rooms.store.create(
+                RoomRecord(id: "duo", name: "Duo", building: "North Hall", capacity: 1, seats: 1))
+            try await rooms.setRules(
+                BookingPolicy(hours: .weekdays, horizonDays: 56, maxMinutes: 240, checkInMinutes: 10),
+                forBuilding: "North Hall")
+            let lea = try await app.signedIn("lea")
+            _ = try await app.signedIn("sam")
+            let kim = Person(username: "kim", displayName: "Kim", role: .member)
+
+            // An admin gives Lea's address, in French: in use at once, no link sent.
+            let given = try await client.execute(
+                uri: "/api/people/lea", method: .patch, headers: Self.admin,
+                body: ByteBuffer(string: #"{"email": " Lea@Example.ORG ", "mailLanguage": "fr"}"#)
+            ) { $0 }
+            #expect(given.status == .ok)
+            #expect(try Self.json(given)["email"] as? String == "Lea@example.org")
+            #expect(try Self.json(given)["mailLanguage"] as? String == "fr")
+            let me = try await client.execute(uri: "/api/me", method: .get, headers: lea) { $0 }
+            #expect(try Self.json(me)["email"] as? String == "Lea@example.org")
+            let wrong = try await client.execute(
+                uri: "/api/people/sam", method: .patch, headers: Self.admin,
+                body: ByteBuffer(string: #"{"email": "sam at example"}"#)
+            ) { $0 }
+            #expect(wrong.status == .unprocessableContent)
+            #expect(wrong.text.contains("Give an email address such as ada@example.org."))
+            #expect(try sink.messages().isEmpty)
+
+            let start = Self.campus.instant(Self.campus.date(of: tuesday), LocalTime(hour: 12, minute: 45))
+            let booked = try await rooms.book(
+                roomId: "duo", owner: kim, start: start, minutes: 30, hold: .seat, recurrence: nil)
+            let leaPlace = try await rooms.wait(
+                roomId: "duo", person: try #require(try await app.person("lea")), start: start, minutes: 30,
+                hold: .seat)
+            _ = try await rooms.wait(
+                roomId: "duo", person: try #require(try await app.person("sam")), start: start, minutes: 30,
+                hold: .seat)
+            #expect(try sink.messages().isEmpty)
+
+            // Kim cancels: the seat is held for Lea, and she is told by mail, in French.
+            _ = try await rooms.cancel(booked.booking.id, roomId: "duo", by: kim, following: false)
+            let held = try #require(try await app.features.lines.places(of: "lea").first?.place.offeredUntil)
+            try await eventually("the offer reached the relay") { try sink.messages().count == 1 }
+            let message = try #require(sink.messages().first)
+            let until = Self.campus.time(of: held).description
+            #expect(message["rcpt_tos"] as? [String] == ["Lea@example.org"])
+            #expect(message["subject"] as? String == "Réservé pour vous jusqu’à \(until) : \(leaPlace.place.label)")
+            let parts = message["parts"] as? [[String: Any]] ?? []
+            let text = try #require(parts.first { $0["type"] as? String == "text/plain" }?["body"] as? String)
+            let html = try #require(parts.first { $0["type"] as? String == "text/html" }?["body"] as? String)
+            #expect(text.contains("Bonjour Lea,"))
+            #expect(text.contains("\(leaPlace.place.label) (Salle) vous est réservé"))
+            #expect(text.contains("jusqu’à \(until)."))
+            #expect(text.contains("https://quad.campus.example/notifications#offers"))
+            #expect(html.contains("<html lang=\"fr\">"))
+            #expect(html.contains("href=\"https://quad.campus.example/notifications#offers\""))
+            #expect(try await app.platform.outbox.record(of: "lea").map(\.kind) == ["offer"])
+
+            // Lea declines: the seat passes to Sam, who gave no address, so nothing more is queued or sent.
+            try await app.features.lines.leave(leaPlace.place.id, by: try #require(try await app.person("lea")))
+            #expect(try await app.features.lines.places(of: "sam").first?.place.offeredUntil != nil)
+            #expect(try await app.platform.outbox.record(of: "sam").isEmpty)
+            try await eventually("nothing waits in the outbox") { try await app.platform.outbox.depth() == 0 }
+            #expect(try sink.messages().count == 1)
+        }
+    }
+
+    /// Without a relay, an offer is made as ever and nothing is queued.
+    @Test func withoutMailAnOfferIsStillMade() async throws {
+        let tuesday = TestTime.next(LocalTime(hour: 9, minute: 50), where: { $0.weekday == 2 })
+        try await TestApp.run(at: tuesday, configure: { $0.loadDemoData = true }) { app, client in
+            let rooms = app.features.rooms
+            _ = try await rooms.store.create(
+                RoomRecord(id: "duo", name: "Duo", building: "North Hall", capacity: 1, seats: 1))
+            try await rooms.setRules(
+                BookingPolicy(hours: .weekdays, horizonDays: 56, maxMinutes: 240, checkInMinutes: 10),
+                forBuilding: "North Hall")
+            _ = try await app.signedIn("lea")
+            let given = try await client.execute(
+                uri: "/api/people/lea", method: .patch, headers: Self.admin,
+                body: ByteBuffer(string: #"{"email": "lea@example.org"}"#)
+            ) { $0 }
+            #expect(given.status == .ok)
+            let kim = Person(username: "kim", displayName: "Kim", role: .member)
+            let start = Self.campus.instant(Self.campus.date(of: tuesday), LocalTime(hour: 12, minute: 45))
+            let booked = try await rooms.book(
+                roomId: "duo", owner: kim, start: start, minutes: 30, hold: .seat, recurrence: nil)
+            _ = try await rooms.wait(
+                roomId: "duo", person: try #require(try await app.person("lea")), start: start, minutes: 30,
+                hold: .seat)
+            _ = try await rooms.cancel(booked.booking.id, roomId: "duo", by: kim, following: false)
+            #expect(try await app.features.lines.places(of: "lea").first?.place.offeredUntil != nil)
+            #expect(try await app.platform.outbox.record(of: "lea").isEmpty)
+        }
+    }
+}
