@@ -29,11 +29,19 @@ EVERYONE = [
     "/timetable",
     "/offline",
 ]
-SIGNED_OUT = EVERYONE + ["/signin", "/signup", "/account/email/confirm?token=over"]
+SIGNED_OUT = EVERYONE + [
+    "/signin",
+    "/signup",
+    "/signin/forgot",
+    "/signin/reset?token=over",
+    "/account/email/confirm?token=over",
+    "/mail/unsubscribe?token=over",
+]
 MEMBER = EVERYONE + ["/notifications", "/account", "/account/password", "/account/app-links", "/library/new"]
 ADMIN = MEMBER + [
     "/admin",
     "/admin/people",
+    "/admin/people/kier/mail",
     "/admin/rooms",
     "/admin/rooms/new",
     "/admin/rooms/mostafa",

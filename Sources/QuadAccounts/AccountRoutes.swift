@@ -17,7 +17,7 @@ struct AccountRoutes {
                 case "password": { $0("account.passwordChanged") }
                 case "mailSent": { $0("account.mailSent") }
                 case "mailRemoved": { $0("account.mailRemoved") }
-                case "mailLanguage": { $0("account.mailLanguageSaved") }
+                case "mailSaved": { $0("account.mailSaved") }
                 default: nil
                 }
             return try await page(request, notice: notice)
@@ -45,6 +45,8 @@ struct AccountRoutes {
         let person = try Access.person()
         let links = try await accounts.appLinks.list(for: person.username)
         let mail = try await accounts.addresses.entry(of: person.username)
+        let off = try await accounts.addresses.choicesOff(of: person.username)
+        let record = try await accounts.platform.outbox.record(of: person.username)
         let sends = accounts.platform.mailer != nil
         let zone = TimeZone(identifier: "UTC")!
         return try web.page(request, template: "account", status: status, title: { $0("account.title") }) { t in
@@ -63,7 +65,8 @@ struct AccountRoutes {
                             ]),
                         revokeConfirm: t("account.revokeConfirm", ["label": link.label]))
                 },
-                mail: .init(mail, sends: sends, form: form, t: t),
+                mail: .init(mail, off: off, sends: sends, form: form, t: t),
+                record: MailRecord(record, t: t, now: accounts.platform.clock.now),
                 form: form,
                 errors: Dictionary(errors.map { ($0.field, $0.message) }, uniquingKeysWith: { first, _ in first }),
                 notice: notice?(t), newLink: newLink)
@@ -124,6 +127,8 @@ struct AccountPage {
     let hasLinks: Bool
     let links: [Link]
     let mail: Mail
+    /// What Quad mailed them lately.
+    let record: MailRecord
     let form: [String: String]
     let errors: [String: String]
     let notice: String?
@@ -139,6 +144,8 @@ struct AccountPage {
         /// The form's address: what was typed, else the one waiting for its link, else the one in use.
         let value: String
         let languages: [Option]
+        /// What it may mail them about, each a box, checked unless they turned it off.
+        let choices: [Choice]
 
         struct Option {
             let code: String
@@ -146,7 +153,18 @@ struct AccountPage {
             let selected: Bool
         }
 
-        init(_ entry: MailAddressStore.Entry?, sends: Bool, form: [String: String], t: Localizer) {
+        struct Choice {
+            let code: String
+            let label: String
+            let on: Bool
+        }
+
+        init(
+            _ entry: MailAddressStore.Entry?, off: Set<MailChoice>, sends: Bool, form: [String: String], t: Localizer
+        ) {
+            choices = MailChoice.allCases.map {
+                Choice(code: $0.rawValue, label: t("account.mailChoice.\($0.rawValue)"), on: !off.contains($0))
+            }
             self.sends = sends
             inUse = entry?.address.map { t("account.mailInUse", ["address": $0]) }
             pending = entry?.pending.map { t("account.mailPending", ["address": $0]) }

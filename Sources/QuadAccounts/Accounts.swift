@@ -20,6 +20,11 @@ package final class Accounts: Feature, PersonDirectory {
     /// Open sign-up: at most 5 new accounts an hour from one address, counted before any password is hashed (the
     /// hashing thread then takes one at a time: `PasswordHashing`).
     let signUps: RateLimiter
+    /// Links that set a new password: at most ten asks an hour from one address, three links an hour for one
+    /// account (each is a message to its owner's address).
+    let resetAsks: RateLimiter
+    let resetLinks: RateLimiter
+    let resets: PasswordResets
     /// Sign-ins' passwords checked, a bounded queue on a thread of its own.
     let hashing = PasswordHashing()
     let platform: Platform
@@ -42,6 +47,9 @@ package final class Accounts: Feature, PersonDirectory {
         self.addresses = MailAddressStore(database: platform.database, clock: platform.clock)
         self.confirmations = RateLimiter(rate: 5.0 / 3600, burst: 5, clock: platform.clock)
         self.signUps = RateLimiter(rate: 5.0 / 3600, burst: 5, clock: platform.clock)
+        self.resetAsks = RateLimiter(rate: 10.0 / 3600, burst: 10, clock: platform.clock)
+        self.resetLinks = RateLimiter(rate: 3.0 / 3600, burst: 3, clock: platform.clock)
+        self.resets = PasswordResets(database: platform.database, clock: platform.clock)
     }
 
     /// When no admin exists, creates `admin` with a random password and announces it once.
@@ -78,6 +86,8 @@ package final class Accounts: Feature, PersonDirectory {
         let account = AccountRoutes(accounts: self, web: web)
         account.register(on: routes)
         MailAddressRoutes(accounts: self, web: web, account: account).register(on: routes)
+        UnsubscribeRoutes(accounts: self, web: web).register(on: routes)
+        PasswordResetRoutes(accounts: self, web: web).register(on: routes)
         try AccountsOperations(accounts: self).registerHandlers(
             on: routes.router, configuration: .quad, middlewares: .quad())
     }

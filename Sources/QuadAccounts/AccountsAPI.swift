@@ -52,8 +52,24 @@ extension AccountsOperations {
         let person = try await accounts.change(
             input.path.username, displayName: body.displayName, role: body.role?.rawValue,
             studentId: body.studentId.map { Optional($0) }, password: body.password, keepKeys: body.keepKeys ?? false,
-            email: body.email, mailLanguage: body.mailLanguage.flatMap { Language(code: $0.rawValue) })
+            email: body.email, mailLanguage: try Self.mailLanguage(body.mailLanguage?.rawValue))
         return .ok(.init(body: .json(.init(person, mail: try await accounts.addresses.entry(of: person.username)))))
+    }
+
+    /// `en` or `fr`; nil (left out, or null) leaves it.
+    static func mailLanguage(_ raw: String?) throws(ValidationFailure) -> Language? {
+        guard let raw else { return nil }
+        guard let language = Language(rawValue: raw) else {
+            throw ValidationFailure(field: "mailLanguage", message: "Give en or fr, or leave it out.")
+        }
+        return language
+    }
+
+    func unsubscribeMail(_ input: Operations.UnsubscribeMail.Input) async throws -> Operations.UnsubscribeMail.Output {
+        guard let choice = try await accounts.addresses.unsubscribe(token: input.query.token),
+            let off = Components.Schemas.MailChoiceOff.ChoicePayload(rawValue: choice.rawValue)
+        else { throw Problem.notFound("This link no longer works: choose what Quad mails you on your account page.") }
+        return .ok(.init(body: .json(.init(choice: off, on: false))))
     }
 
     func deletePerson(_ input: Operations.DeletePerson.Input) async throws -> Operations.DeletePerson.Output {

@@ -26,6 +26,9 @@ struct AccountsRoutes {
         routes.on(.post, "/admin/people/:username/password", .admin) { request, context in
             try await resetPassword(request, username: context.parameters.require("username"))
         }
+        routes.on(.get, "/admin/people/:username/mail", .admin) { request, context in
+            try await mailRecordPage(request, username: context.parameters.require("username"))
+        }
         routes.on(.post, "/admin/people/:username/remove", .admin) { request, context in
             try await removePerson(request, username: context.parameters.require("username"))
         }
@@ -38,10 +41,11 @@ struct AccountsRoutes {
     )
         throws -> Response
     {
-        try web.page(request, template: "signin", status: status, title: { $0("signin.title") }) { _ in
+        try web.page(request, template: "signin", status: status, title: { $0("signin.title") }) { t in
             SignInPage(
                 next: SitePath.from(request.uri.queryParameters.get("next")).value, username: username,
-                openSignup: accounts.platform.configuration.openSignup, error: error)
+                openSignup: accounts.platform.configuration.openSignup, error: error,
+                notice: request.uri.queryParameters.get("done") == "reset" ? t("reset.done") : nil)
         }
     }
 
@@ -229,6 +233,21 @@ struct AccountsRoutes {
         return redirectToPeople(done: "removed", who: username)
     }
 
+    /// What Quad mailed one person lately, for an admin helping them.
+    func mailRecordPage(_ request: Request, username: String) async throws -> Response {
+        guard let person = try await accounts.people.find(username) else {
+            throw Problem.notFound("There is no one called \(username).")
+        }
+        let sent = try await accounts.platform.outbox.record(of: person.username)
+        let address = try await accounts.addresses.entry(of: person.username)?.address
+        return try web.page(request, template: "person-mail", title: { $0("people.mail.title") }) { t in
+            PersonMailPage(
+                heading: t("people.mail.heading", ["name": person.displayName, "username": person.username]),
+                address: address.map { t("account.mailInUse", ["address": $0]) } ?? t("people.mail.none"),
+                record: MailRecord(sent, t: t, now: accounts.platform.clock.now))
+        }
+    }
+
     private func redirectToPeople(done: String, who: String) -> Response {
         .seeOther("/admin/people?done=\(done)&who=\(who)#people-notice")
     }
@@ -256,6 +275,15 @@ struct SignInPage {
     let username: String
     let openSignup: Bool
     let error: String?
+    /// A new password was just set.
+    let notice: String?
+}
+
+/// `/admin/people/{username}/mail`: what Quad mailed them.
+struct PersonMailPage {
+    let heading: String
+    let address: String
+    let record: MailRecord
 }
 
 /// `/admin/people`: everyone, with their role, and the form to add someone.

@@ -39,6 +39,11 @@ struct MailAddressRoutes {
                 // The check's sentence is the API's, in English: the page says it in its own language.
                 throw ValidationFailure(field: "email", message: t("account.mailInvalid"))
             }
+            // The form's boxes, one per choice: those not sent are off.
+            if fields["choices"] != nil {
+                try await accounts.addresses.setChoicesOff(
+                    person.username, Set(MailChoice.allCases.filter { fields["mail-\($0.rawValue)"] == nil }))
+            }
             let current = try await accounts.addresses.entry(of: person.username)
             guard let address else {
                 try await accounts.addresses.remove(person.username)
@@ -47,7 +52,7 @@ struct MailAddressRoutes {
             }
             if address == current?.address {
                 try await accounts.addresses.setLanguage(person.username, language)
-                return Response.seeOther(SitePath(known: "/account?done=mailLanguage#email"))
+                return Response.seeOther(SitePath(known: "/account?done=mailSaved#email"))
             }
             guard accounts.confirmations.take(person.username.lowercased()).allowed else {
                 throw ValidationFailure(field: "email", message: t("account.mailTooMany"))
@@ -55,8 +60,9 @@ struct MailAddressRoutes {
             try await accounts.platform.database.transaction { sql in
                 let token = try await accounts.addresses.request(
                     person.username, address: address, language: language, sql)
-                try await AddressConfirmation(mailer: mailer).queue(
-                    to: address, person: person, token: token, language: language, sql)
+                try await LinkMail(mailer: mailer).queue(
+                    .confirmAddress, to: address, person: person, path: "/account/email/confirm", token: token,
+                    language: language, sql)
             }
             mailer.wake()
             return Response.seeOther(SitePath(known: "/account?done=mailSent#email"))
@@ -101,36 +107,4 @@ struct MailConfirmPage {
     let token: String
     let done: String?
     let over: String?
-}
-
-/// The message that asks a person to confirm their address, in their language: text and HTML.
-struct AddressConfirmation {
-    let mailer: Mailer
-
-    struct Model {
-        let greeting: String
-        let asked: String
-        let link: String
-        let lasts: String
-        let why: String
-    }
-
-    func queue(
-        to address: String, person: Person, token: String, language: Language, _ sql: any SQLDatabase
-    ) async throws {
-        let t = Localizer(language: language)
-        var query = URLComponents()
-        query.queryItems = [URLQueryItem(name: "token", value: token)]
-        let model = Model(
-            greeting: t("mail.greeting", ["name": person.displayName]),
-            asked: t("mail.confirm.asked", ["username": person.username]),
-            link: mailer.link("/account/email/confirm" + (query.string ?? "")), lasts: t("mail.confirm.lasts"),
-            why: t("mail.confirm.why"))
-        let text =
-            [model.greeting, model.asked, model.link, model.lasts].joined(separator: "\n\n") + "\n\n-- \n" + model.why
-        let html = try mailer.templates.html("mail-confirm-address", language: language, model: model)
-        try await mailer.queue(
-            to: address, name: person.displayName, subject: t("mail.confirm.subject"), text: text, html: html,
-            kind: "confirmAddress", owner: person.username, sql)
-    }
 }

@@ -4,18 +4,34 @@ import QuadPlatform
 import SQLKit
 
 /// Where a person's mail goes, for the features that write to people (`MailRecipients`): the address they confirmed
-/// (`mail_addresses`), their display name and the language they chose. A part of Accounts built on its own, before
+/// (`mail_addresses`), their display name and the language they chose, unless they turned that kind of mail off
+/// (`mail_choices_off`); and the links in each message that turn it off. A part of Accounts built on its own, before
 /// the features that mail: Accounts is built after them (it removes their records of a person).
 package struct MailDirectory: MailRecipients {
-    package init() {}
+    let clock: any QuadClock
 
-    package func recipient(_ owner: String, _ sql: any SQLDatabase) async throws -> MailRecipient? {
+    package init(clock: any QuadClock) {
+        self.clock = clock
+    }
+
+    package func recipient(
+        _ owner: String, choice: MailChoice?, _ sql: any SQLDatabase
+    ) async throws
+        -> MailRecipient?
+    {
+        let chosen: SQLQueryString =
+            choice.map {
+                """
+                AND NOT EXISTS (
+                    SELECT 1 FROM mail_choices_off c WHERE c.username_key = m.username_key AND c.choice = \(bind: $0.rawValue))
+                """
+            } ?? ""
         guard
             let row = try await sql.raw(
                 """
                 SELECT p.username, p.display_name, m.address, m.language
                 FROM mail_addresses m JOIN people p ON p.username_key = m.username_key
-                WHERE m.username_key = \(bind: owner.lowercased()) AND m.address IS NOT NULL
+                WHERE m.username_key = \(bind: owner.lowercased()) AND m.address IS NOT NULL \(chosen)
                 """
             ).first()
         else { return nil }
@@ -24,5 +40,9 @@ package struct MailDirectory: MailRecipients {
             name: try row.decode(column: "display_name", as: String.self),
             address: try row.decode(column: "address", as: String.self),
             language: Language(code: try row.decode(column: "language", as: String.self)) ?? .fallback)
+    }
+
+    package func unsubscribeToken(_ owner: String, choice: MailChoice, _ sql: any SQLDatabase) async throws -> String {
+        try await MailAddressStore.unsubscribeToken(owner, choice: choice, now: clock.now, sql)
     }
 }

@@ -48,6 +48,8 @@ final class PeopleStore: Sendable {
         AppLinkStore.migration,
         LoginThrottle.reservations,
         MailAddressStore.migration,
+        MailAddressStore.choicesMigration,
+        PasswordResets.migration,
     ]
 
     /// A person from a row with the `people` columns `username`, `display_name`, `role`, `student_id`.

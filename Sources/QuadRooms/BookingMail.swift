@@ -62,7 +62,7 @@ extension ReservationStore {
 
     /// A booking made (one, a series' first date, an offer taken): its owner is told, with the invitation.
     func mailBooked(_ reservation: Reservation, _ sql: any SQLDatabase, campus: CampusClock) async throws -> Bool {
-        guard let to = try await mail.recipient(reservation.owner, sql) else { return false }
+        guard let to = try await mail.recipient(reservation.owner, for: .booked, sql) else { return false }
         return try await mailBooking(
             .booked, to: to, before: nil, after: try await Self.entry(of: reservation, sql, campus: campus), sql,
             campus: campus)

@@ -395,7 +395,7 @@ final class ReservationStore: Sendable {
             guard person.isAdmin || reservation.owner == person.username.lowercased() else {
                 throw Problem(.forbidden, detail: "Only the person who booked, or an admin, may cancel this booking.")
             }
-            let to = try await self.mail.recipient(reservation.owner, sql)
+            let to = try await self.mail.recipient(reservation.owner, for: .cancelled, sql)
             let before = to == nil ? nil : try await Self.entry(of: reservation, sql, campus: campus)
             if following, let series = reservation.seriesId {
                 try await sql.raw(
@@ -486,7 +486,9 @@ final class ReservationStore: Sendable {
                 var told: [String: (Reservation, MailRecipient, CalendarBooking?)] = [:]
                 if self.mail.isOn {
                     for reservation in try await Self.select(sql, "room_id = \(bind: roomId) AND \(due)") {
-                        guard let to = try await self.mail.recipient(reservation.owner, sql) else { continue }
+                        guard let to = try await self.mail.recipient(reservation.owner, for: .released, sql) else {
+                            continue
+                        }
                         told[reservation.id] = (
                             reservation, to, try await Self.entry(of: reservation, sql, campus: campus)
                         )

@@ -107,7 +107,7 @@ package struct Features: Sendable {
     package init(platform: Platform) {
         self.platform = platform
         campus = CampusZone(platform: platform)
-        let mail = PersonMail(mailer: platform.mailer, recipients: MailDirectory())
+        let mail = PersonMail(mailer: platform.mailer, recipients: MailDirectory(clock: platform.clock))
         lines = WaitingLists(platform: platform, mail: mail, campus: campus)
         rooms = Rooms(platform: platform, campus: campus, lines: lines, mail: mail)
         library = Library(platform: platform, campus: campus, lines: lines)

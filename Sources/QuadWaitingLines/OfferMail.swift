@@ -17,7 +17,7 @@ extension WaitingLists {
                 greeting: t("mail.greeting", ["name": mail.to.name]),
                 held: t("mail.offer.held", ["label": place.label, "kind": t("waiting.kind.\(place.kind.rawValue)")]),
                 until: t("mail.offer.until", ["time": when]), accept: mail.link("/notifications#offers"),
-                why: t("mail.offer.why"), stop: mail.link("/account#email"))
+                why: t("mail.offer.why"), stop: mail.stop)
             return Letter(
                 subject: t("mail.offer.subject", ["label": place.label, "time": when]),
                 paragraphs: [

@@ -104,13 +104,74 @@ struct MailAddressTests {
             // The same address again changes only the language; none stops mail.
             let language = try await Self.form(
                 client, "/account/email", cookie: cookie, [("email", "Kier@example.org"), ("language", "en")])
-            #expect(language.headers[.location] == "/account?done=mailLanguage#email")
+            #expect(language.headers[.location] == "/account?done=mailSaved#email")
             #expect(try await app.features.accounts.addresses.entry(of: "kier")?.language == .english)
             #expect(try sink.messages().count == 1)
             let removed = try await Self.form(
                 client, "/account/email", cookie: cookie, [("email", ""), ("language", "en")])
             #expect(removed.headers[.location] == "/account?done=mailRemoved#email")
             #expect(try await app.features.accounts.addresses.entry(of: "kier")?.address == nil)
+        }
+    }
+
+    /// A forgotten password: asked for by username or by address, the answer the same whether or not there is such
+    /// an account with an address in use; the link goes to the address in use, sets a new password once, within the
+    /// hour, and ends the person's sessions.
+    @Test(arguments: TestDatabase.engines)
+    func aForgottenPasswordIsSetThroughALinkToTheAddressInUse(engine: Database.Engine) async throws {
+        let sink = try SMTPSink()
+        defer { sink.stop() }
+        try await TestApp.run(engine, configure: sink.quad) { app, client in
+            _ = try await app.signedIn("kier")
+            _ = try await app.signedIn("ada")
+            let (session, _) = try await app.features.accounts.sessions.start(for: "kier", kind: .web)
+            _ = try await app.features.accounts.change(
+                "kier", displayName: nil, role: nil, studentId: nil, password: nil, email: "kier@example.org")
+            let visitor = "quad_csrf=\(Self.csrf)"
+
+            // Nobody of that name, and Ada (no address): the same answer, nothing sent.
+            for who in ["nobody-here", "ada", "someone@example.org"] {
+                let asked = try await Self.form(client, "/signin/forgot", cookie: visitor, [("who", who)])
+                #expect(asked.headers[.location] == "/signin/forgot?done=sent")
+            }
+            let sent = try await Self.page(client, "/signin/forgot?done=sent", cookie: visitor)
+            #expect(sent.text.contains("If that account has an email address on this Quad"))
+
+            // Kier, by his address in another case: a link to it.
+            let asked = try await Self.form(client, "/signin/forgot", cookie: visitor, [("who", " KIER@example.org ")])
+            #expect(asked.headers[.location] == "/signin/forgot?done=sent")
+            try await eventually("the link reached the relay") { try sink.messages().count == 1 }
+            #expect(try await app.platform.outbox.record(of: "ada").isEmpty)
+            let message = try #require(sink.messages().first)
+            #expect(message["rcpt_tos"] as? [String] == ["kier@example.org"])
+            #expect(message["subject"] as? String == "Set a new password for Quad")
+            let parts = message["parts"] as? [[String: Any]] ?? []
+            let text = try #require(parts.first { $0["type"] as? String == "text/plain" }?["body"] as? String)
+            let link = try #require(
+                text.split(separator: "\n").first { $0.hasPrefix("https://quad.campus.example/signin/reset?token=") })
+            let path = String(link.dropFirst("https://quad.campus.example".count))
+            let token = try #require(URLComponents(string: String(link))?.queryItems?.first?.value)
+
+            let opened = try await Self.page(client, path, cookie: visitor)
+            #expect(opened.headers[.cacheControl] == "no-store")
+            #expect(opened.text.contains("A new password for kier."))
+            let short = try await Self.form(
+                client, "/signin/reset", cookie: visitor, [("token", token), ("password", "short")])
+            #expect(short.status == .unprocessableContent)
+            let set = try await Self.form(
+                client, "/signin/reset", cookie: visitor, [("token", token), ("password", "a new long password")])
+            #expect(set.headers[.location] == "/signin?done=reset")
+            #expect(try await app.features.accounts.sessions.person(for: session) == nil)
+            let person = try await app.features.accounts.signIn(
+                username: "kier", password: "a new long password", address: "192.0.2.1")
+            #expect(person.username == "kier")
+
+            // Once.
+            let again = try await Self.form(
+                client, "/signin/reset", cookie: visitor, [("token", token), ("password", "another long password")])
+            #expect(again.headers[.location] == "/signin/reset")
+            let over = try await Self.page(client, path, cookie: visitor)
+            #expect(over.text.contains("This link no longer works"))
         }
     }
 

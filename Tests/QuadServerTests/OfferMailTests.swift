@@ -18,6 +18,7 @@ import Testing
 @Suite(.enabled(if: SMTPSink.available, "python3 with aiosmtpd (pip install -r e2e/requirements.txt)"))
 struct OfferMailTests {
     static let campus = CampusClock(timeZone: TestTime.melbourne)
+    static let csrf = "abcdefghijklmnopqrstuvwxyz0123456789ABCD"
     static let admin: HTTPFields = [
         .authorization: "Bearer \(TestApp.adminToken)", .contentType: "application/json", .accept: "application/json",
     ]
@@ -103,6 +104,112 @@ struct OfferMailTests {
             #expect(try await app.platform.outbox.record(of: "sam").isEmpty)
             try await eventually("nothing waits in the outbox") { try await app.platform.outbox.depth() == 0 }
             #expect(try sink.messages().count == 1)
+        }
+    }
+
+    /// Every offer's message carries a one-click unsubscribe (RFC 8058): a mail client's POST, with no cookie, turns
+    /// offers off, and the next offer is made but not mailed; the text's link asks first, on a page; the account
+    /// page's box turns them back on.
+    @Test func oneClickStopsOffersAndTheAccountPageTurnsThemBackOn() async throws {
+        let sink = try SMTPSink()
+        defer { sink.stop() }
+        let tuesday = TestTime.next(LocalTime(hour: 9, minute: 50), where: { $0.weekday == 2 })
+        try await TestApp.run(
+            at: tuesday,
+            configure: {
+                sink.quad(&$0); $0.loadDemoData = true
+            }
+        ) { app, client in
+            let rooms = app.features.rooms
+            for id in ["duo", "solo"] {
+                _ = try await rooms.store.create(
+                    RoomRecord(id: id, name: id.capitalized, building: "North Hall", capacity: 1, seats: 1))
+            }
+            try await rooms.setRules(
+                BookingPolicy(hours: .weekdays, horizonDays: 56, maxMinutes: 240, checkInMinutes: 10),
+                forBuilding: "North Hall")
+            let browser = try await app.browser("lea", csrf: Self.csrf)
+            try await app.features.accounts.change(
+                "lea", displayName: nil, role: nil, studentId: nil, password: nil, email: "lea@example.org")
+            let lea = try #require(try await app.person("lea"))
+            let kim = Person(username: "kim", displayName: "Kim", role: .member)
+            let start = Self.campus.instant(Self.campus.date(of: tuesday), LocalTime(hour: 12, minute: 45))
+            func offer(_ room: String) async throws {
+                let booked = try await rooms.book(
+                    roomId: room, owner: kim, start: start, minutes: 30, hold: .seat, recurrence: nil)
+                _ = try await rooms.wait(roomId: room, person: lea, start: start, minutes: 30, hold: .seat)
+                _ = try await rooms.cancel(booked.booking.id, roomId: room, by: kim, following: false)
+                #expect(try await app.features.lines.places(of: "lea").contains { $0.place.thing == room })
+            }
+
+            try await offer("duo")
+            try await eventually("the offer reached the relay") { try sink.messages().count == 1 }
+            let message = try #require(sink.messages().first)
+            let headers = message["headers"] as? [String: String] ?? [:]
+            #expect(headers["List-Unsubscribe-Post"] == "List-Unsubscribe=One-Click")
+            let oneClick = try #require(headers["List-Unsubscribe"])
+            #expect(oneClick.hasPrefix("<https://quad.campus.example/api/mail/unsubscribe?token="))
+            let parts = message["parts"] as? [[String: Any]] ?? []
+            let text = try #require(parts.first { $0["type"] as? String == "text/plain" }?["body"] as? String)
+            let stop = try #require(
+                text.split(separator: "\n").first { $0.hasPrefix("To stop mail like this: ") }?
+                    .dropFirst("To stop mail like this: ".count))
+            #expect(stop.hasPrefix("https://quad.campus.example/mail/unsubscribe?token="))
+
+            // The text's link asks first, on a page; opening it changes nothing.
+            let page = try await client.execute(
+                uri: String(stop.dropFirst("https://quad.campus.example".count)), method: .get,
+                headers: [.accept: "text/html"]
+            ) { $0 }
+            #expect(page.headers[.cacheControl] == "no-store")
+            #expect(page.text.contains("Stop mail about places held for you to lea@example.org?"))
+            #expect(try await app.features.accounts.addresses.choicesOff(of: "lea").isEmpty)
+
+            // The mail client's one click: no cookie, no CSRF token.
+            let path = String(oneClick.dropFirst("<https://quad.campus.example".count).dropLast())
+            let clicked = try await client.execute(
+                uri: path, method: .post, headers: [.contentType: "application/x-www-form-urlencoded"],
+                body: ByteBuffer(string: "List-Unsubscribe=One-Click")
+            ) { $0 }
+            #expect(clicked.status == .ok)
+            #expect(clicked.text.contains(#""choice":"offers""#))
+            #expect(try await app.features.accounts.addresses.choicesOff(of: "lea") == [.offers])
+            let unknown = try await client.execute(
+                uri: "/api/mail/unsubscribe?token=\(String(repeating: "x", count: 43))", method: .post,
+                headers: [.contentType: "application/x-www-form-urlencoded"],
+                body: ByteBuffer(string: "List-Unsubscribe=One-Click")
+            ) { $0 }
+            #expect(unknown.status == .notFound)
+
+            // The next offer is made, and not mailed.
+            try await offer("solo")
+            #expect(try await app.platform.outbox.record(of: "lea").map(\.kind) == ["offer"])
+
+            // Her account page shows the box off; checking it turns offers back on.
+            let account = try await client.execute(uri: "/account", method: .get, headers: browser) { $0.text }
+            #expect(account.contains(#"name="mail-offers" value="on">"#))
+            #expect(account.contains(#"name="mail-bookings" value="on" checked>"#))
+            // What was mailed to her, on her page and on an admin's page of hers.
+            let subject = try #require(message["subject"] as? String)
+            #expect(account.contains(#"<h2 id="mail-record">Mail sent to you</h2>"#))
+            #expect(account.contains("· \(subject) · <span class=\"mail-sent\">sent</span>"))
+            let record = try await client.execute(
+                uri: "/admin/people/lea/mail", method: .get,
+                headers: [.authorization: "Bearer \(TestApp.adminToken)", .accept: "text/html"]
+            ) { $0 }
+            #expect(record.status == .ok)
+            #expect(record.text.contains("Mail sent to Lea (lea)") && record.text.contains(subject))
+            var form = URLComponents()
+            form.queryItems = [
+                ("csrf", Self.csrf), ("email", "lea@example.org"), ("language", "en"), ("choices", "1"),
+                ("mail-offers", "on"), ("mail-bookings", "on"),
+            ].map { URLQueryItem(name: $0.0, value: $0.1) }
+            let saved = try await client.execute(
+                uri: "/account/email", method: .post, headers: browser,
+                body: ByteBuffer(string: form.percentEncodedQuery ?? "")
+            ) { $0 }
+            #expect(saved.headers[.location] == "/account?done=mailSaved#email")
+            #expect(try await app.features.accounts.addresses.choicesOff(of: "lea").isEmpty)
         }
     }
 

@@ -15,13 +15,17 @@ public enum AccessRule: String, Codable, Sendable, CaseIterable {
     case admin
     /// A car-park or transit feed account, or an admin: posting readings, nothing else.
     case feed
+    /// Whoever holds the link it was sent in by mail: the token in its URL is the authority, so the caller's
+    /// credentials are not asked for, and a form from elsewhere is not refused (RFC 8058's one-click unsubscribe comes
+    /// from a mail client, with no cookie and no CSRF token). Only for what that token alone may do.
+    case link
 
     /// What the layer decides for a caller with `role` (nil: not signed in).
     public func decide(_ role: Role?) -> AccessDecision {
-        if self == .public { return .allowed }
+        if self == .public || self == .link { return .allowed }
         guard let role else { return .signInFirst }
         switch self {
-        case .public, .person: return .allowed
+        case .public, .link, .person: return .allowed
         case .member, .owner: return role == .feed ? .forbidden(Self.feedOnly) : .allowed
         case .admin: return role == .admin ? .allowed : .forbidden("Only an admin may do this.")
         case .feed:

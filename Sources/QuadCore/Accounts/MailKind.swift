@@ -1,8 +1,10 @@
-/// What a message Quad mails is about: the outbox's `kind`, the person's record of what was sent, and (for what a
-/// person may turn off) their choice.
+/// What a message Quad mails is about: the outbox's `kind`, the person's record of what was sent, and the choice that
+/// turns it off (`choice`).
 public enum MailKind: String, Codable, Sendable, CaseIterable {
     /// The link that confirms an address the person gave.
     case confirmAddress
+    /// The link that sets a new password, asked for on the sign-in page.
+    case passwordReset
     /// A place held for them, first in a waiting line.
     case offer
     /// A booking made (with its calendar invitation).
@@ -11,4 +13,23 @@ public enum MailKind: String, Codable, Sendable, CaseIterable {
     case cancelled
     /// A booking released because nobody checked in.
     case released
+
+    /// The choice that turns it off; nil for what the person asked for themselves (a link to confirm an address, to
+    /// set a new password).
+    public var choice: MailChoice? {
+        switch self {
+        case .confirmAddress, .passwordReset: nil
+        case .offer: .offers
+        case .booked, .cancelled, .released: .bookings
+        }
+    }
+}
+
+/// What a person may have Quad not mail them about, each on its own (the account page's boxes, the one-click
+/// unsubscribe in every message of that kind). All on until turned off.
+public enum MailChoice: String, Codable, Sendable, CaseIterable {
+    /// Places held for them (a seat, a book).
+    case offers
+    /// Their bookings made, cancelled, released.
+    case bookings
 }

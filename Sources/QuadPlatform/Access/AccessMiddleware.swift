@@ -10,7 +10,8 @@ import QuadCore
 ///    Refused credentials spend the address's rate limit, then 401;
 /// 2. the route's declaration (`AccessTable`): 401 to sign in (a page sends a browser to the sign-in form),
 ///    403 for the wrong role;
-/// 3. for an unsafe request a cookie signs, or a browser form: CSRF (`CSRF.check`).
+/// 3. for an unsafe request a cookie signs, or a browser form: CSRF (`CSRF.check`), but on a route whose authority is
+///    the token in its URL (`AccessRule.link`).
 package struct AccessMiddleware: RouterMiddleware {
     package typealias Context = AppRequestContext
     package let people: any PersonDirectory
@@ -48,7 +49,7 @@ package struct AccessMiddleware: RouterMiddleware {
             throw Problem(.forbidden, detail: reason)
         }
         var request = request
-        if CSRF.applies(to: request, signedIn: context.signedIn) {
+        if entry.rule != .link, CSRF.applies(to: request, signedIn: context.signedIn) {
             try await CSRF.check(&request, trustProxy: trustProxy)
         }
         var response = try await next(request, context)

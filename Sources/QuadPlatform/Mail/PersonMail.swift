@@ -20,17 +20,21 @@ package struct MailRecipient: Sendable, Equatable {
 /// Accounts' answer to "where does this person's mail go?", read inside the caller's transaction (a feature mails
 /// from inside the change it tells of). Handed to features at construction, like every narrow protocol.
 package protocol MailRecipients: Sendable {
-    /// `owner`'s (a username, any case) confirmed address, nil when they have none.
-    func recipient(_ owner: String, _ sql: any SQLDatabase) async throws -> MailRecipient?
+    /// `owner`'s (a username, any case) confirmed address, nil when they have none or turned `choice` off.
+    func recipient(_ owner: String, choice: MailChoice?, _ sql: any SQLDatabase) async throws -> MailRecipient?
+    /// A new link's token that turns `choice` off for `owner`, for the message being queued.
+    func unsubscribeToken(_ owner: String, choice: MailChoice, _ sql: any SQLDatabase) async throws -> String
 }
 
 /// What a message is written with: the reader's language (`t`), who they are, Quad's own address (a calendar
-/// invitation's organizer) and links to Quad as mail gives them.
+/// invitation's organizer), links to Quad as mail gives them, and the page that stops mail like this one (`stop`:
+/// its kind, in one click, else the account page).
 package struct MailContext {
     package let t: Localizer
     package let to: MailRecipient
     package let from: String
     package let link: (String) -> String
+    package let stop: String
 }
 
 /// A message for one person: its subject, its plain text's paragraphs, its HTML (a `mail-*` template over `model`),
@@ -71,17 +75,23 @@ package struct PersonMail: Sendable {
     package static let off = PersonMail(mailer: nil, recipients: Nobody())
 
     private struct Nobody: MailRecipients {
-        func recipient(_ owner: String, _ sql: any SQLDatabase) async throws -> MailRecipient? { nil }
+        func recipient(_ owner: String, choice: MailChoice?, _ sql: any SQLDatabase) async throws -> MailRecipient? {
+            nil
+        }
+
+        func unsubscribeToken(_ owner: String, choice: MailChoice, _ sql: any SQLDatabase) async throws -> String {
+            ""
+        }
     }
 
     /// Whether Quad sends mail at all: when it does not, there is nothing to work out for a message.
     package var isOn: Bool { mailer != nil }
 
-    /// Where `owner`'s mail goes, inside the caller's transaction; nil when Quad sends none or they gave no address
-    /// (then there is nothing more to work out).
-    package func recipient(_ owner: String, _ sql: any SQLDatabase) async throws -> MailRecipient? {
+    /// Where `owner`'s mail of `kind` goes, inside the caller's transaction; nil when Quad sends none, they gave no
+    /// address or they turned that kind off (then there is nothing more to work out).
+    package func recipient(_ owner: String, for kind: MailKind, _ sql: any SQLDatabase) async throws -> MailRecipient? {
         guard mailer != nil else { return nil }
-        return try await recipients.recipient(owner, sql)
+        return try await recipients.recipient(owner, choice: kind.choice, sql)
     }
 
     /// Queues `kind`'s message to `to` inside the caller's transaction, written by `letter` in their language. True
@@ -91,13 +101,22 @@ package struct PersonMail: Sendable {
         _ kind: MailKind, to: MailRecipient, _ sql: any SQLDatabase, letter: (MailContext) throws -> Letter<Model>
     ) async throws -> Bool {
         guard let mailer else { return false }
+        // A kind the person may turn off carries its one-click link (RFC 8058), and its page for people.
+        var unsubscribe: String?
+        var stop = mailer.link("/account#email")
+        if let choice = kind.choice {
+            let token = try await recipients.unsubscribeToken(to.username, choice: choice, sql)
+            unsubscribe = mailer.link("/api/mail/unsubscribe?token=" + token)
+            stop = mailer.link("/mail/unsubscribe?token=" + token)
+        }
         let letter = try letter(
-            MailContext(t: Localizer(language: to.language), to: to, from: mailer.from.address, link: mailer.link))
+            MailContext(
+                t: Localizer(language: to.language), to: to, from: mailer.from.address, link: mailer.link, stop: stop))
         try await mailer.queue(
             to: to.address, name: to.name, subject: letter.subject,
             text: letter.paragraphs.joined(separator: "\n\n") + "\n\n-- \n" + letter.why,
             html: try mailer.templates.html(letter.template, language: to.language, model: letter.model),
-            invitation: letter.invitation, kind: kind.rawValue, owner: to.username, sql)
+            invitation: letter.invitation, unsubscribe: unsubscribe, kind: kind.rawValue, owner: to.username, sql)
         return true
     }
 
@@ -106,7 +125,7 @@ package struct PersonMail: Sendable {
     package func send<Model>(
         _ kind: MailKind, to owner: String, _ sql: any SQLDatabase, letter: (MailContext) throws -> Letter<Model>
     ) async throws -> Bool {
-        guard let to = try await recipient(owner, sql) else { return false }
+        guard let to = try await recipient(owner, for: kind, sql) else { return false }
         return try await send(kind, to: to, sql, letter: letter)
     }
 

@@ -60,11 +60,13 @@ import Testing
         for operation in Self.operations {
             let name = "\(operation.method) \(operation.path)"
             let rule = operation.entry.rule
-            // `security` says the same as `x-quad-access`: anonymous (`{}`) exactly for public operations.
-            #expect(operation.security.contains("") == (rule == .public), "\(name): security")
+            // `security` says the same as `x-quad-access`: anonymous (`{}`) exactly for public operations and
+            // those whose link is the authority.
+            let open = [.public, .link].contains(rule)
+            #expect(operation.security.contains("") == open, "\(name): security")
             #expect(operation.security.contains("bearer") && operation.security.contains("cookie"), "\(name)")
-            if rule != .public { #expect(operation.statuses.contains("401"), "\(name) answers 401") }
-            if ![.public, .person].contains(rule) {
+            if !open { #expect(operation.statuses.contains("401"), "\(name) answers 401") }
+            if ![.public, .link, .person].contains(rule) {
                 #expect(operation.statuses.contains("403"), "\(name) answers 403")
             }
         }
