@@ -16,11 +16,13 @@ extension ReservationStore {
         case booked, cancelled, released
         /// A series cancelled from one date on.
         case cancelledFrom
+        /// Ended because an admin removed its room.
+        case roomRemoved
 
         var kind: MailKind {
             switch self {
             case .booked: .booked
-            case .cancelled, .cancelledFrom: .cancelled
+            case .cancelled, .cancelledFrom, .roomRemoved: .cancelled
             case .released: .released
             }
         }

@@ -9,10 +9,11 @@ import SQLKit
 extension Rooms {
     /// Removes the room and tells everyone. False: there is no such room.
     func remove(_ roomId: String) async throws -> Bool {
-        guard let (posted, places) = try await reservations.remove(roomId) else { return false }
+        guard let (posted, places, mailed) = try await reservations.remove(roomId) else { return false }
         await changed(roomId, spots: nil, .deleted)
         var ended = WaitingChanges()
         ended.changed = places.map { ($0, .removed) }
+        ended.mailed = mailed
         await lines.announce(ended)
         await lines.announce(posted)
         return true
@@ -21,12 +22,14 @@ extension Rooms {
 
 extension ReservationStore {
     /// Under the room's lock, in one transaction: a notice for each person with bookings still to come or places in
-    /// line there, then the room and all of it deleted. Returns the notices and the places that ended, or nil when
-    /// there is no such room.
+    /// line there, and a message for each booking (or series) still to come, whose invitation takes it out of their
+    /// calendar; then the room and all of it deleted. Returns the notices, the places that ended and whether mail was
+    /// queued, or nil when there is no such room.
     func remove(
         _ roomId: String
-    ) async throws -> (notices: [(owner: String, notice: Notice)], places: [WaitingPlace])? {
+    ) async throws -> (notices: [(owner: String, notice: Notice)], places: [WaitingPlace], mailed: Bool)? {
         let now = SlotRange.slot(containing: clock.now)
+        let campus = await campusClock()
         return try await database.transaction { sql in
             guard try await Self.lockIfPresent(roomId, sql, engine: self.database.engine) != nil,
                 let name = try await sql.raw("SELECT name FROM rooms WHERE id = \(bind: roomId)").first()?.decode(
@@ -55,12 +58,21 @@ extension ReservationStore {
                         .placesEnded, room: name, count: mine.count, start: only?.start, end: only?.end, to: owner,
                         sql))
             }
+            var mailed = false
+            var told = Set<String>()
+            for reservation in upcoming where told.insert(reservation.seriesId ?? reservation.id).inserted {
+                guard let to = try await self.mail.recipient(reservation.owner, for: .cancelled, sql) else { continue }
+                let before = try await Self.entry(of: reservation, sql, campus: campus)
+                mailed =
+                    try await self.mailBooking(.roomRemoved, to: to, before: before, after: nil, sql, campus: campus)
+                    || mailed
+            }
             try await self.waiting.deleteAll(.room, thing: roomId, sql)
             try await sql.raw("DELETE FROM room_bookings WHERE room_id = \(bind: roomId)").run()
             try await sql.raw("DELETE FROM room_reservations WHERE room_id = \(bind: roomId)").run()
             try await sql.raw("DELETE FROM room_series WHERE room_id = \(bind: roomId)").run()
             try await sql.raw("DELETE FROM rooms WHERE id = \(bind: roomId)").run()
-            return (notices, places)
+            return (notices, places, mailed)
         }
     }
 }

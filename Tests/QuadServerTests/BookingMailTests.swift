@@ -155,9 +155,23 @@ struct BookingMailTests {
             #expect(event["uid"] as? String == "\(early.booking.id)@timetable.quad")
             #expect(event["sequence"] as? Int == 1)
             #expect(try await app.platform.outbox.record(of: "sam").isEmpty)
+
+            // An admin removes the room: the rest of her series ends, and its invitation takes it out.
+            #expect(try await rooms.remove("duo"))
+            messages = try await Self.mail(sink, count: 7)
+            #expect(
+                Self.text(messages[6]).contains(
+                    "Your booking of Duo, \(day), 14:00–14:30, then every week until "
+                        + "\(Self.english.longDate(today.adding(days: 14))), has ended: the room was removed."))
+            (method, event) = try Self.invitation(messages[6])
+            #expect(method == "CANCEL")
+            #expect(event["uid"] as? String == "\(seriesId)@timetable.quad")
+            #expect(event["sequence"] as? Int == 2)
+            #expect(try sink.messages().count == 7)
+            #expect(try await app.platform.outbox.record(of: "sam").isEmpty)
             #expect(
                 try await app.platform.outbox.record(of: "lea").map(\.kind).sorted() == [
-                    "booked", "booked", "booked", "cancelled", "cancelled", "released",
+                    "booked", "booked", "booked", "cancelled", "cancelled", "cancelled", "released",
                 ])
         }
     }
