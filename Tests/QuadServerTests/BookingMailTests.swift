@@ -54,11 +54,7 @@ struct BookingMailTests {
         ) {
             app, client in
             let rooms = app.features.rooms
-            _ = try await rooms.store.create(
-                RoomRecord(id: "duo", name: "Duo", building: "North Hall", capacity: 2, seats: 2))
-            try await rooms.setRules(
-                BookingPolicy(hours: .weekdays, horizonDays: 56, maxMinutes: 240, checkInMinutes: 10),
-                forBuilding: "North Hall")
+            try await rooms.northHall(["duo"], seats: 2)
             _ = try await app.signedIn("lea")
             _ = try await app.signedIn("sam")
             try await app.features.accounts.change(

@@ -41,11 +41,7 @@ struct OfferMailTests {
             }
         ) { app, client in
             let rooms = app.features.rooms
-            _ = try await rooms.store.create(
-                RoomRecord(id: "duo", name: "Duo", building: "North Hall", capacity: 1, seats: 1))
-            try await rooms.setRules(
-                BookingPolicy(hours: .weekdays, horizonDays: 56, maxMinutes: 240, checkInMinutes: 10),
-                forBuilding: "North Hall")
+            try await rooms.northHall(["duo"], seats: 1)
             let lea = try await app.signedIn("lea")
             _ = try await app.signedIn("sam")
             let kim = Person(username: "kim", displayName: "Kim", role: .member)
@@ -121,13 +117,7 @@ struct OfferMailTests {
             }
         ) { app, client in
             let rooms = app.features.rooms
-            for id in ["duo", "solo"] {
-                _ = try await rooms.store.create(
-                    RoomRecord(id: id, name: id.capitalized, building: "North Hall", capacity: 1, seats: 1))
-            }
-            try await rooms.setRules(
-                BookingPolicy(hours: .weekdays, horizonDays: 56, maxMinutes: 240, checkInMinutes: 10),
-                forBuilding: "North Hall")
+            try await rooms.northHall(["duo", "solo"], seats: 1)
             let browser = try await app.browser("lea", csrf: Self.csrf)
             try await app.features.accounts.change(
                 "lea", displayName: nil, role: nil, studentId: nil, password: nil, email: "lea@example.org")
@@ -218,11 +208,7 @@ struct OfferMailTests {
         let tuesday = TestTime.next(LocalTime(hour: 9, minute: 50), where: { $0.weekday == 2 })
         try await TestApp.run(at: tuesday, configure: { $0.loadDemoData = true }) { app, client in
             let rooms = app.features.rooms
-            _ = try await rooms.store.create(
-                RoomRecord(id: "duo", name: "Duo", building: "North Hall", capacity: 1, seats: 1))
-            try await rooms.setRules(
-                BookingPolicy(hours: .weekdays, horizonDays: 56, maxMinutes: 240, checkInMinutes: 10),
-                forBuilding: "North Hall")
+            try await rooms.northHall(["duo"], seats: 1)
             _ = try await app.signedIn("lea")
             let given = try await client.execute(
                 uri: "/api/people/lea", method: .patch, headers: Self.admin,
@@ -240,5 +226,18 @@ struct OfferMailTests {
             #expect(try await app.features.lines.places(of: "lea").first?.place.offeredUntil != nil)
             #expect(try await app.platform.outbox.record(of: "lea").isEmpty)
         }
+    }
+}
+
+extension Rooms {
+    /// Rooms of `seats` in North Hall, open on weekdays, with a check-in ten minutes into each booking.
+    func northHall(_ ids: [String], seats: Int) async throws {
+        for id in ids {
+            _ = try await store.create(
+                RoomRecord(id: id, name: id.capitalized, building: "North Hall", capacity: seats, seats: seats))
+        }
+        try await setRules(
+            BookingPolicy(hours: .weekdays, horizonDays: 56, maxMinutes: 240, checkInMinutes: 10),
+            forBuilding: "North Hall")
     }
 }
