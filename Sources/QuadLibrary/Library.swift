@@ -16,6 +16,8 @@ package final class Library: Feature, WaitingThings, PersonLoans, PersonRemoval 
     let lines: WaitingLists
     /// The campus's time zone (the Timetable's), for the dates the web app shows.
     let campus: any CampusTime
+    /// Loans' reminders by mail (`LoanReminders`).
+    let mail: PersonMail
     /// `GET /api/books` as every open app polls it (no search, filter or sort): encoded once per change, for people
     /// signed in (with names) and for visitors (without), and again when a loan falls due.
     let shelf: KeptAnswer<Audience>
@@ -29,12 +31,13 @@ package final class Library: Feature, WaitingThings, PersonLoans, PersonRemoval 
         init(_ person: Person?) { self = LoanPermission.seesBorrowers(person) ? .named : .visitors }
     }
 
-    package init(platform: Platform, campus: any CampusTime, lines: WaitingLists) {
+    package init(platform: Platform, campus: any CampusTime, lines: WaitingLists, mail: PersonMail = .off) {
         self.platform = platform
         self.lines = lines
         self.campus = campus
+        self.mail = mail
         let store = LibraryStore(
-            database: platform.database, waiting: lines,
+            database: platform.database, waiting: lines, mail: mail,
             policy: LoanPolicy(days: platform.configuration.loanDays))
         self.store = store
         let books = Kept<One, [Book]>(hub: platform.events, clock: platform.clock, droppedBy: [.event(.book)]) {
@@ -84,6 +87,9 @@ package final class Library: Feature, WaitingThings, PersonLoans, PersonRemoval 
     /// The time zone the web app shows dates in: the campus's, as set for the Timetable (`/admin/timetable`),
     /// else the server's own. The API's dates stay UTC, as the original sent them.
     func timeZone() async -> TimeZone { await campus.timeZone() }
+
+    /// The campus's wall clock, for loans' stages.
+    func campusClock() async -> CampusClock { CampusClock(timeZone: await campus.timeZone()) }
 
     // MARK: Wire
 
@@ -295,6 +301,11 @@ package final class Library: Feature, WaitingThings, PersonLoans, PersonRemoval 
 
 extension Library {
     package static var migrations: [Migration] { LibraryStore.migrations }
+
+    /// Loans' reminders, every minute.
+    package var services: [any Service] {
+        [MarkKeeper(every: 60, clock: platform.clock) { [self] in await remindDueLoans() }]
+    }
     package static let files = WebFiles(module: "QuadLibrary", bundle: .module)
 
     package var adminLinks: [AdminLink] { [AdminLink(title: "library.add", path: "/library/new")] }

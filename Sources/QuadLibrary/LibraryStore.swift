@@ -54,10 +54,13 @@ final class LibraryStore: Sendable {
     let database: Database
     let policy: LoanPolicy
     let waiting: WaitingLists
+    /// Loan reminders (`LoanReminders`).
+    let mail: PersonMail
 
-    init(database: Database, waiting: WaitingLists, policy: LoanPolicy = LoanPolicy()) {
+    init(database: Database, waiting: WaitingLists, mail: PersonMail = .off, policy: LoanPolicy = LoanPolicy()) {
         self.database = database
         self.waiting = waiting
+        self.mail = mail
         self.policy = policy
     }
 
@@ -90,6 +93,7 @@ final class LibraryStore: Sendable {
         Migration(
             id: 301, name: "library sort per person",
             statements: ["CREATE TABLE library_preferences (username_key TEXT PRIMARY KEY, sort TEXT NOT NULL)"]),
+        remindersMigration,
     ]
 
     /// The list order a person chose last (nil: never chose).
@@ -326,9 +330,7 @@ final class LibraryStore: Sendable {
             return
         case .giveBack(let at):
             guard current?.loan != nil else { return }
-            try await sql.raw(
-                "UPDATE book_loans SET returned_at = \(bind: Self.text(at)) WHERE book_id = \(bind: id) AND returned_at IS NULL"
-            ).run()
+            try await closeLoan(id, at: at, sql)
         case .checkOutIfAvailable(let person, let username, let at):
             if let holder = current?.loan?.person { throw LoanRefusal.onLoan(to: holder) }
             try await checkOut(id, person: person, username: username, at: at, current: current, sql)
@@ -337,14 +339,18 @@ final class LibraryStore: Sendable {
         }
     }
 
+    /// Ends the book's open loan at `at`, and its reminders with it.
+    private func closeLoan(_ id: Int, at: Date, _ sql: any SQLDatabase) async throws {
+        try await forgetReminders(ofBook: id, sql)
+        try await sql.raw(
+            "UPDATE book_loans SET returned_at = \(bind: Self.text(at)) WHERE book_id = \(bind: id) AND returned_at IS NULL"
+        ).run()
+    }
+
     private func checkOut(
         _ id: Int, person: String, username: String?, at: Date, current: Book?, _ sql: any SQLDatabase
     ) async throws {
-        if current?.loan != nil {
-            try await sql.raw(
-                "UPDATE book_loans SET returned_at = \(bind: Self.text(at)) WHERE book_id = \(bind: id) AND returned_at IS NULL"
-            ).run()
-        }
+        if current?.loan != nil { try await closeLoan(id, at: at, sql) }
         try await sql.raw(
             """
             INSERT INTO book_loans (book_id, person, username, checked_out_at, due_at)
@@ -416,6 +422,7 @@ final class LibraryStore: Sendable {
     }
 
     private func deleteRows(_ id: Int, _ sql: any SQLDatabase) async throws {
+        try await forgetReminders(ofBook: id, sql)
         try await sql.raw("DELETE FROM book_loans WHERE book_id = \(bind: id)").run()
         try await waiting.deleteAll(.book, thing: String(id), sql)
         try await sql.raw("DELETE FROM books WHERE id = \(bind: id)").run()
@@ -447,6 +454,9 @@ final class LibraryStore: Sendable {
     /// Deletes every book; returns how many there were.
     func clean() async throws -> Int {
         try await database.transaction { sql in
+            for row in try await sql.raw("SELECT book_id FROM book_loans WHERE returned_at IS NULL").all() {
+                try await self.forgetReminders(ofBook: try row.decode(column: "book_id", as: Int.self), sql)
+            }
             try await sql.raw("DELETE FROM book_loans").run()
             try await self.waiting.deleteAll(.book, sql)
             return try await sql.raw("DELETE FROM books RETURNING id").all().count

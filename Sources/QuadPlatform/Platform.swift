@@ -92,5 +92,6 @@ public struct Platform: Sendable {
         ImageStore.migration,
         IdempotencyStore.forgetSecrets,
         Outbox.migration,
+        Outbox.aboutMigration,
     ]
 }

@@ -18,10 +18,13 @@ extension ReservationStore {
         case cancelledFrom
         /// Ended because an admin removed its room.
         case roomRemoved
+        /// Its room given a new name by an admin: the invitation's next revision says it.
+        case roomRenamed
 
         var kind: MailKind {
             switch self {
             case .booked: .booked
+            case .roomRenamed: .changed
             case .cancelled, .cancelledFrom, .roomRemoved: .cancelled
             case .released: .released
             }
@@ -46,8 +49,7 @@ extension ReservationStore {
                 news: t("mail.booking.\(news.rawValue).body", ["summary": entry.summary, "when": when]),
                 rest: date != nil && after != nil && news != .cancelledFrom ? t("mail.booking.rest") : nil,
                 calendar: t(after == nil ? "mail.booking.calendarOut" : "mail.booking.calendarIn"),
-                bookings: mail.link("/rooms#my-bookings"), why: t("mail.booking.why"), stop: mail.link("/account#email")
-            )
+                bookings: mail.link("/rooms#my-bookings"), why: t("mail.booking.why"), stop: mail.stop)
             return Letter(
                 subject: t("mail.booking.\(news.rawValue).subject", ["summary": entry.summary, "when": when]),
                 paragraphs: [model.greeting, model.news] + [model.rest].compactMap { $0 } + [

@@ -175,9 +175,11 @@ final class RoomStore: Sendable {
     }
 
     /// Applies an admin's change. The seats offered (`spots`) may not fall below those booked at any time ahead.
-    /// `hours`: nil leaves the room's own opening hours; `.some(nil)` gives it its building's again.
+    /// `hours`: nil leaves the room's own opening hours; `.some(nil)` gives it its building's again. `renamed` runs in
+    /// the transaction once a new name is written (its bookings' owners are told).
     func update(
-        _ id: String, name: String?, building: String?, capacity: Int?, spots: Int?, hours: OpeningHours?? = nil
+        _ id: String, name: String?, building: String?, capacity: Int?, spots: Int?, hours: OpeningHours?? = nil,
+        renamed: (@Sendable (any SQLDatabase) async throws -> Void)? = nil
     ) async throws -> RoomRecord {
         let campus = await campusClock()
         let now = clock.now
@@ -219,6 +221,7 @@ final class RoomStore: Sendable {
             if let hours {
                 try await sql.raw("UPDATE rooms SET hours = \(bind: hours?.description) WHERE id = \(bind: id)").run()
             }
+            if checked.name != currentName { try await renamed?(sql) }
             return try await Self.record(id, sql, at: now, campus: campus)
         }
     }

@@ -17,18 +17,7 @@ struct RoomTimeKeeper: Service {
     static let mark: TimeInterval = 300
 
     func run() async throws {
-        await cancelWhenGracefulShutdown {
-            while !Task.isCancelled {
-                let now = rooms.platform.clock.now.timeIntervalSince1970
-                let next = ((now / Self.mark).rounded(.down) + 1) * Self.mark
-                do {
-                    try await rooms.platform.clock.sleep(for: .seconds(next - now))
-                } catch {
-                    return
-                }
-                await tick()
-            }
-        }
+        try await MarkKeeper(every: Self.mark, clock: rooms.platform.clock) { await tick() }.run()
     }
 
     /// What is due at the server's clock now.

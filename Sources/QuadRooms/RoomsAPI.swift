@@ -46,7 +46,7 @@ extension RoomsOperations {
     func updateRoom(_ input: Operations.UpdateRoom.Input) async throws -> Operations.UpdateRoom.Output {
         guard case .json(let body) = input.body else { throw Problem.malformedBody("Send the changes as JSON.") }
         let hours: OpeningHours?? = try body.hours.map { $0.isEmpty ? nil : try OpeningHours($0) }
-        let record = try await rooms.store.update(
+        let record = try await rooms.update(
             input.path.roomId, name: body.name, building: body.building, capacity: body.capacity, spots: body.spots,
             hours: hours)
         await rooms.changed(record.id, spots: record.spots, .updated)

@@ -51,7 +51,7 @@ struct RoomsAdminRoutes {
 
     func update(_ request: Request, room: RoomRecord) async throws -> Response {
         try await save(request, room: room) { fields in
-            let record = try await rooms.store.update(
+            let record = try await rooms.update(
                 room.id, name: fields["name"] ?? "", building: fields["building"] ?? "",
                 capacity: Int(fields["capacity"] ?? "") ?? 0, spots: Int(fields["spots"] ?? "") ?? -1)
             await rooms.changed(record.id, spots: record.spots, .updated)

@@ -110,7 +110,7 @@ package struct Features: Sendable {
         let mail = PersonMail(mailer: platform.mailer, recipients: MailDirectory(clock: platform.clock))
         lines = WaitingLists(platform: platform, mail: mail, campus: campus)
         rooms = Rooms(platform: platform, campus: campus, lines: lines, mail: mail)
-        library = Library(platform: platform, campus: campus, lines: lines)
+        library = Library(platform: platform, campus: campus, lines: lines, mail: mail)
         waiting = Waiting(platform: platform, lines: lines, loans: library, campus: campus)
         timetable = Timetable(
             platform: platform, campus: campus, calendar: rooms, reminders: waiting,

@@ -40,5 +40,5 @@ package final class Waiting: Feature, PersonReminders {
     }
 
     /// Passes on the offers nobody took, every minute.
-    package var services: [any Service] { [WaitingKeeper(waiting: lines, logger: platform.logger)] }
+    package var services: [any Service] { [WaitingKeeper.every(minute: lines, logger: platform.logger)] }
 }

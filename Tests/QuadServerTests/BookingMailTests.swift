@@ -12,8 +12,9 @@ import Testing
 @testable import QuadServer
 
 /// A booking reaches its owner's mail with a calendar invitation (iMIP) that a calendar reads as the person's calendar
-/// feed does (the same UID): made, cancelled (the whole, or one date of a series), released for a no-show; each
-/// later message a higher SEQUENCE. Through a real SMTP server (aiosmtpd), the invitations read by `icalendar`.
+/// feed does (the same UID): made, cancelled (the whole, or one date of a series), released for a no-show, its room
+/// renamed; each later message a higher SEQUENCE. Through a real SMTP server (aiosmtpd), the invitations read by
+/// `icalendar`.
 @Suite(.enabled(if: SMTPSink.available, "python3 with aiosmtpd (pip install -r e2e/requirements.txt)"))
 struct BookingMailTests {
     static let campus = CampusClock(timeZone: TestTime.melbourne)
@@ -152,22 +153,52 @@ struct BookingMailTests {
             #expect(event["sequence"] as? Int == 1)
             #expect(try await app.platform.outbox.record(of: "sam").isEmpty)
 
-            // An admin removes the room: the rest of her series ends, and its invitation takes it out.
-            #expect(try await rooms.remove("duo"))
+            // An admin renames the room: her series' invitation, one revision on, carries the new name.
+            let renamed = try await client.execute(
+                uri: "/api/rooms/duo", method: .patch,
+                headers: [
+                    .authorization: "Bearer \(TestApp.adminToken)", .contentType: "application/json",
+                    .accept: "application/json",
+                ], body: ByteBuffer(string: #"{"name": "Duo Two"}"#)
+            ) { $0 }
+            #expect(renamed.status == .ok)
             messages = try await Self.mail(sink, count: 7)
             #expect(
-                Self.text(messages[6]).contains(
-                    "Your booking of Duo, \(day), 14:00–14:30, then every week until "
-                        + "\(Self.english.longDate(today.adding(days: 14))), has ended: the room was removed."))
+                messages[6]["subject"] as? String
+                    == "Changed: Duo Two, \(day), 14:00–14:30, then every week until "
+                    + Self.english.longDate(today.adding(days: 14)))
+            #expect(Self.text(messages[6]).contains("The room of your booking was renamed: it is now Duo Two"))
             (method, event) = try Self.invitation(messages[6])
-            #expect(method == "CANCEL")
+            #expect(method == "REQUEST")
             #expect(event["uid"] as? String == "\(seriesId)@timetable.quad")
             #expect(event["sequence"] as? Int == 2)
-            #expect(try sink.messages().count == 7)
+            #expect(event["summary"] as? String == "Duo Two")
+            // Another change leaves the name as it is: nobody is mailed.
+            let seats = try await client.execute(
+                uri: "/api/rooms/duo", method: .patch,
+                headers: [
+                    .authorization: "Bearer \(TestApp.adminToken)", .contentType: "application/json",
+                    .accept: "application/json",
+                ], body: ByteBuffer(string: #"{"building": "South Hall"}"#)
+            ) { $0 }
+            #expect(seats.status == .ok)
+
+            // An admin removes the room: the rest of her series ends, and its invitation takes it out.
+            #expect(try await rooms.remove("duo"))
+            messages = try await Self.mail(sink, count: 8)
+            #expect(
+                Self.text(messages[7]).contains(
+                    "Your booking of Duo Two, \(day), 14:00–14:30, then every week until "
+                        + "\(Self.english.longDate(today.adding(days: 14))), has ended: the room was removed."))
+            (method, event) = try Self.invitation(messages[7])
+            #expect(method == "CANCEL")
+            #expect(event["uid"] as? String == "\(seriesId)@timetable.quad")
+            #expect(event["sequence"] as? Int == 3)
+            #expect(try sink.messages().count == 8)
             #expect(try await app.platform.outbox.record(of: "sam").isEmpty)
             #expect(
                 try await app.platform.outbox.record(of: "lea").map(\.kind).sorted() == [
-                    "booked", "booked", "booked", "cancelled", "cancelled", "cancelled", "released",
+                    "booked", "booked", "booked", "cancelled", "cancelled", "cancelled", "changed", "released",
                 ])
         }
     }

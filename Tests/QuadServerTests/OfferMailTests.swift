@@ -190,10 +190,12 @@ struct OfferMailTests {
             #expect(record.status == .ok)
             #expect(record.text.contains("Mail sent to Lea (lea)") && record.text.contains(subject))
             var form = URLComponents()
-            form.queryItems = [
-                ("csrf", Self.csrf), ("email", "lea@example.org"), ("language", "en"), ("choices", "1"),
-                ("mail-offers", "on"), ("mail-bookings", "on"),
-            ].map { URLQueryItem(name: $0.0, value: $0.1) }
+            // Every box ticked, as the page sends it.
+            form.queryItems =
+                ([("csrf", Self.csrf), ("email", "lea@example.org"), ("language", "en"), ("choices", "1")]
+                + MailChoice.allCases.map { ("mail-\($0.rawValue)", "on") }).map {
+                    URLQueryItem(name: $0.0, value: $0.1)
+                }
             let saved = try await client.execute(
                 uri: "/account/email", method: .post, headers: browser,
                 body: ByteBuffer(string: form.percentEncodedQuery ?? "")

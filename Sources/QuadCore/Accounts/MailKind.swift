@@ -9,10 +9,14 @@ public enum MailKind: String, Codable, Sendable, CaseIterable {
     case offer
     /// A booking made (with its calendar invitation).
     case booked
+    /// A booking changed by someone else: its room renamed (the invitation's next revision).
+    case changed
     /// A booking cancelled: a date, a series' rest, or all of it.
     case cancelled
     /// A booking released because nobody checked in.
     case released
+    /// A loan due back in two days, due today, or overdue: each sent once per loan.
+    case dueSoon, dueToday, overdue
 
     /// The choice that turns it off; nil for what the person asked for themselves (a link to confirm an address, to
     /// set a new password).
@@ -20,7 +24,10 @@ public enum MailKind: String, Codable, Sendable, CaseIterable {
         switch self {
         case .confirmAddress, .passwordReset: nil
         case .offer: .offers
-        case .booked, .cancelled, .released: .bookings
+        case .booked, .changed, .cancelled, .released: .bookings
+        case .dueSoon: .dueSoon
+        case .dueToday: .dueToday
+        case .overdue: .overdue
         }
     }
 }
@@ -30,6 +37,12 @@ public enum MailKind: String, Codable, Sendable, CaseIterable {
 public enum MailChoice: String, Codable, Sendable, CaseIterable {
     /// Places held for them (a seat, a book).
     case offers
-    /// Their bookings made, cancelled, released.
+    /// Their bookings made, changed, cancelled, released.
     case bookings
+    /// A loan due back in two days.
+    case dueSoon
+    /// A loan due back today.
+    case dueToday
+    /// A loan not back in time.
+    case overdue
 }

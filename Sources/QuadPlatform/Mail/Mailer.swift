@@ -22,14 +22,14 @@ package struct Mailer: Sendable {
     package func queue(
         to address: String, name: String?, subject: String, text: String, html: String?,
         invitation: ICalendar.Invitation? = nil, unsubscribe: String? = nil, kind: String, owner: String?,
-        _ sql: any SQLDatabase
+        about: String? = nil, _ sql: any SQLDatabase
     ) async throws {
         let id = Outbox.newId()
         let message = MailMessage(
             from: from, to: MailAddress(address, name: name), subject: subject, text: text, html: html,
             invitation: invitation.map { MailMessage.Invitation(method: $0.method, ics: $0.ics) },
             messageID: "<\(id)@\(host)>", date: outbox.clock.now, unsubscribe: unsubscribe)
-        try await outbox.enqueue(message, id: id, kind: kind, owner: owner?.lowercased(), sql)
+        try await outbox.enqueue(message, id: id, kind: kind, owner: owner?.lowercased(), about: about, sql)
     }
 
     /// Messages were queued and committed: deliver them now rather than at the courier's next round.

@@ -37,24 +37,40 @@ package struct Outbox: Sendable {
             "CREATE INDEX mail_outbox_owner ON mail_outbox (owner, created_at)",
         ])
 
+    /// What a message is about (`about`: "loan:12"), so a message no longer true is withdrawn before it goes.
+    package static let aboutMigration = Migration(
+        id: 9, name: "mail outbox: what a message is about",
+        statements: [
+            "ALTER TABLE mail_outbox ADD COLUMN about TEXT",
+            "CREATE INDEX mail_outbox_about ON mail_outbox (about) WHERE about IS NOT NULL",
+        ])
+
     /// A message's id, also its `Message-ID`'s left part: random, so it says nothing of what it carries.
     package static func newId() -> String { SecureRandom.identifier(byteCount: 16) }
 
     /// Inside the caller's transaction: `message` is to go (its `messageID` made from `id`). `owner` is the person it
-    /// is for, for their record; `kind` what it is about (`offer`, `bookingMade`…).
+    /// is for, for their record; `kind` what it is about (`offer`, `booked`…); `about` the thing whose change may
+    /// withdraw it (`withdraw(about:)`).
     package func enqueue(
-        _ message: MailMessage, id: String, kind: String, owner: String?, _ sql: any SQLDatabase
+        _ message: MailMessage, id: String, kind: String, owner: String?, about: String? = nil,
+        _ sql: any SQLDatabase
     ) async throws {
         let now = clock.now
         try await sql.raw(
             """
-            INSERT INTO mail_outbox (id, owner, kind, recipient, sender, subject, message, created_at, due_at)
+            INSERT INTO mail_outbox (id, owner, kind, recipient, sender, subject, message, created_at, due_at, about)
             VALUES (\(bind: id), \(bind: owner), \(bind: kind), \(bind: message.to.address),
                     \(bind: message.from.address), \(bind: message.subject),
                     \(bind: String(decoding: message.rendered(), as: UTF8.self)), \(bind: Timestamp.string(now)),
-                    \(bind: Int64(now.timeIntervalSince1970)))
+                    \(bind: Int64(now.timeIntervalSince1970)), \(bind: about))
             """
         ).run()
+    }
+
+    /// Inside the caller's transaction: the messages about `about` not yet sent are dropped (a reminder for a loan
+    /// just returned). One the courier is handing to the relay at this instant still goes: it left already.
+    package func withdraw(about: String, _ sql: any SQLDatabase) async throws {
+        try await sql.raw("DELETE FROM mail_outbox WHERE about = \(bind: about) AND state = 'pending'").run()
     }
 
     /// One message claimed for sending.

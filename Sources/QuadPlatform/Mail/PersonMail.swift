@@ -95,10 +95,12 @@ package struct PersonMail: Sendable {
     }
 
     /// Queues `kind`'s message to `to` inside the caller's transaction, written by `letter` in their language. True
-    /// when it was queued: call `wake()` once the transaction is committed.
+    /// when it was queued: call `wake()` once the transaction is committed. `about`: what a later change may withdraw
+    /// it for, while it waits (`withdraw(about:)`).
     @discardableResult
     package func send<Model>(
-        _ kind: MailKind, to: MailRecipient, _ sql: any SQLDatabase, letter: (MailContext) throws -> Letter<Model>
+        _ kind: MailKind, to: MailRecipient, about: String? = nil, _ sql: any SQLDatabase,
+        letter: (MailContext) throws -> Letter<Model>
     ) async throws -> Bool {
         guard let mailer else { return false }
         // A kind the person may turn off carries its one-click link (RFC 8058), and its page for people.
@@ -116,17 +118,24 @@ package struct PersonMail: Sendable {
             to: to.address, name: to.name, subject: letter.subject,
             text: letter.paragraphs.joined(separator: "\n\n") + "\n\n-- \n" + letter.why,
             html: try mailer.templates.html(letter.template, language: to.language, model: letter.model),
-            invitation: letter.invitation, unsubscribe: unsubscribe, kind: kind.rawValue, owner: to.username, sql)
+            invitation: letter.invitation, unsubscribe: unsubscribe, kind: kind.rawValue, owner: to.username,
+            about: about, sql)
         return true
     }
 
     /// `send` to `owner`, when Quad mails them.
     @discardableResult
     package func send<Model>(
-        _ kind: MailKind, to owner: String, _ sql: any SQLDatabase, letter: (MailContext) throws -> Letter<Model>
+        _ kind: MailKind, to owner: String, about: String? = nil, _ sql: any SQLDatabase,
+        letter: (MailContext) throws -> Letter<Model>
     ) async throws -> Bool {
         guard let to = try await recipient(owner, for: kind, sql) else { return false }
-        return try await send(kind, to: to, sql, letter: letter)
+        return try await send(kind, to: to, about: about, sql, letter: letter)
+    }
+
+    /// Inside the caller's transaction: what was queued `about` something and has not gone yet is withdrawn.
+    package func withdraw(about: String, _ sql: any SQLDatabase) async throws {
+        try await mailer?.outbox.withdraw(about: about, sql)
     }
 
     /// Delivers what was queued and committed now, rather than at the courier's next round.
