@@ -2,11 +2,12 @@
 """Prepare Quad for the booking storm (and mixed-200-people): rooms, people and their API sessions.
 
 usage: booking_storm_setup.py URL ADMIN_TOKEN TOKENS_FILE [--rooms 250] [--capacity 16] [--people 20]
-                              [--prefix storm] [--budget-seconds S] [--rooms-only]
+                              [--prefix storm] [--budget-seconds S] [--rooms-only] [--email]
 
 Through Quad's API, with the admin token (PREFIX "storm" below; mixed-200-people uses "mixed"):
   POST /api/rooms   {"name": "Storm k", "building": "Bench", "capacity": C}  -> ids storm-1..storm-R
   POST /api/people  {"username": "storm-pN", "displayName": "Storm person N", "password": ...}
+  PATCH /api/people/storm-pN {"email": "storm-pN@bench.example"}   (--email: Quad mails each booking)
 and, as each person, POST /api/sessions {"username", "password"} -> a bearer token.
 Writes the tokens to TOKENS_FILE, one per line ("username token"), in person order.
 With --budget-seconds, no new person is started once that many seconds have passed since the
@@ -67,7 +68,7 @@ def expect(status, data, want, what):
     return json.loads(data) if data else None
 
 
-def make_person(base, admin, n, prefix="storm"):
+def make_person(base, admin, n, prefix="storm", email=False):
     username = f"{prefix}-p{n}"
     password = secrets.token_urlsafe(12)
     status, data = call(
@@ -78,6 +79,9 @@ def make_person(base, admin, n, prefix="storm"):
         admin,
     )
     expect(status, data, 201, "creating person " + username)
+    if email:
+        status, data = call(base, "PATCH", f"/api/people/{username}", {"email": f"{username}@bench.example"}, admin)
+        expect(status, data, 200, "giving " + username + " an address")
     status, data = call(base, "POST", "/api/sessions", {"username": username, "password": password})
     session = expect(status, data, 201, "signing in " + username)
     return username, session["token"]
@@ -96,6 +100,7 @@ def main(argv):
     p.add_argument("--budget-seconds", type=float, help="start no new person after this long (default: no limit)")
     p.add_argument("--allow-few-people", action="store_true", help="allow --people below --capacity")
     p.add_argument("--rooms-only", action="store_true", help="create the rooms only, no people")
+    p.add_argument("--email", action="store_true", help="give each person an address (booking-storm-mail)")
     a = p.parse_args(argv[1:])
     if a.people < a.capacity and not a.allow_few_people and not a.rooms_only:
         p.error(f"--people ({a.people}) must be at least --capacity ({a.capacity}): one spot per person per room")
@@ -125,7 +130,7 @@ def main(argv):
     def person(n):
         if deadline is not None and time.monotonic() >= deadline:
             return None  # out of time: this one is not made
-        return make_person(a.url, a.admin_token, n, a.prefix)
+        return make_person(a.url, a.admin_token, n, a.prefix, a.email)
 
     with concurrent.futures.ThreadPoolExecutor(a.workers) as pool:
         people = [p for p in pool.map(person, range(1, a.people + 1)) if p]

@@ -4,6 +4,7 @@ server (aiosmtpd, e2e/smtp_sink.py), and following it on another device, signed 
 from __future__ import annotations
 
 import json
+import sqlite3
 import subprocess
 import sys
 import urllib.parse
@@ -14,18 +15,18 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import Select
 
 from conftest import PHONE, melbourne, wait_until
-from helpers import sign_in, text_of, wait_for
+from helpers import account_token, bearer, sign_in, text_of, wait_for
 
 PUBLIC_URL = "https://quad.campus.example"
 
 
 class Sink:
-    """e2e/smtp_sink.py on a free port, keeping each message it accepts as JSON in a folder."""
+    """e2e/smtp_sink.py on a free port (or `port`), keeping each message it accepts as JSON in a folder."""
 
-    def __init__(self, folder: Path):
+    def __init__(self, folder: Path, port: int = 0):
         self.folder = folder
         self.process = subprocess.Popen(
-            [sys.executable, str(Path(__file__).parent / "smtp_sink.py"), "--dir", str(folder)],
+            [sys.executable, str(Path(__file__).parent / "smtp_sink.py"), "--dir", str(folder), "--port", str(port)],
             stdout=subprocess.PIPE,
             text=True,
         )
@@ -118,3 +119,59 @@ def test_an_address_given_in_french_is_confirmed_from_the_link_on_a_phone(server
     # The link works once.
     phone.get(server.url + link.removeprefix(PUBLIC_URL))
     assert "Ce lien ne fonctionne plus" in text_of(phone, "#mail-link-over")
+
+
+def test_one_click_from_a_real_message_stops_that_kind_with_no_sign_in(server, sink):
+    """The List-Unsubscribe header of a message as it reached the relay, followed as a mail client does (RFC 8058:
+    a POST of `List-Unsubscribe=One-Click`, no cookie, no sign-in): offers stop; the next one is made, not mailed."""
+    given = server.request(
+        "/api/people/kier",
+        "PATCH",
+        {"Content-Type": "application/json"},
+        json.dumps({"email": "kier@example.org"}).encode(),
+        admin=True,
+    )
+    assert given.status == 200, given.text
+    kier = bearer(server, "kier")
+    lender = {"Authorization": f"Bearer {account_token(server, 'Ada Lender')}", "Content-Type": "application/json"}
+
+    def offer_a_book(title: str) -> None:
+        """Ada has the book, Kier waits for it, Ada brings it back: it is held for Kier."""
+        created = server.request(
+            "/api/books",
+            "POST",
+            {"Content-Type": "application/json"},
+            json.dumps({"title": title, "author": "A. Writer"}).encode(),
+            admin=True,
+        )
+        assert created.status == 201, created.text
+        book = created.json()["id"]
+        assert server.request(f"/api/books/{book}/checkout", "POST", lender, b"{}").status == 200
+        assert server.request(f"/api/books/{book}/holds", "POST", kier).status == 201
+        assert server.request(f"/api/books/{book}/return", "POST", lender).status == 200
+
+    offer_a_book("The First Copy")
+    wait_until(lambda: len(sink.messages()) == 1, timeout=15, message="the offer did not reach the relay")
+    headers = sink.messages()[0]["headers"]
+    assert headers["List-Unsubscribe-Post"] == "List-Unsubscribe=One-Click"
+    link = headers["List-Unsubscribe"].strip("<>")
+    assert link.startswith(PUBLIC_URL + "/api/mail/unsubscribe?token=")
+
+    # The mail client's POST, to this server behind the public address: nothing but the link and its body.
+    stopped = server.request(
+        link.removeprefix(PUBLIC_URL),
+        "POST",
+        {"Content-Type": "application/x-www-form-urlencoded"},
+        b"List-Unsubscribe=One-Click",
+    )
+    assert stopped.status == 200, stopped.text
+    assert stopped.json() == {"choice": "offers", "on": False}
+
+    # The next book held for Kier is his to take, and no message goes.
+    offer_a_book("The Second Copy")
+    offers = server.request("/api/me/notifications", headers=kier).json()["offers"]
+    assert [offer["label"] for offer in offers] == ["The First Copy", "The Second Copy"]
+    with sqlite3.connect(f"file:{server.workdir / 'quad.sqlite'}?mode=ro", uri=True) as database:
+        queued = database.execute("SELECT COUNT(*) FROM mail_outbox WHERE owner = 'kier'").fetchone()[0]
+    assert queued == 1
+    assert len(sink.messages()) == 1

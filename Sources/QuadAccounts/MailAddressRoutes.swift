@@ -39,24 +39,28 @@ struct MailAddressRoutes {
                 // The check's sentence is the API's, in English: the page says it in its own language.
                 throw ValidationFailure(field: "email", message: t("account.mailInvalid"))
             }
-            // The form's boxes, one per choice: those not sent are off.
-            if fields["choices"] != nil {
-                try await accounts.addresses.setChoicesOff(
-                    person.username, Set(MailChoice.allCases.filter { fields["mail-\($0.rawValue)"] == nil }))
+            // The form's boxes, one per choice: those not sent are off. Saved once nothing else can refuse the form.
+            let off =
+                fields["choices"] == nil ? nil : MailChoice.allCases.filter { fields["mail-\($0.rawValue)"] == nil }
+            func saveChoices() async throws {
+                if let off { try await accounts.addresses.setChoicesOff(person.username, Set(off)) }
             }
             let current = try await accounts.addresses.entry(of: person.username)
             guard let address else {
+                try await saveChoices()
                 try await accounts.addresses.remove(person.username)
                 try await accounts.addresses.setLanguage(person.username, language)
                 return Response.seeOther(SitePath(known: "/account?done=mailRemoved#email"))
             }
             if address == current?.address {
+                try await saveChoices()
                 try await accounts.addresses.setLanguage(person.username, language)
                 return Response.seeOther(SitePath(known: "/account?done=mailSaved#email"))
             }
             guard accounts.confirmations.take(person.username.lowercased()).allowed else {
                 throw ValidationFailure(field: "email", message: t("account.mailTooMany"))
             }
+            try await saveChoices()
             try await accounts.platform.database.transaction { sql in
                 let token = try await accounts.addresses.request(
                     person.username, address: address, language: language, sql)

@@ -23,6 +23,11 @@ public struct SMTPClient: Sendable {
     ) {
         var tls = TLSConfiguration.makeClientConfiguration()
         if let extraTrustRoots { tls.additionalTrustRoots = [.file(extraTrustRoots)] }
+        // A relay without a password is encrypted to when it offers STARTTLS, its certificate unchecked: opportunistic
+        // security (RFC 7435, Postfix's own `smtp_tls_security_level = may`). Refusing a certificate there would not
+        // stop an attacker, who can strip the offer, but would stop the mail: Debian's Postfix offers STARTTLS with a
+        // self-signed certificate out of the box. With a password, or TLS from the start, it must verify.
+        if relay.security == .startTLSWhenOffered { tls.certificateVerification = .none }
         self.relay = relay
         self.tls = tls
         self.heloName = heloName

@@ -2,7 +2,8 @@ import Foundation
 
 /// Where Quad hands its mail over, as an operator writes it in `QUAD_SMTP_URL`: `smtp://user:pass@host:587` (STARTTLS,
 /// required once there is a password: it is never sent in the clear), `smtps://user:pass@host:465` (TLS from the
-/// first byte), or `smtp://localhost:25` (a local relay, no password; STARTTLS when it offers it).
+/// first byte), or `smtp://localhost:25` (a local relay, no password; STARTTLS when it offers it, the certificate
+/// unchecked: `SMTPClient`).
 public struct SMTPRelay: Sendable, Equatable {
     public enum Security: String, Sendable {
         /// TLS from the first byte.

@@ -175,7 +175,8 @@ struct MailAddressTests {
         }
     }
 
-    /// Each link is a message to an address someone typed: five an hour for one person, then a clear refusal.
+    /// Each link is a message to an address someone typed: five an hour for one person, then a clear refusal that
+    /// saves nothing of the form.
     @Test func linksAreFewForOnePerson() async throws {
         let sink = try SMTPSink()
         defer { sink.stop() }
@@ -188,9 +189,12 @@ struct MailAddressTests {
                     client, "/account/email", cookie: cookie, [("email", "ada\(index)@example.org")])
                 #expect(given.status == .seeOther)
             }
-            let refused = try await Self.form(client, "/account/email", cookie: cookie, [("email", "ada6@example.org")])
+            // Refused, the form changes nothing: not even its boxes (all unticked here).
+            let refused = try await Self.form(
+                client, "/account/email", cookie: cookie, [("email", "ada6@example.org"), ("choices", "1")])
             #expect(refused.status == .unprocessableContent)
             #expect(refused.text.contains("You asked for many links in a short time"))
+            #expect(try await app.features.accounts.addresses.choicesOff(of: "ada").isEmpty)
             try await eventually("five links reached the relay") { try sink.messages().count == 5 }
             #expect(try await app.features.accounts.addresses.entry(of: "ada")?.pending == "ada5@example.org")
         }

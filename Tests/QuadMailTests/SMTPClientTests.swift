@@ -84,6 +84,21 @@ struct SMTPClientTests {
         #expect(try sink.messages().count == 1)
     }
 
+    /// A local relay without a password that offers STARTTLS with a certificate nobody vouches for (Debian's Postfix
+    /// out of the box: its "snakeoil" one) still gets the message, encrypted.
+    @Test func aLocalRelayWithASelfSignedCertificateGetsItEncrypted() async throws {
+        let folder = FileManager.default.temporaryDirectory.appending(path: "quad-tls-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let (cert, key) = try SMTPSink.certificate(in: folder)
+        let sink = try SMTPSink(["--starttls", cert, key])
+        defer { sink.stop() }
+        let relay = try SMTPRelay(url: "smtp://localhost:\(sink.port)")
+        #expect(relay.security == .startTLSWhenOffered)
+        try await Self.send(SMTPClient(relay: relay, heloName: "campus.example"))
+        #expect(try sink.messages().first?["tls"] as? Bool == true)
+    }
+
     @Test func aPasswordIsNeverSentToARelayWithoutStartTLS() async throws {
         let sink = try SMTPSink()
         defer { sink.stop() }

@@ -86,6 +86,45 @@ struct OutboxTests {
         }
     }
 
+    /// Delivers until nothing is left to claim: how many this courier sent.
+    static func drain(_ courier: MailCourier) async throws -> Int {
+        var delivered = 0
+        while true {
+            let claimed = try await courier.deliverDue()
+            if claimed == 0 { return delivered }
+            delivered += claimed
+        }
+    }
+
+    /// Two instances, each with its own pool on one PostgreSQL database, deliver a thousand queued messages between
+    /// them: every one arrives, none twice (`FOR UPDATE SKIP LOCKED`), and both did some of the work.
+    @Test(.enabled(if: TestDatabase.postgresURL != nil, "QUAD_TEST_POSTGRES_URL"))
+    func twoInstancesOnOnePostgreSQLDeliverAThousandMessagesOnceEach() async throws {
+        let sink = try SMTPSink()
+        defer { sink.stop() }
+        try await TwoInstances.run { first, second in
+            let outboxes = [first, second].map { Outbox(database: $0.platform.database, clock: $0.platform.clock) }
+            let ids = (0..<1000).map { String(format: "m%04d", $0) }
+            for batch in stride(from: 0, to: ids.count, by: 100) {
+                try await first.platform.database.transaction { sql in
+                    for id in ids[batch..<batch + 100] {
+                        try await outboxes[0].enqueue(Self.message(id), id: id, kind: "test", owner: nil, sql)
+                    }
+                }
+            }
+            let couriers = try outboxes.map { try Self.courier($0, sink) }
+            async let one = Self.drain(couriers[0])
+            async let two = Self.drain(couriers[1])
+            let (byFirst, bySecond) = try await (one, two)
+            let sent = try sink.messages().compactMap { $0["message_id"] as? String }
+            #expect(sent.count == 1000)
+            #expect(Set(sent) == Set(ids.map { "<\($0)@campus.example>" }))
+            #expect(byFirst + bySecond == 1000)
+            #expect(byFirst > 0 && bySecond > 0)
+            #expect(try await outboxes[1].depth() == 0)
+        }
+    }
+
     @Test func theLogsNeverShowAnAddress() {
         #expect(
             MailCourier.withoutAddresses("RCPT TO: 550 5.1.1 <ada@example.org>: Recipient address rejected")

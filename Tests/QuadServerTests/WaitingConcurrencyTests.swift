@@ -219,7 +219,10 @@ import Testing
         try await Self.instances(engine) { first, second, clock in
             _ = try await first.rooms.store.create(
                 RoomRecord(id: "duo", name: "Duo", building: "North Hall", capacity: 1, seats: 1))
-            let start = SlotRange.instant(ofSlot: SlotRange.slot(containing: clock.now) + 12)
+            // Tomorrow at 10:00 on the campus's clock (the server's zone, none being set): a time three hours on
+            // could run past midnight, where a day's opening hours end.
+            let campus = CampusClock(timeZone: .current)
+            let start = campus.instant(campus.date(of: clock.now).adding(days: 1), LocalTime(hour: 10))
             let holder = Self.member("holder")
             let booked = try await first.rooms.book(
                 roomId: "duo", owner: holder, start: start, minutes: 30, hold: .seat, recurrence: nil)

@@ -68,9 +68,16 @@ package struct Outbox: Sendable {
     }
 
     /// Inside the caller's transaction: the messages about `about` not yet sent are dropped (a reminder for a loan
-    /// just returned). One the courier is handing to the relay at this instant still goes: it left already.
+    /// just returned). One a courier holds at this instant is on its way to the relay: it stays, and the record shows
+    /// what became of it.
     package func withdraw(about: String, _ sql: any SQLDatabase) async throws {
-        try await sql.raw("DELETE FROM mail_outbox WHERE about = \(bind: about) AND state = 'pending'").run()
+        let now = Int64(clock.now.timeIntervalSince1970)
+        try await sql.raw(
+            """
+            DELETE FROM mail_outbox WHERE about = \(bind: about) AND state = 'pending'
+              AND (claimed_until IS NULL OR claimed_until <= \(bind: now))
+            """
+        ).run()
     }
 
     /// One message claimed for sending.
@@ -180,6 +187,8 @@ package struct Outbox: Sendable {
         package var createdAt: Date
         package var state: String
         package var sentAt: Date?
+        /// How many times it was handed to the relay.
+        package var tries: Int
     }
 
     /// `owner`'s record, newest first.
@@ -187,7 +196,7 @@ package struct Outbox: Sendable {
         try await database.read { sql in
             try await sql.raw(
                 """
-                SELECT id, kind, subject, created_at, state, sent_at FROM mail_outbox
+                SELECT id, kind, subject, created_at, state, sent_at, tries FROM mail_outbox
                 WHERE owner = \(bind: owner.lowercased()) ORDER BY created_at DESC, id DESC LIMIT 200
                 """
             ).all().map { row in
@@ -197,7 +206,8 @@ package struct Outbox: Sendable {
                     subject: try row.decode(column: "subject", as: String.self),
                     createdAt: Timestamp.date(try row.decode(column: "created_at", as: String.self)) ?? .distantPast,
                     state: try row.decode(column: "state", as: String.self),
-                    sentAt: try row.decode(column: "sent_at", as: String?.self).flatMap(Timestamp.date))
+                    sentAt: try row.decode(column: "sent_at", as: String?.self).flatMap(Timestamp.date),
+                    tries: try row.decode(column: "tries", as: Int.self))
             }
         }
     }
