@@ -174,6 +174,19 @@ public enum ICalendar {
     /// VTIMEZONE with every offset change from a year before `date` to two years after (explicit
     /// transitions, no rules to get wrong); a zone without changes gets one STANDARD block.
     static func timeZone(_ zone: TimeZone, around date: LocalDate) -> [String] {
+        // The same for every booking of a year: worked out once (ICU's names for a zone cost a booking's mail a
+        // tenth of its time).
+        let key = "\(zone.identifier) \(date.year)"
+        if let known = zoneBlocks.withLock({ $0[key] }) { return known }
+        let lines = timeZoneBlock(zone, around: date)
+        zoneBlocks.withLock { $0[key] = lines }
+        return lines
+    }
+
+    /// The `VTIMEZONE` blocks worked out so far, by zone and year.
+    private static let zoneBlocks = LockedValue<[String: [String]]>([:])
+
+    static func timeZoneBlock(_ zone: TimeZone, around date: LocalDate) -> [String] {
         var lines = ["BEGIN:VTIMEZONE", "TZID:\(zone.identifier)"]
         let utcClock = CampusClock(timeZone: TimeZone(identifier: "UTC")!)
         let from = utcClock.instant(LocalDate(year: date.year - 1, month: 1, day: 1), LocalTime(hour: 0))

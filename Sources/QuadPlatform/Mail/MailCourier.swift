@@ -35,6 +35,9 @@ package final class MailCourier: Service, Sendable {
                         try await self.outbox.prune()
                         lastPrune = self.outbox.clock.now
                     }
+                } catch is CancellationError {
+                    // Quad is stopping: what was not sent waits in the outbox for the next start.
+                    return
                 } catch {
                     self.logger.warning("mail: the outbox could not be read: \(error)")
                 }
