@@ -77,6 +77,8 @@ struct LoanReminderMailTests {
             #expect(try await Self.kinds(app, "kim") == ["dueSoon"])
             #expect(try await Self.kinds(app, "sam").isEmpty)
             try await eventually("two reminders reached the relay") { try sink.messages().count == 2 }
+            // And the outbox knows they went, before the clock jumps hours on (a claim that old would have lapsed).
+            try await eventually("the outbox marked them sent") { try await app.platform.outbox.depth() == 0 }
             let soon = try #require(try sink.messages().first { $0["rcpt_tos"] as? [String] == ["lea@example.org"] })
             #expect(soon["subject"] as? String == "Due back in two days: Dune, lea’s copy")
             let parts = soon["parts"] as? [[String: Any]] ?? []
@@ -100,6 +102,8 @@ struct LoanReminderMailTests {
             #expect(try await Self.kinds(app, "sam") == ["dueToday"])
             #expect(try await Self.kinds(app, "kim") == ["dueSoon"])
             try await eventually("four reminders reached the relay") { try sink.messages().count == 4 }
+            // And the outbox knows they went, before the clock jumps hours on (a claim that old would have lapsed).
+            try await eventually("the outbox marked them sent") { try await app.platform.outbox.depth() == 0 }
             let today = try #require(try sink.messages().first { $0["rcpt_tos"] as? [String] == ["sam@example.org"] })
             #expect(today["subject"] as? String == "À rendre aujourd’hui : Dune, sam’s copy")
 
