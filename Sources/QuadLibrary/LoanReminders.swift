@@ -51,14 +51,9 @@ extension LibraryStore {
             ).all().compactMap { row -> DueLoan? in
                 let loanId = try row.decode(column: "id", as: Int.self)
                 let dueAt = Self.date(try row.decode(column: "due_at", as: String.self))
-                let stage: MailKind
-                switch LoanStanding(dueAt: dueAt, now: now, clock: clock) {
-                case .onLoan: return nil
-                case .dueSoon: stage = .dueSoon
-                case .dueToday: stage = .dueToday
-                case .overdue: stage = .overdue
-                }
-                guard !sent.contains("\(loanId) \(stage.rawValue)") else { return nil }
+                guard let stage = MailKind(reminding: LoanStanding(dueAt: dueAt, now: now, clock: clock)),
+                    !sent.contains("\(loanId) \(stage.rawValue)")
+                else { return nil }
                 return DueLoan(
                     loanId: loanId, bookId: try row.decode(column: "book_id", as: Int.self),
                     username: try row.decode(column: "username", as: String.self),

@@ -19,6 +19,9 @@ import Testing
 struct BookingMailTests {
     static let campus = CampusClock(timeZone: TestTime.melbourne)
     static let english = Localizer(language: .english)
+    static let admin: HTTPFields = [
+        .authorization: "Bearer \(TestApp.adminToken)", .contentType: "application/json", .accept: "application/json",
+    ]
 
     /// The messages to `address` so far, oldest first.
     static func mail(_ sink: SMTPSink, count: Int) async throws -> [[String: Any]] {
@@ -156,10 +159,7 @@ struct BookingMailTests {
             // An admin renames the room: her series' invitation, one revision on, carries the new name.
             let renamed = try await client.execute(
                 uri: "/api/rooms/duo", method: .patch,
-                headers: [
-                    .authorization: "Bearer \(TestApp.adminToken)", .contentType: "application/json",
-                    .accept: "application/json",
-                ], body: ByteBuffer(string: #"{"name": "Duo Two"}"#)
+                headers: Self.admin, body: ByteBuffer(string: #"{"name": "Duo Two"}"#)
             ) { $0 }
             #expect(renamed.status == .ok)
             messages = try await Self.mail(sink, count: 7)
@@ -176,10 +176,7 @@ struct BookingMailTests {
             // Another change leaves the name as it is: nobody is mailed.
             let seats = try await client.execute(
                 uri: "/api/rooms/duo", method: .patch,
-                headers: [
-                    .authorization: "Bearer \(TestApp.adminToken)", .contentType: "application/json",
-                    .accept: "application/json",
-                ], body: ByteBuffer(string: #"{"building": "South Hall"}"#)
+                headers: Self.admin, body: ByteBuffer(string: #"{"building": "South Hall"}"#)
             ) { $0 }
             #expect(seats.status == .ok)
 

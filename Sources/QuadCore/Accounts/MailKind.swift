@@ -32,6 +32,18 @@ public enum MailKind: String, Codable, Sendable, CaseIterable {
     }
 }
 
+extension MailKind {
+    /// The reminder a loan standing this way is mailed: nil while it is not yet due soon.
+    public init?(reminding standing: LoanStanding) {
+        switch standing {
+        case .onLoan: return nil
+        case .dueSoon: self = .dueSoon
+        case .dueToday: self = .dueToday
+        case .overdue: self = .overdue
+        }
+    }
+}
+
 /// What a person may have Quad not mail them about, each on its own (the account page's boxes, the one-click
 /// unsubscribe in every message of that kind). All on until turned off.
 public enum MailChoice: String, Codable, Sendable, CaseIterable {
