@@ -51,22 +51,25 @@ extension MailAddressStore {
         }
     }
 
-    /// Inside the transaction that queues a message: a new link's token to turn `choice` off for `username` (to
-    /// send, never to store); the links over their time are forgotten here.
-    static func unsubscribeToken(
-        _ username: String, choice: MailChoice, now: Date, _ sql: any SQLDatabase
-    ) async throws -> String {
-        let token = SecureRandom.base64url(byteCount: 32)
+    /// Inside the transaction that writes messages: new links' tokens, one per message, each turning its `choice` off
+    /// for its `username` (to send, never to store: their hashes are kept); the links over their time are forgotten.
+    static func unsubscribeTokens(
+        _ wanted: [(owner: String, choice: MailChoice)], now: Date, _ sql: any SQLDatabase
+    ) async throws -> [String] {
+        guard !wanted.isEmpty else { return [] }
+        let tokens = wanted.map { _ in SecureRandom.base64url(byteCount: 32) }
         let seconds = Int64(now.timeIntervalSince1970)
         try await sql.raw("DELETE FROM mail_unsubscribe WHERE expires <= \(bind: seconds)").run()
+        let rows = zip(tokens, wanted).map { token, want -> SQLQueryString in
+            """
+            (\(bind: hash(token)), \(bind: want.owner.lowercased()), \(bind: want.choice.rawValue),
+             \(bind: seconds + Int64(unsubscribeLifetime)))
+            """
+        }
         try await sql.raw(
-            """
-            INSERT INTO mail_unsubscribe (token_hash, username_key, choice, expires) VALUES
-                (\(bind: hash(token)), \(bind: username.lowercased()), \(bind: choice.rawValue),
-                 \(bind: seconds + Int64(unsubscribeLifetime)))
-            """
+            "INSERT INTO mail_unsubscribe (token_hash, username_key, choice, expires) VALUES \(rows.joined(separator: ", "))"
         ).run()
-        return token
+        return tokens
     }
 
     /// Whose choice a live link turns off, and where their mail goes (nil: no such link, or it is over).

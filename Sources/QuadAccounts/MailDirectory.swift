@@ -3,10 +3,10 @@ import QuadCore
 import QuadPlatform
 import SQLKit
 
-/// Where a person's mail goes, for the features that write to people (`MailRecipients`): the address they confirmed
-/// (`mail_addresses`), their display name and the language they chose, unless they turned that kind of mail off
-/// (`mail_choices_off`); and the links in each message that turn it off. A part of Accounts built on its own, before
-/// the features that mail: Accounts is built after them (it removes their records of a person).
+/// Where a person's mail goes, for the courier that writes the features' messages (`MailRecipients`): the address they
+/// confirmed (`mail_addresses`), their display name and the language they chose, unless they turned that kind of mail
+/// off (`mail_choices_off`); and the links in each message that turn it off. A part of Accounts built on its own, with
+/// the platform: the courier is, before any feature.
 package struct MailDirectory: MailRecipients {
     let clock: any QuadClock
 
@@ -42,7 +42,9 @@ package struct MailDirectory: MailRecipients {
             language: Language(code: try row.decode(column: "language", as: String.self)) ?? .fallback)
     }
 
-    package func unsubscribeToken(_ owner: String, choice: MailChoice, _ sql: any SQLDatabase) async throws -> String {
-        try await MailAddressStore.unsubscribeToken(owner, choice: choice, now: clock.now, sql)
+    package func unsubscribeTokens(
+        _ wanted: [(owner: String, choice: MailChoice)], _ sql: any SQLDatabase
+    ) async throws -> [String] {
+        try await MailAddressStore.unsubscribeTokens(wanted, now: clock.now, sql)
     }
 }

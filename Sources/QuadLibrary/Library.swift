@@ -307,6 +307,7 @@ extension Library {
         [MarkKeeper(every: 60, clock: platform.clock) { [self] in await remindDueLoans() }]
     }
     package static let files = WebFiles(module: "QuadLibrary", bundle: .module)
+    package static var letters: [LetterWriter] { [LibraryStore.loanLetter.writer] }
 
     package var adminLinks: [AdminLink] { [AdminLink(title: "library.add", path: "/library/new")] }
 

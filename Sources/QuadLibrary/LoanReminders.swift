@@ -21,7 +21,7 @@ extension LibraryStore {
     static func about(_ bookId: Int) -> String { "book-loan:\(bookId)" }
 
     /// A loan whose standing now was not mailed yet.
-    struct DueLoan: Sendable {
+    struct DueLoan: Codable, Sendable {
         let loanId: Int
         let bookId: Int
         let username: String
@@ -78,9 +78,9 @@ extension LibraryStore {
                     """
                 ).first() != nil
             else { return false }
-            return try await self.mail.send(loan.stage, to: loan.username, about: Self.about(loan.bookId), sql) {
-                Self.letter(loan, clock: clock, $0)
-            }
+            return try await self.mail.send(
+                loan.stage, to: loan.username, about: Self.about(loan.bookId), letter: Self.loanLetter,
+                LoanNote(loan: loan, timeZone: clock.timeZone.identifier), sql)
         }
     }
 
@@ -94,6 +94,17 @@ extension LibraryStore {
                 SELECT id FROM book_loans WHERE book_id = \(bind: id) AND returned_at IS NULL)
             """
         ).run()
+    }
+
+    /// What a reminder is written from: the loan, and the campus's time zone.
+    struct LoanNote: Codable, Sendable {
+        let loan: DueLoan
+        let timeZone: String
+    }
+
+    /// A loan's reminder: the title, when it is (or was) due, where their loans are.
+    static let loanLetter = LetterKind<LoanNote>("loan") { note, mail in
+        letter(note.loan, clock: CampusClock(timeZone: TimeZone(identifier: note.timeZone) ?? .gmt), mail)
     }
 
     /// The reminder as `mail`'s reader reads it: the title, when it is (or was) due, where their loans are.

@@ -147,7 +147,9 @@ public final class Database: Sendable {
         return try await withConnection { database in
             try await database.raw(SQLQueryString(begin)).run()
             do {
-                let result = try await body(database)
+                let waiting = BeforeCommit()
+                let result = try await BeforeCommit.$current.withValue(waiting) { try await body(database) }
+                try await waiting.run(database)
                 try await database.raw("COMMIT").run()
                 return result
             } catch {

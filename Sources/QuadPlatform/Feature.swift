@@ -19,6 +19,8 @@ package protocol Feature: Sendable {
     /// (`WebFiles(module: "QuadRooms", bundle: .module)`): known before it is built, for mail's templates
     /// (`MailTemplates`), which a feature is handed at construction.
     static var files: WebFiles { get }
+    /// The messages it sends people (`LetterKind`), which the courier writes as they go, by name.
+    static var letters: [LetterWriter] { get }
     /// Its pages and forms (each declaring who may use it) and its operations of the generated interface.
     func register(on routes: Routes, web: WebShell) throws
     /// What runs beside the server.
@@ -50,6 +52,7 @@ package struct AdminLink: Sendable {
 
 extension Feature {
     package var web: WebFiles { Self.files }
+    package static var letters: [LetterWriter] { [] }
     package var link: ServiceLink? { nil }
     package var services: [any Service] { [] }
     package func loadDemoData(announce: @escaping @Sendable (String) -> Void) async throws {}

@@ -29,10 +29,11 @@ public struct Platform: Sendable {
 
     /// Migrates the database (the platform's tables and the features' `migrations`) and sets up admin access.
     /// `isNew` says the database was just created, for the server to load the demo data. `webs`: the features' web
-    /// files, for mail's templates.
+    /// files, for mail's templates; `letters`: the features' messages; `recipients`: where a person's mail goes.
     package static func start(
         _ configuration: ServerConfiguration, database: Database, migrations features: [Migration],
-        webs: [WebFiles] = [], logger: Logger, announce: @Sendable (String) -> Void
+        webs: [WebFiles] = [], letters: [LetterWriter] = [], recipients: any MailRecipients = PersonMail.Nobody(),
+        logger: Logger, announce: @Sendable (String) -> Void
     ) async throws -> (platform: Platform, isNew: Bool) {
         if configuration.testing {
             logger.warning("Testing mode: the clock reads \(configuration.clock.now.formatted(.iso8601))")
@@ -43,20 +44,22 @@ public struct Platform: Sendable {
             announce("Admin token (shown once, only its hash is kept): \(token)")
         }
         let outbox = Outbox(database: database, clock: configuration.clock)
-        let courier = Self.courier(configuration, outbox: outbox, logger: logger)
+        // Mail's templates are read only when Quad sends mail.
+        let desk =
+            configuration.smtpRelay == nil
+            ? nil
+            : MailDesk(
+                letters: letters, recipients: recipients,
+                templates: try MailTemplates(
+                    webs: webs, sources: configuration.webDirectory, checkTemplates: configuration.testing),
+                configuration)
+        let mailer = desk.flatMap { Self.mailer(configuration, outbox: outbox, desk: $0, logger: logger) }
         let events = EventHub(
             database: database, capacity: configuration.eventBufferSize, clock: configuration.clock, logger: logger)
         let platform = Platform(
             configuration: configuration, database: database, events: events,
             admin: admin, images: ImageStore(database: database, clock: configuration.clock),
-            outbox: outbox, courier: courier,
-            mailer: try courier.flatMap {
-                Mailer(
-                    $0, outbox: outbox,
-                    templates: try MailTemplates(
-                        webs: webs, sources: configuration.webDirectory, checkTemplates: configuration.testing),
-                    configuration)
-            },
+            outbox: outbox, courier: mailer?.courier, mailer: mailer,
             idempotency: IdempotencyStore(database: database, clock: configuration.clock),
             rateLimiter: configuration.rateLimit > 0
                 ? RateLimiter(rate: configuration.rateLimit, burst: configuration.rateBurst, clock: configuration.clock)
@@ -69,16 +72,18 @@ public struct Platform: Sendable {
         return (platform, fresh)
     }
 
-    /// A courier for the relay the configuration names (it needs the public address for its greeting).
-    static func courier(_ configuration: ServerConfiguration, outbox: Outbox, logger: Logger) -> MailCourier? {
-        guard let relay = configuration.smtpRelay, let publicURL = configuration.publicURL,
-            let host = URLComponents(string: publicURL)?.host
-        else { return nil }
+    /// The mailer, and its courier to the relay the configuration names (greeting it as the public address's host).
+    static func mailer(
+        _ configuration: ServerConfiguration, outbox: Outbox, desk: MailDesk, logger: Logger
+    ) -> Mailer? {
+        guard let relay = configuration.smtpRelay else { return nil }
         logger.info("Mail goes through \(relay.description)")
-        return MailCourier(
+        let courier = MailCourier(
             outbox: outbox,
-            client: SMTPClient(relay: relay, extraTrustRoots: configuration.smtpTrustedCertificates, heloName: host),
-            logger: logger)
+            client: SMTPClient(
+                relay: relay, extraTrustRoots: configuration.smtpTrustedCertificates, heloName: desk.host),
+            desk: desk, logger: logger)
+        return Mailer(outbox: outbox, courier: courier, desk: desk)
     }
 
     /// The platform's own tables; features number theirs from 100 (Rooms), 200, 300, 400, 500
@@ -93,5 +98,6 @@ public struct Platform: Sendable {
         IdempotencyStore.forgetSecrets,
         Outbox.migration,
         Outbox.aboutMigration,
+        Outbox.lettersMigration,
     ]
 }

@@ -64,7 +64,8 @@ extension ReservationStore {
                 guard let to = try await self.mail.recipient(reservation.owner, for: .cancelled, sql) else { continue }
                 let before = try await Self.entry(of: reservation, sql, campus: campus)
                 mailed =
-                    try await self.mailBooking(.roomRemoved, to: to, before: before, after: nil, sql, campus: campus)
+                    try await self.mailBooking(
+                        .roomRemoved, to: to.username, before: before, after: nil, sql, campus: campus)
                     || mailed
             }
             try await self.waiting.deleteAll(.room, thing: roomId, sql)

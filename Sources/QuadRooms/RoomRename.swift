@@ -29,7 +29,7 @@ extension ReservationStore {
         where told.insert(reservation.seriesId ?? reservation.id).inserted {
             guard let to = try await mail.recipient(reservation.owner, for: .changed, sql) else { continue }
             let after = try await Self.entry(of: reservation, sql, campus: campus)
-            _ = try await mailBooking(.roomRenamed, to: to, before: nil, after: after, sql, campus: campus)
+            _ = try await mailBooking(.roomRenamed, to: to.username, before: nil, after: after, sql, campus: campus)
         }
     }
 }

@@ -215,6 +215,7 @@ package final class Rooms: Feature, PersonRemoval, PersonCalendar {
 extension Rooms {
     package static var migrations: [Migration] { RoomStore.migrations }
     package static let files = WebFiles(module: "QuadRooms", bundle: .module)
+    package static var letters: [LetterWriter] { [ReservationStore.bookingLetter.writer] }
 
     package var adminLinks: [AdminLink] { [AdminLink(title: "rooms.admin.title", path: "/admin/rooms")] }
 

@@ -75,7 +75,7 @@ package struct Quad {
 /// The services Quad offers, built on the platform, each handed at construction what it needs of another (so
 /// nothing is connected later, and nothing can be forgotten): the campus's time zone (`CampusTime`, the Timetable's
 /// setting) for Rooms, the Library and Waiting; the waiting lines' engine for Rooms and the Library, which keep
-/// lines, and where a person's mail goes (`MailRecipients`, Accounts') for the engine's offers; a person's loans
+/// lines, and mail (`PersonMail`, whose courier writes with Accounts' `MailRecipients`); a person's loans
 /// (`PersonLoans`, the Library) for Waiting; bookings (`PersonCalendar`, Rooms), reminders (`PersonReminders`,
 /// Waiting) and student accounts (`StudentAccounts`) for the Timetable's calendar feed; and what each feature releases
 /// when Accounts removes a person (`PersonRemoval`, `PersonKeys`); every part of a person's day for Today
@@ -107,7 +107,7 @@ package struct Features: Sendable {
     package init(platform: Platform) {
         self.platform = platform
         campus = CampusZone(platform: platform)
-        let mail = PersonMail(mailer: platform.mailer, recipients: MailDirectory(clock: platform.clock))
+        let mail = PersonMail(mailer: platform.mailer)
         lines = WaitingLists(platform: platform, mail: mail, campus: campus)
         rooms = Rooms(platform: platform, campus: campus, lines: lines, mail: mail)
         library = Library(platform: platform, campus: campus, lines: lines, mail: mail)
@@ -128,7 +128,9 @@ package struct Features: Sendable {
         announce: @escaping @Sendable (String) -> Void
     ) async throws -> Features {
         let (platform, isNew) = try await Platform.start(
-            configuration, database: database, migrations: migrations, webs: types.map { $0.files }, logger: logger,
+            configuration, database: database, migrations: migrations, webs: types.map { $0.files },
+            letters: types.flatMap { $0.letters }, recipients: MailDirectory(clock: configuration.clock),
+            logger: logger,
             announce: announce)
         let features = Features(platform: platform)
         try await features.accounts.ensureAdmin(announce: announce)

@@ -29,6 +29,8 @@ package final class Waiting: Feature, PersonReminders {
     package var adminLinks: [AdminLink] { [AdminLink(title: "waiting.admin.title", path: "/admin/waiting")] }
 
     package static let files = WebFiles(module: "QuadWaiting", bundle: .module)
+    /// The engine's message: an offer (its template, `mail-offer`, is this feature's).
+    package static var letters: [LetterWriter] { [WaitingLists.offerLetter.writer] }
 
     var clock: any QuadClock { platform.clock }
 

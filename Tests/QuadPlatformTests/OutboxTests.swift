@@ -3,6 +3,7 @@ import Logging
 import QuadCore
 import QuadMail
 import QuadTestSupport
+import SQLKit
 import Testing
 
 @testable import QuadPlatform
@@ -63,6 +64,40 @@ struct OutboxTests {
             #expect(
                 try sink.messages().map { $0["message_id"] as? String } == ["<b@campus.example>", "<a@campus.example>"])
             #expect(try await outbox.depth() == 0)
+        }
+    }
+
+    /// A message to be written as it goes is queued with the change that causes it, in the same transaction (all of
+    /// a transaction's in one statement, just before it commits), or not at all when the change rolls back.
+    @Test(arguments: TestDatabase.engines)
+    func aMessageWrittenAsItGoesIsQueuedWithItsChangeOrNotAtAll(engine: Database.Engine) async throws {
+        try await TestApp.run(engine) { app, _ in
+            let outbox = Outbox(database: app.platform.database, clock: app.clock)
+            @Sendable func queue(_ owner: String, _ sql: any SQLDatabase) async throws {
+                try await outbox.enqueue(letter: "test", input: "{}", kind: "offer", owner: owner, about: nil, sql)
+            }
+            try await app.platform.database.transaction { sql in
+                try await queue("ada", sql)
+                try await queue("bob", sql)
+                // Not written yet: it waits for the transaction's end.
+                let seen = try await sql.raw("SELECT COUNT(*) AS n FROM mail_outbox").first()?.decode(
+                    column: "n", as: Int.self)
+                #expect(seen == 0)
+            }
+            #expect(try await outbox.depth() == 2)
+            struct RolledBack: Error {}
+            await #expect(throws: RolledBack.self) {
+                try await app.platform.database.transaction { sql in
+                    try await queue("ada", sql)
+                    throw RolledBack()
+                }
+            }
+            #expect(try await outbox.depth() == 2)
+            // Outside a transaction, it is written at once.
+            try await app.platform.database.withConnection { try await queue("cy", $0) }
+            #expect(try await outbox.depth() == 3)
+            // Nobody's record shows a message until it is written.
+            #expect(try await outbox.record(of: "ada").isEmpty)
         }
     }
 

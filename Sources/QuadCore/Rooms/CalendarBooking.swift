@@ -2,7 +2,7 @@ import Foundation
 
 /// A room booking as a person's calendar shows it: once, or a series (its rule, and the dates of the rule that hold
 /// no booking: skipped, taken when it was booked, or cancelled since). Times are on the campus's wall clock.
-public struct CalendarBooking: Sendable, Equatable {
+public struct CalendarBooking: Sendable, Equatable, Codable {
     /// Stays the same from one download to the next, so calendars update rather than duplicate.
     public var uid: String
     public var summary: String

@@ -81,7 +81,7 @@ public struct LocalDate: Hashable, Comparable, Sendable, Codable, CustomStringCo
 }
 
 /// A time of day on the campus's clocks, to the minute: `10:00`.
-public struct LocalTime: Hashable, Comparable, Sendable, CustomStringConvertible {
+public struct LocalTime: Hashable, Comparable, Sendable, Codable, CustomStringConvertible {
     /// Minutes since midnight, 0 ..< 1440.
     public var minutes: Int
 

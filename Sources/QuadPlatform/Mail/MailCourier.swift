@@ -11,13 +11,18 @@ import ServiceLifecycle
 package final class MailCourier: Service, Sendable {
     let outbox: Outbox
     let client: SMTPClient
+    /// What writes the messages queued unwritten (`LetterKind`); nil for a courier of written messages only (tests).
+    let desk: MailDesk?
     let logger: Logger
     let every: Duration
     private let (wakes, waker) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
 
-    package init(outbox: Outbox, client: SMTPClient, logger: Logger, every: Duration = .seconds(30)) {
+    package init(
+        outbox: Outbox, client: SMTPClient, desk: MailDesk? = nil, logger: Logger, every: Duration = .seconds(30)
+    ) {
         self.outbox = outbox
         self.client = client
+        self.desk = desk
         self.logger = logger
         self.every = every
     }
@@ -58,9 +63,10 @@ package final class MailCourier: Service, Sendable {
 
     /// Delivers the messages due now that it could claim; returns how many it claimed.
     @discardableResult
-    package func deliverDue(limit: Int = 20) async throws -> Int {
+    package func deliverDue(limit: Int = 50) async throws -> Int {
         let claimed = try await outbox.claim(limit: limit)
-        for message in claimed {
+        var sent: [String] = []
+        for message in try await write(claimed) {
             let outcome: Result<Void, SMTPFailure>
             do {
                 try await client.send(from: message.sender, to: [message.recipient], message: message.message)
@@ -70,7 +76,7 @@ package final class MailCourier: Service, Sendable {
             }
             switch outcome {
             case .success:
-                try await outbox.sent(message.id)
+                sent.append(message.id)
                 logger.info("mail: sent \(message.id)")
             case .failure(.temporary(let why)):
                 try await outbox.putOff(message, because: why)
@@ -80,7 +86,62 @@ package final class MailCourier: Service, Sendable {
                 logger.warning("mail: \(message.id) refused: \(Self.withoutAddresses(why))")
             }
         }
+        // The relay's acceptances recorded together, one write for the round rather than one per message (the writer
+        // is the bookings' too): a crash before this sends the round's again, each with its same Message-ID.
+        try await outbox.sent(sent)
         return claimed.count
+    }
+
+    /// `claimed` with every message still to be written written, now, outside any change's transaction: to the
+    /// address its person has now, in their language, with a new one-click link; a message whose person has no
+    /// address, or turned its kind off, by now is dropped. What cannot be written (a letter this build does not know)
+    /// is given up, and the logs say why.
+    func write(_ claimed: [Outbox.Claimed]) async throws -> [Outbox.Claimed] {
+        let unwritten = claimed.filter { $0.letter != nil }
+        guard !unwritten.isEmpty else { return claimed }
+        guard let desk else {
+            for message in unwritten { try await outbox.failed(message.id, because: "no letters to write it with") }
+            return claimed.filter { $0.letter == nil }
+        }
+        // Who each goes to now (beside the writer: a read).
+        let found = try await outbox.database.read { sql in
+            var found: [String: MailRecipient] = [:]
+            for message in unwritten {
+                guard let owner = message.owner, let kind = MailKind(rawValue: message.kind) else { continue }
+                found[message.id] = try await desk.recipients.recipient(owner, choice: kind.choice, sql)
+            }
+            return found
+        }
+        let going = unwritten.filter { found[$0.id] != nil }
+        let choices = going.compactMap { message in
+            MailKind(rawValue: message.kind)?.choice.map { (message.id, found[message.id]!.username, $0) }
+        }
+        let tokens = try await outbox.database.transaction { sql in
+            try await desk.recipients.unsubscribeTokens(choices.map { ($0.1, $0.2) }, sql)
+        }
+        let tokenOf = Dictionary(uniqueKeysWithValues: zip(choices.map(\.0), tokens))
+        var written: [Outbox.Claimed] = []
+        for var message in going {
+            let to = found[message.id]!
+            do {
+                let mail = try desk.write(
+                    id: message.id, letter: message.letter!, input: message.input ?? "{}", to: to,
+                    token: tokenOf[message.id], date: message.createdAt)
+                message.message = mail.rendered()
+                message.recipient = to.address
+                message.sender = desk.from.address
+                message.subject = mail.subject
+                message.letter = nil
+                message.input = nil
+                written.append(message)
+            } catch {
+                try await outbox.failed(message.id, because: "could not be written: \(error)")
+                logger.error("mail: \(message.id) could not be written: \(error)")
+            }
+        }
+        try await outbox.written(written, dropped: unwritten.filter { found[$0.id] == nil }.map(\.id))
+        let ready = Dictionary(uniqueKeysWithValues: written.map { ($0.id, $0) })
+        return claimed.compactMap { $0.letter == nil ? $0 : ready[$0.id] }
     }
 
     /// A relay's reply as the logs may show it: relays often repeat the address they refuse.

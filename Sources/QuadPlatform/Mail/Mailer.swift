@@ -9,16 +9,17 @@ import SQLKit
 package struct Mailer: Sendable {
     let outbox: Outbox
     let courier: MailCourier
-    let from: MailAddress
-    /// `QUAD_PUBLIC_URL`, without a trailing slash: where mail's links lead.
-    package let publicURL: String
-    /// Its host: the right part of each `Message-ID`.
-    let host: String
-    /// The messages' HTML.
-    package let templates: MailTemplates
+    /// What messages are written with (the features' letters, the templates, Quad's addresses).
+    let desk: MailDesk
 
-    /// A message of `kind` (`MailKind`) for `owner` (a username, for their record) to `to`, queued in
-    /// the caller's transaction. Its `Message-ID` is made here, once: a message tried again is known as the same.
+    /// `QUAD_PUBLIC_URL`, without a trailing slash: where mail's links lead.
+    package var publicURL: String { desk.publicURL }
+    /// The messages' HTML.
+    package var templates: MailTemplates { desk.templates }
+
+    /// A message written now (a link the person asked for: to confirm an address, to set a password) of `kind`
+    /// (`MailKind`) for `owner` (a username, for their record) to `to`, queued in the caller's transaction. Its
+    /// `Message-ID` is made here, once: a message tried again is known as the same.
     package func queue(
         to address: String, name: String?, subject: String, text: String, html: String?,
         invitation: ICalendar.Invitation? = nil, unsubscribe: String? = nil, kind: String, owner: String?,
@@ -26,9 +27,9 @@ package struct Mailer: Sendable {
     ) async throws {
         let id = Outbox.newId()
         let message = MailMessage(
-            from: from, to: MailAddress(address, name: name), subject: subject, text: text, html: html,
+            from: desk.from, to: MailAddress(address, name: name), subject: subject, text: text, html: html,
             invitation: invitation.map { MailMessage.Invitation(method: $0.method, ics: $0.ics) },
-            messageID: "<\(id)@\(host)>", date: outbox.clock.now, unsubscribe: unsubscribe)
+            messageID: "<\(id)@\(desk.host)>", date: outbox.clock.now, unsubscribe: unsubscribe)
         try await outbox.enqueue(message, id: id, kind: kind, owner: owner?.lowercased(), about: about, sql)
     }
 
@@ -36,17 +37,20 @@ package struct Mailer: Sendable {
     package func wake() { courier.wake() }
 
     /// A link to `path` on Quad, as mail gives it.
-    package func link(_ path: String) -> String { publicURL + path }
+    package func link(_ path: String) -> String { desk.link(path) }
 }
 
-extension Mailer {
-    /// The mailer for the courier, from the configuration's sender and public address (nil without either).
+extension MailDesk {
+    /// The desk for the configuration's sender and public address (nil without either).
     init?(
-        _ courier: MailCourier, outbox: Outbox, templates: MailTemplates, _ configuration: ServerConfiguration
+        letters: [LetterWriter], recipients: any MailRecipients, templates: MailTemplates,
+        _ configuration: ServerConfiguration
     ) {
         guard let from = configuration.mailFrom, let publicURL = configuration.publicURL,
             let host = URLComponents(string: publicURL)?.host
         else { return nil }
-        self.init(outbox: outbox, courier: courier, from: from, publicURL: publicURL, host: host, templates: templates)
+        self.init(
+            letters: letters, recipients: recipients, templates: templates, from: from, publicURL: publicURL,
+            host: host)
     }
 }

@@ -45,6 +45,12 @@ package struct Outbox: Sendable {
             "CREATE INDEX mail_outbox_about ON mail_outbox (about) WHERE about IS NOT NULL",
         ])
 
+    /// A message written when the courier takes it (`letter`, a feature's `LetterKind`, from `input`): until then its
+    /// recipient, sender, subject and message are empty.
+    package static let lettersMigration = Migration(
+        id: 10, name: "mail outbox: messages written as they go",
+        statements: ["ALTER TABLE mail_outbox ADD COLUMN letter TEXT", "ALTER TABLE mail_outbox ADD COLUMN input TEXT"])
+
     /// A message's id, also its `Message-ID`'s left part: random, so it says nothing of what it carries.
     package static func newId() -> String { SecureRandom.identifier(byteCount: 16) }
 
@@ -67,6 +73,54 @@ package struct Outbox: Sendable {
         ).run()
     }
 
+    /// Inside the caller's transaction: a message of `kind` for `owner` is to go, written by the letter named `letter`
+    /// from `input` when the courier takes it. In a transaction (`BeforeCommit`), the messages it queues are written
+    /// together just before it commits.
+    package func enqueue(
+        letter: String, input: String, kind: String, owner: String, about: String?, _ sql: any SQLDatabase
+    ) async throws {
+        let now = clock.now
+        let row = Queued(
+            id: Self.newId(), owner: owner, kind: kind, letter: letter, input: input, createdAt: Timestamp.string(now),
+            dueAt: Int64(now.timeIntervalSince1970), about: about)
+        if let transaction = BeforeCommit.current {
+            transaction.gather(row, into: "mail_outbox", write: Self.insert)
+        } else {
+            try await Self.insert([row], sql)
+        }
+    }
+
+    /// A message to be written as it goes, as queued.
+    struct Queued: Sendable {
+        let id: String
+        let owner: String
+        let kind: String
+        let letter: String
+        let input: String
+        let createdAt: String
+        let dueAt: Int64
+        let about: String?
+    }
+
+    /// `rows` in as few statements as the engines' limits on parameters allow.
+    @Sendable static func insert(_ rows: [Queued], _ sql: any SQLDatabase) async throws {
+        for start in stride(from: 0, to: rows.count, by: 500) {
+            let values = rows[start..<min(start + 500, rows.count)].map { row -> SQLQueryString in
+                """
+                (\(bind: row.id), \(bind: row.owner), \(bind: row.kind), '', '', '', '', \(bind: row.createdAt),
+                 \(bind: row.dueAt), \(bind: row.about), \(bind: row.letter), \(bind: row.input))
+                """
+            }
+            try await sql.raw(
+                """
+                INSERT INTO mail_outbox (id, owner, kind, recipient, sender, subject, message, created_at, due_at, about,
+                    letter, input)
+                VALUES \(values.joined(separator: ", "))
+                """
+            ).run()
+        }
+    }
+
     /// Inside the caller's transaction: the messages about `about` not yet sent are dropped (a reminder for a loan
     /// just returned). One a courier holds at this instant is on its way to the relay: it stays, and the record shows
     /// what became of it.
@@ -85,9 +139,17 @@ package struct Outbox: Sendable {
         package var id: String
         package var sender: String
         package var recipient: String
+        /// Empty until it is written (`letter`).
         package var message: [UInt8]
         package var tries: Int
         package var createdAt: Date
+        package var owner: String?
+        package var kind: String
+        /// The letter that writes it from `input`, when it has not been written yet.
+        package var letter: String?
+        package var input: String?
+        /// Set once it is written, for the person's record.
+        package var subject = ""
     }
 
     /// Claims up to `limit` messages due now that nobody holds, for `claim` seconds: on PostgreSQL rows another
@@ -104,28 +166,60 @@ package struct Outbox: Sendable {
                     WHERE state = 'pending' AND due_at <= \(bind: now)
                       AND (claimed_until IS NULL OR claimed_until <= \(bind: now))
                     ORDER BY due_at, id LIMIT \(bind: limit)\(unsafeRaw: skip))
-                RETURNING id, sender, recipient, message, tries, created_at
+                RETURNING id, sender, recipient, message, tries, created_at, owner, kind, letter, input
                 """
             ).all().map { row in
-                Claimed(
+                let message = try row.decode(column: "message", as: String.self)
+                return Claimed(
                     id: try row.decode(column: "id", as: String.self),
                     sender: try row.decode(column: "sender", as: String.self),
                     recipient: try row.decode(column: "recipient", as: String.self),
-                    message: Array(try row.decode(column: "message", as: String.self).utf8),
+                    message: Array(message.utf8),
                     tries: try row.decode(column: "tries", as: Int.self),
-                    createdAt: Timestamp.date(try row.decode(column: "created_at", as: String.self)) ?? .distantPast)
+                    createdAt: Timestamp.date(try row.decode(column: "created_at", as: String.self)) ?? .distantPast,
+                    owner: try row.decode(column: "owner", as: String?.self),
+                    kind: try row.decode(column: "kind", as: String.self),
+                    letter: message.isEmpty ? try row.decode(column: "letter", as: String?.self) : nil,
+                    input: message.isEmpty ? try row.decode(column: "input", as: String?.self) : nil)
             }.sorted { $0.id < $1.id }
         }
     }
 
-    /// The relay took it.
-    package func sent(_ id: String) async throws {
+    /// Claimed messages now written (`written`, with what they say and to whom), or dropped (`dropped`: their person
+    /// has no confirmed address, or turned their kind off, by now).
+    package func written(_ written: [Claimed], dropped: [String]) async throws {
+        guard !written.isEmpty || !dropped.isEmpty else { return }
+        try await database.transaction { sql in
+            if !dropped.isEmpty {
+                try await sql.raw("DELETE FROM mail_outbox WHERE id IN (\(binds: dropped))").run()
+            }
+            guard !written.isEmpty else { return }
+            // One statement for the batch: a CASE per column.
+            func each(_ value: (Claimed) -> String) -> SQLQueryString {
+                "CASE id "
+                    + written.map { "WHEN \(bind: $0.id) THEN \(bind: value($0)) " }.joined(separator: "")
+                    + "END"
+            }
+            let subject: SQLQueryString = each { $0.subject }
+            let recipient: SQLQueryString = each { $0.recipient }
+            let sender: SQLQueryString = each { $0.sender }
+            let message: SQLQueryString = each { String(decoding: $0.message, as: UTF8.self) }
+            let query: SQLQueryString =
+                "UPDATE mail_outbox SET recipient = " + recipient + ", sender = " + sender + ", subject = " + subject
+                + ", message = " + message + ", input = NULL WHERE id IN (\(binds: written.map(\.id)))"
+            try await sql.raw(query).run()
+        }
+    }
+
+    /// The relay took them.
+    package func sent(_ ids: [String]) async throws {
+        guard !ids.isEmpty else { return }
         try await database.withConnection { sql in
             try await sql.raw(
                 """
                 UPDATE mail_outbox SET state = 'sent', sent_at = \(bind: Timestamp.string(clock.now)),
                     tries = tries + 1, claimed_until = NULL, error = NULL
-                WHERE id = \(bind: id)
+                WHERE id IN (\(binds: ids))
                 """
             ).run()
         }
@@ -191,13 +285,15 @@ package struct Outbox: Sendable {
         package var tries: Int
     }
 
-    /// `owner`'s record, newest first.
+    /// `owner`'s record, newest first: the messages written for them (one still to be written is not theirs yet: it
+    /// may find them without an address).
     package func record(of owner: String) async throws -> [Sent] {
         try await database.read { sql in
             try await sql.raw(
                 """
                 SELECT id, kind, subject, created_at, state, sent_at, tries FROM mail_outbox
-                WHERE owner = \(bind: owner.lowercased()) ORDER BY created_at DESC, id DESC LIMIT 200
+                WHERE owner = \(bind: owner.lowercased()) AND message <> ''
+                ORDER BY created_at DESC, id DESC LIMIT 200
                 """
             ).all().map { row in
                 Sent(

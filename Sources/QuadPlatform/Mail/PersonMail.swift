@@ -22,8 +22,10 @@ package struct MailRecipient: Sendable, Equatable {
 package protocol MailRecipients: Sendable {
     /// `owner`'s (a username, any case) confirmed address, nil when they have none or turned `choice` off.
     func recipient(_ owner: String, choice: MailChoice?, _ sql: any SQLDatabase) async throws -> MailRecipient?
-    /// A new link's token that turns `choice` off for `owner`, for the message being queued.
-    func unsubscribeToken(_ owner: String, choice: MailChoice, _ sql: any SQLDatabase) async throws -> String
+    /// New links' tokens, one for each message being written: each turns its `choice` off for its `owner`.
+    func unsubscribeTokens(
+        _ wanted: [(owner: String, choice: MailChoice)], _ sql: any SQLDatabase
+    ) async throws -> [String]
 }
 
 /// What a message is written with: the reader's language (`t`), who they are, Quad's own address (a calendar
@@ -60,27 +62,32 @@ package struct Letter<Model> {
     }
 }
 
-/// What a feature needs to write to a person: where their mail goes (`MailRecipients`), the templates and the outbox.
-/// Writing does nothing when Quad sends no mail or the person has no confirmed address.
+/// What a feature needs to write to a person: the outbox, and where their mail goes (`MailRecipients`). Writing does
+/// nothing when Quad sends no mail; a message for a person with no confirmed address is dropped when it is written.
 package struct PersonMail: Sendable {
     let mailer: Mailer?
-    let recipients: any MailRecipients
 
-    package init(mailer: Mailer?, recipients: any MailRecipients) {
+    package init(mailer: Mailer?) {
         self.mailer = mailer
-        self.recipients = recipients
     }
 
     /// No mail, for a store built by hand (tests, tools).
-    package static let off = PersonMail(mailer: nil, recipients: Nobody())
+    package static let off = PersonMail(mailer: nil)
 
-    private struct Nobody: MailRecipients {
-        func recipient(_ owner: String, choice: MailChoice?, _ sql: any SQLDatabase) async throws -> MailRecipient? {
+    /// Nobody gets mail (tests and tools that mail nobody).
+    package struct Nobody: MailRecipients {
+        package init() {}
+
+        package
+            func recipient(_ owner: String, choice: MailChoice?, _ sql: any SQLDatabase) async throws -> MailRecipient?
+        {
             nil
         }
 
-        func unsubscribeToken(_ owner: String, choice: MailChoice, _ sql: any SQLDatabase) async throws -> String {
-            ""
+        package func unsubscribeTokens(
+            _ wanted: [(owner: String, choice: MailChoice)], _ sql: any SQLDatabase
+        ) async throws -> [String] {
+            wanted.map { _ in "" }
         }
     }
 
@@ -90,47 +97,24 @@ package struct PersonMail: Sendable {
     /// Where `owner`'s mail of `kind` goes, inside the caller's transaction; nil when Quad sends none, they gave no
     /// address or they turned that kind off (then there is nothing more to work out).
     package func recipient(_ owner: String, for kind: MailKind, _ sql: any SQLDatabase) async throws -> MailRecipient? {
-        guard mailer != nil else { return nil }
-        return try await recipients.recipient(owner, choice: kind.choice, sql)
+        guard let mailer else { return nil }
+        return try await mailer.desk.recipients.recipient(owner, choice: kind.choice, sql)
     }
 
-    /// Queues `kind`'s message to `to` inside the caller's transaction, written by `letter` in their language. True
-    /// when it was queued: call `wake()` once the transaction is committed. `about`: what a later change may withdraw
-    /// it for, while it waits (`withdraw(about:)`).
+    /// Inside the caller's transaction: `kind`'s message to `owner` is to go, written by `letter` from `input` when
+    /// the courier takes it (to the address they have then, in their language; not at all if they have none or turned
+    /// that kind off by then). True when it was queued: call `wake()` once the transaction is committed. `about`: what a
+    /// later change may withdraw it for, while it waits (`withdraw(about:)`).
     @discardableResult
-    package func send<Model>(
-        _ kind: MailKind, to: MailRecipient, about: String? = nil, _ sql: any SQLDatabase,
-        letter: (MailContext) throws -> Letter<Model>
+    package func send<Input>(
+        _ kind: MailKind, to owner: String, about: String? = nil, letter: LetterKind<Input>, _ input: Input,
+        _ sql: any SQLDatabase
     ) async throws -> Bool {
         guard let mailer else { return false }
-        // A kind the person may turn off carries its one-click link (RFC 8058), and its page for people.
-        var unsubscribe: String?
-        var stop = mailer.link("/account#email")
-        if let choice = kind.choice {
-            let token = try await recipients.unsubscribeToken(to.username, choice: choice, sql)
-            unsubscribe = mailer.link("/api/mail/unsubscribe?token=" + token)
-            stop = mailer.link("/mail/unsubscribe?token=" + token)
-        }
-        let letter = try letter(
-            MailContext(
-                t: Localizer(language: to.language), to: to, from: mailer.from.address, link: mailer.link, stop: stop))
-        try await mailer.queue(
-            to: to.address, name: to.name, subject: letter.subject,
-            text: letter.paragraphs.joined(separator: "\n\n") + "\n\n-- \n" + letter.why,
-            html: try mailer.templates.html(letter.template, language: to.language, model: letter.model),
-            invitation: letter.invitation, unsubscribe: unsubscribe, kind: kind.rawValue, owner: to.username,
-            about: about, sql)
+        let json = String(decoding: try JSONEncoder().encode(input), as: UTF8.self)
+        try await mailer.outbox.enqueue(
+            letter: letter.writer.name, input: json, kind: kind.rawValue, owner: owner.lowercased(), about: about, sql)
         return true
-    }
-
-    /// `send` to `owner`, when Quad mails them.
-    @discardableResult
-    package func send<Model>(
-        _ kind: MailKind, to owner: String, about: String? = nil, _ sql: any SQLDatabase,
-        letter: (MailContext) throws -> Letter<Model>
-    ) async throws -> Bool {
-        guard let to = try await recipient(owner, for: kind, sql) else { return false }
-        return try await send(kind, to: to, about: about, sql, letter: letter)
     }
 
     /// Inside the caller's transaction: what was queued `about` something and has not gone yet is withdrawn.
