@@ -17,8 +17,9 @@ package struct MailRecipient: Sendable, Equatable {
     }
 }
 
-/// Accounts' answer to "where does this person's mail go?", read inside the caller's transaction (a feature mails
-/// from inside the change it tells of). Handed to features at construction, like every narrow protocol.
+/// Accounts' answer to "where does this person's mail go?", asked by the courier as it writes each message (and by a
+/// feature that would work a message out only for someone who gets it). Handed to the platform at its start, with the
+/// features' letters, like every narrow protocol.
 package protocol MailRecipients: Sendable {
     /// `owner`'s (a username, any case) confirmed address, nil when they have none or turned `choice` off.
     func recipient(_ owner: String, choice: MailChoice?, _ sql: any SQLDatabase) async throws -> MailRecipient?
@@ -95,7 +96,8 @@ package struct PersonMail: Sendable {
     package var isOn: Bool { mailer != nil }
 
     /// Where `owner`'s mail of `kind` goes, inside the caller's transaction; nil when Quad sends none, they gave no
-    /// address or they turned that kind off (then there is nothing more to work out).
+    /// address or they turned that kind off (then a rare change need not work its message out: the courier asks again
+    /// as it writes it).
     package func recipient(_ owner: String, for kind: MailKind, _ sql: any SQLDatabase) async throws -> MailRecipient? {
         guard let mailer else { return nil }
         return try await mailer.desk.recipients.recipient(owner, choice: kind.choice, sql)
