@@ -32,11 +32,12 @@ struct LinkMail {
             subject: t("\(key).subject"), greeting: t("mail.greeting", ["name": person.displayName]),
             asked: t("\(key).asked", ["username": person.username]), button: t("\(key).button"),
             link: mailer.link(path + (query.string ?? "")), lasts: t("\(key).lasts"), why: t("\(key).why"))
-        let text =
-            [model.greeting, model.asked, model.link, model.lasts].joined(separator: "\n\n") + "\n\n-- \n" + model.why
+        let letter = Letter(
+            subject: model.subject, paragraphs: [model.greeting, model.asked, model.link, model.lasts],
+            template: "mail-link", model: model, why: model.why)
         try await mailer.queue(
-            to: address, name: person.displayName, subject: model.subject, text: text,
-            html: try mailer.templates.html("mail-link", language: language, model: model), kind: kind.rawValue,
+            to: address, name: person.displayName, subject: letter.subject, text: letter.text,
+            html: try mailer.templates.html(letter.template, language: language, model: model), kind: kind.rawValue,
             owner: person.username, sql)
     }
 }

@@ -13,7 +13,7 @@ package struct LetterKind<Input: Codable & Sendable>: Sendable {
             let letter = try write(try JSONDecoder().decode(Input.self, from: json), context)
             return LetterWriter.Written(
                 subject: letter.subject,
-                text: letter.paragraphs.joined(separator: "\n\n") + "\n\n-- \n" + letter.why,
+                text: letter.text,
                 html: try templates.html(letter.template, language: context.t.language, model: letter.model),
                 invitation: letter.invitation)
         }

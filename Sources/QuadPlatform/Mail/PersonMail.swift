@@ -61,6 +61,9 @@ package struct Letter<Model> {
         self.why = why
         self.invitation = invitation
     }
+
+    /// Its plain text: the paragraphs, then the line that says why, after a signature separator ("-- ").
+    package var text: String { paragraphs.joined(separator: "\n\n") + "\n\n-- \n" + why }
 }
 
 /// What a feature needs to write to a person: the outbox, and where their mail goes (`MailRecipients`). Writing does
