@@ -32,6 +32,8 @@ let package = Package(
         // Mail: an SMTP client of Quad's own on SwiftNIO and its TLS (no SMTP client package is available here).
         .package(url: "https://github.com/apple/swift-nio", from: "2.81.0"),
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.29.0"),
+        // Sign-in with the organisation (OpenID Connect): the provider's keys (JWKS) and its ID tokens' signatures.
+        .package(url: "https://github.com/vapor/jwt-kit", from: "5.7.0"),
     ],
     targets: [
         // Domain models, rules and wire formats: Foundation only, shared by server, kit and CLI.
@@ -82,6 +84,7 @@ let package = Package(
             extra: [
                 .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
                 .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "JWTKit", package: "jwt-kit"),
             ]),
         // Waiting lines and what a person is told (offers, places in line, loans due, reminders), and the admins'
         // view of every line: a feature like the others, over the lines engine.
@@ -128,6 +131,8 @@ let package = Package(
                 .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
                 .product(name: "OpenAPIURLSession", package: "swift-openapi-urlsession"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
+                // PKCE's S256 for the organisation's sign-in (CryptoKit on Apple's systems).
+                .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
         .executableTarget(

@@ -315,8 +315,10 @@ def start_server(
     database: str | None = None,
     now: dt.datetime | None = None,
     nofile: int | None = None,
+    port: int | None = None,
 ) -> QuadServer:
-    """Starts `quad serve` on a free loopback port and waits until GET /health answers 200.
+    """Starts `quad serve` on a free loopback port (or `port`: a test that must name the address beforehand, as
+    QUAD_PUBLIC_URL does) and waits until GET /health answers 200.
 
     Its clock starts at `now` (an aware datetime), else at QUAD_TEST_NOW, else at the real time (whole seconds).
     `nofile` runs it under that limit of open files (soft and hard, as `ulimit -n` would)."""
@@ -335,8 +337,9 @@ def start_server(
         "QUAD_NOW": start_at,
     }
 
+    chosen = port
     for attempt in range(3):  # another process may grab the free port before the server binds it
-        port = free_port()
+        port = chosen or free_port()
         args = [str(binary), "serve", "--hostname", "127.0.0.1", "--port", str(port), "--database", database]
         if not demo:
             args.append("--no-demo")
@@ -375,7 +378,7 @@ def start_server(
         exited_early = process.poll() is not None
         server.stop()
         output = server.log()
-        if exited_early and "in use" in output.lower() and attempt < 2:
+        if exited_early and "in use" in output.lower() and attempt < 2 and chosen is None:
             continue
         pytest.fail(
             f"quad server {why}\ncommand: {' '.join(args)}\n--- server output ---\n{output[-8000:]}",
@@ -408,7 +411,8 @@ def quad_server(quad_binary, tmp_path_factory) -> QuadServer:
 
 @pytest.fixture
 def quad_server_factory(quad_binary, tmp_path_factory):
-    """start(*extra_args, env={...}, demo=False, database=None, now=None, nofile=None) -> a server of the test's own.
+    """start(*extra_args, env={...}, demo=False, database=None, now=None, nofile=None, port=None) -> a server of the
+    test's own.
 
     demo=True leaves out --no-demo; database= replaces the temporary SQLite file, e.g. with
     a PostgreSQL URL; now= (an aware datetime, e.g. from melbourne()) is the instant its clock
@@ -424,9 +428,10 @@ def quad_server_factory(quad_binary, tmp_path_factory):
         database: str | None = None,
         now: dt.datetime | None = None,
         nofile: int | None = None,
+        port: int | None = None,
     ) -> QuadServer:
         server = start_server(
-            quad_binary, tmp_path_factory.mktemp("quad"), extra_args, env, demo, database, now, nofile
+            quad_binary, tmp_path_factory.mktemp("quad"), extra_args, env, demo, database, now, nofile, port
         )
         started.append(server)
         return server

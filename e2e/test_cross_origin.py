@@ -339,6 +339,8 @@ def plan(server, ids: dict) -> list[dict]:
             [("displayName", "Kier the Admin"), ("role", "admin"), ("studentId", "305491")],
         ),
         form("/admin/people/:username/password", "/admin/people/kier/password"),
+        form("/admin/people/:username/sessions/end", "/admin/people/kier/sessions/end"),
+        api("DELETE /api/people/{username}/sessions", "/api/people/kier/sessions"),
         form("/admin/people/:username/remove", "/admin/people/ada/remove"),
         api(
             "POST /api/people",
@@ -354,6 +356,15 @@ def plan(server, ids: dict) -> list[dict]:
         ),
         # Last: whose session it is (signing in as the attacker's account, ending the session).
         api("POST /api/sessions", "/api/sessions", {"username": "grace", "password": grace}),
+        # Its one-time code is its authority, as a link's token is; this server has no organisation sign-in: 404.
+        dict(
+            api(
+                "POST /api/sessions/organisation",
+                "/api/sessions/organisation",
+                {"code": "c" * 43, "verifier": "v" * 43},
+            ),
+            link=True,
+        ),
         form("/signin", "/signin", [("next", "/"), ("username", "grace"), ("password", grace)]),
         api("DELETE /api/sessions/current", "/api/sessions/current"),
         form("/signout", "/signout"),

@@ -25,6 +25,10 @@ package final class Accounts: Feature, PersonDirectory {
     let resetAsks: RateLimiter
     let resetLinks: RateLimiter
     let resets: PasswordResets
+    /// Sign-in with the organisation's accounts, when the operator set it up.
+    let organisation: Organisation?
+    /// Sign-ins through the provider started: at most 30 a minute from one address (each is a row for ten minutes).
+    let organisationStarts: RateLimiter
     /// Sign-ins' passwords checked, a bounded queue on a thread of its own.
     let hashing = PasswordHashing()
     let platform: Platform
@@ -50,6 +54,9 @@ package final class Accounts: Feature, PersonDirectory {
         self.resetAsks = RateLimiter(rate: 10.0 / 3600, burst: 10, clock: platform.clock)
         self.resetLinks = RateLimiter(rate: 3.0 / 3600, burst: 3, clock: platform.clock)
         self.resets = PasswordResets(database: platform.database, clock: platform.clock)
+        self.organisation = Organisation(
+            configuration: platform.configuration, database: platform.database, clock: platform.clock)
+        self.organisationStarts = RateLimiter(rate: 0.5, burst: 30, clock: platform.clock)
     }
 
     /// When no admin exists, creates `admin` with a random password and announces it once.
@@ -88,6 +95,9 @@ package final class Accounts: Feature, PersonDirectory {
         MailAddressRoutes(accounts: self, web: web, account: account).register(on: routes)
         UnsubscribeRoutes(accounts: self, web: web).register(on: routes)
         PasswordResetRoutes(accounts: self, web: web).register(on: routes)
+        if let organisation {
+            OrganisationRoutes(accounts: self, organisation: organisation, web: web).register(on: routes)
+        }
         try AccountsOperations(accounts: self).registerHandlers(
             on: routes.router, configuration: .quad, middlewares: .quad())
     }
@@ -134,6 +144,11 @@ struct SessionSweeper: Service {
 extension Accounts {
     /// Checks the password, minding the throttle. Unknown user and wrong password get the same 401.
     func signIn(username: String, password: String, address: String) async throws -> Person {
+        guard platform.configuration.localPasswords else {
+            throw Problem(
+                .forbidden, type: "passwords-off", title: "Passwords are off",
+                detail: "Quad's own passwords are turned off here: sign in with the organisation's account.")
+        }
         // A name no one can have is counted (and answered) like an unknown one, and never reaches a query as is.
         let username = (try? AccountValidation.username(username)) ?? "?"
         // A place to hash and the try itself are taken before any hash: a full queue is a 503 that counts as no

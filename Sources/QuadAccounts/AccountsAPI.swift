@@ -18,6 +18,39 @@ extension AccountsOperations {
         return .created(.init(body: .json(.init(token: token, expiresAt: expiresAt, person: .init(person)))))
     }
 
+    func redeemSignInCode(
+        _ input: Operations.RedeemSignInCode.Input
+    ) async throws
+        -> Operations.RedeemSignInCode.Output
+    {
+        guard let organisation = accounts.organisation else {
+            throw Problem.notFound("Quad has no sign-in with an organisation here.")
+        }
+        guard case .json(let body) = input.body else { throw Problem.malformedBody("Send the code as JSON.") }
+        guard let username = try await organisation.flows.redeem(code: body.code, verifier: body.verifier),
+            let person = try await accounts.people.find(username)
+        else {
+            throw Problem.unauthorized(
+                "This code does not sign anyone in: it was used, it is over two minutes old, or the verifier is not its own. Sign in again."
+            )
+        }
+        let (token, expiresAt) = try await accounts.sessions.start(
+            for: person.username, kind: .api, endsAt: organisation.sessionEnd, via: Organisation.via)
+        return .created(.init(body: .json(.init(token: token, expiresAt: expiresAt, person: .init(person)))))
+    }
+
+    func endPersonSessions(
+        _ input: Operations.EndPersonSessions.Input
+    ) async throws
+        -> Operations.EndPersonSessions.Output
+    {
+        guard let person = try await accounts.people.find(input.path.username) else {
+            throw Problem.notFound("There is no one called \(input.path.username).")
+        }
+        try await accounts.sessions.endAll(of: person.username)
+        return .noContent(.init())
+    }
+
     func endSession(_ input: Operations.EndSession.Input) async throws -> Operations.EndSession.Output {
         _ = try Access.person()
         if let token = RequestInfo.current.sessionToken { try await accounts.sessions.end(token) }

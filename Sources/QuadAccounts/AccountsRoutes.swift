@@ -14,10 +14,14 @@ struct AccountsRoutes {
         routes.on(.post, "/signin", .public) { request, context in try await signIn(request, context: context) }
         routes.on(.post, "/signout", .public) { request, context in try await signOut(request, context: context) }
         routes.on(.get, "/signup", .public) { request, _ in
-            guard accounts.platform.configuration.openSignup else { throw HTTPError(.notFound) }
+            let configuration = accounts.platform.configuration
+            guard configuration.openSignup, configuration.localPasswords else { throw HTTPError(.notFound) }
             return try web.page(request, template: "signup", title: { $0("signup.title") }) { _ in FormState() }
         }
         routes.on(.post, "/signup", .public) { request, context in try await signUp(request, context: context) }
+        routes.on(.post, "/admin/people/:username/sessions/end", .admin) { request, context in
+            try await endSessions(request, username: context.parameters.require("username"))
+        }
         routes.on(.get, "/admin/people", .admin) { request, _ in try await peoplePage(request) }
         routes.on(.post, "/admin/people", .admin) { request, _ in try await addPerson(request) }
         routes.on(.post, "/admin/people/:username", .admin) { request, context in
@@ -42,10 +46,14 @@ struct AccountsRoutes {
         throws -> Response
     {
         try web.page(request, template: "signin", status: status, title: { $0("signin.title") }) { t in
-            SignInPage(
-                next: SitePath.from(request.uri.queryParameters.get("next")).value, username: username,
-                openSignup: accounts.platform.configuration.openSignup, error: error,
-                notice: request.uri.queryParameters.get("done") == "reset" ? t("reset.done") : nil)
+            let next = SitePath.from(request.uri.queryParameters.get("next")).value
+            return SignInPage(
+                next: next, nextQuery: next.queryValueEncoded, username: username,
+                openSignup: accounts.platform.configuration.openSignup
+                    && accounts.platform.configuration.localPasswords,
+                error: error, notice: request.uri.queryParameters.get("done") == "reset" ? t("reset.done") : nil,
+                organisation: accounts.organisation?.label(t),
+                localPasswords: accounts.platform.configuration.localPasswords)
         }
     }
 
@@ -58,6 +66,8 @@ struct AccountsRoutes {
             let person = try await accounts.signIn(
                 username: username, password: fields["password"] ?? "", address: context.clientAddress)
             return try await startWebSession(for: person, request: request, next: fields["next"])
+        } catch let problem as Problem where problem.status == .forbidden {
+            return try signInPage(request, status: .forbidden, error: problem.detail)
         } catch let problem as Problem where problem.status == .unauthorized || problem.status == .tooManyRequests {
             let locked = problem.status == .tooManyRequests
             let seconds = Int(problem.headers[.retryAfter] ?? "60") ?? 60
@@ -82,8 +92,13 @@ struct AccountsRoutes {
     }
 
     func signOut(_ request: Request, context: AppRequestContext) async throws -> Response {
-        if let token = context.sessionToken { try await accounts.sessions.end(token) }
+        var via: String?
+        if let token = context.sessionToken { via = try await accounts.sessions.end(token) }
         var response = Response.seeOther("/")
+        // Signed in through the provider: signed out there too (RP-initiated logout), coming back to the home page.
+        if via == Organisation.via, let address = await accounts.organisation?.signOutAddress() {
+            response.headers[.location] = address.value
+        }
         response.setCookie(
             Cookie(name: Credential.sessionCookieName, value: "", maxAge: 0, path: "/", httpOnly: true))
         // The service worker keeps the pages seen, for offline use: a shared computer keeps nobody's timetable
@@ -93,7 +108,8 @@ struct AccountsRoutes {
     }
 
     func signUp(_ request: Request, context: AppRequestContext) async throws -> Response {
-        guard accounts.platform.configuration.openSignup else { throw HTTPError(.notFound) }
+        let configuration = accounts.platform.configuration
+        guard configuration.openSignup, configuration.localPasswords else { throw HTTPError(.notFound) }
         let decision = accounts.signUps.take(context.clientAddress)
         guard decision.allowed else {
             throw Problem(
@@ -143,16 +159,18 @@ struct AccountsRoutes {
     func peoplePage(_ request: Request, notice: String? = nil) async throws -> Response {
         let people = try await accounts.people.all()
         let mail = try await accounts.addresses.inUse()
+        let organisation = try await accounts.organisationUsernames()
         return try web.page(request, template: "people", title: { $0("people.title") }) { t in
             self.peopleModel(
-                people, mail: mail, t: t, notice: notice ?? Self.doneNotice(request, people: people, t: t))
+                people, mail: mail, organisation: organisation, t: t,
+                notice: notice ?? Self.doneNotice(request, people: people, t: t))
         }
     }
 
     /// What the last change did, from `?done=added&who=ada`: built here from known words, never echoed from the URL.
     private static func doneNotice(_ request: Request, people: [Person], t: Localizer) -> String? {
         let query = request.uri.queryParameters
-        guard let done = query.get("done"), ["added", "changed", "removed"].contains(done),
+        guard let done = query.get("done"), ["added", "changed", "removed", "sessionsEnded"].contains(done),
             let who = query.get("who"), (try? AccountValidation.username(who)) != nil
         else { return nil }
         let name = people.first { $0.username.lowercased() == who.lowercased() }?.displayName ?? who
@@ -161,7 +179,8 @@ struct AccountsRoutes {
 
     /// `mail`: the addresses in use, by username key.
     private func peopleModel(
-        _ people: [Person], mail: [String: MailAddressStore.Entry], t: Localizer, notice: String?,
+        _ people: [Person], mail: [String: MailAddressStore.Entry], organisation: Set<String> = [], t: Localizer,
+        notice: String?,
         formRole: String = "member", form: FormState = FormState()
     ) -> PeoplePage {
         func roles(_ selected: String) -> [PeoplePage.RoleOption] {
@@ -174,6 +193,7 @@ struct AccountsRoutes {
                 .init(
                     username: person.username, displayName: person.displayName, studentId: person.studentId ?? "",
                     email: mail[person.username.lowercased()]?.address ?? "", roles: roles(person.role.rawValue),
+                    fromOrganisation: organisation.contains(person.username.lowercased()),
                     removeConfirm: t("people.removeConfirm", ["name": person.displayName]))
             },
             formRoles: roles(formRole), notice: notice, form: form.form, errors: form.errors,
@@ -228,6 +248,16 @@ struct AccountsRoutes {
             request, notice: t("people.newPassword", ["name": person.displayName, "password": password]))
     }
 
+    /// Ends every session of theirs at once (someone who left the organisation is out now, not at their next
+    /// sign-in).
+    func endSessions(_ request: Request, username: String) async throws -> Response {
+        guard let person = try await accounts.people.find(username) else {
+            throw Problem.notFound("There is no one called \(username).")
+        }
+        try await accounts.sessions.endAll(of: person.username)
+        return redirectToPeople(done: "sessionsEnded", who: person.username)
+    }
+
     func removePerson(_ request: Request, username: String) async throws -> Response {
         try await accounts.remove(username)
         return redirectToPeople(done: "removed", who: username)
@@ -272,11 +302,17 @@ struct FormState {
 /// `/signin`.
 struct SignInPage {
     let next: String
+    /// `next`, encoded for the organisation button's query.
+    let nextQuery: String
     let username: String
     let openSignup: Bool
     let error: String?
     /// A new password was just set.
     let notice: String?
+    /// The organisation button's words, when Quad has sign-in with the organisation.
+    let organisation: String?
+    /// Whether the password form is offered.
+    let localPasswords: Bool
 }
 
 /// `/admin/people/{username}/mail`: what Quad mailed them.
@@ -302,6 +338,8 @@ struct PeoplePage {
         /// The address in use (given by them and confirmed, or by an admin).
         let email: String
         let roles: [RoleOption]
+        /// They sign in with the organisation's account.
+        let fromOrganisation: Bool
         let removeConfirm: String
     }
 

@@ -153,6 +153,18 @@ struct MailAddressStore: Sendable {
         ).run()
     }
 
+    /// The username of whoever has `address` in use, compared without case.
+    func owner(of address: String) async throws -> String? {
+        try await database.withConnection { sql in
+            try await sql.raw(
+                """
+                SELECT p.username FROM mail_addresses m JOIN people p ON p.username_key = m.username_key
+                WHERE lower(m.address) = \(bind: address.lowercased())
+                """
+            ).first()?.decode(column: "username", as: String.self)
+        }
+    }
+
     /// The person stops mail: their address and any link waiting are forgotten (their language stays).
     func remove(_ username: String) async throws {
         try await database.withConnection { sql in

@@ -50,6 +50,7 @@ final class PeopleStore: Sendable {
         MailAddressStore.migration,
         MailAddressStore.choicesMigration,
         PasswordResets.migration,
+        SignInFlows.migration,
     ]
 
     /// A person from a row with the `people` columns `username`, `display_name`, `role`, `student_id`.
@@ -100,16 +101,25 @@ final class PeopleStore: Sendable {
             if clash != nil { throw Self.taken }
             try await Self.checkStudentId(sql, person.studentId, except: nil)
             if uniqueName { try await Self.checkDisplayName(sql, person.displayName) }
-            try await sql.raw(
-                """
-                INSERT INTO people (username_key, username, display_name, password_hash, role, student_id, created_at)
-                VALUES (\(bind: person.username.lowercased()), \(bind: person.username), \(bind: person.displayName),
-                        \(bind: hash), \(bind: person.role.rawValue), \(bind: person.studentId), \(bind: Timestamp.string(self.clock.now)))
-                """
-            ).run()
+            try await self.insert(person, passwordHash: hash, sql)
             return person
         }
     }
+
+    /// A person's row. `passwordHash`: bcrypt's, or `noPassword` for someone who signs in only through the
+    /// organisation's provider.
+    func insert(_ person: Person, passwordHash: String, _ sql: any SQLDatabase) async throws {
+        try await sql.raw(
+            """
+            INSERT INTO people (username_key, username, display_name, password_hash, role, student_id, created_at)
+            VALUES (\(bind: person.username.lowercased()), \(bind: person.username), \(bind: person.displayName),
+                    \(bind: passwordHash), \(bind: person.role.rawValue), \(bind: person.studentId), \(bind: Timestamp.string(self.clock.now)))
+            """
+        ).run()
+    }
+
+    /// The password hash of someone with no password: no bcrypt hash, so no password matches it.
+    static let noPassword = "!"
 
     /// Changes what is given, in one transaction with what it ends: a new password ends every session of that
     /// person and, unless `keepKeys`, their app links and calendar addresses (`keys`); a student id that moves
@@ -205,9 +215,11 @@ final class PeopleStore: Sendable {
                 "SELECT \(unsafeRaw: Self.columns), password_hash FROM people WHERE username_key = \(bind: username.lowercased())"
             ).first()
         }
-        let hash = try row?.decode(column: "password_hash", as: String.self) ?? decoyHash
+        let stored = try row?.decode(column: "password_hash", as: String.self)
+        // Someone with no password (they sign in through the organisation) costs the same work as a wrong password.
+        let hash = stored.flatMap { $0 == Self.noPassword ? nil : $0 } ?? decoyHash
         let matches = try await place.verify(password, hash: hash)
-        guard matches, let row else { return nil }
+        guard matches, stored != Self.noPassword, let row else { return nil }
         return try Self.person(row)
     }
 

@@ -14,6 +14,8 @@ final class SessionCache: Sendable {
         let person: Person
         let usernameKey: String
         let lastSeen: Int64
+        /// When a session made through the organisation's provider ends.
+        let endsAt: Int64?
         let generation: Int
     }
 
@@ -44,10 +46,11 @@ final class SessionCache: Sendable {
     }
 
     /// Keeps what the database said, unless something was dropped since `epoch` (read before asking it).
-    func store(_ hash: String, person: Person, lastSeen: Int64, epoch: Int) {
+    func store(_ hash: String, person: Person, lastSeen: Int64, endsAt: Int64?, epoch: Int) {
         guard let generation = hub.noticeGeneration else { return }
         let entry = Entry(
-            person: person, usernameKey: person.username.lowercased(), lastSeen: lastSeen, generation: generation)
+            person: person, usernameKey: person.username.lowercased(), lastSeen: lastSeen, endsAt: endsAt,
+            generation: generation)
         state.withLockedValue { state in
             guard state.epoch == epoch else { return }
             if state.entries.count >= Self.capacity { state.entries.removeAll(keepingCapacity: true) }

@@ -28,19 +28,25 @@ final class SessionStore: Sendable {
         SHA256.hash(data: Data(token.utf8)).hex
     }
 
-    /// Starts a session for `username`; returns the token and when it expires if unused.
-    func start(for username: String, kind: Kind) async throws -> (token: String, expiresAt: Date) {
+    /// Starts a session for `username`; returns the token and when it expires if unused. `endsAt`: a session made
+    /// through the organisation's provider ends then, used or not (`via` says so, for signing out there too).
+    func start(
+        for username: String, kind: Kind, endsAt: Date? = nil, via: String? = nil
+    ) async throws -> (token: String, expiresAt: Date) {
         let token = SecureRandom.base64url(byteCount: 32)
         let now = Int64(clock.now.timeIntervalSince1970)
+        let ends = endsAt.map { Int64($0.timeIntervalSince1970) }
         try await database.withConnection { sql in
             try await sql.raw(
                 """
-                INSERT INTO sessions (token_hash, username_key, kind, created_at, last_seen)
-                VALUES (\(bind: Self.hash(token)), \(bind: username.lowercased()), \(bind: kind.rawValue), \(bind: now), \(bind: now))
+                INSERT INTO sessions (token_hash, username_key, kind, created_at, last_seen, expires_at, via)
+                VALUES (\(bind: Self.hash(token)), \(bind: username.lowercased()), \(bind: kind.rawValue), \(bind: now), \(bind: now),
+                        \(bind: ends), \(bind: via))
                 """
             ).run()
         }
-        return (token, Date(timeIntervalSince1970: TimeInterval(now + Self.idleLifetime)))
+        let idle = now + Self.idleLifetime
+        return (token, Date(timeIntervalSince1970: TimeInterval(ends.map { min($0, idle) } ?? idle)))
     }
 
     /// The person whose live session this token opens, if any.
@@ -49,13 +55,14 @@ final class SessionStore: Sendable {
         let hash = Self.hash(token)
         if let person = remembered(hash, now: now) { return person }
         let epoch = cache.epoch
-        let found = try await database.read { sql -> (Person, Int64)? in
+        let found = try await database.read { sql -> (Person, Int64, Int64?)? in
             guard
                 let row = try await sql.raw(
                     """
-                    SELECT p.username, p.display_name, p.role, p.student_id, s.last_seen FROM sessions s
+                    SELECT p.username, p.display_name, p.role, p.student_id, s.last_seen, s.expires_at FROM sessions s
                     JOIN people p ON p.username_key = s.username_key
                     WHERE s.token_hash = \(bind: hash) AND s.last_seen > \(bind: now - Self.idleLifetime)
+                        AND (s.expires_at IS NULL OR s.expires_at > \(bind: now))
                     """
                 ).first()
             else { return nil }
@@ -64,16 +71,19 @@ final class SessionStore: Sendable {
                 displayName: try row.decode(column: "display_name", as: String.self),
                 role: Role(rawValue: try row.decode(column: "role", as: String.self)) ?? .member,
                 studentId: try row.decode(column: "student_id", as: String?.self))
-            return (person, try row.decode(column: "last_seen", as: Int64.self))
+            return (
+                person, try row.decode(column: "last_seen", as: Int64.self),
+                try row.decode(column: "expires_at", as: Int64?.self)
+            )
         }
-        guard var (person, lastSeen) = found else { return nil }
+        guard var (person, lastSeen, endsAt) = found else { return nil }
         if lastSeen < now - Self.touchInterval {
             try await database.withConnection { sql in
                 try await sql.raw("UPDATE sessions SET last_seen = \(bind: now) WHERE token_hash = \(bind: hash)").run()
             }
             lastSeen = now
         }
-        cache.store(hash, person: person, lastSeen: lastSeen, epoch: epoch)
+        cache.store(hash, person: person, lastSeen: lastSeen, endsAt: endsAt, epoch: epoch)
         return person
     }
 
@@ -83,21 +93,41 @@ final class SessionStore: Sendable {
     }
 
     private func remembered(_ hash: String, now: Int64) -> Person? {
-        guard let entry = cache.entry(hash), entry.lastSeen > now - Self.touchInterval else { return nil }
+        guard let entry = cache.entry(hash), entry.lastSeen > now - Self.touchInterval,
+            entry.endsAt.map({ $0 > now }) ?? true
+        else { return nil }
         return entry.person
     }
 
-    func end(_ token: String) async throws {
-        try await database.withConnection { sql in
+    /// Ends the session; returns how it was made (`via`: "organisation" for one made through the provider).
+    @discardableResult
+    func end(_ token: String) async throws -> String? {
+        let via = try await database.withConnection { sql in
+            let via = try await sql.raw("SELECT via FROM sessions WHERE token_hash = \(bind: Self.hash(token))")
+                .first()?
+                .decode(column: "via", as: String?.self)
             try await sql.raw("DELETE FROM sessions WHERE token_hash = \(bind: Self.hash(token))").run()
+            return via
         }
         await cache.forget(token: Self.hash(token))
+        return via
+    }
+
+    /// Ends every session of a person at once (an admin's choice: someone who left the organisation).
+    func endAll(of username: String) async throws {
+        let key = username.lowercased()
+        try await database.withConnection { sql in
+            try await sql.raw("DELETE FROM sessions WHERE username_key = \(bind: key)").run()
+        }
+        await cache.forget(username: key)
     }
 
     func deleteExpired() async throws {
         let cutoff = Int64(clock.now.timeIntervalSince1970) - Self.idleLifetime
         try await database.withConnection { sql in
-            try await sql.raw("DELETE FROM sessions WHERE last_seen <= \(bind: cutoff)").run()
+            try await sql.raw(
+                "DELETE FROM sessions WHERE last_seen <= \(bind: cutoff) OR expires_at <= \(bind: cutoff + Self.idleLifetime)"
+            ).run()
         }
     }
 }

@@ -80,7 +80,7 @@ package func buildRouter(
     return QuadRouter(
         router: router, access: routes.access,
         appLinkPaths: features.reduce(into: [:]) { all, feature in all.merge(feature.appLinkPaths) { first, _ in first }
-        })
+        }, formOrigins: platform.configuration.organisation.map { [$0.origin] } ?? [])
 }
 
 /// The router behind the front door (`FrontDoor`), with the access declarations it enforces.
@@ -89,11 +89,15 @@ package struct QuadRouter: HTTPResponderBuilder {
     package let access: AccessTable
     /// The features' original apps' file names under an app link (`Feature.appLinkPaths`).
     let appLinkPaths: [String: String]
+    /// Where forms may lead besides Quad: the organisation's provider, for signing out there.
+    let formOrigins: [String]
 
     package var routes: [Router<AppRequestContext>.RouteDescription] { router.routes }
 
     package func buildResponder() -> FrontDoor {
-        FrontDoor(router: router.buildResponder(), appLinkPaths: appLinkPaths)
+        FrontDoor(
+            router: router.buildResponder(), appLinkPaths: appLinkPaths,
+            securityFields: SecurityHeaders.fields(formOrigins: formOrigins))
     }
 }
 

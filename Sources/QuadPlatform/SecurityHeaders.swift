@@ -5,23 +5,34 @@ import HTTPTypes
 /// policy the pages keep. Scripts come from Quad's own files only (the pages' JSON data blocks are not scripts);
 /// style attributes are allowed because the specials mosaic sizes its tiles with CSS variables in `style`.
 package enum SecurityHeaders {
-    static let contentSecurityPolicy = [
-        "default-src 'self'", "script-src 'self'", "style-src 'self'", "style-src-attr 'unsafe-inline'",
-        "img-src 'self' data: blob:", "connect-src 'self'", "object-src 'none'", "base-uri 'none'",
-        "form-action 'self'", "frame-ancestors 'none'",
-    ].joined(separator: "; ")
+    /// `formOrigins`: where else a form may lead. Browsers hold a form's redirects to `form-action` too, so signing
+    /// out (a form) can go on to the organisation's provider only when its origin is named.
+    static func contentSecurityPolicy(formOrigins: [String]) -> String {
+        [
+            "default-src 'self'", "script-src 'self'", "style-src 'self'", "style-src-attr 'unsafe-inline'",
+            "img-src 'self' data: blob:", "connect-src 'self'", "object-src 'none'", "base-uri 'none'",
+            (["form-action 'self'"] + formOrigins).joined(separator: " "), "frame-ancestors 'none'",
+        ].joined(separator: "; ")
+    }
 
-    package static let all: [(name: String, value: String)] = [
-        ("X-Content-Type-Options", "nosniff"),
-        ("Content-Security-Policy", contentSecurityPolicy),
-        ("X-Frame-Options", "DENY"),
-        ("Referrer-Policy", "same-origin"),
-    ]
+    package static func all(formOrigins: [String]) -> [(name: String, value: String)] {
+        [
+            ("X-Content-Type-Options", "nosniff"),
+            ("Content-Security-Policy", contentSecurityPolicy(formOrigins: formOrigins)),
+            ("X-Frame-Options", "DENY"),
+            ("Referrer-Policy", "same-origin"),
+        ]
+    }
 
-    /// `all` as typed fields, made once rather than per answer.
-    private static let fields = all.map { HTTPField(name: HTTPField.Name($0.name)!, value: $0.value) }
+    /// The headers of answers no form is in (JSON, event streams, refusals).
+    package static let all = all(formOrigins: [])
 
-    package static func add(to headers: inout HTTPFields) {
+    /// `all(formOrigins:)` as typed fields, made once per server rather than per answer.
+    package static func fields(formOrigins: [String]) -> [HTTPField] {
+        all(formOrigins: formOrigins).map { HTTPField(name: HTTPField.Name($0.name)!, value: $0.value) }
+    }
+
+    package static func add(to headers: inout HTTPFields, _ fields: [HTTPField]) {
         for field in fields where headers[field.name] == nil { headers.append(field) }
     }
 

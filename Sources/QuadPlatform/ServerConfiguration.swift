@@ -59,6 +59,12 @@ public struct ServerConfiguration: Sendable {
     /// How people reach Quad (`QUAD_PUBLIC_URL`, `https://quad.campus.example`): the links in mail. Nil: worked out
     /// per request, and no mail.
     public var publicURL: String?
+    /// Sign-in with the organisation's accounts (OpenID Connect, `QUAD_OIDC_ISSUER` and the settings with it); nil:
+    /// Quad's own passwords only.
+    public var organisation: OrganisationSignIn?
+    /// Whether people may sign in with a password kept by Quad (`QUAD_LOCAL_PASSWORDS`): turned off, only the
+    /// organisation's sign-in is offered (the admin token still works, for the operator).
+    public var localPasswords = true
     /// `QUAD_TESTING=on`: allows the settings that only tests may use (`QUAD_NOW`), so that none of them can be
     /// switched on by accident in production.
     public var testing = false
@@ -184,6 +190,7 @@ public struct ServerConfiguration: Sendable {
         if let value = try count(.idleTimeout, 1...3600, "seconds") { idleTimeoutSeconds = value }
         if let value = try parse(.testing, "on or off", Self.parseSwitch) { testing = value }
         try readMail(raw: raw, parse: parse)
+        try readOrganisation(raw: raw, parse: parse)
         if let start = try parse(
             .now, "an ISO 8601 instant such as 2026-11-24T16:30:00Z", { try? Date($0, strategy: .iso8601) })
         {
@@ -282,6 +289,8 @@ public struct ServerConfiguration: Sendable {
         case refreshSeconds, trustProxy, webDirectory, signup, loanDays, roomOfferMinutes, bookOfferHours
         case maxConnections, maxConnectionsPerClient, headTimeout, idleTimeout
         case smtpURL, mailFrom, smtpCA, publicURL
+        case oidcIssuer, oidcClientId, oidcClientSecret, oidcClientSecretFile, oidcLabel, oidcAdminGroup
+        case oidcGroupsClaim, oidcStudentIdClaim, oidcLinkExisting, oidcSessionHours, localPasswords
         /// Gone (replaced by personal app links): setting it is refused with a message saying so.
         case legacyAPI
         /// Testing only: `QUAD_TESTING` allows `QUAD_NOW` (the instant the server's clock starts at).
@@ -297,7 +306,9 @@ public struct ServerConfiguration: Sendable {
             case .now: "--now"
             case .adminToken, .rateLimit, .rateBurst, .eventHeartbeat, .refreshSeconds, .legacyAPI, .trustProxy,
                 .webDirectory, .signup, .loanDays, .roomOfferMinutes, .bookOfferHours, .testing, .maxConnections,
-                .maxConnectionsPerClient, .headTimeout, .idleTimeout, .smtpURL, .mailFrom, .smtpCA, .publicURL:
+                .maxConnectionsPerClient, .headTimeout, .idleTimeout, .smtpURL, .mailFrom, .smtpCA, .publicURL,
+                .oidcIssuer, .oidcClientId, .oidcClientSecret, .oidcClientSecretFile, .oidcLabel, .oidcAdminGroup,
+                .oidcGroupsClaim, .oidcStudentIdClaim, .oidcLinkExisting, .oidcSessionHours, .localPasswords:
                 nil
             }
         }
@@ -329,6 +340,17 @@ public struct ServerConfiguration: Sendable {
             case .mailFrom: "QUAD_MAIL_FROM"
             case .smtpCA: "QUAD_SMTP_CA_FILE"
             case .publicURL: "QUAD_PUBLIC_URL"
+            case .oidcIssuer: "QUAD_OIDC_ISSUER"
+            case .oidcClientId: "QUAD_OIDC_CLIENT_ID"
+            case .oidcClientSecret: "QUAD_OIDC_CLIENT_SECRET"
+            case .oidcClientSecretFile: "QUAD_OIDC_CLIENT_SECRET_FILE"
+            case .oidcLabel: "QUAD_OIDC_LABEL"
+            case .oidcAdminGroup: "QUAD_OIDC_ADMIN_GROUP"
+            case .oidcGroupsClaim: "QUAD_OIDC_GROUPS_CLAIM"
+            case .oidcStudentIdClaim: "QUAD_OIDC_STUDENT_ID_CLAIM"
+            case .oidcLinkExisting: "QUAD_OIDC_LINK_EXISTING"
+            case .oidcSessionHours: "QUAD_OIDC_SESSION_HOURS"
+            case .localPasswords: "QUAD_LOCAL_PASSWORDS"
             case .testing: "QUAD_TESTING"
             case .now: "QUAD_NOW"
             }
@@ -405,5 +427,7 @@ extension ServerConfiguration.Setting {
     /// spells back as the variable's name.
     var key: ConfigKey { ConfigKey(variable.lowercased().split(separator: "_").map(String.init)) }
 
-    var isSecret: Bool { self == .adminToken || self == .database || self == .smtpURL }
+    var isSecret: Bool {
+        self == .adminToken || self == .database || self == .smtpURL || self == .oidcClientSecret
+    }
 }

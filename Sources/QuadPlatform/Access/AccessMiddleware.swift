@@ -154,7 +154,7 @@ extension SitePath {
 extension String {
     /// Percent-encoded for a query value: everything but unreserved characters and `/`, so `&`, `=`, `+`, `#`
     /// and `?` inside the value cannot end it early.
-    var queryValueEncoded: String {
+    package var queryValueEncoded: String {
         var allowed = CharacterSet.alphanumerics.intersection(
             CharacterSet(charactersIn: Unicode.Scalar(0)...Unicode.Scalar(127)))
         allowed.insert(charactersIn: "-._~/")

@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 import Hummingbird
 import QuadCore
 
@@ -10,10 +11,12 @@ package struct FrontDoor: HTTPResponder {
     package let router: RouterResponder<AppRequestContext>
     /// The original apps' file names under an app link, as Quad's paths (`Feature.appLinkPaths`).
     let appLinkPaths: [String: String]
+    /// The security headers, made once (`SecurityHeaders.fields`).
+    let securityFields: [HTTPField]
 
     package func respond(to request: Request, context: Context) async throws -> Response {
         var response = try await route(request, context: context)
-        SecurityHeaders.add(to: &response.headers)
+        SecurityHeaders.add(to: &response.headers, securityFields)
         return response
     }
 

@@ -22,9 +22,20 @@ struct Login: AsyncParsableCommand {
     @Flag(help: "Read the password from the first line of standard input.")
     var passwordStdin = false
 
+    @Flag(help: "Sign in with the organisation's account, in the browser (Quad sends the answer back to this machine).")
+    var sso = false
+
+    @Flag(help: "With --sso: print the address to open rather than opening the browser.")
+    var noBrowser = false
+
     func run() async throws {
         try await runClient {
             let context = try ClientContext(options)
+            if sso {
+                let person = try await OrganisationLogin(context: context, openBrowser: !noBrowser).run()
+                try save(person, context: context)
+                return
+            }
             guard let username = username ?? prompt("Username: ")?.trimmingCharacters(in: .whitespaces),
                 !username.isEmpty
             else { throw CLIError.usage("a username is needed (--username)") }
@@ -33,17 +44,22 @@ struct Login: AsyncParsableCommand {
                     getpass("Password: ").map { String(cString: $0) }
                 }
             guard let password, !password.isEmpty else { throw CLIError.usage("a password is needed") }
-            let (token, person) = try await context.client.signIn(username: username, password: password)
-            var credentials = Credentials.load()
-            credentials.servers[Credentials.key(context.serverURL)] = .init(token: token, username: person.username)
-            try credentials.save()
-            if context.json {
-                try context.printJSON(person)
-            } else {
-                context.print(
-                    "Signed in to \(context.serverURL.absoluteString) as \(TerminalText.visible(person.displayName)).\n"
-                )
-            }
+            try save(try await context.client.signIn(username: username, password: password), context: context)
+        }
+    }
+
+    /// Keeps the token for this server and says who is signed in.
+    private func save(_ session: (token: String, person: Person), context: ClientContext) throws {
+        var credentials = Credentials.load()
+        credentials.servers[Credentials.key(context.serverURL)] = .init(
+            token: session.token, username: session.person.username)
+        try credentials.save()
+        if context.json {
+            try context.printJSON(session.person)
+        } else {
+            context.print(
+                "Signed in to \(context.serverURL.absoluteString) as \(TerminalText.visible(session.person.displayName)).\n"
+            )
         }
     }
 
