@@ -150,3 +150,9 @@ def test_the_sign_in_page_with_the_organisation_fits_and_is_accessible(server, n
     assert button.size["height"] >= 44
     assert driver.execute_script("return document.documentElement.scrollWidth <= window.innerWidth")
     axe.assert_clean(driver, f"/signin with the organisation at {width} px, {lang}")
+    # A sign-in that cannot finish (here: an answer for no sign-in under way) says why, and offers to start again.
+    driver.get(f"{server.url}/signin/sso/callback?state=none&code=none")
+    assert one(driver, "#sso-problem").text
+    assert one(driver, "#sso-again").get_attribute("href") == f"{server.url}/signin/sso"
+    assert driver.execute_script("return document.documentElement.scrollWidth <= window.innerWidth")
+    axe.assert_clean(driver, f"a sign-in that did not finish at {width} px, {lang}")

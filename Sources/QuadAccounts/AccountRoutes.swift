@@ -48,11 +48,14 @@ struct AccountRoutes {
         let off = try await accounts.addresses.choicesOff(of: person.username)
         let record = try await accounts.platform.outbox.record(of: person.username)
         let sends = accounts.platform.mailer != nil
+        let fromOrganisation = try await accounts.platform.database.read { sql in
+            try await PeopleStore.signsInWithTheOrganisation(sql, person.username.lowercased())
+        }
         let zone = TimeZone(identifier: "UTC")!
         return try web.page(request, template: "account", status: status, title: { $0("account.title") }) { t in
             AccountPage(
                 signedInAs: t("account.signedInAs", ["name": person.displayName, "username": person.username]),
-                username: person.username,
+                username: person.username, fromOrganisation: fromOrganisation,
                 feed: person.role == .feed, hasLinks: !links.isEmpty,
                 links: links.map { link in
                     .init(
@@ -123,6 +126,8 @@ struct AccountPage {
     let signedInAs: String
     /// For password managers: whose password the form changes.
     let username: String
+    /// They sign in with the organisation's account: no password to change here.
+    let fromOrganisation: Bool
     let feed: Bool
     let hasLinks: Bool
     let links: [Link]

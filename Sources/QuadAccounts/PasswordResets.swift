@@ -23,7 +23,8 @@ struct PasswordResets: Sendable {
         ])
 
     /// Whose account `who` names (a username, or an address in use, in any case) and where its mail goes; nil when
-    /// there is none, or it has no address in use.
+    /// there is none, it has no address in use, or it signs in with the organisation (Quad keeps no password for
+    /// them: one set here would outlive their removal at the provider).
     func account(
         named who: String, _ sql: any SQLDatabase
     ) async throws -> (person: Person, address: String, language: Language)? {
@@ -34,6 +35,7 @@ struct PasswordResets: Sendable {
                 SELECT p.username, p.display_name, p.role, p.student_id, m.address, m.language
                 FROM people p JOIN mail_addresses m ON m.username_key = p.username_key
                 WHERE m.address IS NOT NULL AND (p.username_key = \(bind: key) OR LOWER(m.address) = \(bind: key))
+                    AND p.username_key NOT IN (SELECT username_key FROM organisation_people)
                 ORDER BY CASE WHEN p.username_key = \(bind: key) THEN 0 ELSE 1 END LIMIT 1
                 """
             ).first()

@@ -158,6 +158,7 @@ final class PeopleStore: Sendable {
             var ended: [String] = []
             if formerStudentId != person.studentId { ended = [formerStudentId, person.studentId].compactMap { $0 } }
             var ownKey: String?
+            if hash != nil, try await Self.signsInWithTheOrganisation(sql, key) { throw Self.organisationAccount }
             if let hash {
                 try await sql.raw("UPDATE people SET password_hash = \(bind: hash) WHERE username_key = \(bind: key)")
                     .run()
@@ -226,6 +227,18 @@ final class PeopleStore: Sendable {
     private func hash(_ password: String) async throws -> String {
         let cost = passwordCost
         return try await PasswordHashing.hash(password, cost: cost)
+    }
+
+    static let organisationAccount = Problem.conflict(
+        "organisation-account", title: "Signs in with the organisation",
+        detail:
+            "They sign in with the organisation's account: Quad keeps no password for them (one would outlive their removal there)."
+    )
+
+    /// Whether the person signs in through the organisation's provider (`organisation_people`).
+    static func signsInWithTheOrganisation(_ sql: any SQLDatabase, _ key: String) async throws -> Bool {
+        try await sql.raw("SELECT username_key FROM organisation_people WHERE username_key = \(bind: key)").first()
+            != nil
     }
 
     /// Quad keeps at least one admin (the admin token acts as one): a change that would leave none is refused,

@@ -21,12 +21,12 @@ struct OrganisationSignInTests {
 
     /// Quad with sign-in through `provider`; `adjust` changes the settings further.
     static func run(
-        _ provider: OpenIDProviderProcess, adjust: @escaping @Sendable (inout OrganisationSignIn) -> Void = { _ in },
-        passwords: Bool = true,
+        _ provider: OpenIDProviderProcess, engine: Database.Engine = .sqlite,
+        adjust: @escaping @Sendable (inout OrganisationSignIn) -> Void = { _ in }, passwords: Bool = true,
         _ body: @escaping @Sendable (TestApp, any TestClientProtocol) async throws -> Void
     ) async throws {
         try await TestApp.run(
-            at: SystemClock().now,
+            engine, at: SystemClock().now,
             configure: { configuration in
                 var settings = OrganisationSignIn(issuer: provider.issuer, clientID: "quad", clientSecret: Self.secret)
                 settings.label = "Campus ID"
@@ -70,7 +70,12 @@ struct OrganisationSignInTests {
         return try JSONSerialization.jsonObject(with: Data(buffer: response.body)) as? [String: Any]
     }
 
-    @Test func someoneNewSignsInWithTheirOrganisationAccountAndTheProviderKeepsWhatItOwns() async throws {
+    @Test(arguments: TestDatabase.engines)
+    func someoneNewSignsInWithTheirOrganisationAccountAndTheProviderKeepsWhatItOwns(
+        engine: Database.Engine
+    )
+        async throws
+    {
         let provider = try OpenIDProviderProcess()
         defer { provider.stop() }
         try await provider.setPerson(
@@ -79,7 +84,7 @@ struct OrganisationSignInTests {
                 "name": "Maya Patel", "preferred_username": "maya", "email": "maya@campus.example", "locale": "fr-FR",
                 "groups": ["staff", "quad-admins"],
             ])
-        try await Self.run(provider) { app, client in
+        try await Self.run(provider, engine: engine) { app, client in
             let first = try await Self.signIn(client, provider, as: "maya-0042")
             #expect(first.response.status == .seeOther)
             #expect(first.response.headers[.location] == "/rooms", "back where they were going")
@@ -123,6 +128,16 @@ struct OrganisationSignInTests {
                 uri: "/api/sessions", method: .post, headers: [.contentType: "application/json"],
                 body: ByteBuffer(string: #"{"username":"maya","password":"!"}"#))
             #expect(password.status == .unauthorized)
+            // Nor can one be set for them: it would outlive their removal at the provider.
+            let given = try await client.execute(
+                uri: "/api/people/maya", method: .patch,
+                headers: [.authorization: "Bearer \(TestApp.adminToken)", .contentType: "application/json"],
+                body: ByteBuffer(string: #"{"password":"a password for maya"}"#))
+            #expect(given.status == .conflict)
+            let account = try await client.execute(
+                uri: "/account", method: .get, headers: [.cookie: "\(Credential.sessionCookieName)=\(secondToken)"])
+            #expect(account.status == .ok)
+            #expect(!account.text.contains(#"action="/account/password""#))
         }
     }
 
@@ -229,14 +244,15 @@ struct OrganisationSignInTests {
         }
     }
 
-    @Test func someoneAlreadyHereIsLinkedOnlyWhenTheOperatorSaysSo() async throws {
+    @Test(arguments: TestDatabase.engines)
+    func someoneAlreadyHereIsLinkedOnlyWhenTheOperatorSaysSo(engine: Database.Engine) async throws {
         let provider = try OpenIDProviderProcess()
         defer { provider.stop() }
         try await provider.setPerson(
             "ada-1815", ["name": "Ada Lovelace", "preferred_username": "ada", "email": "ada@campus.example"])
         try await provider.setPerson("grace-1906", ["name": "Grace Hopper", "preferred_username": "grace"])
         for link in [false, true] {
-            try await Self.run(provider, adjust: { $0.linkExisting = link }) { app, client in
+            try await Self.run(provider, engine: engine, adjust: { $0.linkExisting = link }) { app, client in
                 let accounts = app.features.accounts
                 _ = try await accounts.add(
                     username: "ada", displayName: "Ada", password: "a password of ada's", role: "member",
@@ -265,11 +281,12 @@ struct OrganisationSignInTests {
         }
     }
 
-    @Test func anAppGetsAOneTimeCodeOnItsLoopbackAndTradesItForAToken() async throws {
+    @Test(arguments: TestDatabase.engines)
+    func anAppGetsAOneTimeCodeOnItsLoopbackAndTradesItForAToken(engine: Database.Engine) async throws {
         let provider = try OpenIDProviderProcess()
         defer { provider.stop() }
         try await provider.setPerson("kier-9", ["name": "Kier", "preferred_username": "kier"])
-        try await Self.run(provider) { _, client in
+        try await Self.run(provider, engine: engine) { _, client in
             let verifier = SecureRandom.base64url(byteCount: 32)
             let challenge = SignInFlows.challenge(verifier)
             let finish = try await Self.signIn(
