@@ -16,6 +16,9 @@ What this file adds, all under /test/ except the PKCE check:
   `wrong-nonce` (each signed with the provider's own key, so only that claim is wrong) or `none` (`alg: none`,
   unsigned). This is the one stand-in the issue allows: the provider cannot be made to issue such tokens itself.
 - `POST /test/rotate`: the provider signs with a new key from now on (its JWKS lists only the new one).
+- `POST /test/unnamed-keys`: from now on its keys and tokens carry no `kid`, as some providers' do with one key
+  (LemonLDAP::NG without `oidcServiceKeyIdSig`): its JWKS lists the key without one, and each ID token is signed again
+  by the same key with no `kid` in its header.
 """
 
 from __future__ import annotations
@@ -53,6 +56,7 @@ def build_app() -> flask.Flask:
     challenges: dict[str, str] = {}  # code -> S256 challenge it was asked with
     authorizations: list[dict[str, str]] = []
     tamper: dict[str, str] = {}
+    unnamed = {"on": False}
 
     def storage():
         return flask.g.oidc_provider_mock_storage
@@ -86,12 +90,14 @@ def build_app() -> flask.Flask:
             return response
         with lock:
             mode = tamper.pop("mode", None)
+        if mode is None and unnamed["on"]:
+            mode = "unnamed"
         if mode is None:
             return response
         answer = json.loads(response.get_data())
         own = RSAKey.import_key(storage().jwk.as_dict(is_private=True))
         claims = dict(jwt.decode(answer["id_token"], own).claims)
-        header = {"alg": "RS256", "kid": own.kid}
+        header = {"alg": "RS256"} if mode == "unnamed" else {"alg": "RS256", "kid": own.kid}
         key = own
         now = int(time.time())
         if mode == "other-key":
@@ -116,6 +122,20 @@ def build_app() -> flask.Flask:
     def set_tamper():
         with lock:
             tamper["mode"] = flask.request.get_json()["mode"]
+        return "", 204
+
+    @app.after_request
+    def strip_key_names(response: flask.Response) -> flask.Response:
+        if flask.request.path == "/jwks" and unnamed["on"]:
+            keys = json.loads(response.get_data())
+            for key in keys["keys"]:
+                key.pop("kid", None)
+            response.set_data(json.dumps(keys))
+        return response
+
+    @app.post("/test/unnamed-keys")
+    def name_no_keys():
+        unnamed["on"] = True
         return "", 204
 
     @app.post("/test/rotate")

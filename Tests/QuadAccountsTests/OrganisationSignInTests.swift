@@ -212,6 +212,34 @@ struct OrganisationSignInTests {
         }
     }
 
+    @Test func keysWithoutANameAreStillTheProvidersKeys() async throws {
+        let provider = try OpenIDProviderProcess()
+        defer { provider.stop() }
+        try await provider.setPerson("lin-1", ["name": "Lin Chen", "preferred_username": "lin"])
+        try await provider.nameNoKeys()
+        try await Self.run(provider) { _, client in
+            #expect(try await Self.signIn(client, provider, as: "lin-1").sessionToken != nil)
+            // Still only the provider's: a token signed by another key is refused.
+            try await provider.tamper("other-key")
+            let forged = try await Self.signIn(client, provider, as: "lin-1")
+            #expect(forged.response.status == .badRequest)
+            #expect(forged.sessionToken == nil)
+        }
+    }
+
+    /// An issuer that is not the one the provider names (here: a trailing slash) is the operator's to mend: the page
+    /// says so, rather than "try again".
+    @Test func aProviderSetUpWrongIsSaidToBeSo() async throws {
+        let provider = try OpenIDProviderProcess()
+        defer { provider.stop() }
+        try await Self.run(provider, adjust: { $0.issuer += "/" }) { _, client in
+            let start = try await client.execute(uri: "/signin/sso", method: .get, headers: [.acceptLanguage: "en"])
+            #expect(start.status == .serviceUnavailable)
+            #expect(start.text.contains("is not set up right on this Quad"))
+            #expect(start.cookie(OrganisationRoutes.cookieName) == nil)
+        }
+    }
+
     @Test func aProviderThatIsDownIsAClearPage() async throws {
         let provider = try OpenIDProviderProcess()
         provider.stop()

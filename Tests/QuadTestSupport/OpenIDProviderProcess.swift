@@ -99,6 +99,9 @@ package final class OpenIDProviderProcess: @unchecked Sendable {
     /// The next ID token the provider gives is replaced by one made wrong in this way (`e2e/oidc_provider.py`).
     package func tamper(_ mode: String) async throws { try await post("/test/tamper", ["mode": mode]) }
 
+    /// From now on the provider's keys and tokens carry no `kid` (as LemonLDAP::NG's do when none is set).
+    package func nameNoKeys() async throws { try await post("/test/unnamed-keys", [:]) }
+
     /// The provider signs with a new key from now on.
     package func rotateKeys() async throws { try await post("/test/rotate", [:]) }
 

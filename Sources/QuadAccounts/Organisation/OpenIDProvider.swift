@@ -32,6 +32,9 @@ actor OpenIDProvider {
 
     /// Why a sign-in through the provider could not finish: each is a page of its own, never a 500.
     enum Failure: Error, Equatable {
+        /// Quad and the provider do not agree on how Quad is set up (the issuer, the client, its secret): only the
+        /// operator can mend it.
+        case misconfigured(String)
         /// The provider did not answer, or not with what the standard says (down, misconfigured).
         case unreachable(String)
         /// The provider refused (a code used twice or too late, a client it does not know).
@@ -77,7 +80,9 @@ actor OpenIDProvider {
             throw .unreachable("its discovery document is not one")
         }
         guard document.issuer == settings.issuer else {
-            throw .unreachable("its discovery document names another issuer (\(document.issuer))")
+            throw .misconfigured(
+                "its discovery document names the issuer \(document.issuer), and QUAD_OIDC_ISSUER is \(settings.issuer)"
+            )
         }
         discovered = (document, clock.now)
         return document
@@ -117,7 +122,13 @@ actor OpenIDProvider {
         let answer = try? JSONDecoder().decode(Answer.self, from: data)
         guard (200..<300).contains(status) else {
             if (400..<500).contains(status) {
-                throw .refused(answer?.error.map(Self.errorCode) ?? "status \(status)")
+                let error = answer?.error.map(Self.errorCode) ?? "status \(status)"
+                // RFC 6749 §5.2: the client is not known, or its secret is wrong.
+                if ["invalid_client", "unauthorized_client"].contains(error) {
+                    throw .misconfigured(
+                        "its token endpoint says \(error): check QUAD_OIDC_CLIENT_ID and QUAD_OIDC_CLIENT_SECRET")
+                }
+                throw .refused(error)
             }
             throw .unreachable("its token endpoint answered \(status)")
         }
@@ -154,7 +165,10 @@ actor OpenIDProvider {
         let collection = JWTKeyCollection()
         do {
             let set = try JSONDecoder().decode(JWKS.self, from: data)
-            for key in set.keys where key.keyIdentifier != nil {
+            for (index, var key) in set.keys.enumerated() {
+                // A key the provider gave no `kid` (some do, with one key) is known by its place: jwt-kit keeps keys
+                // by `kid`, and tries each one for a token that names none.
+                if key.keyIdentifier == nil { key.keyIdentifier = JWKIdentifier(string: "quad-unnamed-\(index)") }
                 // A key that cannot sign tokens Quad accepts (an encryption key, an unknown kind) is left out.
                 try? await collection.add(jwk: key)
             }

@@ -73,6 +73,8 @@ struct OrganisationRoutes {
         } catch {
             return try failurePage(request, error)
         }
+        accounts.platform.logger.info(
+            "Signed in with the organisation: \(person.username)\(flow.app == nil ? "" : " (for an app)")")
         var response: Response
         if let app = flow.app {
             let code = try await organisation.flows.code(for: person.username, challenge: app.challenge)
@@ -106,6 +108,9 @@ struct OrganisationRoutes {
         switch error {
         case let failure as OpenIDProvider.Failure:
             switch failure {
+            case .misconfigured(let why):
+                accounts.platform.logger.error("Sign-in with the organisation is not set up right: \(why)")
+                return try problemPage(request, .serviceUnavailable, "sso.misconfigured")
             case .unreachable(let why):
                 accounts.platform.logger.warning("Sign-in with the organisation: the provider is unreachable: \(why)")
                 return try problemPage(request, .serviceUnavailable, "sso.unreachable")
