@@ -94,7 +94,8 @@ package final class Accounts: Feature, PersonDirectory {
         account.register(on: routes)
         MailAddressRoutes(accounts: self, web: web, account: account).register(on: routes)
         UnsubscribeRoutes(accounts: self, web: web).register(on: routes)
-        PasswordResetRoutes(accounts: self, web: web).register(on: routes)
+        // Passwords off: no one sets one, so there is no link to ask for either.
+        if platform.configuration.localPasswords { PasswordResetRoutes(accounts: self, web: web).register(on: routes) }
         if let organisation {
             OrganisationRoutes(accounts: self, organisation: organisation, web: web).register(on: routes)
         }

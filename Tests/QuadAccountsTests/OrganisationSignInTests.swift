@@ -371,6 +371,9 @@ struct OrganisationSignInTests {
             let page = try await client.execute(uri: "/signin", method: .get, headers: [.acceptLanguage: "en"])
             #expect(page.text.contains("Sign in with Campus ID"))
             #expect(!page.text.contains(#"name="password""#))
+            for path in ["/signin/forgot", "/signup"] {
+                #expect(try await client.execute(uri: path, method: .get).status == .notFound, "\(path)")
+            }
         }
     }
 
