@@ -17,6 +17,8 @@ public final class Database: Sendable {
     public let engine: Engine
     private let backend: Backend
     private let logger: Logger
+    /// A SQLite file's lock, shared with every server using it (see `ServingLock`).
+    private let serving: ServingLock?
 
     private enum Backend: Sendable {
         /// SQLite allows one writer: a single connection, with whole sessions taken in turn, keeps
@@ -28,6 +30,10 @@ public final class Database: Sendable {
     public static func open(_ location: DatabaseLocation, logger: Logger) async throws -> Database {
         switch location {
         case .sqlite(let path):
+            // Held while the database is open: a restore (`quad restore`) never replaces the file under it.
+            guard let serving = ServingLock(path: path, exclusive: false) else {
+                throw Backup.Failure("a restore of \(path) is under way (it holds \(path).lock)")
+            }
             let connection = try await SQLiteConnection.open(storage: .file(path: path), logger: logger)
             // WAL lets readers run beside the writer; synchronous FULL makes an acknowledged commit durable.
             try await configureSQLite(connection, journal: "WAL")
@@ -35,7 +41,7 @@ public final class Database: Sendable {
             try await reader.sql().raw("PRAGMA query_only = ON").run()
             return Database(
                 engine: .sqlite, backend: .sqlite(connection, AsyncLock(), reader: (reader, AsyncLock())),
-                logger: logger)
+                logger: logger, serving: serving)
         case .sqliteMemory:
             let connection = try await SQLiteConnection.open(storage: .memory, logger: logger)
             try await configureSQLite(connection, journal: "MEMORY")
@@ -76,10 +82,11 @@ public final class Database: Sendable {
         }
     }
 
-    private init(engine: Engine, backend: Backend, logger: Logger) {
+    private init(engine: Engine, backend: Backend, logger: Logger, serving: ServingLock? = nil) {
         self.engine = engine
         self.backend = backend
         self.logger = logger
+        self.serving = serving
     }
 
     private static func configureSQLite(_ connection: SQLiteConnection, journal: String) async throws {
@@ -184,6 +191,7 @@ public final class Database: Sendable {
         case .sqlite(let connection, let lock, let reader):
             if let reader { await reader.1.withLock { try? await reader.0.close() } }
             await lock.withLock { try? await connection.close() }
+            serving?.release()
         case .postgres(let pool, _):
             try? await pool.shutdownAsync()
         }

@@ -24,6 +24,8 @@ public struct Platform: Sendable {
     /// `GET /api/events`, opened by the router or the fast path, with one count of each client's streams.
     let eventStreams: EventStreams
     public let logger: Logger
+    /// Rotating copies of the SQLite database (`QUAD_BACKUP_DIR`), when set.
+    public let backups: RotatingBackups?
     /// The one clock (see `ServerConfiguration.clock`).
     public var clock: any QuadClock { configuration.clock }
 
@@ -68,8 +70,13 @@ public struct Platform: Sendable {
             eventStreams: EventStreams(
                 hub: events, heartbeat: configuration.eventHeartbeat,
                 maxPerClient: configuration.maxEventStreamsPerClient),
-            logger: logger)
+            logger: logger, backups: Self.backups(configuration, logger: logger))
         return (platform, fresh)
+    }
+
+    static func backups(_ configuration: ServerConfiguration, logger: Logger) -> RotatingBackups? {
+        guard let settings = configuration.backups, case .sqlite(let path) = configuration.database else { return nil }
+        return RotatingBackups(path: path, settings: settings, clock: configuration.clock, logger: logger)
     }
 
     /// The mailer, and its courier to the relay the configuration names (greeting it as the public address's host).

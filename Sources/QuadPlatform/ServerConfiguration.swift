@@ -65,6 +65,8 @@ public struct ServerConfiguration: Sendable {
     /// Whether people may sign in with a password kept by Quad (`QUAD_LOCAL_PASSWORDS`): turned off, only the
     /// organisation's sign-in is offered (the admin token still works, for the operator).
     public var localPasswords = true
+    /// Rotating backups of the SQLite database (`QUAD_BACKUP_DIR` and the settings with it); nil: none.
+    public var backups: BackupSettings?
     /// `QUAD_TESTING=on`: allows the settings that only tests may use (`QUAD_NOW`), so that none of them can be
     /// switched on by accident in production.
     public var testing = false
@@ -191,6 +193,7 @@ public struct ServerConfiguration: Sendable {
         if let value = try parse(.testing, "on or off", Self.parseSwitch) { testing = value }
         try readMail(raw: raw, parse: parse)
         try readOrganisation(raw: raw, parse: parse)
+        try readBackups(raw: raw, parse: parse)
         if let start = try parse(
             .now, "an ISO 8601 instant such as 2026-11-24T16:30:00Z", { try? Date($0, strategy: .iso8601) })
         {
@@ -291,6 +294,7 @@ public struct ServerConfiguration: Sendable {
         case smtpURL, mailFrom, smtpCA, publicURL
         case oidcIssuer, oidcClientId, oidcClientSecret, oidcClientSecretFile, oidcLabel, oidcAdminGroup
         case oidcGroupsClaim, oidcStudentIdClaim, oidcLinkExisting, oidcSessionHours, localPasswords
+        case backupDirectory, backupEvery, backupKeep
         /// Gone (replaced by personal app links): setting it is refused with a message saying so.
         case legacyAPI
         /// Testing only: `QUAD_TESTING` allows `QUAD_NOW` (the instant the server's clock starts at).
@@ -308,7 +312,8 @@ public struct ServerConfiguration: Sendable {
                 .webDirectory, .signup, .loanDays, .roomOfferMinutes, .bookOfferHours, .testing, .maxConnections,
                 .maxConnectionsPerClient, .headTimeout, .idleTimeout, .smtpURL, .mailFrom, .smtpCA, .publicURL,
                 .oidcIssuer, .oidcClientId, .oidcClientSecret, .oidcClientSecretFile, .oidcLabel, .oidcAdminGroup,
-                .oidcGroupsClaim, .oidcStudentIdClaim, .oidcLinkExisting, .oidcSessionHours, .localPasswords:
+                .oidcGroupsClaim, .oidcStudentIdClaim, .oidcLinkExisting, .oidcSessionHours, .localPasswords,
+                .backupDirectory, .backupEvery, .backupKeep:
                 nil
             }
         }
@@ -351,6 +356,9 @@ public struct ServerConfiguration: Sendable {
             case .oidcLinkExisting: "QUAD_OIDC_LINK_EXISTING"
             case .oidcSessionHours: "QUAD_OIDC_SESSION_HOURS"
             case .localPasswords: "QUAD_LOCAL_PASSWORDS"
+            case .backupDirectory: "QUAD_BACKUP_DIR"
+            case .backupEvery: "QUAD_BACKUP_EVERY"
+            case .backupKeep: "QUAD_BACKUP_KEEP"
             case .testing: "QUAD_TESTING"
             case .now: "QUAD_NOW"
             }

@@ -68,6 +68,7 @@ package struct Quad {
             router: try await buildRouter(platform, features: features.all, people: features.accounts, extra: extra),
             server: .quad(platform, features: features.all, people: features.accounts),
             services: [platform.events, platform.idempotency] + (platform.courier.map { [$0] } ?? [])
+                + (platform.backups.map { [$0] } ?? [])
                 + features.all.flatMap(\.services))
     }
 }

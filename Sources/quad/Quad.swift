@@ -18,7 +18,8 @@ struct Quad: AsyncParsableCommand {
             """,
         // Client commands for Specials, Library and Timetable slot in here (see Sources/quad/Client).
         subcommands: [
-            Serve.self, Login.self, Logout.self, RoomsCommand.self, BookCommand.self, CancelCommand.self,
+            Serve.self, BackupCommand.self, RestoreCommand.self, Login.self, Logout.self, RoomsCommand.self,
+            BookCommand.self, CancelCommand.self,
             BookingsCommand.self, CheckinCommand.self, WaitCommand.self, OffersCommand.self, AcceptCommand.self,
             LeaveCommand.self, DismissCommand.self, TodayCommand.self, Watch.self,
             LibraryCommand.self, SpecialsCommand.self, TimetableCommand.self,
