@@ -135,6 +135,8 @@ package final class PageCache: Sendable {
         }
         var head = head
         head.headers.remove(name: "date")
+        // Each answer's own: the request that drew the page is not the one it is answered to next.
+        head.headers.remove(name: "x-request-id")
         let types = [Self.sessions] + parts[2].split(separator: ",").map(String.init)
         let page = Page(head: head, body: body, person: person, stamp: stamp, types: types, expires: expires)
         // The body, with room for the key and the head.

@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 import Hummingbird
 import HummingbirdCore
 import Logging
@@ -124,8 +125,10 @@ struct RequestLogMiddleware: RouterMiddleware {
         async throws -> Response
     {
         let start = ContinuousClock.now
-        let response = try await next(request, context)
+        var response = try await next(request, context)
         let elapsed = ContinuousClock.now - start
+        // The id the log line carries, for someone reporting a problem to quote.
+        response.headers[.xRequestID] = context.requestId
         context.logger.info(
             "\(request.method.rawValue) \(request.uri.path) \(response.status.code)",
             metadata: [
@@ -144,4 +147,8 @@ public enum Announce {
     public static let stdout: @Sendable (String) -> Void = { line in
         FileHandle.standardOutput.write(Data((line + "\n").utf8))
     }
+}
+
+extension HTTPField.Name {
+    static let xRequestID = HTTPField.Name("X-Request-Id")!
 }

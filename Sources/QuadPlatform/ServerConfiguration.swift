@@ -11,6 +11,8 @@ public struct ServerConfiguration: Sendable {
     public var port = 8080
     public var database = DatabaseLocation.sqlite(path: "quad.sqlite")
     public var logLevel = Logger.Level.info
+    /// `QUAD_LOG_FORMAT`: `text` (a line as swift-log writes it) or `json` (`JSONLogHandler`).
+    public var logJSON = false
     /// `QUAD_ADMIN_TOKEN`; when nil, the first start generates one and stores its hash.
     public var adminToken: String?
     public var loadDemoData = true
@@ -109,6 +111,9 @@ public struct ServerConfiguration: Sendable {
             { Logger.Level(rawValue: $0.lowercased()) })
         {
             logLevel = value
+        }
+        if let value = try parse(.logFormat, "text or json", { ["text": "text", "json": "json"][$0.lowercased()] }) {
+            logJSON = value == "json"
         }
         if let value = try parse(.adminToken, "a token of at least 16 characters", { $0.count >= 16 ? $0 : nil }) {
             adminToken = value
@@ -294,7 +299,7 @@ public struct ServerConfiguration: Sendable {
         case smtpURL, mailFrom, smtpCA, publicURL
         case oidcIssuer, oidcClientId, oidcClientSecret, oidcClientSecretFile, oidcLabel, oidcAdminGroup
         case oidcGroupsClaim, oidcStudentIdClaim, oidcLinkExisting, oidcSessionHours, localPasswords
-        case backupDirectory, backupEvery, backupKeep
+        case backupDirectory, backupEvery, backupKeep, logFormat
         /// Gone (replaced by personal app links): setting it is refused with a message saying so.
         case legacyAPI
         /// Testing only: `QUAD_TESTING` allows `QUAD_NOW` (the instant the server's clock starts at).
@@ -313,7 +318,7 @@ public struct ServerConfiguration: Sendable {
                 .maxConnectionsPerClient, .headTimeout, .idleTimeout, .smtpURL, .mailFrom, .smtpCA, .publicURL,
                 .oidcIssuer, .oidcClientId, .oidcClientSecret, .oidcClientSecretFile, .oidcLabel, .oidcAdminGroup,
                 .oidcGroupsClaim, .oidcStudentIdClaim, .oidcLinkExisting, .oidcSessionHours, .localPasswords,
-                .backupDirectory, .backupEvery, .backupKeep:
+                .backupDirectory, .backupEvery, .backupKeep, .logFormat:
                 nil
             }
         }
@@ -359,6 +364,7 @@ public struct ServerConfiguration: Sendable {
             case .backupDirectory: "QUAD_BACKUP_DIR"
             case .backupEvery: "QUAD_BACKUP_EVERY"
             case .backupKeep: "QUAD_BACKUP_KEEP"
+            case .logFormat: "QUAD_LOG_FORMAT"
             case .testing: "QUAD_TESTING"
             case .now: "QUAD_NOW"
             }

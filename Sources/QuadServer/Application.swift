@@ -21,7 +21,8 @@ import struct HummingbirdCore.HTTPServerBuilder
 public func buildApplication(
     _ configuration: ServerConfiguration, announce: @escaping @Sendable (String) -> Void = Announce.stdout
 ) async throws -> some ApplicationProtocol {
-    var logger = Logger(label: "quad")
+    var logger =
+        configuration.logJSON ? Logger(label: "quad", factory: { JSONLogHandler(label: $0) }) : Logger(label: "quad")
     logger.logLevel = configuration.logLevel
 
     let database = try await Database.open(configuration.database, logger: logger)
