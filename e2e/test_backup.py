@@ -16,7 +16,7 @@ import time
 import urllib.parse
 from pathlib import Path
 
-from conftest import REPO_ROOT
+from conftest import REPO_ROOT, wait_until
 
 SETUP = REPO_ROOT / "Benchmarks" / "booking_storm_setup.py"
 
@@ -109,3 +109,18 @@ def test_a_backup_made_during_a_booking_storm_is_whole_and_keeps_every_booking_a
         assert answer.status == 200, answer.text
         kept |= {(booking["id"], token) for booking in answer.json()["bookings"]}
     assert before - kept == set(), f"{len(before - kept)} bookings acknowledged before the backup are missing"
+
+
+def test_quad_keeps_rotating_copies_by_itself_and_the_admin_page_says_the_last_one(quad_server_factory, tmp_path):
+    folder = tmp_path / "backups"
+    folder.mkdir()
+    server = quad_server_factory(env={"QUAD_BACKUP_DIR": str(folder), "QUAD_BACKUP_KEEP": "2"})
+    wait_until(lambda: list(folder.glob("quad-*Z.sqlite")), message="the first copy, made at start")
+    (copy,) = folder.glob("quad-*Z.sqlite")
+    with sqlite3.connect(f"file:{copy}?mode=ro", uri=True) as opened:
+        assert opened.execute("PRAGMA integrity_check").fetchone() == ("ok",)
+    page = server.request("/admin", admin=True)
+    assert page.status == 200
+    assert f'<div id="status-backup"><dt>Last backup</dt><dd>{copy.name}, ' in page.text
+    assert '<div id="status-outbox"><dt>Mail waiting to go</dt><dd>0 messages</dd></div>' in page.text
+    assert '<div id="status-sign-in"><dt>Sign-in</dt><dd>Quad passwords</dd></div>' in page.text

@@ -40,7 +40,7 @@ package func buildRouter(
         services: features.compactMap(\.link), adminLinks: features.flatMap(\.adminLinks), webs: features.map(\.web),
         clock: platform.clock,
         sources: platform.configuration.webDirectory,
-        checkTemplates: platform.configuration.testing)
+        checkTemplates: platform.configuration.testing, status: InstanceStatus(platform: platform))
     let trustProxy = platform.configuration.trustProxy
 
     router.add(middleware: RequestLogMiddleware())

@@ -33,6 +33,8 @@ package final class WebShell: Sendable {
     private let services: [ServiceLink]
     /// The features' pages for admins, listed on `/admin`.
     private let adminLinks: [AdminLink]
+    /// The state of this Quad, shown on `/admin` (nil: only the links, as in tests that build a shell alone).
+    private let status: InstanceStatus?
     /// For the held offers' minutes left.
     private let clock: any QuadClock
     static let languageCookie = "quad_lang"
@@ -45,12 +47,13 @@ package final class WebShell: Sendable {
     /// `checkTemplates`: check each page's template against its model as it is drawn (`TemplateCheck`; testing mode).
     package init(
         services: [ServiceLink], adminLinks: [AdminLink] = [], webs: [WebFiles], clock: any QuadClock,
-        sources: String? = nil, checkTemplates: Bool = false
+        sources: String? = nil, checkTemplates: Bool = false, status: InstanceStatus? = nil
     )
         async throws
     {
         self.clock = clock
         self.adminLinks = adminLinks
+        self.status = status
         let folders = try ([Self.files] + webs).map { ($0.module, try $0.folder(sources: sources)) }
         let web = folders[0].1  // the platform's: the service worker is there
         let templates = try WebFiles.load(folders)
@@ -92,8 +95,11 @@ package final class WebShell: Sendable {
     package func register(on routes: Routes) {
         // An admin's index: every feature's pages for admins.
         routes.on(.get, "/admin", .admin) { request, _ in
-            try self.page(request, template: "admin", title: { $0("admin.title") }) { t in
-                AdminPage(links: self.adminLinks.map { AdminPage.Link(title: t($0.title), path: $0.path) })
+            let facts = await self.status?.facts(Localizer(language: self.language(for: request))) ?? []
+            return try self.page(request, template: "admin", title: { $0("admin.title") }) { t in
+                AdminPage(
+                    links: self.adminLinks.map { AdminPage.Link(title: t($0.title), path: $0.path) }, facts: facts,
+                    hasFacts: !facts.isEmpty)
             }
         }
         routes.on(.get, Self.attentionPath, .member) { request, _ in
@@ -346,6 +352,10 @@ struct OfflinePage {}
 /// `/admin`: what an admin can manage, a card per page.
 struct AdminPage {
     let links: [Link]
+    /// The state of this Quad.
+    let facts: [InstanceStatus.Fact]
+    /// (Stored: templates see stored properties only.)
+    let hasFacts: Bool
 
     struct Link {
         let title: String
