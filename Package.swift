@@ -34,6 +34,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.29.0"),
         // Sign-in with the organisation (OpenID Connect): the provider's keys (JWKS) and its ID tokens' signatures.
         .package(url: "https://github.com/vapor/jwt-kit", from: "5.7.0"),
+        // `GET /metrics` in Prometheus's text format.
+        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.0"),
     ],
     targets: [
         // Domain models, rules and wire formats: Foundation only, shared by server, kit and CLI.
@@ -67,6 +69,7 @@ let package = Package(
                 .product(name: "Yams", package: "Yams"),
                 // gzip for static files (once, at start) and for larger answers to clients that accept it.
                 .product(name: "CompressNIO", package: "compress-nio"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
             ],
             resources: [.copy("Web")],
             plugins: [.plugin(name: "OpenAPIGenerator", package: "swift-openapi-generator")]

@@ -173,7 +173,10 @@ extension Accounts {
             try? await throttle.cancel(reservation: reservation)
             throw error
         }
-        guard let person else { throw Problem.unauthorized("The username or password is not right.") }
+        guard let person else {
+            platform.metrics.signInFailure()
+            throw Problem.unauthorized("The username or password is not right.")
+        }
         try await throttle.recordSuccess(username: username, address: address, reservation: reservation)
         return person
     }

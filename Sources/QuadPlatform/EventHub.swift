@@ -84,10 +84,15 @@ public final class EventHub: Service, Sendable {
     private let capacity: Int
     private let database: Database
     private let logger: Logger
+    /// Counts what is published, by kind (`/metrics`).
+    private let metrics: QuadMetrics?
     /// One channel per schema, so that separate Quads sharing a server do not hear each other.
     private var channel: String { "quad_events_" + database.schema }
 
-    package init(database: Database, capacity: Int, clock: any QuadClock, logger: Logger) {
+    package init(
+        database: Database, capacity: Int, clock: any QuadClock, logger: Logger, metrics: QuadMetrics? = nil
+    ) {
+        self.metrics = metrics
         // Local ids start from the clock in microseconds, so they keep growing across restarts of a single instance.
         let start = Int64(clock.now.timeIntervalSince1970 * 1_000_000)
         self.state = NIOLockedValueBox(
@@ -100,6 +105,7 @@ public final class EventHub: Service, Sendable {
     /// Publishes a change as its kind of event (`LiveEvent`). Call it after the change is committed. With `audience`
     /// (a username), only that person's streams hear it: an offer made to them, their place in a line.
     public func publish(_ event: some LiveEvent, to audience: String? = nil) async {
+        metrics?.event(kind: type(of: event).kind.rawValue)
         await publish(type(of: event).kind.rawValue, event, to: audience)
     }
 

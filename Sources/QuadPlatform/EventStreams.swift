@@ -77,6 +77,9 @@ final class EventStreams: Sendable {
     /// How many streams `client` holds (for tests).
     package func held(by client: String) -> Int { open.withLockedValue { $0[client] ?? 0 } }
 
+    /// Every stream open now, all clients together (`/metrics`).
+    var total: Int { open.withLockedValue { $0.values.reduce(0, +) } }
+
     package static func format(_ event: Event) -> String {
         "id: \(event.id)\nevent: \(event.type)\ndata: \(event.data)\n\n"
     }

@@ -47,12 +47,17 @@ package final class FastPath: ChannelDuplexHandler, RemovableChannelHandler {
         let pages: PageCache?
         /// Event streams, opened here (nil: by the router).
         let streams: EventStreams?
+        /// Counts the answers given here, as the router's are (`/metrics`), under each kept answer's operation.
+        let metrics: QuadMetrics?
+        let operations: [String: String]
 
         init(
             kept: [String: any AnyKeptAnswer], trustedProxies: Set<String>, rateLimiter: RateLimiter?, logger: Logger,
             clock: any QuadClock, session: @escaping @Sendable (String) -> Person?, pages: PageCache?,
-            streams: EventStreams?
+            streams: EventStreams?, metrics: QuadMetrics? = nil, operations: [String: String] = [:]
         ) {
+            self.metrics = metrics
+            self.operations = operations
             self.kept = kept
             self.trustedProxies = trustedProxies
             self.rateLimiter = rateLimiter
@@ -90,6 +95,8 @@ package final class FastPath: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     private let routes: Routes
+    /// When the request being answered began (for its latency in `/metrics`).
+    private var headAt = ContinuousClock.now
     /// Requests handed to the router and not yet fully answered: until they are, answering here would
     /// put a pipelined response ahead of theirs.
     private var routerRequests = 0
@@ -187,6 +194,7 @@ package final class FastPath: ChannelDuplexHandler, RemovableChannelHandler {
         }
         switch unwrapInboundIn(data) {
         case .head(let head):
+            headAt = ContinuousClock.now
             if routerRequests == 0, !forwarding {
                 if let answer = answer(head, remote: context.channel.remoteAddress) {
                     answering = Boxed(answer)
@@ -459,6 +467,9 @@ package final class FastPath: ChannelDuplexHandler, RemovableChannelHandler {
         if routes.logger.logLevel <= .info {
             routes.logger.info("GET \(answer.path) \(head.status.code)", metadata: ["answer": "kept"])
         }
+        routes.metrics?.request(
+            operation: routes.operations[answer.path] ?? "GET \(answer.path)", status: Int(head.status.code),
+            duration: ContinuousClock.now - headAt)
     }
 
     /// A kept page, as the router answered it, with this moment's `Date` (and the client's `RateLimit`).
@@ -473,6 +484,10 @@ package final class FastPath: ChannelDuplexHandler, RemovableChannelHandler {
         if routes.logger.logLevel <= .info {
             routes.logger.info("GET \(path) \(page.head.status.code)", metadata: ["page": "kept"])
         }
+        // Under one label: a kept page's address has its room or book in it, which would make a series of each.
+        routes.metrics?.request(
+            operation: "GET (a page kept in memory)", status: Int(page.head.status.code),
+            duration: ContinuousClock.now - headAt)
         context.write(wrapOutboundOut(.head(head)), promise: nil)
         context.write(wrapOutboundOut(.body(.byteBuffer(page.body))), promise: nil)
         context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)

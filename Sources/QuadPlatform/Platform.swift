@@ -26,6 +26,8 @@ public struct Platform: Sendable {
     public let logger: Logger
     /// Rotating copies of the SQLite database (`QUAD_BACKUP_DIR`), when set.
     public let backups: RotatingBackups?
+    /// What `/metrics` tells a monitoring system.
+    package let metrics: QuadMetrics
     /// The one clock (see `ServerConfiguration.clock`).
     public var clock: any QuadClock { configuration.clock }
 
@@ -56,8 +58,10 @@ public struct Platform: Sendable {
                     webs: webs, sources: configuration.webDirectory, checkTemplates: configuration.testing),
                 configuration)
         let mailer = desk.flatMap { Self.mailer(configuration, outbox: outbox, desk: $0, logger: logger) }
+        let metrics = QuadMetrics()
         let events = EventHub(
-            database: database, capacity: configuration.eventBufferSize, clock: configuration.clock, logger: logger)
+            database: database, capacity: configuration.eventBufferSize, clock: configuration.clock, logger: logger,
+            metrics: metrics)
         let platform = Platform(
             configuration: configuration, database: database, events: events,
             admin: admin, images: ImageStore(database: database, clock: configuration.clock),
@@ -70,7 +74,7 @@ public struct Platform: Sendable {
             eventStreams: EventStreams(
                 hub: events, heartbeat: configuration.eventHeartbeat,
                 maxPerClient: configuration.maxEventStreamsPerClient),
-            logger: logger, backups: Self.backups(configuration, logger: logger))
+            logger: logger, backups: Self.backups(configuration, logger: logger), metrics: metrics)
         return (platform, fresh)
     }
 

@@ -22,6 +22,10 @@ extension PlatformOperations {
         return .serviceUnavailable(.init(body: .json(.init(status: .unavailable))))
     }
 
+    func getMetrics(_ input: Operations.GetMetrics.Input) async throws -> Operations.GetMetrics.Output {
+        .ok(.init(body: .plainText(HTTPBody(await platform.metrics.scrape(platform: platform)))))
+    }
+
     func getContract(_ input: Operations.GetContract.Input) async throws -> Operations.GetContract.Output {
         .ok(.init(headers: .init(eTag: Self.contractETag), body: .yaml(HTTPBody(Contract.yaml))))
     }

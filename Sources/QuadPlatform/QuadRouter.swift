@@ -17,13 +17,24 @@ extension HTTPServerBuilder {
             kept: Dictionary(features.flatMap(\.keptAnswers).map { ($0.path, $0) }) { first, _ in first },
             trustedProxies: platform.configuration.trustedProxies, rateLimiter: platform.rateLimiter,
             logger: platform.logger, clock: platform.clock, session: { people.rememberedPerson(session: $0) },
-            pages: platform.pages, streams: platform.eventStreams)
+            pages: platform.pages, streams: platform.eventStreams, metrics: platform.metrics,
+            operations: Self.operations(of: features.flatMap(\.keptAnswers).map(\.path)))
         let (limits, warning) = ConnectionLimits.forProcess(platform.configuration)
         if let warning { platform.logger.warning("\(warning)") }
         return .init { responder in
             QuadHTTP1Channel(
                 base: HTTP1Channel(responder: responder), routes: routes, limits: limits)
         }
+    }
+}
+
+extension HTTPServerBuilder {
+    /// The contract's operationId of each kept answer's path (all are GETs without parameters), for `/metrics`.
+    static func operations(of paths: [String]) -> [String: String] {
+        guard let table = try? AccessTable() else { return [:] }
+        return Dictionary(
+            paths.compactMap { path in table.entry(.get, endpoint: path)?.operationId.map { (path, $0) } }
+        ) { first, _ in first }
     }
 }
 
@@ -44,6 +55,7 @@ package func buildRouter(
     let trustProxy = platform.configuration.trustProxy
 
     router.add(middleware: RequestLogMiddleware())
+    router.add(middleware: MetricsMiddleware(metrics: platform.metrics, table: routes.access))
     // Outside the error middleware: it judges by the status sent, whatever threw it.
     router.add(middleware: PageCache.Changes(pages: platform.pages))
     router.add(
@@ -51,7 +63,9 @@ package func buildRouter(
     router.add(
         middleware: AccessMiddleware(
             people: people, admin: platform.admin, table: routes.access, limiter: platform.rateLimiter,
-            trustedProxies: platform.configuration.trustedProxies))
+            trustedProxies: platform.configuration.trustedProxies,
+            metrics: MetricsAccess(
+                addresses: platform.configuration.metricsFrom, token: platform.configuration.metricsToken)))
     if let limiter = platform.rateLimiter { router.add(middleware: RateLimitMiddleware(limiter: limiter)) }
     router.add(middleware: BodyLimitMiddleware(table: routes.access))
     router.add(middleware: ContractLimitsMiddleware(table: routes.access))

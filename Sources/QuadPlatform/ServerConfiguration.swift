@@ -67,6 +67,10 @@ public struct ServerConfiguration: Sendable {
     /// Whether people may sign in with a password kept by Quad (`QUAD_LOCAL_PASSWORDS`): turned off, only the
     /// organisation's sign-in is offered (the admin token still works, for the operator).
     public var localPasswords = true
+    /// `QUAD_METRICS_FROM`: the addresses a monitoring system scrapes `/metrics` from.
+    public var metricsFrom: Set<String> = []
+    /// `QUAD_METRICS_TOKEN`: the bearer token that reads `/metrics` from anywhere.
+    public var metricsToken: String?
     /// Rotating backups of the SQLite database (`QUAD_BACKUP_DIR` and the settings with it); nil: none.
     public var backups: BackupSettings?
     /// `QUAD_TESTING=on`: allows the settings that only tests may use (`QUAD_NOW`), so that none of them can be
@@ -199,6 +203,10 @@ public struct ServerConfiguration: Sendable {
         try readMail(raw: raw, parse: parse)
         try readOrganisation(raw: raw, parse: parse)
         try readBackups(raw: raw, parse: parse)
+        if let value = try parse(.metricsFrom, "IP addresses separated by commas", Self.parseProxies) {
+            metricsFrom = value
+        }
+        metricsToken = try parse(.metricsToken, "a token of at least 16 characters", { $0.count >= 16 ? $0 : nil })
         if let start = try parse(
             .now, "an ISO 8601 instant such as 2026-11-24T16:30:00Z", { try? Date($0, strategy: .iso8601) })
         {
@@ -299,7 +307,7 @@ public struct ServerConfiguration: Sendable {
         case smtpURL, mailFrom, smtpCA, publicURL
         case oidcIssuer, oidcClientId, oidcClientSecret, oidcClientSecretFile, oidcLabel, oidcAdminGroup
         case oidcGroupsClaim, oidcStudentIdClaim, oidcLinkExisting, oidcSessionHours, localPasswords
-        case backupDirectory, backupEvery, backupKeep, logFormat
+        case backupDirectory, backupEvery, backupKeep, logFormat, metricsFrom, metricsToken
         /// Gone (replaced by personal app links): setting it is refused with a message saying so.
         case legacyAPI
         /// Testing only: `QUAD_TESTING` allows `QUAD_NOW` (the instant the server's clock starts at).
@@ -318,7 +326,7 @@ public struct ServerConfiguration: Sendable {
                 .maxConnectionsPerClient, .headTimeout, .idleTimeout, .smtpURL, .mailFrom, .smtpCA, .publicURL,
                 .oidcIssuer, .oidcClientId, .oidcClientSecret, .oidcClientSecretFile, .oidcLabel, .oidcAdminGroup,
                 .oidcGroupsClaim, .oidcStudentIdClaim, .oidcLinkExisting, .oidcSessionHours, .localPasswords,
-                .backupDirectory, .backupEvery, .backupKeep, .logFormat:
+                .backupDirectory, .backupEvery, .backupKeep, .logFormat, .metricsFrom, .metricsToken:
                 nil
             }
         }
@@ -365,6 +373,8 @@ public struct ServerConfiguration: Sendable {
             case .backupEvery: "QUAD_BACKUP_EVERY"
             case .backupKeep: "QUAD_BACKUP_KEEP"
             case .logFormat: "QUAD_LOG_FORMAT"
+            case .metricsFrom: "QUAD_METRICS_FROM"
+            case .metricsToken: "QUAD_METRICS_TOKEN"
             case .testing: "QUAD_TESTING"
             case .now: "QUAD_NOW"
             }
@@ -443,5 +453,6 @@ extension ServerConfiguration.Setting {
 
     var isSecret: Bool {
         self == .adminToken || self == .database || self == .smtpURL || self == .oidcClientSecret
+            || self == .metricsToken
     }
 }

@@ -30,16 +30,16 @@ import Testing
         let platform = try await Features.start(configuration, database: database, logger: TestDatabase.logger) { _ in
         }.platform
         let rotating = try #require(platform.backups)
-        var made: [String] = []
+        var made: [Backup.Made] = []
         for _ in 0..<3 {
             await rotating.backUp()
-            made.append(try #require(rotating.last).file)
+            made.append(try #require(rotating.last))
             clock.advance(by: .seconds(3600))
         }
         await database.close()
         let kept = try FileManager.default.contentsOfDirectory(atPath: backups.path).sorted()
-        #expect(kept == made.suffix(2).map { ($0 as NSString).lastPathComponent }, "the two newest")
-        #expect(kept.first == Backup.fileName(at: TestTime.weekdayMorning.addingTimeInterval(3600)))
+        #expect(kept == made.suffix(2).map { Backup.fileName(at: $0.at) }, "the two newest, named for when")
+        #expect(made.map { ($0.file as NSString).lastPathComponent } == made.map { Backup.fileName(at: $0.at) })
         for name in kept { try await Backup.check(backups.appending(path: name).path, logger: TestDatabase.logger) }
     }
 

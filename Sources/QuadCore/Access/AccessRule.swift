@@ -19,13 +19,18 @@ public enum AccessRule: String, Codable, Sendable, CaseIterable {
     /// credentials are not asked for, and a form from elsewhere is not refused (RFC 8058's one-click unsubscribe comes
     /// from a mail client, with no cookie and no CSRF token). Only for what that token alone may do.
     case link
+    /// A monitoring system: from an address the operator names, or with the metrics token; never a person's
+    /// session (the access layer decides by the address and the token, not by a role).
+    case metrics
 
     /// What the layer decides for a caller with `role` (nil: not signed in).
     public func decide(_ role: Role?) -> AccessDecision {
         if self == .public || self == .link { return .allowed }
+        if self == .metrics { return .forbidden("Metrics are for the monitoring system the operator names.") }
         guard let role else { return .signInFirst }
         switch self {
         case .public, .link, .person: return .allowed
+        case .metrics: return .forbidden("Metrics are for the monitoring system the operator names.")
         case .member, .owner: return role == .feed ? .forbidden(Self.feedOnly) : .allowed
         case .admin: return role == .admin ? .allowed : .forbidden("Only an admin may do this.")
         case .feed:

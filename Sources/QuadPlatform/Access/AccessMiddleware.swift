@@ -20,6 +20,8 @@ package struct AccessMiddleware: RouterMiddleware {
     let limiter: RateLimiter?
     /// `QUAD_TRUST_PROXY`: a request from one of these addresses is counted as from the client it forwards.
     let trustedProxies: Set<String>
+    /// Who may read `/metrics` (`AccessRule.metrics`).
+    var metrics = MetricsAccess()
     package var trustProxy: Bool { !trustedProxies.isEmpty }
 
     package func handle(
@@ -32,6 +34,12 @@ package struct AccessMiddleware: RouterMiddleware {
         var context = context
         context.forwardedClient = Self.forwardedClient(
             request, peer: context.remoteAddress?.ipAddress, trusted: trustedProxies)
+        // A monitoring system is known by its address or the metrics token, never as a person.
+        if table.entry(request.method, endpoint: endpoint)?.rule == .metrics {
+            guard metrics.allows(address: context.clientAddress, authorization: request.headers[.authorization])
+            else { throw Problem(.forbidden, detail: "Metrics are for the monitoring system the operator names.") }
+            return try await next(request, context)
+        }
         try await identify(request, &context)
         guard let entry = table.entry(request.method, endpoint: endpoint) else {
             // `buildRouter` refuses to start with an undeclared route, so this is a route added behind its back.

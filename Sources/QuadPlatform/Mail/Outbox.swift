@@ -266,6 +266,18 @@ package struct Outbox: Sendable {
     }
 
     /// Messages not yet sent (the admin's page says how many).
+    /// Messages waiting to go, and given up on (`/metrics`).
+    func counts() async throws -> (pending: Int, failed: Int) {
+        try await database.read { sql in
+            let rows = try await sql.raw("SELECT state, COUNT(*) AS n FROM mail_outbox GROUP BY state").all()
+            var counts: [String: Int] = [:]
+            for row in rows {
+                counts[try row.decode(column: "state", as: String.self)] = try row.decode(column: "n", as: Int.self)
+            }
+            return (counts["pending"] ?? 0, counts["failed"] ?? 0)
+        }
+    }
+
     package func depth() async throws -> Int {
         try await database.read { sql in
             try await sql.raw("SELECT COUNT(*) AS n FROM mail_outbox WHERE state = 'pending'").first()?.decode(

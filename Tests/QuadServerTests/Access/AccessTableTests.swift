@@ -63,6 +63,13 @@ import Testing
             // `security` says the same as `x-quad-access`: anonymous (`{}`) exactly for public operations and
             // those whose link is the authority.
             let open = [.public, .link].contains(rule)
+            if rule == .metrics {
+                // A monitoring system: by its address (anonymous) or the metrics token (bearer), never a session's
+                // cookie; refused with 403, as no sign-in would help.
+                #expect(operation.security == ["", "bearer"], "\(name): security")
+                #expect(operation.statuses.contains("403") && !operation.statuses.contains("401"), "\(name)")
+                continue
+            }
             #expect(operation.security.contains("") == open, "\(name): security")
             #expect(operation.security.contains("bearer") && operation.security.contains("cookie"), "\(name)")
             if !open { #expect(operation.statuses.contains("401"), "\(name) answers 401") }

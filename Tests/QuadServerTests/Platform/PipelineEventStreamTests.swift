@@ -32,9 +32,11 @@ import Testing
                     let routedHead = try await routed.head()
                     #expect(Self.openedBeforeTheRouter(logs) == 1)
                     #expect(fastHead.status == "HTTP/1.1 200 OK")
-                    // (The test application names no server; Quad's own says `Server: Quad` on every answer.)
+                    // (The test application names no server; Quad's own says `Server: Quad` on every answer. The
+                    // router's answer carries the id of its log line; the fast path writes no line with an id.)
                     #expect(
-                        fastHead.fields.filter { !$0.hasPrefix("server:") } == routedHead.fields,
+                        fastHead.fields.filter { !$0.hasPrefix("server:") }
+                            == routedHead.fields.filter { !$0.hasPrefix("x-request-id:") },
                         "the same head, but for its Date")
 
                     // The client holds both of its two streams: a third is refused, whichever path it asks.

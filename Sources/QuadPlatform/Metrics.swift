@@ -1,0 +1,80 @@
+import Foundation
+import Hummingbird
+import Prometheus
+
+/// What Quad counts for a monitoring system, scraped at `GET /metrics` in Prometheus's text format: requests by
+/// operation and status with their latency (the router's and the fast path's), events published by kind, sign-in
+/// failures, and at each scrape the event streams open and the mail outbox's depth and failures.
+///
+/// swift-prometheus's registry, one per server and handed in (no process-wide `MetricsSystem`): every server a test
+/// process starts counts its own.
+package final class QuadMetrics: Sendable {
+    let registry = PrometheusCollectorRegistry()
+
+    /// Latency buckets: from a kept answer (well under a millisecond) to a slow write.
+    static let buckets: [Duration] = [
+        .microseconds(250), .milliseconds(1), .milliseconds(2.5), .milliseconds(5), .milliseconds(10),
+        .milliseconds(25), .milliseconds(50), .milliseconds(100), .milliseconds(250), .milliseconds(500),
+        .seconds(1), .seconds(2.5), .seconds(5),
+    ]
+
+    package init() {}
+
+    /// One answered request: `operation` is the contract's operationId, or the route (`GET /rooms/{roomId}`).
+    package func request(operation: String, status: Int, duration: Duration) {
+        registry.makeCounter(
+            name: "quad_http_requests_total", labels: [("operation", operation), ("status", String(status))],
+            help: "Requests answered, by operation and status."
+        ).increment()
+        registry.makeDurationHistogram(
+            name: "quad_http_request_duration_seconds", labels: [("operation", operation)], buckets: Self.buckets,
+            help: "How long answering took, by operation."
+        ).record(duration)
+    }
+
+    /// An event published (a room's spots, an offer made, a book's holds…), by kind.
+    package func event(kind: String) {
+        registry.makeCounter(
+            name: "quad_events_total", labels: [("kind", kind)], help: "Live events published, by kind."
+        ).increment()
+    }
+
+    package func signInFailure() {
+        registry.makeCounter(name: "quad_sign_in_failures_total", help: "Sign-ins refused (a wrong password).")
+            .increment()
+    }
+
+    /// The text a scrape gets, with the gauges read now.
+    package func scrape(platform: Platform) async -> String {
+        registry.makeGauge(name: "quad_event_streams_open", help: "Event streams open now.")
+            .set(Double(platform.eventStreams.total))
+        if let (pending, failed) = try? await platform.outbox.counts() {
+            registry.makeGauge(name: "quad_mail_outbox_depth", help: "Messages waiting to go.").set(Double(pending))
+            registry.makeGauge(name: "quad_mail_outbox_failed", help: "Messages given up on (kept 90 days).")
+                .set(Double(failed))
+        }
+        return registry.emitToString()
+    }
+}
+
+/// Counts every answer the router gives, by the contract's operation (or the route) and status.
+struct MetricsMiddleware: RouterMiddleware {
+    typealias Context = AppRequestContext
+    let metrics: QuadMetrics
+    let table: AccessTable
+
+    func handle(
+        _ request: Request, context: Context, next: (Request, Context) async throws -> Response
+    ) async throws
+        -> Response
+    {
+        let start = ContinuousClock.now
+        let response = try await next(request, context)
+        let operation =
+            context.endpointPath.map { path in
+                table.entry(request.method, endpoint: path)?.operationId ?? "\(request.method.rawValue) \(path)"
+            } ?? "unmatched"
+        metrics.request(operation: operation, status: Int(response.status.code), duration: ContinuousClock.now - start)
+        return response
+    }
+}
