@@ -179,7 +179,7 @@ struct AccountsRoutes {
 
     /// `mail`: the addresses in use, by username key.
     private func peopleModel(
-        _ people: [Person], mail: [String: MailAddressStore.Entry], organisation: Set<String> = [], t: Localizer,
+        _ people: [Person], mail: [String: MailAddressStore.Entry], organisation: Set<String>, t: Localizer,
         notice: String?,
         formRole: String = "member", form: FormState = FormState()
     ) -> PeoplePage {
@@ -214,10 +214,12 @@ struct AccountsRoutes {
                 ?? [FieldError(field: "username", message: (error as? Problem)?.detail ?? "")]
             let people = try await accounts.people.all()
             let mail = try await accounts.addresses.inUse()
+            let organisation = try await accounts.organisationUsernames()
             return try formErrorPage(request, template: "people", title: "people.title", fields: fields, errors: errors)
             { t, form in
                 self.peopleModel(
-                    people, mail: mail, t: t, notice: nil, formRole: fields["role"] ?? "member", form: form)
+                    people, mail: mail, organisation: organisation, t: t, notice: nil,
+                    formRole: fields["role"] ?? "member", form: form)
             }
         }
     }
@@ -285,9 +287,12 @@ struct AccountsRoutes {
     private func peoplePageWithError(_ request: Request, _ message: String) async throws -> Response {
         let people = try await accounts.people.all()
         let mail = try await accounts.addresses.inUse()
+        let organisation = try await accounts.organisationUsernames()
         return try web.page(request, template: "people", status: .unprocessableContent, title: { $0("people.title") }) {
             t in
-            self.peopleModel(people, mail: mail, t: t, notice: nil, form: FormState(errorSummary: message))
+            self.peopleModel(
+                people, mail: mail, organisation: organisation, t: t, notice: nil,
+                form: FormState(errorSummary: message))
         }
     }
 }
