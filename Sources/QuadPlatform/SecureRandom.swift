@@ -1,4 +1,5 @@
 import Foundation
+import QuadCore
 
 package enum SecureRandom {
     /// An id people pass to the command line (`quad leave <id>`, `quad cancel <id>`): random as `base64url`, but
@@ -21,15 +22,6 @@ package enum SecureRandom {
         while bytes.count < byteCount {
             withUnsafeBytes(of: generator.next() as UInt64) { bytes.append(contentsOf: $0) }
         }
-        let base64 = Data(bytes.prefix(byteCount)).base64EncodedString()
-        return String(
-            base64.compactMap { character -> Character? in
-                switch character {
-                case "+": "-"
-                case "/": "_"
-                case "=": nil
-                default: character
-                }
-            })
+        return Data(bytes.prefix(byteCount)).base64URLEncoded
     }
 }

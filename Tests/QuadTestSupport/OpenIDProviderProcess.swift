@@ -35,19 +35,7 @@ package final class OpenIDProviderProcess: @unchecked Sendable {
         process.standardOutput = output
         process.standardError = FileHandle.nullDevice
         try process.run()
-        var said = Data()
-        while !said.contains(UInt8(ascii: "\n")) {
-            let chunk = output.fileHandleForReading.availableData
-            if chunk.isEmpty { throw SinkError("the OpenID provider stopped before it listened") }
-            said += chunk
-        }
-        let line = String(decoding: said, as: UTF8.self)
-        guard
-            let port = line.split(separator: " ").last.flatMap({
-                Int($0.trimmingCharacters(in: .whitespacesAndNewlines))
-            })
-        else { throw SinkError("the OpenID provider said \(line)") }
-        self.port = port
+        port = try SMTPSink.listeningPort(output, what: "the OpenID provider")
         let configuration = URLSessionConfiguration.ephemeral
         configuration.httpCookieStorage = nil
         session = URLSession(configuration: configuration, delegate: NoRedirects(), delegateQueue: nil)

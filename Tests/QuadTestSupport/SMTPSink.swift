@@ -34,11 +34,15 @@ package final class SMTPSink: @unchecked Sendable {
         let output = Pipe()
         process.standardOutput = output
         try process.run()
-        // Its first line says where it listens.
+        port = try Self.listeningPort(output, what: "the SMTP sink")
+    }
+
+    /// The port a test's peer says it listens on, in its first line ("listening on PORT").
+    static func listeningPort(_ output: Pipe, what: String) throws -> Int {
         var said = Data()
         while !said.contains(UInt8(ascii: "\n")) {
             let chunk = output.fileHandleForReading.availableData
-            if chunk.isEmpty { throw SinkError("the SMTP sink stopped before it listened") }
+            if chunk.isEmpty { throw SinkError("\(what) stopped before it listened") }
             said += chunk
         }
         let line = String(decoding: said, as: UTF8.self)
@@ -46,8 +50,8 @@ package final class SMTPSink: @unchecked Sendable {
             let port = line.split(separator: " ").last.flatMap({
                 Int($0.trimmingCharacters(in: .whitespacesAndNewlines))
             })
-        else { throw SinkError("the SMTP sink said \(line)") }
-        self.port = port
+        else { throw SinkError("\(what) said \(line)") }
+        return port
     }
 
     package func stop() {

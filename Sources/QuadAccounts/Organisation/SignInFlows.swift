@@ -198,11 +198,3 @@ struct SignInFlows: Sendable {
         Data(SHA256.hash(data: Array(verifier.utf8))).base64URLEncoded
     }
 }
-
-extension Data {
-    /// Base64url without padding (RFC 4648 §5), as PKCE and tokens use it.
-    var base64URLEncoded: String {
-        base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
-            .replacingOccurrences(of: "=", with: "")
-    }
-}

@@ -19,7 +19,7 @@ public struct OrganisationSignIn: Sendable {
     public init(server: URL, port: Int) {
         state = Self.random()
         verifier = Self.random()
-        let challenge = Self.base64url(Data(SHA256.hash(data: Data(verifier.utf8))))
+        let challenge = Data(SHA256.hash(data: Data(verifier.utf8))).base64URLEncoded
         var components = URLComponents(
             url: server.appendingPathComponent("signin/sso"), resolvingAgainstBaseURL: false)!
         components.queryItems = [
@@ -40,12 +40,7 @@ public struct OrganisationSignIn: Sendable {
 
     static func random() -> String {
         var generator = SystemRandomNumberGenerator()
-        return base64url(Data((0..<32).map { _ in UInt8.random(in: 0...255, using: &generator) }))
-    }
-
-    static func base64url(_ data: Data) -> String {
-        data.base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
-            .replacingOccurrences(of: "=", with: "")
+        return Data((0..<32).map { _ in UInt8.random(in: 0...255, using: &generator) }).base64URLEncoded
     }
 }
 
