@@ -445,6 +445,10 @@ package final class FastPath: ChannelDuplexHandler, RemovableChannelHandler {
             if answer.personal { state.personalHeads = heads } else { state.heads = heads }
         }
         var head = notModified ? heads!.notModified : heads!.ok
+        // Logged before it is sent (as a kept page is): whoever reads the answer finds the line written.
+        if routes.logger.logLevel <= .info {
+            routes.logger.info("GET \(answer.path) \(head.status.code)", metadata: ["answer": "kept"])
+        }
         if answer.rateLimit == nil, let encoder {
             var wire = answer.personal ? state.personalWire : state.wire
             if wire?.etag != answer.etag || wire?.date != date {
@@ -463,9 +467,6 @@ package final class FastPath: ChannelDuplexHandler, RemovableChannelHandler {
             context.write(wrapOutboundOut(.head(head)), promise: nil)
             if !notModified { context.write(wrapOutboundOut(.body(.byteBuffer(answer.body))), promise: nil) }
             context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
-        }
-        if routes.logger.logLevel <= .info {
-            routes.logger.info("GET \(answer.path) \(head.status.code)", metadata: ["answer": "kept"])
         }
         routes.metrics?.request(
             operation: routes.operations[answer.path] ?? "GET \(answer.path)", status: Int(head.status.code),
