@@ -36,6 +36,9 @@ let package = Package(
         .package(url: "https://github.com/vapor/jwt-kit", from: "5.7.0"),
         // `GET /metrics` in Prometheus's text format.
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.0"),
+        // Import and export of rooms, people and books as CSV, and their upload from `/admin/records` as a form.
+        .package(url: "https://github.com/yaslab/CSV.swift", from: "2.5.0"),
+        .package(url: "https://github.com/vapor/multipart-kit", from: "4.7.0"),
     ],
     targets: [
         // Domain models, rules and wire formats: Foundation only, shared by server, kit and CLI.
@@ -70,6 +73,8 @@ let package = Package(
                 // gzip for static files (once, at start) and for larger answers to clients that accept it.
                 .product(name: "CompressNIO", package: "compress-nio"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "CSV", package: "CSV.swift"),
+                .product(name: "MultipartKit", package: "multipart-kit"),
             ],
             resources: [.copy("Web")],
             plugins: [.plugin(name: "OpenAPIGenerator", package: "swift-openapi-generator")]

@@ -158,6 +158,12 @@ def plan(server, ids: dict) -> list[dict]:
             [("name", "Forged Room"), ("building", "North Hall"), ("capacity", "6"), ("spots", "5")],
         ),
         form("/admin/rooms/:roomId/remove", "/admin/rooms/forged-room/remove", [("confirm", "1")]),
+        # A file of records (a form that sends a file, or the API's PUT).
+        dict(
+            form("/admin/records/:file", "/admin/records/books", [("file", "title,author\r\nForged,Mallory\r\n")]),
+            multipart=True,
+        ),
+        dict(api("PUT /api/records/{kind}", "/api/records/books"), csv="title,author\r\nForged twice,Mallory\r\n"),
         api(
             "PUT /api/buildings/{building}",
             "/api/buildings/North%20Hall",
@@ -678,8 +684,16 @@ const [request, done] = [arguments[0], arguments[arguments.length - 1]];
   const page = await fetch("/signin", {credentials: "same-origin"}).then((r) => r.text());
   const token = new DOMParser().parseFromString(page, "text/html").querySelector('input[name="csrf"]').value;
   let init;
-  if ("form" in request) {
+  if ("form" in request && request.multipart) {
+    // A form that sends a file, as the browser sends it: multipart, the file a part of its own.
+    const body = new FormData();
+    body.append("csrf", token);
+    for (const [key, value] of request.form) body.append(key, new Blob([value], {type: "text/csv"}), key + ".csv");
+    init = {method: "POST", body, redirect: "manual"};
+  } else if ("form" in request) {
     init = {method: "POST", body: new URLSearchParams([...request.form, ["csrf", token]]), redirect: "manual"};
+  } else if (request.csv) {
+    init = {method: request.method, headers: {"X-CSRF-Token": token, "Content-Type": "text/csv"}, body: request.csv};
   } else {
     const headers = {"X-CSRF-Token": token};
     let body;

@@ -50,6 +50,8 @@ ADMIN = MEMBER + [
     "/admin/specials/settings",
     "/admin/timetable",
     "/admin/waiting",
+    "/admin/records",
+    "/admin/audit",
 ]
 PEOPLE = {"signed out": SIGNED_OUT, "member": MEMBER, "student": MEMBER, "admin": ADMIN}
 

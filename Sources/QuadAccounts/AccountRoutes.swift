@@ -22,11 +22,11 @@ struct AccountRoutes {
                 }
             return try await page(request, notice: notice)
         }
-        routes.on(.post, "/account/password", .person) { request, context in
+        routes.on(.post, "/account/password", .person, audit: true) { request, context in
             try await changePassword(request, context: context)
         }
-        routes.on(.post, "/account/app-links", .member) { request, _ in try await create(request) }
-        routes.on(.post, "/account/app-links/:linkId/revoke", .member) { _, context in
+        routes.on(.post, "/account/app-links", .member, audit: true) { request, _ in try await create(request) }
+        routes.on(.post, "/account/app-links/:linkId/revoke", .member, audit: true) { _, context in
             let person = try Access.person()
             _ = try await accounts.appLinks.revoke(context.parameters.require("linkId"), of: person.username)
             return Response.seeOther(SitePath(known: "/account?done=revoked#app-links"))

@@ -85,6 +85,7 @@ package final class Accounts: Feature, PersonDirectory {
     package static var migrations: [Migration] { PeopleStore.migrations }
 
     package var adminLinks: [AdminLink] { [AdminLink(title: "people.title", path: "/admin/people")] }
+    package var recordSets: [any RecordSet] { [PeopleRecords(accounts: self)] }
 
     package static let files = WebFiles(module: "QuadAccounts", bundle: .module)
 
@@ -156,6 +157,7 @@ extension Accounts {
         // try, and racing tries each see the ones before them.
         let place = try hashing.place()
         let reservation: String
+        let failuresBefore: Int
         switch try await throttle.reserve(username: username, address: address) {
         case .wait(let wait):
             throw Problem(
@@ -163,8 +165,9 @@ extension Accounts {
                 detail:
                     "Too many failed sign-ins: try again in \(wait < 60 ? "\(wait) seconds" : "\(wait / 60 + 1) minutes").",
                 headers: [.retryAfter: String(wait)])
-        case .reserved(let id):
+        case .reserved(let id, let before):
             reservation = id
+            failuresBefore = before
         }
         let person: Person?
         do {
@@ -175,6 +178,14 @@ extension Accounts {
         }
         guard let person else {
             platform.metrics.signInFailure()
+            // Past the free ones, a failure is someone guessing (or someone locked out): the operator sees it.
+            if failuresBefore >= LoginThrottle.freeFailures {
+                await platform.audit.record(
+                    AuditEntry(
+                        at: platform.clock.now, actor: "", action: "signInFailed", target: username,
+                        detail: "failure \(failuresBefore + 1) in \(LoginThrottle.window / 60) minutes",
+                        address: address))
+            }
             throw Problem.unauthorized("The username or password is not right.")
         }
         try await throttle.recordSuccess(username: username, address: address, reservation: reservation)
@@ -232,7 +243,8 @@ extension Accounts {
             try AccountValidation.mailAddress(email)
         }
         let addresses = self.addresses
-        return try await people.update(
+        let before = role == nil ? nil : try await people.find(username)
+        let person = try await people.update(
             username, displayName: displayName, role: role, studentId: studentId, password: password,
             keepKeys: keepKeys, keys: keys
         ) { sql in
@@ -242,6 +254,11 @@ extension Accounts {
                 try await addresses.setLanguage(username, mailLanguage, sql)
             }
         }
+        // A role's change is a security event: the request's audit entry says which (`AuditMiddleware`).
+        if let before, before.role != person.role {
+            RequestInfo.current.audit.add("\(person.username): role \(before.role.rawValue) → \(person.role.rawValue)")
+        }
+        return person
     }
 
     /// Removes a person; what they held in other features (their bookings) is released in the same transaction,

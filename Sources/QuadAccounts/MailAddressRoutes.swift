@@ -13,7 +13,7 @@ struct MailAddressRoutes {
     let account: AccountRoutes
 
     func register(on routes: Routes) {
-        routes.on(.post, "/account/email", .person) { request, _ in try await give(request) }
+        routes.on(.post, "/account/email", .person, audit: true) { request, _ in try await give(request) }
         routes.on(.get, "/account/email/confirm", .public) { request, _ in try await confirmPage(request) }
         routes.on(.post, "/account/email/confirm", .public) { request, _ in try await confirm(request) }
     }

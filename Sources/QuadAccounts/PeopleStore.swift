@@ -134,29 +134,11 @@ final class PeopleStore: Sendable {
         let hash: String? = if let password { try await self.hash(password) } else { nil }
         let key = username.lowercased()
         let (person, announce) = try await database.transaction { sql in
-            guard
-                var person = try await sql.raw(
-                    "SELECT \(unsafeRaw: Self.columns) FROM people WHERE username_key = \(bind: key)"
-                ).first().map(Self.person)
-            else { throw Problem.notFound("There is no one called \(username).") }
-            let formerStudentId = person.studentId
-            if let displayName { person.displayName = displayName }
-            if let role { person.role = role }
-            if let studentId {
-                try await Self.checkStudentId(sql, studentId, except: key)
-                person.studentId = studentId
-            }
-            try await sql.raw(
-                """
-                UPDATE people SET display_name = \(bind: person.displayName), role = \(bind: person.role.rawValue),
-                    student_id = \(bind: person.studentId)
-                WHERE username_key = \(bind: key)
-                """
-            ).run()
+            let (person, moved) = try await Self.change(
+                username, displayName: displayName, role: role, studentId: studentId, sql)
             try await Self.keepAnAdmin(sql)
             try await also(sql)
-            var ended: [String] = []
-            if formerStudentId != person.studentId { ended = [formerStudentId, person.studentId].compactMap { $0 } }
+            var ended = moved
             var ownKey: String?
             if hash != nil, try await Self.signsInWithTheOrganisation(sql, key) { throw Self.organisationAccount }
             if let hash {
@@ -181,6 +163,35 @@ final class PeopleStore: Sendable {
     }
 
     private static let nothingToAnnounce: @Sendable () async -> Void = {}
+
+    /// Inside a transaction: the person's name, role and student id as given (nil leaves one). Returns them as changed,
+    /// and the student ids whose feeds must end because one moved (the one left and the one joined).
+    static func change(
+        _ username: String, displayName: String?, role: Role?, studentId: String??, _ sql: any SQLDatabase
+    ) async throws -> (Person, moved: [String]) {
+        let key = username.lowercased()
+        guard
+            var person = try await sql.raw(
+                "SELECT \(unsafeRaw: Self.columns) FROM people WHERE username_key = \(bind: key)"
+            ).first().map(Self.person)
+        else { throw Problem.notFound("There is no one called \(username).") }
+        let formerStudentId = person.studentId
+        if let displayName { person.displayName = displayName }
+        if let role { person.role = role }
+        if let studentId {
+            try await Self.checkStudentId(sql, studentId, except: key)
+            person.studentId = studentId
+        }
+        try await sql.raw(
+            """
+            UPDATE people SET display_name = \(bind: person.displayName), role = \(bind: person.role.rawValue),
+                student_id = \(bind: person.studentId)
+            WHERE username_key = \(bind: key)
+            """
+        ).run()
+        let moved = formerStudentId == person.studentId ? [] : [formerStudentId, person.studentId].compactMap { $0 }
+        return (person, moved)
+    }
 
     /// Removes the person and their sessions, and has the other features let go of what they held (`removals`),
     /// in one transaction. Returns what to announce once it is committed, or nil when there was no such person.
@@ -243,7 +254,7 @@ final class PeopleStore: Sendable {
 
     /// Quad keeps at least one admin (the admin token acts as one): a change that would leave none is refused,
     /// and its transaction rolled back.
-    private static func keepAnAdmin(_ sql: any SQLDatabase) async throws {
+    static func keepAnAdmin(_ sql: any SQLDatabase) async throws {
         guard try await sql.raw("SELECT username_key FROM people WHERE role = 'admin'").first() != nil else {
             throw Problem.conflict(
                 "last-admin", title: "The last admin",
@@ -264,7 +275,7 @@ final class PeopleStore: Sendable {
         }
     }
 
-    private static func checkStudentId(_ sql: any SQLDatabase, _ studentId: String?, except key: String?) async throws {
+    static func checkStudentId(_ sql: any SQLDatabase, _ studentId: String?, except key: String?) async throws {
         guard let studentId else { return }
         let owner = try await sql.raw("SELECT username_key FROM people WHERE student_id = \(bind: studentId)").first()?
             .decode(column: "username_key", as: String.self)

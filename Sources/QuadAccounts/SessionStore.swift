@@ -161,7 +161,8 @@ final class LoginThrottle: Sendable {
     /// A try, counted as a failure before it is made: concurrent tries each see the ones before them, so no burst
     /// gets past the back-off or the address's limit. A try that succeeds takes its count back (`recordSuccess`).
     enum Try: Sendable {
-        case reserved(String)
+        /// The reservation, and how many failures of the pair came before it in the window.
+        case reserved(String, before: Int)
         /// Seconds to wait before trying again.
         case wait(Int)
     }
@@ -199,7 +200,7 @@ final class LoginThrottle: Sendable {
                 ).run()
             }
             try await sql.raw("DELETE FROM login_failures WHERE at <= \(bind: now - Self.window)").run()
-            return .reserved(reservation)
+            return .reserved(reservation, before: pair.count)
         }
     }
 

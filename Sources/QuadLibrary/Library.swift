@@ -310,6 +310,7 @@ extension Library {
     package static var letters: [LetterWriter] { [LibraryStore.loanLetter.writer] }
 
     package var adminLinks: [AdminLink] { [AdminLink(title: "library.add", path: "/library/new")] }
+    package var recordSets: [any RecordSet] { [BookRecords(library: self)] }
 
     package var link: ServiceLink? {
         // The tab bar shows a book.

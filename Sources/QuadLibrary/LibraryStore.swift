@@ -186,22 +186,51 @@ final class LibraryStore: Sendable {
 
     func create(_ fields: BookValidation.Fields, loan: LoanAction = .none, now: Date) async throws -> Book {
         try await database.transaction { sql in
-            guard
-                let id = try await sql.raw(
-                    """
-                    INSERT INTO books (title, author, publisher, categories, isbn, added_at)
-                    VALUES (\(bind: fields.title), \(bind: fields.author), \(bind: fields.publisher),
-                            \(bind: Self.json(fields.categories)), \(bind: fields.isbn), \(bind: Self.text(now)))
-                    RETURNING id
-                    """
-                ).first()?.decode(column: "id", as: Int.self)
-            else { throw Problem(.internalServerError) }
+            let id = try await self.insert(fields, now: now, sql)
             try await self.apply(loan, to: id, sql)
             guard let book = try await sql.raw("\(unsafeRaw: Self.select) WHERE b.id = \(bind: id)").first() else {
                 throw LoanRefusal.notFound(id)
             }
             return try Self.book(book)
         }
+    }
+
+    /// A new book's row, inside the caller's transaction; `id`: the one an import names (else the next).
+    func insert(_ fields: BookValidation.Fields, id: Int? = nil, now: Date, _ sql: any SQLDatabase) async throws -> Int
+    {
+        let named: SQLQueryString = id.map { "\(bind: $0), " } ?? ""
+        guard
+            let id = try await sql.raw(
+                """
+                INSERT INTO books (\(unsafeRaw: id == nil ? "" : "id, ")title, author, publisher, categories, isbn, added_at)
+                VALUES (\(named)\(bind: fields.title), \(bind: fields.author), \(bind: fields.publisher),
+                        \(bind: Self.json(fields.categories)), \(bind: fields.isbn), \(bind: Self.text(now)))
+                RETURNING id
+                """
+            ).first()?.decode(column: "id", as: Int.self)
+        else { throw Problem(.internalServerError) }
+        return id
+    }
+
+    /// After rows were added with the ids an import named: PostgreSQL's next id comes after them (SQLite's
+    /// `AUTOINCREMENT` follows by itself).
+    func followNamedIds(_ sql: any SQLDatabase) async throws {
+        guard database.engine == .postgres else { return }
+        try await sql.raw(
+            "SELECT setval(pg_get_serial_sequence('books', 'id'), (SELECT COALESCE(MAX(id), 0) + 1 FROM books), false)"
+        ).run()
+    }
+
+    /// A book's catalogue fields, inside the caller's transaction.
+    static func write(_ fields: BookValidation.Fields, to id: Int, _ sql: any SQLDatabase) async throws {
+        try await sql.raw(
+            """
+            UPDATE books SET title = \(bind: fields.title), author = \(bind: fields.author),
+                publisher = \(bind: fields.publisher), categories = \(bind: Self.json(fields.categories)),
+                isbn = \(bind: fields.isbn)
+            WHERE id = \(bind: id)
+            """
+        ).run()
     }
 
     /// Changes a book in one transaction, its row locked: `change` sees the book as it is now (so it can
@@ -234,16 +263,7 @@ final class LibraryStore: Sendable {
                 }
             case .none, .giveBack: break
             }
-            if let fields {
-                try await sql.raw(
-                    """
-                    UPDATE books SET title = \(bind: fields.title), author = \(bind: fields.author),
-                        publisher = \(bind: fields.publisher), categories = \(bind: Self.json(fields.categories)),
-                        isbn = \(bind: fields.isbn)
-                    WHERE id = \(bind: id)
-                    """
-                ).run()
-            }
+            if let fields { try await Self.write(fields, to: id, sql) }
             try await self.apply(loan, to: id, current: current, sql)
             guard let book = try await sql.raw("\(unsafeRaw: Self.select) WHERE b.id = \(bind: id)").first() else {
                 throw LoanRefusal.notFound(id)

@@ -1,7 +1,8 @@
 import Hummingbird
 import NIOCore
 
-/// Request body limits: 5 MiB for the operations whose body is an image (the contract says which), 1 MiB for
+/// Request body limits: 5 MiB for the operations and forms whose body is a file (an image, a CSV file: the contract
+/// or the form's declaration says which), 1 MiB for
 /// every other body, whatever type the request declares.
 package enum BodyLimit {
     package static let json = 1024 * 1024

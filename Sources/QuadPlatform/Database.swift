@@ -15,6 +15,9 @@ public final class Database: Sendable {
     public enum Engine: String, Sendable { case sqlite, postgres }
 
     public let engine: Engine
+    /// The server's metrics (`/metrics`), made with its database so that the waits for a connection are counted from
+    /// the first query; the platform reports them all.
+    package let metrics: QuadMetrics
     private let backend: Backend
     private let logger: Logger
     /// A SQLite file's lock, shared with every server using it (see `ServingLock`).
@@ -83,6 +86,7 @@ public final class Database: Sendable {
     }
 
     private init(engine: Engine, backend: Backend, logger: Logger, serving: ServingLock? = nil) {
+        self.metrics = QuadMetrics()
         self.engine = engine
         self.backend = backend
         self.logger = logger
@@ -113,12 +117,21 @@ public final class Database: Sendable {
     )
         async throws -> R
     {
+        // How long the connection took to come: SQLite's one writer, or a connection of PostgreSQL's pool.
+        let asked = ContinuousClock.now
+        let metrics = self.metrics
         switch backend {
         case .sqlite(let connection, let lock, _):
-            return try await lock.withLock { try await body(connection.sql()) }
+            return try await lock.withLock {
+                metrics.connectionWait(ContinuousClock.now - asked)
+                return try await body(connection.sql())
+            }
         case .postgres(let pool, _):
             do {
-                return try await pool.database(logger: logger).sql().withSession(body)
+                return try await pool.database(logger: logger).sql().withSession { sql in
+                    metrics.connectionWait(ContinuousClock.now - asked)
+                    return try await body(sql)
+                }
             } catch ConnectionPoolTimeoutError.connectionRequestTimeout {
                 throw Self.busy
             }

@@ -106,6 +106,11 @@ public final class EventHub: Service, Sendable {
     /// (a username), only that person's streams hear it: an offer made to them, their place in a line.
     public func publish(_ event: some LiveEvent, to audience: String? = nil) async {
         metrics?.event(kind: type(of: event).kind.rawValue)
+        // Each change of a place is published once, to its owner: offers are counted here, whatever line made them.
+        if let change = (event as? WaitingEvent)?.change {
+            if change == .offered { metrics?.count(.offerMade) }
+            if change == .accepted { metrics?.count(.offerTaken) }
+        }
         await publish(type(of: event).kind.rawValue, event, to: audience)
     }
 

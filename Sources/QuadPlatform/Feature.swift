@@ -37,6 +37,8 @@ package protocol Feature: Sendable {
     var attention: (any AttentionPart)? { get }
     /// Its pages for admins, listed on `/admin`.
     var adminLinks: [AdminLink] { get }
+    /// What an admin imports and exports of it as CSV (`RecordFiles`).
+    var recordSets: [any RecordSet] { get }
 }
 
 /// An admin's page of a feature, as `/admin` lists it: its title (a localisation key) and path.
@@ -60,6 +62,7 @@ extension Feature {
     package var appLinkPaths: [String: String] { [:] }
     package var attention: (any AttentionPart)? { nil }
     package var adminLinks: [AdminLink] { [] }
+    package var recordSets: [any RecordSet] { [] }
 }
 
 extension OpenAPIRuntime.Configuration {

@@ -3,8 +3,9 @@ import Hummingbird
 import Prometheus
 
 /// What Quad counts for a monitoring system, scraped at `GET /metrics` in Prometheus's text format: requests by
-/// operation and status with their latency (the router's and the fast path's), events published by kind, sign-in
-/// failures, and at each scrape the event streams open and the mail outbox's depth and failures.
+/// operation and status with their latency (the router's and the fast path's), events published by kind, bookings made
+/// and released, offers made and taken, sign-in failures, and at each scrape the event streams open, the mail outbox's
+/// depth and failures, and the database's connections waited for.
 ///
 /// swift-prometheus's registry, one per server and handed in (no process-wide `MetricsSystem`): every server a test
 /// process starts counts its own.
@@ -18,7 +19,16 @@ package final class QuadMetrics: Sendable {
         .seconds(1), .seconds(2.5), .seconds(5),
     ]
 
-    package init() {}
+    /// Made once: a query asks for a connection many times a request, and a lookup in the registry costs a lock.
+    private let connectionWaits: DurationHistogram
+
+    package init() {
+        connectionWaits = registry.makeDurationHistogram(
+            name: "quad_database_connection_wait_seconds", buckets: Self.buckets,
+            help: "How long a query waited for a database connection (SQLite's writer, or PostgreSQL's pool).")
+    }
+
+    package func connectionWait(_ duration: Duration) { connectionWaits.record(duration) }
 
     /// One answered request: `operation` is the contract's operationId, or the route (`GET /rooms/{roomId}`).
     package func request(operation: String, status: Int, duration: Duration) {
@@ -37,6 +47,35 @@ package final class QuadMetrics: Sendable {
         registry.makeCounter(
             name: "quad_events_total", labels: [("kind", kind)], help: "Live events published, by kind."
         ).increment()
+    }
+
+    /// What people do that an operator watches: bookings made and released, offers made and taken.
+    package enum Activity: Sendable {
+        case booked
+        /// `reason`: `cancelled` (by its owner or an admin) or `no-check-in` (its check-in missed).
+        case released(reason: String)
+        case offerMade
+        case offerTaken
+    }
+
+    package func count(_ activity: Activity, _ times: Int = 1) {
+        guard times > 0 else { return }
+        let counter =
+            switch activity {
+            case .booked:
+                registry.makeCounter(name: "quad_bookings_total", help: "Room bookings made (each date of a series).")
+            case .released(let reason):
+                registry.makeCounter(
+                    name: "quad_releases_total", labels: [("reason", reason)],
+                    help: "Room bookings released before their end, by why.")
+            case .offerMade:
+                registry.makeCounter(
+                    name: "quad_offers_made_total", help: "Offers made to the first in a waiting line.")
+            case .offerTaken:
+                registry.makeCounter(
+                    name: "quad_offers_taken_total", help: "Offers taken (a booking or a loan from a line).")
+            }
+        counter.increment(by: Int64(times))
     }
 
     package func signInFailure() {

@@ -28,6 +28,8 @@ public struct Platform: Sendable {
     public let backups: RotatingBackups?
     /// What `/metrics` tells a monitoring system.
     package let metrics: QuadMetrics
+    /// Every admin action and security event (`/admin/audit`).
+    package let audit: AuditTrail
     /// The one clock (see `ServerConfiguration.clock`).
     public var clock: any QuadClock { configuration.clock }
 
@@ -58,7 +60,7 @@ public struct Platform: Sendable {
                     webs: webs, sources: configuration.webDirectory, checkTemplates: configuration.testing),
                 configuration)
         let mailer = desk.flatMap { Self.mailer(configuration, outbox: outbox, desk: $0, logger: logger) }
-        let metrics = QuadMetrics()
+        let metrics = database.metrics
         let events = EventHub(
             database: database, capacity: configuration.eventBufferSize, clock: configuration.clock, logger: logger,
             metrics: metrics)
@@ -74,7 +76,9 @@ public struct Platform: Sendable {
             eventStreams: EventStreams(
                 hub: events, heartbeat: configuration.eventHeartbeat,
                 maxPerClient: configuration.maxEventStreamsPerClient),
-            logger: logger, backups: Self.backups(configuration, logger: logger), metrics: metrics)
+            logger: logger, backups: Self.backups(configuration, logger: logger), metrics: metrics,
+            audit: AuditTrail(
+                database: database, clock: configuration.clock, logger: logger, days: configuration.auditDays))
         return (platform, fresh)
     }
 
@@ -110,5 +114,6 @@ public struct Platform: Sendable {
         Outbox.migration,
         Outbox.aboutMigration,
         Outbox.lettersMigration,
+        AuditTrail.migration,
     ]
 }

@@ -12,6 +12,7 @@ struct PlatformOperations: APIProtocol {
 
     let platform: Platform
     let eventStreams: EventStreams
+    let records: RecordFiles
 }
 
 extension PlatformOperations {
@@ -70,6 +71,26 @@ extension PlatformOperations {
                 body: .json(
                     .init(sha256: image.sha256, url: image.path, contentType: image.format.mediaType, size: image.size))
             ))
+    }
+}
+
+/// Import and export (`RecordFiles`).
+extension PlatformOperations {
+    func exportRecords(_ input: Operations.ExportRecords.Input) async throws -> Operations.ExportRecords.Output {
+        let file = try await records.export(input.path.kind)
+        RequestInfo.current.headers.set(.contentDisposition, "attachment; filename=\"\(input.path.kind).csv\"")
+        return .ok(.init(body: .csv(HTTPBody(file))))
+    }
+
+    func importRecords(_ input: Operations.ImportRecords.Input) async throws -> Operations.ImportRecords.Output {
+        guard case .csv(let body) = input.body else { throw Problem.malformedBody("Send the file as text/csv.") }
+        let bytes = try await Data(collecting: body, upTo: BodyLimit.upload)
+        guard let text = String(data: bytes, encoding: .utf8) else {
+            throw ValidationFailure(field: "file", message: "Send the file in UTF-8.")
+        }
+        let summary = try await records.importFile(input.path.kind, text)
+        return .ok(
+            .init(body: .json(.init(added: summary.added, changed: summary.changed, unchanged: summary.unchanged))))
     }
 }
 

@@ -47,8 +47,13 @@ package func buildRouter(
     let router = Router(context: AppRequestContext.self, options: .autoGenerateHeadEndpoints)
     let routes = Routes(router: router, access: try AccessTable())
     let table = RouteTable()
+    let records = RecordFiles(features.flatMap(\.recordSets))
+    let recordsLink =
+        (records.kinds.isEmpty ? [] : [AdminLink(title: "records.title", path: RecordsRoutes.path)])
+        + [AdminLink(title: "audit.title", path: AuditRoutes.path)]
     let web = try await WebShell(
-        services: features.compactMap(\.link), adminLinks: features.flatMap(\.adminLinks), webs: features.map(\.web),
+        services: features.compactMap(\.link), adminLinks: features.flatMap(\.adminLinks) + recordsLink,
+        webs: features.map(\.web),
         clock: platform.clock,
         sources: platform.configuration.webDirectory,
         checkTemplates: platform.configuration.testing, status: InstanceStatus(platform: platform))
@@ -76,12 +81,15 @@ package func buildRouter(
     // Innermost: the headers a handler adds (`RequestInfo.headers`) are in place before the cache compares the
     // ETag and before an idempotent answer is kept.
     router.add(middleware: RequestInfoMiddleware(trustProxy: trustProxy))
+    router.add(middleware: AuditMiddleware(trail: platform.audit, table: routes.access))
     router.add(middleware: AttentionMiddleware(parts: features.compactMap(\.attention), clock: platform.clock))
 
     web.register(on: routes)
+    RecordsRoutes(records: records, web: web).register(on: routes)
+    AuditRoutes(trail: platform.audit, web: web).register(on: routes)
     try PlatformOperations(
         platform: platform,
-        eventStreams: platform.eventStreams
+        eventStreams: platform.eventStreams, records: records
     ).registerHandlers(on: router, configuration: .quad, middlewares: .quad())
     for feature in features { try feature.register(on: routes, web: web) }
     extra(routes)

@@ -19,6 +19,8 @@ public struct RequestInfo: Sendable {
     /// Headers a handler of the generated interface adds to its answer as they are: the runtime would
     /// percent-encode them (an ETag's quotes, a Location's slashes).
     package let headers = ResponseHeaders()
+    /// What the handler notes for the request's audit entry (`AuditMiddleware`).
+    package let audit = AuditNote()
 
     @TaskLocal public static var current = RequestInfo()
 }

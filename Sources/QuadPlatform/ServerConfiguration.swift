@@ -73,6 +73,8 @@ public struct ServerConfiguration: Sendable {
     public var metricsToken: String?
     /// Rotating backups of the SQLite database (`QUAD_BACKUP_DIR` and the settings with it); nil: none.
     public var backups: BackupSettings?
+    /// `QUAD_AUDIT_DAYS`: how long the audit trail keeps an entry (`/admin/audit`).
+    public var auditDays = 365
     /// `QUAD_TESTING=on`: allows the settings that only tests may use (`QUAD_NOW`), so that none of them can be
     /// switched on by accident in production.
     public var testing = false
@@ -207,6 +209,7 @@ public struct ServerConfiguration: Sendable {
             metricsFrom = value
         }
         metricsToken = try parse(.metricsToken, "a token of at least 16 characters", { $0.count >= 16 ? $0 : nil })
+        if let value = try count(.auditDays, 1...36500, "days") { auditDays = value }
         if let start = try parse(
             .now, "an ISO 8601 instant such as 2026-11-24T16:30:00Z", { try? Date($0, strategy: .iso8601) })
         {
@@ -307,7 +310,7 @@ public struct ServerConfiguration: Sendable {
         case smtpURL, mailFrom, smtpCA, publicURL
         case oidcIssuer, oidcClientId, oidcClientSecret, oidcClientSecretFile, oidcLabel, oidcAdminGroup
         case oidcGroupsClaim, oidcStudentIdClaim, oidcLinkExisting, oidcSessionHours, localPasswords
-        case backupDirectory, backupEvery, backupKeep, logFormat, metricsFrom, metricsToken
+        case backupDirectory, backupEvery, backupKeep, logFormat, metricsFrom, metricsToken, auditDays
         /// Gone (replaced by personal app links): setting it is refused with a message saying so.
         case legacyAPI
         /// Testing only: `QUAD_TESTING` allows `QUAD_NOW` (the instant the server's clock starts at).
@@ -326,7 +329,7 @@ public struct ServerConfiguration: Sendable {
                 .maxConnectionsPerClient, .headTimeout, .idleTimeout, .smtpURL, .mailFrom, .smtpCA, .publicURL,
                 .oidcIssuer, .oidcClientId, .oidcClientSecret, .oidcClientSecretFile, .oidcLabel, .oidcAdminGroup,
                 .oidcGroupsClaim, .oidcStudentIdClaim, .oidcLinkExisting, .oidcSessionHours, .localPasswords,
-                .backupDirectory, .backupEvery, .backupKeep, .logFormat, .metricsFrom, .metricsToken:
+                .backupDirectory, .backupEvery, .backupKeep, .logFormat, .metricsFrom, .metricsToken, .auditDays:
                 nil
             }
         }
@@ -375,6 +378,7 @@ public struct ServerConfiguration: Sendable {
             case .logFormat: "QUAD_LOG_FORMAT"
             case .metricsFrom: "QUAD_METRICS_FROM"
             case .metricsToken: "QUAD_METRICS_TOKEN"
+            case .auditDays: "QUAD_AUDIT_DAYS"
             case .testing: "QUAD_TESTING"
             case .now: "QUAD_NOW"
             }

@@ -465,7 +465,7 @@ final class ReservationStore: Sendable {
     /// Deletes the reservations nobody checked in by their deadline (at or before `now`), room by room under its
     /// lock, the freed seats offered to the room's waiting lines in the same transaction; the rooms released.
     /// Safe on several instances at once: a row is deleted once, and only its deleter hears of it.
-    func releaseUncheckedIn(at now: Date) async throws -> (rooms: Set<String>, waiting: WaitingChanges) {
+    func releaseUncheckedIn(at now: Date) async throws -> (rooms: Set<String>, count: Int, waiting: WaitingChanges) {
         let deadline = Int(now.timeIntervalSince1970.rounded(.down))
         let due: SQLQueryString = "check_in_by <= \(bind: deadline) AND checked_in_at IS NULL"
         let candidates = try await database.withConnection { sql in
@@ -475,12 +475,13 @@ final class ReservationStore: Sendable {
                 })
         }
         var released = Set<String>()
+        var count = 0
         var changes = WaitingChanges()
         let campus = await campusClock()
         for roomId in candidates.sorted() {
             let (deleted, waiting) = try await database.transaction { sql in
                 guard let seats = try await Self.lockIfPresent(roomId, sql, engine: self.database.engine) else {
-                    return (false, WaitingChanges())
+                    return (0, WaitingChanges())
                 }
                 // Their owners are told, each with their calendar entry as it was and as it is now.
                 var told: [String: (Reservation, MailRecipient, CalendarBooking?)] = [:]
@@ -497,7 +498,7 @@ final class ReservationStore: Sendable {
                 let gone = try await sql.raw(
                     "DELETE FROM room_reservations WHERE room_id = \(bind: roomId) AND \(due) RETURNING id"
                 ).all()
-                guard !gone.isEmpty else { return (false, WaitingChanges()) }
+                guard !gone.isEmpty else { return (0, WaitingChanges()) }
                 var waiting = try await self.settleWaiting(roomId, seats: seats, sql)
                 for row in gone {
                     guard let (reservation, to, before) = told[try row.decode(column: "id", as: String.self)] else {
@@ -511,12 +512,13 @@ final class ReservationStore: Sendable {
                             date: series ? campus.date(of: reservation.range.start) : nil, sql, campus: campus)
                         || waiting.mailed
                 }
-                return (true, waiting)
+                return (gone.count, waiting)
             }
-            if deleted { released.insert(roomId) }
+            if deleted > 0 { released.insert(roomId) }
+            count += deleted
             changes.merge(waiting)
         }
-        return (released, changes)
+        return (released, count, changes)
     }
 
     /// True for the one caller (on any instance) that moves the announced quarter hour on to `slot`.

@@ -147,21 +147,44 @@ final class RoomStore: Sendable {
     func create(_ room: RoomRecord) async throws -> RoomRecord {
         let campus = await campusClock()
         return try await database.transaction { sql in
-            let clash = try await sql.raw(
-                "SELECT id FROM rooms WHERE id = \(bind: room.id) OR name_key = \(bind: room.name.lowercased())"
-            ).first()
-            guard clash == nil else {
-                throw Problem.conflict(
-                    "room-exists", title: "Room exists", detail: "A room with this id or name exists.")
-            }
-            try await sql.raw(
-                """
-                INSERT INTO rooms (id, name, name_key, building, capacity, spots, photo, created_at)
-                VALUES (\(bind: room.id), \(bind: room.name), \(bind: room.name.lowercased()), \(bind: room.building),
-                        \(bind: room.capacity), \(bind: room.seats), \(bind: room.photo), \(bind: Timestamp.string(self.clock.now)))
-                """
-            ).run()
+            try await self.insert(room, sql)
             return try await Self.record(room.id, sql, at: self.clock.now, campus: campus)
+        }
+    }
+
+    /// `create`'s row, inside the caller's transaction (an import's, `RoomRecords`); 409 when the id or name is taken.
+    func insert(_ room: RoomRecord, hours: OpeningHours? = nil, _ sql: any SQLDatabase) async throws {
+        let clash = try await sql.raw(
+            "SELECT id FROM rooms WHERE id = \(bind: room.id) OR name_key = \(bind: room.name.lowercased())"
+        ).first()
+        guard clash == nil else {
+            throw Problem.conflict("room-exists", title: "Room exists", detail: "A room with this id or name exists.")
+        }
+        try await sql.raw(
+            """
+            INSERT INTO rooms (id, name, name_key, building, capacity, spots, photo, hours, created_at)
+            VALUES (\(bind: room.id), \(bind: room.name), \(bind: room.name.lowercased()), \(bind: room.building),
+                    \(bind: room.capacity), \(bind: room.seats), \(bind: room.photo), \(bind: hours?.description),
+                    \(bind: Timestamp.string(self.clock.now)))
+            """
+        ).run()
+    }
+
+    /// Every room as an admin sets it (its own opening hours, nil when it keeps its building's), by id.
+    func settings() async throws -> [(room: RoomRecord, hours: String?)] {
+        try await database.withConnection { sql in
+            try await sql.raw("SELECT id, name, building, capacity, spots, hours FROM rooms ORDER BY id").all().map {
+                row in
+                (
+                    RoomRecord(
+                        id: try row.decode(column: "id", as: String.self),
+                        name: try row.decode(column: "name", as: String.self),
+                        building: try row.decode(column: "building", as: String.self),
+                        capacity: try row.decode(column: "capacity", as: Int.self),
+                        seats: try row.decode(column: "spots", as: Int.self), photo: nil),
+                    try row.decode(column: "hours", as: String?.self)
+                )
+            }
         }
     }
 
@@ -184,46 +207,58 @@ final class RoomStore: Sendable {
         let campus = await campusClock()
         let now = clock.now
         return try await database.transaction { sql in
-            let lock = self.database.engine == .postgres ? " FOR UPDATE" : ""
-            guard
-                let row = try await sql.raw(
-                    "SELECT name, building, capacity, spots FROM rooms WHERE id = \(bind: id)\(unsafeRaw: lock)"
-                ).first()
-            else { throw Problem.notFound("There is no room \(id).") }
-            let currentName = try row.decode(column: "name", as: String.self)
-            let currentCapacity = try row.decode(column: "capacity", as: Int.self)
-            let checked = try RoomValidation.room(
-                id: id, name: name ?? currentName,
-                building: building ?? row.decode(column: "building", as: String.self),
-                capacity: capacity ?? currentCapacity,
-                spots: spots ?? min(try row.decode(column: "spots", as: Int.self), capacity ?? currentCapacity))
-            let booked = try await Self.peakSeatsBooked(id, sql, from: now)
-            guard checked.spots >= booked else {
-                throw ValidationFailure(
-                    field: spots == nil ? "capacity" : "spots",
-                    message: "Seats booked at some time ahead: \(booked). Offer at least as many.")
-            }
-            if checked.name.lowercased() != currentName.lowercased() {
-                let clash = try await sql.raw(
-                    "SELECT id FROM rooms WHERE name_key = \(bind: checked.name.lowercased())"
-                ).first()
-                if clash != nil {
-                    throw Problem.conflict("room-exists", title: "Room exists", detail: "Another room has this name.")
-                }
-            }
-            try await sql.raw(
-                """
-                UPDATE rooms SET name = \(bind: checked.name), name_key = \(bind: checked.name.lowercased()),
-                    building = \(bind: checked.building), capacity = \(bind: checked.capacity), spots = \(bind: checked.spots)
-                WHERE id = \(bind: id)
-                """
-            ).run()
-            if let hours {
-                try await sql.raw("UPDATE rooms SET hours = \(bind: hours?.description) WHERE id = \(bind: id)").run()
-            }
-            if checked.name != currentName { try await renamed?(sql) }
+            try await self.change(
+                id, name: name, building: building, capacity: capacity, spots: spots, hours: hours, renamed: renamed,
+                sql, now: now)
             return try await Self.record(id, sql, at: now, campus: campus)
         }
+    }
+
+    /// `update`'s change, inside the caller's transaction (an import's, `RoomRecords`). Returns whether it was renamed.
+    @discardableResult
+    func change(
+        _ id: String, name: String?, building: String?, capacity: Int?, spots: Int?, hours: OpeningHours?? = nil,
+        renamed: (@Sendable (any SQLDatabase) async throws -> Void)? = nil, _ sql: any SQLDatabase, now: Date
+    ) async throws -> Bool {
+        let lock = self.database.engine == .postgres ? " FOR UPDATE" : ""
+        guard
+            let row = try await sql.raw(
+                "SELECT name, building, capacity, spots FROM rooms WHERE id = \(bind: id)\(unsafeRaw: lock)"
+            ).first()
+        else { throw Problem.notFound("There is no room \(id).") }
+        let currentName = try row.decode(column: "name", as: String.self)
+        let currentCapacity = try row.decode(column: "capacity", as: Int.self)
+        let checked = try RoomValidation.room(
+            id: id, name: name ?? currentName,
+            building: building ?? row.decode(column: "building", as: String.self),
+            capacity: capacity ?? currentCapacity,
+            spots: spots ?? min(try row.decode(column: "spots", as: Int.self), capacity ?? currentCapacity))
+        let booked = try await Self.peakSeatsBooked(id, sql, from: now)
+        guard checked.spots >= booked else {
+            throw ValidationFailure(
+                field: spots == nil ? "capacity" : "spots",
+                message: "Seats booked at some time ahead: \(booked). Offer at least as many.")
+        }
+        if checked.name.lowercased() != currentName.lowercased() {
+            let clash = try await sql.raw(
+                "SELECT id FROM rooms WHERE name_key = \(bind: checked.name.lowercased())"
+            ).first()
+            if clash != nil {
+                throw Problem.conflict("room-exists", title: "Room exists", detail: "Another room has this name.")
+            }
+        }
+        try await sql.raw(
+            """
+            UPDATE rooms SET name = \(bind: checked.name), name_key = \(bind: checked.name.lowercased()),
+                building = \(bind: checked.building), capacity = \(bind: checked.capacity), spots = \(bind: checked.spots)
+            WHERE id = \(bind: id)
+            """
+        ).run()
+        if let hours {
+            try await sql.raw("UPDATE rooms SET hours = \(bind: hours?.description) WHERE id = \(bind: id)").run()
+        }
+        if checked.name != currentName { try await renamed?(sql) }
+        return checked.name != currentName
     }
 
     /// The most seats held at any instant from `now` on: untimed bookings, and seats booked in time (whole-room

@@ -24,7 +24,8 @@ struct RoomTimeKeeper: Service {
     func tick() async {
         let now = rooms.platform.clock.now
         do {
-            let (released, waiting) = try await rooms.reservations.releaseUncheckedIn(at: now)
+            let (released, count, waiting) = try await rooms.reservations.releaseUncheckedIn(at: now)
+            rooms.platform.metrics.count(.released(reason: "no-check-in"), count)
             try await rooms.changed(released)
             await rooms.lines.announce(waiting)
             let slot = SlotRange.slot(containing: now)

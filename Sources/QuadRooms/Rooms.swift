@@ -73,6 +73,7 @@ package final class Rooms: Feature, PersonRemoval, PersonCalendar {
     func reserve(_ intent: ReservationIntent) async throws -> (booking: Booking, spots: Int) {
         let (reservation, spots, waiting) =
             if let batcher { try await batcher.book(intent) } else { try await reservations.reserve(intent) }
+        platform.metrics.count(.booked)
         await changed(intent.roomId, spots: spots, .spots)
         await lines.announce(waiting)
         return (reservation.booking, spots)
@@ -105,6 +106,7 @@ package final class Rooms: Feature, PersonRemoval, PersonCalendar {
             roomId: roomId, recurrence: recurrence, from: date, start: time, minutes: minutes, hold: hold, seats: seats,
             owner: owner.username.lowercased(), person: owner.displayName, policy: policy)
         reservations.mail.wake()
+        platform.metrics.count(.booked, outcomes.filter { $0.result == .booked }.count)
         guard let first, let seriesId = first.seriesId else {
             var problem = Problem.conflict(
                 "series-unavailable", title: "No date free", detail: "None of the series' dates could be booked.")
@@ -121,11 +123,13 @@ package final class Rooms: Feature, PersonRemoval, PersonCalendar {
         if let (spots, waiting) = try await reservations.cancel(
             bookingId, roomId: roomId, by: person, following: following)
         {
+            platform.metrics.count(.released(reason: "cancelled"))
             await changed(roomId, spots: spots, .spots)
             await lines.announce(waiting)
             return true
         }
         guard let spots = try await store.cancel(roomId: roomId, bookingId: bookingId, by: person) else { return false }
+        platform.metrics.count(.released(reason: "cancelled"))
         await changed(roomId, spots: spots, .spots)
         return true
     }
@@ -218,6 +222,7 @@ extension Rooms {
     package static var letters: [LetterWriter] { [ReservationStore.bookingLetter.writer] }
 
     package var adminLinks: [AdminLink] { [AdminLink(title: "rooms.admin.title", path: "/admin/rooms")] }
+    package var recordSets: [any RecordSet] { [RoomRecords(rooms: self)] }
 
     package var link: ServiceLink? {
         // The tab bar shows a door.

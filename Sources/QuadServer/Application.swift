@@ -65,12 +65,13 @@ package struct Quad {
     /// `extra`: test-only routes, behind the same middleware.
     package static func assemble(_ features: Features, extra: (Routes) -> Void = { _ in }) async throws -> Quad {
         let platform = features.platform
+        var services: [any Service] = [platform.events, platform.idempotency, AuditKeeper(trail: platform.audit)]
+        if let courier = platform.courier { services.append(courier) }
+        if let backups = platform.backups { services.append(backups) }
         return Quad(
             router: try await buildRouter(platform, features: features.all, people: features.accounts, extra: extra),
             server: .quad(platform, features: features.all, people: features.accounts),
-            services: [platform.events, platform.idempotency] + (platform.courier.map { [$0] } ?? [])
-                + (platform.backups.map { [$0] } ?? [])
-                + features.all.flatMap(\.services))
+            services: services + features.all.flatMap(\.services))
     }
 }
 

@@ -11,7 +11,7 @@ struct TimetableRoutes {
 
     func register(on routes: Routes) {
         routes.on(.get, "/timetable", .public) { request, _ in try await self.page(request) }
-        routes.on(.post, "/timetable/calendar", .member) { request, _ in try await self.rotate(request) }
+        routes.on(.post, "/timetable/calendar", .member, audit: true) { request, _ in try await self.rotate(request) }
         TimetableAdminRoutes(timetable: timetable, web: web).register(on: routes)
     }
 

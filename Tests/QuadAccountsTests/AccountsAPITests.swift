@@ -306,7 +306,7 @@ extension LoginThrottle {
     func wait(_ username: String, _ address: String) async throws -> Int? {
         switch try await reserve(username: username, address: address) {
         case .wait(let seconds): return seconds
-        case .reserved(let id):
+        case .reserved(let id, _):
             try await cancel(reservation: id)
             return nil
         }

@@ -27,6 +27,7 @@ import Testing
                         "/admin/rooms Rooms and buildings", "/admin/people People",
                         "/admin/specials Manage specials", "/library/new Add a book",
                         "/admin/timetable Timetable settings", "/admin/waiting Waiting lines",
+                        "/admin/records Import and export", "/admin/audit Audit trail",
                     ])
                 // Every page's header leads there.
                 #expect(response.text.contains(#"<a href="/admin">Admin</a>"#))

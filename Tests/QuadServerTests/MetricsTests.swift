@@ -8,7 +8,8 @@ import Testing
 
 @testable import QuadPlatform
 
-/// `GET /metrics`: for the monitoring system the operator names, never anyone else; a booking moves its counter.
+/// `GET /metrics`: for the monitoring system the operator names, never anyone else; a booking moves its counters, a
+/// cancellation its release's.
 /// (Its text passes `promtool check metrics` after a browser has used Quad: e2e/test_metrics.py.)
 @Suite struct MetricsTests {
     static let token = "a metrics token of this test"
@@ -38,13 +39,28 @@ import Testing
             let ada = try await app.signedIn("ada")
             let booked = #"quad_http_requests_total{operation="bookRoom",status="201"}"#
             let before = try await Self.scrape(client)
-            #expect(try await client.book("yana", as: ada).status == .created)
+            let made = try await client.book("yana", as: ada)
+            #expect(made.status == .created)
             let after = try await Self.scrape(client)
             #expect(Self.value(after, booked) == Self.value(before, booked) + 1)
             #expect(
                 Self.value(after, #"quad_events_total{kind="room"}"#)
                     > Self.value(before, #"quad_events_total{kind="room"}"#))
             #expect(after.contains(#"quad_http_request_duration_seconds_count{operation="bookRoom"}"#))
+            #expect(Self.value(after, "quad_bookings_total") == Self.value(before, "quad_bookings_total") + 1)
+            // Every query waited for its connection, however briefly: the waits are counted.
+            #expect(
+                Self.value(after, "quad_database_connection_wait_seconds_count")
+                    > Self.value(before, "quad_database_connection_wait_seconds_count"))
+
+            // Cancelled: a release, by why.
+            let answer = try JSONSerialization.jsonObject(with: Data(made.text.utf8)) as? [String: Any]
+            let id = try #require((answer?["booking"] as? [String: Any])?["id"] as? String)
+            let cancelled = try await client.execute(
+                uri: "/api/rooms/yana/bookings/\(id)", method: .delete, headers: ada)
+            #expect(cancelled.status == .noContent, "\(cancelled.text)")
+            let released = #"quad_releases_total{reason="cancelled"}"#
+            #expect(Self.value(try await Self.scrape(client), released) == Self.value(after, released) + 1)
 
             // Not to a person, even an admin, nor with another token.
             for headers: HTTPFields in [

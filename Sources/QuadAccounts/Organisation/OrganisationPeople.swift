@@ -162,8 +162,19 @@ extension Accounts {
         let current = try await addresses.entry(of: username)
         let email = owned.email.flatMap { $0 == current?.address ? nil : $0 }
         let language = owned.language.flatMap { $0 == current?.language ? nil : $0 }
-        return try await change(
+        let before = try await people.find(username)
+        let person = try await change(
             username, displayName: owned.displayName, role: owned.role?.rawValue, studentId: owned.studentId,
             password: nil, keepKeys: true, email: email, mailLanguage: language)
+        // A role the provider's groups gave or took: kept in the audit trail, as an admin's change would be.
+        if let before, before.role != person.role {
+            await platform.audit.record(
+                AuditEntry(
+                    at: platform.clock.now, actor: "organisation", action: "organisationSignIn",
+                    target: person.username,
+                    detail: "role \(before.role.rawValue) → \(person.role.rawValue)",
+                    address: RequestInfo.current.clientAddress))
+        }
+        return person
     }
 }

@@ -3,10 +3,13 @@ public struct FieldError: Sendable, Codable, Equatable {
     /// The field's name as the request or form spells it (`price`, `person`).
     public var field: String
     public var message: String
+    /// In an imported file, the row it is on, as a spreadsheet numbers it (the header is row 1); nil elsewhere.
+    public var row: Int?
 
-    public init(field: String, message: String) {
+    public init(field: String, message: String, row: Int? = nil) {
         self.field = field
         self.message = message
+        self.row = row
     }
 }
 

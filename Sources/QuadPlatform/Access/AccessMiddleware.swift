@@ -58,7 +58,7 @@ package struct AccessMiddleware: RouterMiddleware {
         }
         var request = request
         if entry.rule != .link, CSRF.applies(to: request, signedIn: context.signedIn) {
-            try await CSRF.check(&request, trustProxy: trustProxy)
+            try await CSRF.check(&request, trustProxy: trustProxy, upload: entry.upload)
         }
         var response = try await next(request, context)
         if context.person != nil { SecurityHeaders.markPrivate(&response.headers) }

@@ -14,12 +14,15 @@ package final class AccessTable: Sendable {
         /// Whether a personal app link may call it (the original apps' operations: `x-quad-app-link`).
         package var appLink = false
         var operationId: String?
-        /// Whether its body is an image (the upload limit, not the JSON one: `BodyLimit`).
+        /// Whether its body is a file (an image, a CSV file): the upload limit, not the JSON one (`BodyLimit`).
         package var upload = false
         /// Whether its answer holds a secret (a token, a key): never kept for an `Idempotency-Key` replay.
         var secretAnswer = false
         /// The sizes the contract allows its body and query (`ContractLimitsMiddleware`).
         package var limits: RequestLimits?
+        /// A security event whoever makes it (`x-quad-audit`, or a form's declaration): kept in the audit trail. An
+        /// admin's every unsafe request is kept anyway (`AuditMiddleware`).
+        package var audit = false
     }
 
     private struct Key: Hashable {
@@ -68,14 +71,15 @@ package final class AccessTable: Sendable {
                 }
                 let statuses = ((operation["responses"] as? [String: Any]) ?? [:]).keys.map { "\($0)" }
                 let bodyTypes = ((operation["requestBody"] as? [String: Any])?["content"] as? [String: Any])?.keys
-                let upload = bodyTypes?.contains { $0.hasPrefix("image/") } ?? false
+                let upload = bodyTypes?.contains { $0.hasPrefix("image/") || $0 == "text/csv" } ?? false
                 operations.append(
                     Operation(
                         method: method.uppercased(), path: path,
                         entry: Entry(
                             rule: rule, appLink: operation["x-quad-app-link"] as? Bool ?? false, operationId: id,
                             upload: upload, secretAnswer: operation["x-quad-secret-answer"] as? Bool ?? false,
-                            limits: RequestLimits.from(operation, pathItem: item, schemas: schemas)),
+                            limits: RequestLimits.from(operation, pathItem: item, schemas: schemas),
+                            audit: operation["x-quad-audit"] as? Bool ?? false),
                         security: security, statuses: statuses))
             }
         }
@@ -88,8 +92,12 @@ package final class AccessTable: Sendable {
     }
 
     /// Declares a page or form (an API operation's declaration is the contract's).
-    func declare(_ method: HTTPRequest.Method, _ path: String, _ rule: AccessRule) {
-        entries.withLockedValue { $0[Key(method: method.rawValue, path: Self.shape(path))] = Entry(rule: rule) }
+    func declare(
+        _ method: HTTPRequest.Method, _ path: String, _ rule: AccessRule, upload: Bool = false, audit: Bool = false
+    ) {
+        entries.withLockedValue {
+            $0[Key(method: method.rawValue, path: Self.shape(path))] = Entry(rule: rule, upload: upload, audit: audit)
+        }
     }
 
     /// The entry for a matched route (Hummingbird's endpoint path); HEAD is GET's.

@@ -1,6 +1,8 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
+import MultipartKit
+import NIOCore
 
 /// CSRF protection for every unsafe request a cookie signs, and for every browser form, whatever its path and
 /// content type. Two checks, both in `AccessMiddleware`:
@@ -37,8 +39,9 @@ package enum CSRF {
     }
 
     /// 403 unless the request comes from this origin and repeats the cookie's token (header, or the form's
-    /// `csrf` field, for which the form body is read here, within the JSON body limit).
-    package static func check(_ request: inout Request, trustProxy: Bool) async throws {
+    /// `csrf` field, for which the form body is read here, within the route's body limit: `upload` for a form that
+    /// sends a file).
+    package static func check(_ request: inout Request, trustProxy: Bool, upload: Bool = false) async throws {
         if let site = request.headers[.secFetchSite]?.lowercased(), site != "same-origin", site != "none" {
             throw refusal
         }
@@ -49,6 +52,11 @@ package enum CSRF {
         let type = request.headers[.contentType]?.lowercased() ?? ""
         if submitted == nil, type.hasPrefix("application/x-www-form-urlencoded") {
             submitted = try await request.form(CSRFField.self).csrf
+        } else if submitted == nil, type.hasPrefix("multipart/form-data") {
+            submitted = try await request.multipartForm(
+                CSRFField.self, limit: upload ? BodyLimit.upload : BodyLimit.json
+            )
+            .csrf
         }
         try verify(request, submitted: submitted)
     }
@@ -83,6 +91,38 @@ extension Request {
             throw Problem.malformedBody(
                 "The form could not be read: send each field once, as text (a list as name[]=…), as Quad's pages do.")
         }
+    }
+
+    /// A `multipart/form-data` body (a form that sends a file) decoded as `T` with MultipartKit, read within `limit`
+    /// (413 past it); a body that is not such a form answers 400. The body stays readable, as `form` leaves it.
+    package mutating func multipartForm<T: Decodable>(_ type: T.Type, limit: Int) async throws -> T {
+        let body: ByteBuffer
+        do {
+            body = try await collectBody(upTo: limit)
+        } catch is NIOTooManyBytesError {
+            throw Problem.tooLarge(limit: limit)
+        }
+        guard let boundary = Self.boundary(headers[.contentType]) else {
+            throw Problem.malformedBody("The form could not be read: it names no multipart boundary.")
+        }
+        do {
+            return try FormDataDecoder().decode(T.self, from: body, boundary: boundary)
+        } catch {
+            throw Problem.malformedBody("The form could not be read: send it as Quad's page does.")
+        }
+    }
+
+    /// `multipart/form-data; boundary=…`'s boundary, quoted or not.
+    static func boundary(_ contentType: String?) -> String? {
+        guard let contentType else { return nil }
+        for parameter in contentType.split(separator: ";").dropFirst() {
+            let pair = parameter.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
+            guard pair.count == 2, pair[0].lowercased() == "boundary" else { continue }
+            let value =
+                pair[1].hasPrefix("\"") && pair[1].hasSuffix("\"") ? String(pair[1].dropFirst().dropLast()) : pair[1]
+            return value.isEmpty ? nil : value
+        }
+        return nil
     }
 
     /// The fields of a form of single values (its CSRF token already checked by `AccessMiddleware`).

@@ -8,12 +8,14 @@ package struct Routes {
     package let router: Router<AppRequestContext>
     let access: AccessTable
 
-    /// A page or a form, open to `rule`.
+    /// A page or a form, open to `rule`. `upload`: a form that sends a file, read within the upload limit
+    /// (`BodyLimit.upload`) rather than the one for other bodies. `audit`: a security event whoever makes it, kept in
+    /// the audit trail (an admin's every form is kept anyway).
     package func on<Output: ResponseGenerator>(
-        _ method: HTTPRequest.Method, _ path: String, _ rule: AccessRule,
+        _ method: HTTPRequest.Method, _ path: String, _ rule: AccessRule, upload: Bool = false, audit: Bool = false,
         use handler: @escaping @Sendable (Request, AppRequestContext) async throws -> Output
     ) {
-        access.declare(method, path, rule)
+        access.declare(method, path, rule, upload: upload, audit: audit)
         router.on(RouterPath(path), method: method, use: handler)
     }
 }
