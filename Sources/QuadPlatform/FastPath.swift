@@ -1,5 +1,6 @@
 import Foundation
 import HTTPTypes
+import Hummingbird
 import HummingbirdCore
 import Logging
 import NIOConcurrencyHelpers
@@ -130,7 +131,11 @@ package final class FastPath: ChannelDuplexHandler, RemovableChannelHandler {
     /// microsecond a response. And the connection's Host, with the base URL worked out from it.
     private final class ConnectionState {
         typealias Heads = (etag: String, date: String, ok: HTTPResponseHead, notModified: HTTPResponseHead)
-        typealias Wire = (etag: String, date: String, ok: ByteBuffer, notModified: ByteBuffer)
+        /// Each answer whole, and its head alone, unterminated (for an answer that adds its `X-Request-Id`).
+        typealias Wire = (
+            etag: String, date: String, ok: ByteBuffer, notModified: ByteBuffer, okHead: ByteBuffer,
+            notModifiedHead: ByteBuffer
+        )
         var heads: Heads?
         var personalHeads: Heads?
         var wire: Wire?
@@ -446,20 +451,40 @@ package final class FastPath: ChannelDuplexHandler, RemovableChannelHandler {
         }
         var head = notModified ? heads!.notModified : heads!.ok
         // Logged before it is sent (as a kept page is): whoever reads the answer finds the line written.
-        if routes.logger.logLevel <= .info {
-            routes.logger.info("GET \(answer.path) \(head.status.code)", metadata: ["answer": "kept"])
-        }
+        let id = logLine("GET \(answer.path) \(head.status.code)", kept: "answer")
         if answer.rateLimit == nil, let encoder {
             var wire = answer.personal ? state.personalWire : state.wire
             if wire?.etag != answer.etag || wire?.date != date {
-                var ok = Self.bytes(heads!.ok, allocator: context.channel.allocator)
+                let allocator = context.channel.allocator
+                let (okHead, notModifiedHead) = (
+                    Self.bytes(heads!.ok, allocator: allocator, terminated: false),
+                    Self.bytes(heads!.notModified, allocator: allocator, terminated: false)
+                )
+                var ok = Self.bytes(heads!.ok, allocator: allocator)
                 var body = answer.body
                 ok.writeBuffer(&body)
-                wire = (answer.etag, date, ok, Self.bytes(heads!.notModified, allocator: context.channel.allocator))
+                wire = (
+                    answer.etag, date, ok, Self.bytes(heads!.notModified, allocator: allocator), okHead,
+                    notModifiedHead
+                )
                 if answer.personal { state.personalWire = wire } else { state.wire = wire }
             }
-            encoder.writeAndFlush(NIOAny(notModified ? wire!.notModified : wire!.ok), promise: nil)
+            if let id {
+                // The head as kept, then the id's line and the blank line, then the body (no copy of either).
+                var end = context.channel.allocator.buffer(capacity: 48)
+                end.writeString("X-Request-Id: \(id)\r\n\r\n")
+                encoder.write(NIOAny(notModified ? wire!.notModifiedHead : wire!.okHead), promise: nil)
+                if notModified {
+                    encoder.writeAndFlush(NIOAny(end), promise: nil)
+                } else {
+                    encoder.write(NIOAny(end), promise: nil)
+                    encoder.writeAndFlush(NIOAny(answer.body), promise: nil)
+                }
+            } else {
+                encoder.writeAndFlush(NIOAny(notModified ? wire!.notModified : wire!.ok), promise: nil)
+            }
         } else {
+            if let id { head.headers.add(name: "X-Request-Id", value: id) }
             if let state = answer.rateLimit, let limiter = routes.rateLimiter {
                 head.headers.add(name: HTTPField.Name.rateLimitPolicy.rawName, value: limiter.policyHeader)
                 head.headers.add(name: HTTPField.Name.rateLimit.rawName, value: state)
@@ -482,8 +507,8 @@ package final class FastPath: ChannelDuplexHandler, RemovableChannelHandler {
             head.headers.replaceOrAdd(name: HTTPField.Name.rateLimit.rawName, value: rateLimit)
         }
         // Logged before it is sent: whoever reads the answer finds the line written.
-        if routes.logger.logLevel <= .info {
-            routes.logger.info("GET \(path) \(page.head.status.code)", metadata: ["page": "kept"])
+        if let id = logLine("GET \(path) \(page.head.status.code)", kept: "page") {
+            head.headers.add(name: "X-Request-Id", value: id)
         }
         // Under one label: a kept page's address has its room or book in it, which would make a series of each.
         routes.metrics?.request(
@@ -494,13 +519,24 @@ package final class FastPath: ChannelDuplexHandler, RemovableChannelHandler {
         context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
     }
 
-    /// A response head as HTTP/1.1 writes it.
-    private static func bytes(_ head: HTTPResponseHead, allocator: ByteBufferAllocator) -> ByteBuffer {
+    /// A response head as HTTP/1.1 writes it; not `terminated`, without the blank line that ends it.
+    private static func bytes(
+        _ head: HTTPResponseHead, allocator: ByteBufferAllocator, terminated: Bool = true
+    ) -> ByteBuffer {
         var buffer = allocator.buffer(capacity: 256)
         buffer.writeString("HTTP/1.1 \(head.status.code) \(head.status.reasonPhrase)\r\n")
         for (name, value) in head.headers { buffer.writeString("\(name): \(value)\r\n") }
-        buffer.writeString("\r\n")
+        if terminated { buffer.writeString("\r\n") }
         return buffer
+    }
+
+    /// The log line of an answer given here, as the router writes its own (`RequestLogMiddleware`): with an id, which
+    /// the answer also carries as `X-Request-Id`. Nil when the level writes no such line (nor sends an id).
+    private func logLine(_ message: Logger.Message, kept: String) -> String? {
+        guard routes.logger.logLevel <= .info else { return nil }
+        let id = RequestID().description
+        routes.logger.info(message, metadata: [kept: "kept", "request": .string(id)])
+        return id
     }
 }
 
