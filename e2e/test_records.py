@@ -1,17 +1,23 @@
-"""Import and export on `/admin/records` (issue 39), as an admin drives it: from `/admin`, a file with rows at fault is
-refused with each row and column named and nothing applied, the corrected file is applied, and the same file again
-changes nothing; the download is the API's export. At a phone's width, in French too, nothing scrolls sideways and
-axe finds nothing serious, the errors' table included."""
+"""Import and export on `/admin/records` and with `quad export` (issue 39), as an admin drives them: from `/admin`, a
+file with rows at fault is refused with each row and column named and nothing applied, the corrected file is applied,
+and the same file again changes nothing; the download is the API's export. At a phone's width, in French too, nothing
+scrolls sideways and axe finds nothing serious, the errors' table included. Everyone's bookings export as one
+calendar that the `icalendar` package reads."""
 
 from __future__ import annotations
 
+import datetime as dt
+import json
+import os
+import subprocess
 from pathlib import Path
 
+import icalendar
 import pytest
 from selenium.webdriver.common.by import By
 
-from conftest import PHONE, http_request
-from helpers import bearer, one, sign_in, wait_for
+from conftest import MELBOURNE, PHONE, http_request, melbourne
+from helpers import bearer, one, password_of, sign_in, wait_for
 
 BAD = "title,author,isbn\r\nA field guide to moss,Ana Brandt,\r\n,Nobody,\r\nUnlucky,Someone,9780307887895\r\n"
 GOOD = "title,author,isbn\r\nA field guide to moss,Ana Brandt,\r\nLichens,Ana Brandt,9780307887894\r\n"
@@ -88,3 +94,48 @@ def test_a_member_is_refused_the_page(quad_server_factory, new_browser):
     assert not driver.find_elements(By.CSS_SELECTOR, "input[type=file]"), "a member was shown the import form"
     answer = http_request(server.url + "/api/records/people", headers=bearer(server, "ada"))
     assert answer.status == 403
+
+
+def test_everyones_bookings_export_as_one_calendar(quad_server_factory, quad_binary, tmp_path):
+    """`quad export bookings`: an admin's calendar of every booking, read back by the `icalendar` package: each
+    event at its time on the campus clock, saying whose it is."""
+    server = quad_server_factory(demo=True, now=melbourne("09:00", "weekday"))
+    day = (server.now().astimezone(MELBOURNE) + dt.timedelta(days=1)).date()
+    start = dt.datetime(day.year, day.month, day.day, 11, tzinfo=MELBOURNE)
+    body = json.dumps({"start": start.astimezone(dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ"), "minutes": 45}).encode()
+    booked = http_request(
+        server.url + "/api/rooms/helmold/bookings",
+        method="POST",
+        headers=dict(bearer(server, "ada"), **{"Content-Type": "application/json"}),
+        data=body,
+    )
+    assert booked.status == 201, booked.text
+
+    config = tmp_path / "config"
+    environment = dict(os.environ, QUAD_CONFIG_DIR=str(config), QUAD_SERVER=server.url)
+    login = subprocess.run(
+        [str(quad_binary), "login", "--username", "admin", "--password-stdin"],
+        input=password_of(server, "admin") + "\n",
+        capture_output=True,
+        text=True,
+        env=environment,
+        timeout=60,
+    )
+    assert login.returncode == 0, login.stderr
+    exported = subprocess.run(
+        [str(quad_binary), "export", "bookings"], capture_output=True, env=environment, timeout=60
+    )
+    assert exported.returncode == 0, exported.stderr
+    calendar = icalendar.Calendar.from_ical(exported.stdout)
+    events = [event for event in calendar.walk("VEVENT") if "Ada Lovelace" in str(event["SUMMARY"])]
+    assert [str(event["SUMMARY"]) for event in events] == ["Helmold · Ada Lovelace"]
+    assert events[0].decoded("DTSTART") == start
+    assert events[0].decoded("DURATION") == dt.timedelta(minutes=45)
+    # Nothing to import back: it is an export.
+    refused = http_request(
+        server.url + "/api/records/bookings",
+        method="PUT",
+        headers={"Authorization": f"Bearer {server.admin_token}", "Content-Type": "text/csv"},
+        data=b"x\r\n",
+    )
+    assert refused.status == 404

@@ -71,6 +71,13 @@ struct ErrorMiddleware: RouterMiddleware {
             if let underlying = mappedUnderlying(error.underlyingError, request: request, context: context) {
                 return underlying
             }
+            // An answer in a type the client's Accept refuses (the bookings' calendar asked for as CSV): 406.
+            if let refusal = error.underlyingError as? any HTTPResponseConvertible,
+                refusal.httpStatus == .notAcceptable
+            {
+                return Problem(
+                    .notAcceptable, detail: "Accept refuses the type of this answer: \(error.causeDescription).")
+            }
             if error.operationOutput == nil, error.operationInput == nil,
                 !(error.underlyingError is KeptAnswerMiddleware.SourceFailure)
             {

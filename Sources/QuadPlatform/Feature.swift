@@ -39,6 +39,8 @@ package protocol Feature: Sendable {
     var adminLinks: [AdminLink] { get }
     /// What an admin imports and exports of it as CSV (`RecordFiles`).
     var recordSets: [any RecordSet] { get }
+    /// What an admin exports of it as an iCalendar file.
+    var calendarExports: [any CalendarExport] { get }
 }
 
 /// An admin's page of a feature, as `/admin` lists it: its title (a localisation key) and path.
@@ -63,6 +65,7 @@ extension Feature {
     package var attention: (any AttentionPart)? { nil }
     package var adminLinks: [AdminLink] { [] }
     package var recordSets: [any RecordSet] { [] }
+    package var calendarExports: [any CalendarExport] { [] }
 }
 
 extension OpenAPIRuntime.Configuration {

@@ -77,9 +77,14 @@ extension PlatformOperations {
 /// Import and export (`RecordFiles`).
 extension PlatformOperations {
     func exportRecords(_ input: Operations.ExportRecords.Input) async throws -> Operations.ExportRecords.Output {
-        let file = try await records.export(input.path.kind)
-        RequestInfo.current.headers.set(.contentDisposition, "attachment; filename=\"\(input.path.kind).csv\"")
-        return .ok(.init(body: .csv(HTTPBody(file))))
+        switch try await records.export(input.path.kind) {
+        case .csv(let file):
+            RequestInfo.current.headers.set(.contentDisposition, "attachment; filename=\"\(input.path.kind).csv\"")
+            return .ok(.init(body: .csv(HTTPBody(file))))
+        case .calendar(let file):
+            RequestInfo.current.headers.set(.contentDisposition, "attachment; filename=\"\(input.path.kind).ics\"")
+            return .ok(.init(body: .textCalendar(HTTPBody(file))))
+        }
     }
 
     func importRecords(_ input: Operations.ImportRecords.Input) async throws -> Operations.ImportRecords.Output {

@@ -47,7 +47,7 @@ package func buildRouter(
     let router = Router(context: AppRequestContext.self, options: .autoGenerateHeadEndpoints)
     let routes = Routes(router: router, access: try AccessTable())
     let table = RouteTable()
-    let records = RecordFiles(features.flatMap(\.recordSets))
+    let records = RecordFiles(features.flatMap(\.recordSets), calendars: features.flatMap(\.calendarExports))
     let recordsLink =
         (records.kinds.isEmpty ? [] : [AdminLink(title: "records.title", path: RecordsRoutes.path)])
         + [AdminLink(title: "audit.title", path: AuditRoutes.path)]

@@ -211,21 +211,28 @@ final class ReservationStore: Sendable {
     /// `owner`'s bookings as their calendar shows them: each series once (its rule, less the dates with no
     /// booking), each other booking on its own; those ended more than 30 days ago are left out.
     func calendar(owner: String, campus: CampusClock) async throws -> [CalendarBooking] {
+        try await calendars(where: "owner = \(bind: owner.lowercased())", campus: campus).map(\.booking)
+    }
+
+    /// The bookings and series `condition` picks (on `owner`) that end after the last 30 days, as calendars show
+    /// them, each with whose it is (their display name as booked).
+    func calendars(
+        where condition: SQLQueryString, campus: CampusClock
+    ) async throws -> [(person: String, booking: CalendarBooking)] {
         let since = SlotRange.slot(containing: clock.now) - 30 * 96
-        let key = owner.lowercased()
         return try await database.withConnection { sql in
             let names = try await Self.roomNames(sql)
-            let mine = try await Self.select(sql, "owner = \(bind: key)")
-            let bySeries = Dictionary(grouping: mine.filter { $0.seriesId != nil }, by: { $0.seriesId! })
-            var entries: [CalendarBooking] = []
-            for reservation in mine where reservation.seriesId == nil && reservation.range.upper > since {
-                entries.append(Self.entry(reservation, names: names, campus: campus))
+            let picked = try await Self.select(sql, condition)
+            let bySeries = Dictionary(grouping: picked.filter { $0.seriesId != nil }, by: { $0.seriesId! })
+            var entries: [(person: String, booking: CalendarBooking)] = []
+            for reservation in picked where reservation.seriesId == nil && reservation.range.upper > since {
+                entries.append((reservation.person, Self.entry(reservation, names: names, campus: campus)))
             }
-            for rule in try await Self.seriesRules(sql, "owner = \(bind: key)") {
+            for rule in try await Self.seriesRules(sql, condition) {
                 guard let booked = bySeries[rule.id], booked.contains(where: { $0.range.upper > since }),
                     let entry = Self.entry(rule, booked: booked, names: names, campus: campus)
                 else { continue }
-                entries.append(entry)
+                entries.append((booked[0].person, entry))
             }
             return entries
         }

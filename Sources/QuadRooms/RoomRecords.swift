@@ -130,3 +130,18 @@ extension Rooms {
         return summary
     }
 }
+
+/// Everyone's room bookings as one iCalendar file (`CalendarExport`), for an admin (`quad export bookings`).
+struct BookingsCalendar: CalendarExport {
+    let rooms: Rooms
+
+    let kind = "bookings"
+
+    func calendar() async throws -> String {
+        let campus = await rooms.reservations.campusClock()
+        let entries = try await rooms.reservations.calendars(where: "1 = 1", campus: campus)
+        return ICalendar.bookings(
+            entries, zone: campus.timeZone, calendarName: "Quad bookings", stamp: rooms.platform.clock.now,
+            domain: "timetable.quad")
+    }
+}

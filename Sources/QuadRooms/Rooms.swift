@@ -223,6 +223,7 @@ extension Rooms {
 
     package var adminLinks: [AdminLink] { [AdminLink(title: "rooms.admin.title", path: "/admin/rooms")] }
     package var recordSets: [any RecordSet] { [RoomRecords(rooms: self)] }
+    package var calendarExports: [any CalendarExport] { [BookingsCalendar(rooms: self)] }
 
     package var link: ServiceLink? {
         // The tab bar shows a door.

@@ -166,6 +166,13 @@ import Testing
             #expect(
                 try await client.execute(uri: "/api/records/nothing", method: .get, headers: Self.admin).status
                     == .notFound)
+            // Everyone's bookings are a calendar, never a CSV file: asked for as CSV alone, 406.
+            let calendar = try await client.execute(uri: "/api/records/bookings", method: .get, headers: Self.admin)
+            #expect(calendar.status == .ok && calendar.text.hasPrefix("BEGIN:VCALENDAR\r\n"))
+            var csvOnly = Self.admin
+            csvOnly[.accept] = "text/csv"
+            let refused = try await client.execute(uri: "/api/records/bookings", method: .get, headers: csvOnly)
+            #expect(refused.status == .notAcceptable)
 
             var browser = try await app.browser("boss", role: .admin, csrf: Self.csrf)
             let boundary = "quad-test-boundary"

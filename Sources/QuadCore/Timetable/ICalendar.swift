@@ -63,6 +63,31 @@ public enum ICalendar {
         return lines.map(fold).joined(separator: "\r\n") + "\r\n"
     }
 
+    /// Everyone's room bookings as one calendar, for an admin (`quad export bookings`): each event says whose it is
+    /// (`Duo · Lea`), as it is booked in `zone`.
+    public static func bookings(
+        _ entries: [(person: String, booking: CalendarBooking)], zone: TimeZone, calendarName: String, stamp: Date,
+        domain: String = "quad"
+    ) -> String {
+        let clock = CampusClock(timeZone: zone)
+        var lines = [
+            "BEGIN:VCALENDAR", "VERSION:2.0", "PRODID:-//Quad//Bookings//EN", "CALSCALE:GREGORIAN", "METHOD:PUBLISH",
+            "X-WR-CALNAME:\(escape(calendarName))", "X-WR-TIMEZONE:\(zone.identifier)",
+        ]
+        let sorted = entries.sorted {
+            ($0.booking.first, $0.booking.start.minutes, $0.booking.uid)
+                < ($1.booking.first, $1.booking.start.minutes, $1.booking.uid)
+        }
+        lines += timeZone(zone, around: sorted.first?.booking.first ?? clock.date(of: stamp))
+        for (person, booking) in sorted {
+            var named = booking
+            named.summary = "\(booking.summary) · \(person)"
+            lines += event(named, tzid: zone.identifier, clock: clock, stamp: utc(stamp), domain: domain)
+        }
+        lines.append("END:VCALENDAR")
+        return lines.map(fold).joined(separator: "\r\n") + "\r\n"
+    }
+
     /// A room booking: once, or its series as RRULE and EXDATE; with a reminder before each start (VALARM).
     static func event(
         _ booking: CalendarBooking, tzid: String, clock: CampusClock, stamp: String, domain: String

@@ -5,12 +5,12 @@ import QuadCore
 
 /// Import and export of rooms, people and books as CSV files (admins).
 extension QuadClient {
-    /// `GET /api/records/{kind}`: every room, person or book as a CSV file.
+    /// `GET /api/records/{kind}`: every room, person or book as a CSV file; everyone's bookings as an iCalendar file.
     public func exportRecords(_ kind: String) async throws -> Data {
         let (response, body) = try await send(
             HTTPRequest(
                 method: .get, scheme: nil, authority: nil, path: "/api/records/\(try Self.kind(kind))",
-                headerFields: [.accept: "text/csv"]), operationID: "exportRecords")
+                headerFields: [.accept: "text/csv, text/calendar"]), operationID: "exportRecords")
         let data = if let body { try await Data(collecting: body, upTo: 256 * 1024 * 1024) } else { Data() }
         guard response.status.code == 200 else { throw Self.problem(status: response.status.code, body: data) }
         return data

@@ -6,28 +6,43 @@ import QuadCore
 /// the operations `GET`/`PUT /api/records/{kind}`, the command `quad import`/`quad export`, and `/admin/records`.
 package struct RecordFiles: Sendable {
     let sets: [String: any RecordSet]
+    let calendars: [String: any CalendarExport]
 
-    package init(_ sets: [any RecordSet]) {
+    package init(_ sets: [any RecordSet], calendars: [any CalendarExport] = []) {
         self.sets = Dictionary(sets.map { ($0.kind, $0) }) { first, _ in first }
+        self.calendars = Dictionary(calendars.map { ($0.kind, $0) }) { first, _ in first }
     }
 
     /// The kinds, in the order of the admin's page.
     package var kinds: [String] { ["rooms", "people", "books"].filter { sets[$0] != nil } }
+    /// The kinds exported as calendars.
+    package var calendarKinds: [String] { calendars.keys.sorted() }
+
+    /// An exported file: its text and media type.
+    package enum File {
+        case csv(String)
+        case calendar(String)
+    }
 
     /// More rows than this is not a file an admin means to send in one go (and would hold a transaction long).
     package static let maximumRows = 20_000
 
     func set(_ kind: String) throws -> any RecordSet {
         guard let set = sets[kind] else {
+            if calendars[kind] != nil {
+                throw Problem.notFound("The \(kind) are exported as a calendar, never imported.")
+            }
             throw Problem.notFound("Quad has no records called \(kind): \(kinds.joined(separator: ", ")).")
         }
         return set
     }
 
-    /// The kind's records as a CSV file: a header, then a row per record, with CRLF line ends (RFC 4180).
-    package func export(_ kind: String) async throws -> String {
+    /// The kind's records as a CSV file (a header, then a row per record, with CRLF line ends: RFC 4180), or as an
+    /// iCalendar file for a kind exported so.
+    package func export(_ kind: String) async throws -> File {
+        if let calendar = calendars[kind] { return .calendar(try await calendar.calendar()) }
         let set = try set(kind)
-        return try Self.csv(header: set.columns, rows: try await set.rows())
+        return .csv(try Self.csv(header: set.columns, rows: try await set.rows()))
     }
 
     /// A CSV file (RFC 4180, CRLF line ends), each cell a spreadsheet would run as a formula made safe

@@ -19,6 +19,13 @@ package protocol RecordSet: Sendable {
     func apply(_ rows: [RecordRow], errors: RowErrors) async throws -> ImportSummary
 }
 
+/// Records exported as an iCalendar file, never imported: everyone's room bookings (`quad export bookings`).
+package protocol CalendarExport: Sendable {
+    /// Its name in paths and commands: `bookings`.
+    var kind: String { get }
+    func calendar() async throws -> String
+}
+
 /// One row of an imported file.
 package struct RecordRow: Sendable {
     /// As a spreadsheet numbers it: the header is row 1.

@@ -14,9 +14,13 @@ struct RecordsRoutes {
         routes.on(.get, Self.path, .admin) { request, _ in try page(request, outcome: nil) }
         routes.on(.get, Self.path + "/:file", .admin) { request, context -> Response in
             let file = context.parameters.get("file") ?? ""
-            guard file.hasSuffix(".csv") else { throw Problem.notFound("Nothing is at \(request.uri.path).") }
-            let kind = String(file.dropLast(4))
-            return Self.download(try await records.export(kind), as: "\(kind).csv")
+            let kind = String(file.prefix { $0 != "." })
+            switch (try await records.export(kind), file.dropFirst(kind.count)) {
+            case (.csv(let text), ".csv"): return Self.download(text, as: file)
+            case (.calendar(let text), ".ics"):
+                return Self.download(text, as: file, type: "text/calendar; charset=utf-8")
+            default: throw Problem.notFound("Nothing is at \(request.uri.path).")
+            }
         }
         // (One parameter name for both: the router keeps one per place in a path.)
         routes.on(.post, Self.path + "/:file", .admin, upload: true) { request, context -> Response in
@@ -24,12 +28,12 @@ struct RecordsRoutes {
         }
     }
 
-    /// A CSV file to save (never kept by a cache: it may list people). `name` is Quad's own, never a client's.
-    static func download(_ text: String, as name: String) -> Response {
+    /// A file to save (never kept by a cache: it may list people). `name` is a kind Quad has, never a client's words.
+    static func download(_ text: String, as name: String, type: String = "text/csv; charset=utf-8") -> Response {
         Response(
             status: .ok,
             headers: [
-                .contentType: "text/csv; charset=utf-8", .cacheControl: "no-store",
+                .contentType: type, .cacheControl: "no-store",
                 .contentDisposition: "attachment; filename=\"\(name)\"",
             ], body: .init(byteBuffer: ByteBuffer(string: text)))
     }
@@ -90,6 +94,9 @@ struct RecordsRoutes {
                         action: "\(Self.path)/\(kind)", applied: applied, errors: errors, hasErrors: !errors.isEmpty,
                         errorsTitle: t("records.refused", count: errors.count + more),
                         moreErrors: more > 0 ? t("records.moreErrors", count: more) : nil)
+                },
+                calendars: records.calendarKinds.map {
+                    .init(kind: $0, title: t("records.\($0)"), download: "\(Self.path)/\($0).ics")
                 })
         }
     }
@@ -101,6 +108,14 @@ struct RecordsAdminPage {
     static let shownErrors = 200
 
     let kinds: [Kind]
+    /// What is only exported, as a calendar (everyone's bookings).
+    let calendars: [Calendar]
+
+    struct Calendar {
+        let kind: String
+        let title: String
+        let download: String
+    }
 
     struct Kind {
         let kind: String

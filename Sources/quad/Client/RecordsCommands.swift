@@ -60,7 +60,7 @@ struct ExportCommand: AsyncParsableCommand {
         abstract: "Write every room, person or book as a CSV file (admins), as `quad import` reads it.")
 
     @OptionGroup var options: ClientOptions
-    @Argument(help: "rooms, people or books.") var kind: String
+    @Argument(help: "rooms, people, books, or bookings.") var kind: String
     @Option(name: [.customShort("o"), .long], help: "The file to write (standard output when absent).")
     var output: String?
 
