@@ -88,6 +88,10 @@ import Testing
             let errors = try Self.errors(try await Self.put("books", Self.csv(bad), client))
             #expect(errors.map { "\($0.row ?? 0) \($0.field)" } == ["11 title", "201 isbn", "451 author"])
             #expect(try await app.features.library.store.all().isEmpty)
+            // A file wrong on every row says its first thousand errors, and how many more.
+            let untitled = Self.csv([["title", "author"]] + (0..<1500).map { _ in ["", "Someone"] })
+            let many = try Self.errors(try await Self.put("books", untitled, client))
+            #expect(many.count == 1001 && many.last?.message == "And 500 more errors after these.")
 
             #expect(try Self.summary(try await Self.put("books", Self.csv(rows), client)) == ImportSummary(added: 500))
             #expect(

@@ -84,7 +84,10 @@ package struct RecordFiles: Sendable {
         } catch {
             throw ValidationFailure(field: "file", message: "This is not a CSV file Quad can read.")
         }
-        let header = (reader.headerRow ?? []).map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
+        // (A name is said back in messages: no longer than any column's could be.)
+        let header = (reader.headerRow ?? []).map {
+            String($0.trimmingCharacters(in: .whitespaces).lowercased().prefix(40))
+        }
         var errors: [FieldError] = []
         for (index, name) in header.enumerated() where header.firstIndex(of: name) != index {
             errors.append(FieldError(field: name, message: "The column \(name) is there twice.", row: 1))

@@ -73,12 +73,17 @@ package struct RowErrors {
         errors.append(FieldError(field: field, message: message, row: row.number))
     }
 
-    /// Throws them all as one 422, row by row, when there are any.
+    /// At most this many errors are said (a file wrong throughout is usually one mistake, made on every row).
+    static let shown = 1000
+
+    /// Throws them as one 422, row by row, when there are any: the first `shown`, and how many more.
     package func throwIfAny() throws {
-        if !errors.isEmpty {
-            throw ValidationFailure(
-                errors.enumerated().sorted { ($0.1.row ?? 0, $0.0) < ($1.1.row ?? 0, $1.0) }.map(\.1))
-        }
+        guard !errors.isEmpty else { return }
+        let sorted = errors.enumerated().sorted { ($0.1.row ?? 0, $0.0) < ($1.1.row ?? 0, $1.0) }.map(\.1)
+        let more = sorted.count - Self.shown
+        throw ValidationFailure(
+            Array(sorted.prefix(Self.shown))
+                + (more > 0 ? [FieldError(field: "file", message: "And \(more) more errors after these.")] : []))
     }
 
     /// Runs `step`, which applies `row` inside the import's transaction: a refusal there (a room's seats below those
