@@ -131,11 +131,8 @@ package final class FastPath: ChannelDuplexHandler, RemovableChannelHandler {
     /// microsecond a response. And the connection's Host, with the base URL worked out from it.
     private final class ConnectionState {
         typealias Heads = (etag: String, date: String, ok: HTTPResponseHead, notModified: HTTPResponseHead)
-        /// Each answer whole, and its head alone, unterminated (for an answer that adds its `X-Request-Id`).
-        typealias Wire = (
-            etag: String, date: String, ok: ByteBuffer, notModified: ByteBuffer, okHead: ByteBuffer,
-            notModifiedHead: ByteBuffer
-        )
+        /// Each answer whole; or, where each answer adds its `X-Request-Id` (`logLine`), its head alone, unterminated.
+        typealias Wire = (etag: String, date: String, ok: ByteBuffer, notModified: ByteBuffer)
         var heads: Heads?
         var personalHeads: Heads?
         var wire: Wire?
@@ -456,24 +453,20 @@ package final class FastPath: ChannelDuplexHandler, RemovableChannelHandler {
             var wire = answer.personal ? state.personalWire : state.wire
             if wire?.etag != answer.etag || wire?.date != date {
                 let allocator = context.channel.allocator
-                let (okHead, notModifiedHead) = (
-                    Self.bytes(heads!.ok, allocator: allocator, terminated: false),
-                    Self.bytes(heads!.notModified, allocator: allocator, terminated: false)
-                )
-                var ok = Self.bytes(heads!.ok, allocator: allocator)
-                var body = answer.body
-                ok.writeBuffer(&body)
-                wire = (
-                    answer.etag, date, ok, Self.bytes(heads!.notModified, allocator: allocator), okHead,
-                    notModifiedHead
-                )
+                let whole = id == nil
+                var ok = Self.bytes(heads!.ok, allocator: allocator, terminated: whole)
+                if whole {
+                    var body = answer.body
+                    ok.writeBuffer(&body)
+                }
+                wire = (answer.etag, date, ok, Self.bytes(heads!.notModified, allocator: allocator, terminated: whole))
                 if answer.personal { state.personalWire = wire } else { state.wire = wire }
             }
             if let id {
                 // The head as kept, then the id's line and the blank line, then the body (no copy of either).
                 var end = context.channel.allocator.buffer(capacity: 48)
                 end.writeString("X-Request-Id: \(id)\r\n\r\n")
-                encoder.write(NIOAny(notModified ? wire!.notModifiedHead : wire!.okHead), promise: nil)
+                encoder.write(NIOAny(notModified ? wire!.notModified : wire!.ok), promise: nil)
                 if notModified {
                     encoder.writeAndFlush(NIOAny(end), promise: nil)
                 } else {

@@ -109,10 +109,7 @@ struct MetricsMiddleware: RouterMiddleware {
     {
         let start = ContinuousClock.now
         let response = try await next(request, context)
-        let operation =
-            context.endpointPath.map { path in
-                table.entry(request.method, endpoint: path)?.operationId ?? "\(request.method.rawValue) \(path)"
-            } ?? "unmatched"
+        let operation = context.endpointPath.map { table.operationName(request.method, endpoint: $0) } ?? "unmatched"
         metrics.request(operation: operation, status: Int(response.status.code), duration: ContinuousClock.now - start)
         return response
     }

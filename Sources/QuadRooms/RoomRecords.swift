@@ -66,7 +66,7 @@ struct RoomRecords: RecordSet {
                     room: RoomRecord(
                         id: room.id, name: room.name, building: room.building, capacity: room.capacity,
                         seats: room.spots),
-                    spotsGiven: spots != nil || row["spots"] != nil, hours: hours))
+                    spotsGiven: row["spots"] != nil, hours: hours))
         }
         try errors.throwIfAny()
         return try await rooms.importRooms(checked)

@@ -106,6 +106,12 @@ package final class AccessTable: Sendable {
         return entries.withLockedValue { $0[Key(method: method, path: Self.shape(endpoint))] }
     }
 
+    /// What `/metrics` and the audit trail call a matched route: the contract's operationId, else the route itself
+    /// (`POST /admin/people/{username}`).
+    package func operationName(_ method: HTTPRequest.Method, endpoint: String) -> String {
+        entry(method, endpoint: endpoint)?.operationId ?? "\(method.rawValue) \(endpoint)"
+    }
+
     /// The routes that declare nothing: the router is not started with any.
     func uncovered(_ routes: [(path: String, method: HTTPRequest.Method)]) -> [String] {
         routes.filter { entry($0.method, endpoint: $0.path) == nil }.map { "\($0.method.rawValue) \($0.path)" }

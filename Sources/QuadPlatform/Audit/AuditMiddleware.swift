@@ -24,7 +24,7 @@ struct AuditMiddleware: RouterMiddleware {
             AuditEntry(
                 at: trail.clock.now,
                 actor: context.signedIn == .bearer && context.sessionToken == nil ? "admin token" : person.username,
-                action: entry.operationId ?? "\(request.method.rawValue) \(endpoint)", target: request.uri.path,
+                action: table.operationName(request.method, endpoint: endpoint), target: request.uri.path,
                 detail: info.audit.text, address: info.clientAddress))
         return response
     }

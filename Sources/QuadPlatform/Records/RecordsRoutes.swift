@@ -65,40 +65,42 @@ struct RecordsRoutes {
     ) throws -> Response {
         try web.page(request, template: "records-admin", status: status, title: { $0("records.title") }) { t in
             RecordsAdminPage(
-                kinds: records.kinds.map { kind in
-                    let mine = outcome?.kind == kind ? outcome?.1 : nil
-                    var applied: String?
-                    var errors: [RecordsAdminPage.Error] = []
-                    switch mine {
-                    case .applied(let summary):
-                        applied = t(
-                            "records.applied",
-                            [
-                                "added": t("records.added", count: summary.added),
-                                "changed": t("records.changed", count: summary.changed),
-                                "unchanged": t("records.unchanged", count: summary.unchanged),
-                            ])
-                    case .refused(let all):
-                        errors = all.prefix(RecordsAdminPage.shownErrors).map {
-                            .init(
-                                row: $0.row.map(String.init) ?? "", field: $0.field.isEmpty ? "—" : $0.field,
-                                message: $0.message)
-                        }
-                    case nil: break
-                    }
-                    let more =
-                        mine.flatMap { if case .refused(let all) = $0 { all.count } else { nil } }
-                        .map { $0 - errors.count } ?? 0
-                    return .init(
-                        kind: kind, title: t("records.\(kind)"), download: "\(Self.path)/\(kind).csv",
-                        action: "\(Self.path)/\(kind)", applied: applied, errors: errors, hasErrors: !errors.isEmpty,
-                        errorsTitle: t("records.refused", count: errors.count + more),
-                        moreErrors: more > 0 ? t("records.moreErrors", count: more) : nil)
-                },
+                kinds: records.kinds.map { section($0, outcome: outcome?.kind == $0 ? outcome?.1 : nil, t: t) },
                 calendars: records.calendarKinds.map {
                     .init(kind: $0, title: t("records.\($0)"), download: "\(Self.path)/\($0).ics")
                 })
         }
+    }
+}
+
+extension RecordsRoutes {
+    /// A kind's section, with what became of the file just sent for it, if one was.
+    func section(_ kind: String, outcome: Outcome?, t: Localizer) -> RecordsAdminPage.Kind {
+        var applied: String?
+        var errors: [FieldError] = []
+        switch outcome {
+        case .applied(let summary):
+            applied = t(
+                "records.applied",
+                [
+                    "added": t("records.added", count: summary.added),
+                    "changed": t("records.changed", count: summary.changed),
+                    "unchanged": t("records.unchanged", count: summary.unchanged),
+                ])
+        case .refused(let all): errors = all
+        case nil: break
+        }
+        let shown = errors.prefix(RecordsAdminPage.shownErrors).map {
+            RecordsAdminPage.Error(
+                row: $0.row.map(String.init) ?? "", field: $0.field.isEmpty ? "—" : $0.field, message: $0.message)
+        }
+        let more = errors.count - shown.count
+        return .init(
+            kind: kind, title: t("records.\(kind)"), download: "\(Self.path)/\(kind).csv",
+            action: "\(Self.path)/\(kind)",
+            applied: applied, errors: shown, hasErrors: !shown.isEmpty,
+            errorsTitle: t("records.refused", count: errors.count),
+            moreErrors: more > 0 ? t("records.moreErrors", count: more) : nil)
     }
 }
 
