@@ -27,6 +27,7 @@ EVERYONE = [
     "/library",
     "/library/books/1",
     "/timetable",
+    "/timetable/week",
     "/offline",
 ]
 SIGNED_OUT = EVERYONE + [

@@ -11,6 +11,9 @@ struct TimetableRoutes {
 
     func register(on routes: Routes) {
         routes.on(.get, "/timetable", .public) { request, _ in try await self.page(request) }
+        routes.on(.get, "/timetable/week", .public) { request, _ in
+            try await TimetableWeekRoutes(timetable: timetable, web: web).page(request)
+        }
         routes.on(.post, "/timetable/calendar", .member, audit: true) { request, _ in try await self.rotate(request) }
         TimetableAdminRoutes(timetable: timetable, web: web).register(on: routes)
     }
@@ -82,7 +85,7 @@ struct TimetableRoutes {
         let rotated = request.uri.queryParameters.get("rotated") != nil
         let refreshSeconds = timetable.platform.configuration.refreshSeconds
         return try web.page(
-            request, template: "timetable", title: { $0("timetable.title") }, strings: Self.scriptStrings,
+            request, template: "timetable", title: { $0("timetable.title") },
             fragments: ["live": "timetable-live"], keptUntilChangeOf: Timetable.changeTypes,
             keptUntil: { page in page.changes(after: now).map { min($0, validUntil) } ?? validUntil }
         ) { t in
@@ -122,14 +125,33 @@ struct TimetableRoutes {
         }
         let stops = stops.map { stop in
             let expected = Timestamp.date(stop.expectedAt) ?? now
-            let minutes = max(0, Int(expected.timeIntervalSince(now)) / 60)
             return TimetablePage.Stop(
                 id: stop.id, from: stop.departure, to: stop.arrival, time: clock.time(of: expected).description,
                 expectedAt: stop.expectedAt, leavesAt: expected.milliseconds,
-                countdown: t("timetable.minutes", count: minutes), live: stop.live,
+                countdown: Countdown(from: now, to: expected).words(t),
+                wordsChangeAt: (Countdown.nextChange(from: now, to: expected) ?? expected).milliseconds,
+                ticksFrom: expected.addingTimeInterval(-Countdown.tickingWithin).milliseconds, live: stop.live,
                 modeLabel: stop.live ? t("timetable.live") : t("timetable.scheduled"))
         }
         return (parkings, stops)
+    }
+
+    /// Where a week falls in the semester, in words: "Week 8", "Mid-semester break: teaching resumes on …".
+    static func weekText(_ status: CampusSettings.WeekStatus, t: Localizer) -> String {
+        switch status {
+        case .teaching(let week): t("timetable.week", ["week": String(week)])
+        case .inBreak(let interruption, let resumes):
+            resumes.map {
+                t(
+                    "timetable.inBreak",
+                    [
+                        "name": interruption.name.isEmpty ? t("timetable.breakFallback") : interruption.name,
+                        "date": t.longDate($0),
+                    ])
+            } ?? t("timetable.afterSemester")
+        case .beforeSemester(let starts): t("timetable.beforeSemester", ["date": t.longDate(starts)])
+        case .afterSemester: t("timetable.afterSemester")
+        }
     }
 
     /// A student's day: their week, the classes shown (today's, or the next teaching day's) and the live lists.
@@ -137,23 +159,7 @@ struct TimetableRoutes {
         let settings = view.settings
         let zone = settings.timeZone
         let clock = settings.clock
-        var weekText: String
-        switch settings.status(of: view.today) {
-        case .teaching(let week): weekText = t("timetable.week", ["week": String(week)])
-        case .inBreak(let interruption, let resumes):
-            weekText =
-                resumes.map {
-                    t(
-                        "timetable.inBreak",
-                        [
-                            "name": interruption.name.isEmpty ? t("timetable.breakFallback") : interruption.name,
-                            "date": longDate($0, zone: zone, language: language),
-                        ])
-                } ?? t("timetable.afterSemester")
-        case .beforeSemester(let starts):
-            weekText = t("timetable.beforeSemester", ["date": longDate(starts, zone: zone, language: language)])
-        case .afterSemester: weekText = t("timetable.afterSemester")
-        }
+        let weekText = Self.weekText(settings.status(of: view.today), t: t)
         let plan = view.plan
         var heading = t("timetable.todayHeading")
         var note: String?
@@ -198,9 +204,6 @@ struct TimetableRoutes {
             note: note, cards: cards, calendarURL: view.link.url, webcalURL: view.link.webcal,
             parkings: lists.parkings, stops: lists.stops)
     }
-
-    /// What `timetable.js` says itself: the countdown, which changes every minute without the server.
-    static let scriptStrings = ScriptStrings(plurals: ["timetable.minutes"])
 
     /// A new calendar address from the page's form (CSRF-checked).
     func rotate(_ request: Request) async throws -> Response {
@@ -249,13 +252,8 @@ struct TimetablePage {
     /// The first instant after `now` when this page, drawn again, would read otherwise with the same data: a
     /// countdown's minute, a class starting or ending, a reading growing old, the day shown changing.
     func changes(after now: Date) -> Date? {
-        // Rounded down: a countdown found to change a little early only makes the page kept a little less.
-        let nowMs = Int((now.timeIntervalSince1970 * 1000).rounded(.down))
-        let countdowns = stops.map { stop in
-            // As `live` counts: whole minutes left, so the text changes when fewer than that many remain.
-            stop.leavesAt - max(0, (stop.leavesAt - nowMs) / 1000 / 60) * 60_000
-        }
-        let instants = countdowns + cards.compactMap(\.refreshAt) + parkings.compactMap(\.liveUntil) + [changesAt]
+        let instants =
+            stops.map(\.wordsChangeAt) + cards.compactMap(\.refreshAt) + parkings.compactMap(\.liveUntil) + [changesAt]
         return instants.compactMap { $0 }.min().map { Date(timeIntervalSince1970: Double($0) / 1000) }
     }
 
@@ -334,9 +332,13 @@ struct TimetablePage {
         let to: String
         let time: String
         let expectedAt: String
-        /// When it leaves (ms since 1970): the page counts down to it, then draws the list again.
+        /// When it leaves (ms since 1970): the page ticks a clock to it in its last minutes.
         let leavesAt: Int
+        /// "in 4 min" (`Countdown`), until `wordsChangeAt` (ms since 1970), when the page draws the list again.
         let countdown: String
+        let wordsChangeAt: Int
+        /// When the seconds start ticking beside the words (ms since 1970).
+        let ticksFrom: Int
         let live: Bool
         let modeLabel: String
     }

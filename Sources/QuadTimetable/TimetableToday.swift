@@ -35,7 +35,6 @@ extension Timetable: TodayPart {
                 more: timetable,
                 items: stops.map { stop in
                     let leaves = Timestamp.date(stop.expectedAt) ?? now
-                    let minutes = max(0, Int(leaves.timeIntervalSince(now)) / 60)
                     return TodayItem(
                         id: stop.id,
                         title: t("timetable.today.shuttles.route", ["from": stop.departure, "to": stop.arrival]),
@@ -43,7 +42,7 @@ extension Timetable: TodayPart {
                             "timetable.today.shuttles.detail",
                             [
                                 "time": clock.time(of: leaves).description,
-                                "in": t("timetable.minutes", count: minutes),
+                                "in": Countdown(from: now, to: leaves).words(t),
                                 "mode": stop.live ? t("timetable.live") : t("timetable.scheduled"),
                             ]),
                         path: "/timetable", startsAt: leaves)

@@ -183,8 +183,8 @@ import Testing
             #expect(shuttles.map(\.title) == ["Clayton → Caulfield", "Clayton → CBD", "Clayton → Caulfield"])
             // In whole minutes left: 5 (of 5:15, less the moment the request took).
             #expect(shuttles.first?.startsAt == Self.campus.instant(Self.campus.date(of: tuesday), LocalTime(hour: 8)))
-            #expect(shuttles.first?.detail == "08:00, in 5 minutes · Scheduled")
-            #expect(shuttles[1].detail == "08:15, in 20 minutes · Scheduled")
+            #expect(shuttles.first?.detail == "08:00 · in 5\u{a0}min · Scheduled")
+            #expect(shuttles[1].detail == "08:15 · in 20\u{a0}min · Scheduled")
             let parks = try Self.section(day, .parkings).items
             #expect(parks.map(\.title).sorted() == ["Caulfield", "Clayton"])
             #expect(parks.first { $0.title == "Clayton" }?.detail?.hasPrefix("645 free places of 800") == true)

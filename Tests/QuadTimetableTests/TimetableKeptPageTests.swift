@@ -31,7 +31,7 @@ import Testing
             // A visitor with a CSRF cookie (without one, the answer sets it and is not kept).
             let visitor: HTTPFields = [.cookie: "quad_csrf=abcdefghijklmnopqrstuvwxyz0123456789ABCD"]
             let rendered = try await client.execute(uri: "/timetable", method: .get, headers: visitor)
-            #expect(rendered.status == .ok && rendered.text.contains("9 min"))
+            #expect(rendered.status == .ok && rendered.text.contains("in 9\u{a0}min"))
             clock.advance(by: .seconds(20))
             #expect(try await client.execute(uri: "/timetable", method: .get, headers: visitor).body == rendered.body)
             #expect(kept() == 1)
@@ -39,7 +39,7 @@ import Testing
             clock.advance(by: .seconds(15))
             let later = try await client.execute(uri: "/timetable", method: .get, headers: visitor)
             #expect(kept() == 1)
-            #expect(later.text.contains("8 min") && !later.text.contains("9 min"))
+            #expect(later.text.contains("in 8\u{a0}min") && !later.text.contains("in 9\u{a0}min"))
         }
     }
 
@@ -49,14 +49,16 @@ import Testing
         var page = TimetablePage(refreshSeconds: 30, generatedAt: now)
         #expect(page.changes(after: now) == nil)
         let ms = { (date: Date) in Int(date.timeIntervalSince1970 * 1000) }
-        page.stops = [
-            .init(
-                id: "a", from: "", to: "", time: "", expectedAt: "", leavesAt: ms(now.addingTimeInterval(150)),
-                countdown: "", live: false, modeLabel: ""),
-            .init(
-                id: "b", from: "", to: "", time: "", expectedAt: "", leavesAt: ms(now.addingTimeInterval(200)),
-                countdown: "", live: false, modeLabel: ""),
-        ]
+        let stop = { (id: String, leaves: Date) in
+            ScheduleResponse.Stop(
+                departure: "", arrival: "", predictedArrivalDate: "", id: id, scheduledDate: "",
+                expectedAt: leaves.formatted(.iso8601), live: false)
+        }
+        page.stops =
+            TimetableRoutes.live(
+                parkings: [], stops: [stop("a", now.addingTimeInterval(150)), stop("b", now.addingTimeInterval(200))],
+                now: now, clock: CampusClock(timeZone: .gmt), t: Localizer(language: .english)
+            ).stops
         // 2.5 minutes (2 whole) until 30 s from now; 3m20s (3 whole) until 20 s from now.
         #expect(page.changes(after: now) == now.addingTimeInterval(20))
         page.changesAt = ms(now.addingTimeInterval(5))

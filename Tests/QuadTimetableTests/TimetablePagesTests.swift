@@ -65,6 +65,62 @@ import Testing
         }
     }
 
+    /// The week view: Kier's week with its four classes in place, a class added over his Monday lecture flagged as a
+    /// clash on both, the weeks either side a link away, and the break week said as such.
+    @Test(arguments: TestDatabase.engines)
+    func theWeekViewPlacesClassesFlagsClashesAndNamesTheBreak(engine: Database.Engine) async throws {
+        try await TestApp.run(engine) { app, client in
+            let (kier, other, _) = try await TimetableAPITests.setUp(app)
+            let store = TimetableStore(database: app.platform.database)
+            let clash = try TimetableInput.timetableClass(
+                id: nil, course: "FIT1032", name: "Tutorial 02", lecturer: "David", room: "S2", campus: "Clayton",
+                weekday: "1", start: "11:00", end: "12:30", weeks: "1-12")
+            try await store.saveClass(clash)
+            try await store.enrol(student: "305491", classId: clash.id)
+            let zone = TimeZone(identifier: "Australia/Melbourne")!
+            let monday = CampusClock(timeZone: zone).date(of: app.clock.now).monday
+            try await client.execute(uri: "/timetable/week", method: .get, headers: kier) { response in
+                #expect(response.status == .ok)
+                let html = response.text
+                #expect(html.contains(#"<h1 id="week-title">Week 8</h1>"#))
+                #expect(html.contains("href=\"/timetable/week?date=\(monday.adding(days: -7))\""))
+                #expect(html.contains("href=\"/timetable/week?date=\(monday.adding(days: 7))\""))
+                // The lecture 10:00–12:00 two hours below the grid's 08:00, beside the tutorial over its second hour.
+                #expect(
+                    html.contains(
+                        #"data-class-id="fit1031-lecture-01" style="--from: 2.0; --length: 2.0; --lane: 0; --lanes: 2""#
+                    ))
+                #expect(
+                    html.contains(
+                        #"data-class-id="\#(clash.id)" style="--from: 3.0; --length: 1.5; --lane: 1; --lanes: 2""#))
+                #expect(html.contains("Clashes with FIT1032 Tutorial 02"))
+                #expect(html.contains("Clashes with FIT1031 Lecture 01"))
+                #expect(html.contains("2 classes clash with another this week."))
+                #expect(html.contains(#"<a href="/timetable">Day</a>"#))
+            }
+            // Two weeks back: the mid-semester break, each day named, no classes.
+            try await client.execute(
+                uri: "/timetable/week?date=\(monday.adding(days: -12))", method: .get, headers: kier
+            ) { response in
+                let html = response.text
+                #expect(html.contains("Mid-semester break: teaching resumes on "))
+                #expect(html.components(separatedBy: "Mid-semester break: no classes").count - 1 == 5)
+                #expect(!html.contains("data-class-id="))
+                #expect(html.contains("No classes this week."))
+            }
+            // Sam has no classes; a visitor is asked to sign in; a date that does not parse shows the current week.
+            try await client.execute(uri: "/timetable/week?date=2020-02-31", method: .get, headers: other) {
+                #expect($0.status == .ok)
+                #expect($0.text.contains("No classes this week."))
+                #expect($0.text.contains(#"<h1 id="week-title">Week 8</h1>"#))
+            }
+            try await client.execute(uri: "/timetable/week", method: .get) {
+                #expect($0.text.contains(#"href="/signin?next=/timetable/week""#))
+                #expect(!$0.text.contains("FIT1031"))
+            }
+        }
+    }
+
     @Test(arguments: TestDatabase.engines)
     func adminFormsCheckTheTokenAndEveryField(engine: Database.Engine) async throws {
         try await TestApp.run(engine) { app, client in

@@ -21,6 +21,15 @@ extension Localizer {
         return day == clock.date(of: now) ? time : self("time.dayAndTime", ["date": longDate(day), "time": time])
     }
 
+    /// "Mon 23" / "lun. 23": a day in a row of days.
+    public func shortDay(_ date: LocalDate) -> String {
+        let utc = TimeZone(identifier: "UTC")!
+        let noon = CampusClock(timeZone: utc).instant(date, LocalTime(hour: 12))
+        var style = Date.FormatStyle(locale: locale, timeZone: utc).weekday(.abbreviated).day()
+        style.calendar = Calendar(identifier: .gregorian)
+        return noon.formatted(style).replacingOccurrences(of: ",", with: "")
+    }
+
     /// "Monday" … "Sunday" / "Lundi" … "Dimanche" for 0 … 6 (ISO weekday less one), as a label begins.
     public func weekdayName(_ index: Int) -> String {
         let utc = TimeZone(identifier: "UTC")!

@@ -3,10 +3,16 @@
 // fragment again when the feeds change and at the moments the server marked (a class starts or ends, a bus
 // leaves, the day is over). What is left here is what changes with every second: the countdowns.
 import { startLive } from "./live.js";
-import { plural } from "./i18n.js";
 
 const page = document.getElementById("timetable");
 if (page) timetable(page);
+
+// The week on a phone is a strip of days one day wide: it opens on today (or the day a link named).
+const days = document.querySelector(".week-columns");
+if (days) {
+  const shown = (location.hash && document.getElementById(location.hash.slice(1))) || days.querySelector(".is-today");
+  if (shown && days.contains(shown)) days.scrollLeft = shown.offsetLeft - days.offsetLeft;
+}
 
 function timetable(root) {
   const region = document.getElementById("timetable-live");
@@ -26,16 +32,15 @@ function timetable(root) {
   });
   document.getElementById("timetable-retry").addEventListener("click", () => live.refresh());
 
-  // "in 4 minutes" and 4:05, on the server's clock: a device clock set wrong must not move the buses.
+  // The words ("in 4 min") are the server's, drawn again when they change (data-refresh-at); in a bus's last minutes
+  // a clock ticks the seconds beside them, on the server's clock: a device clock set wrong must not move the buses.
   function countDown() {
+    const now = live.serverNow();
     for (const stop of region.querySelectorAll("li.stop")) {
-      const seconds = Math.max(0, Math.floor((Number(stop.dataset.leavesAt) - live.serverNow()) / 1000));
-      const minutes = Math.floor(seconds / 60);
-      const text = plural("timetable.minutes", minutes);
-      const strong = stop.querySelector(".stop-minutes");
-      if (strong.textContent !== text) strong.textContent = text;
-      stop.querySelector(".stop-clock").textContent =
-        minutes < 60 ? `${minutes}:${String(seconds % 60).padStart(2, "0")}` : "";
+      const seconds = Math.max(0, Math.floor((Number(stop.dataset.leavesAt) - now) / 1000));
+      const text = now >= Number(stop.dataset.ticksFrom) ? `${Math.floor(seconds / 60)}:${String(seconds % 60).padStart(2, "0")}` : "";
+      const clock = stop.querySelector(".stop-clock");
+      if (clock.textContent !== text) clock.textContent = text;
     }
   }
   countDown();
