@@ -39,6 +39,8 @@ let package = Package(
         // Import and export of rooms, people and books as CSV, and their upload from `/admin/records` as a form.
         .package(url: "https://github.com/yaslab/CSV.swift", from: "2.5.0"),
         .package(url: "https://github.com/vapor/multipart-kit", from: "4.7.0"),
+        // A transit operator's GTFS feed is a ZIP of CSV files (`quad import gtfs`).
+        .package(url: "https://github.com/weichsel/ZIPFoundation", from: "0.9.20"),
     ],
     targets: [
         // Domain models, rules and wire formats: Foundation only, shared by server, kit and CLI.
@@ -86,7 +88,12 @@ let package = Package(
         feature("QuadRooms", extra: ["QuadWaitingLines"], resources: [.copy("DemoPhotos")]),
         feature("QuadSpecials", resources: [.copy("LetterTiles")]),
         feature("QuadLibrary", extra: ["QuadWaitingLines"]),
-        feature("QuadTimetable"),
+        feature(
+            "QuadTimetable",
+            extra: [
+                .product(name: "ZIPFoundation", package: "ZIPFoundation"),
+                .product(name: "CSV", package: "CSV.swift"),
+            ]),
         feature(
             "QuadAccounts",
             extra: [
@@ -188,7 +195,9 @@ let package = Package(
         // Their tests sign people in through Accounts (and the Library's pages show the Timetable's campus time).
         moduleTests("QuadSpecialsTests", ["QuadSpecials", "QuadAccounts"]),
         moduleTests("QuadLibraryTests", ["QuadLibrary", "QuadAccounts", "QuadTimetable", "QuadWaitingLines"]),
-        moduleTests("QuadTimetableTests", ["QuadTimetable", "QuadAccounts"]),
+        moduleTests(
+            "QuadTimetableTests",
+            ["QuadTimetable", "QuadAccounts", .product(name: "ZIPFoundation", package: "ZIPFoundation")]),
         // Accounts' removal releases Rooms' bookings: its tests look at both.
         moduleTests("QuadAccountsTests", ["QuadAccounts", "QuadRooms", "QuadMail"]),
         // The composed server: one door in front of every module's routes, the contract covering all of them.

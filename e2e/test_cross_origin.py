@@ -26,6 +26,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
+import gtfs_feed
 from conftest import MELBOURNE, REPO_ROOT, melbourne, wait_until
 from helpers import bearer, password_of, png, sign_in, text_of, wait_for
 
@@ -95,6 +96,7 @@ def plan(server, ids: dict) -> list[dict]:
     control at the end): for each, the route it stands for, the path with demo ids, and the body — form fields
     (`form`), JSON (`json`) or image bytes (`image`). `who` is whom the control sends it as."""
     books, specials = ids["books"], ids["specials"]
+    feed = gtfs_feed.feed_bytes(server.now().astimezone(MELBOURNE).date())
     grace = password_of(server, "grace")
     special_form = [
         ("display_name", "Free lunch"),
@@ -164,6 +166,9 @@ def plan(server, ids: dict) -> list[dict]:
             multipart=True,
         ),
         dict(api("PUT /api/records/{kind}", "/api/records/books"), csv="title,author\r\nForged twice,Mallory\r\n"),
+        # An operator's GTFS feed (a form that sends the ZIP, or the API's PUT).
+        dict(form("/admin/timetable/gtfs", "/admin/timetable/gtfs", [("feed", list(feed))]), multipart=True),
+        dict(api("PUT /api/gtfs", "/api/gtfs"), zip=list(feed)),
         api(
             "PUT /api/buildings/{building}",
             "/api/buildings/North%20Hall",
@@ -688,10 +693,20 @@ const [request, done] = [arguments[0], arguments[arguments.length - 1]];
     // A form that sends a file, as the browser sends it: multipart, the file a part of its own.
     const body = new FormData();
     body.append("csrf", token);
-    for (const [key, value] of request.form) body.append(key, new Blob([value], {type: "text/csv"}), key + ".csv");
+    for (const [key, value] of request.form) {
+      // Bytes (a ZIP) as they are; text as a CSV file.
+      const zip = Array.isArray(value);
+      const file = zip
+        ? new Blob([new Uint8Array(value)], {type: "application/zip"})
+        : new Blob([value], {type: "text/csv"});
+      body.append(key, file, key + (zip ? ".zip" : ".csv"));
+    }
     init = {method: "POST", body, redirect: "manual"};
   } else if ("form" in request) {
     init = {method: "POST", body: new URLSearchParams([...request.form, ["csrf", token]]), redirect: "manual"};
+  } else if (request.zip) {
+    const headers = {"X-CSRF-Token": token, "Content-Type": "application/zip"};
+    init = {method: request.method, headers, body: new Uint8Array(request.zip)};
   } else if (request.csv) {
     init = {method: request.method, headers: {"X-CSRF-Token": token, "Content-Type": "text/csv"}, body: request.csv};
   } else {

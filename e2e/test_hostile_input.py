@@ -965,6 +965,8 @@ NOT_PROBED = {
     "importRecords": "its body is a CSV file, not JSON: each cell goes through the validators of createRoom, "
     "createPerson and createBook (probed here), and RecordsTests sends it rows at fault, unknown and missing "
     "columns, a forged form and a formula cell",
+    "importGTFS": "its body is a ZIP of CSV files, not JSON: GTFSTests (Swift) and test_gtfs send it feeds at fault "
+    "(missing files, rows naming what the feed lacks, times that are no time) and test_cross_origin a forged one",
     "redeemSignInCode": "it answers 404 unless the organisation's sign-in is set up, and its inputs are a one-time "
     "code and a verifier, neither stored: OrganisationSignInTests trade good, spent, and wrong ones",
 }

@@ -26,6 +26,27 @@ package final class Timetable: Feature, PersonRemoval {
     let students: any StudentAccounts
     /// The campus's time zone (this feature's setting, built before it for the features that keep time in it).
     package let campus: CampusZone
+    /// The GTFS feed as last read, with its version: read again only when the stored version differs.
+    private let gtfsCopy = NIOLockedValueBox<(version: String, schedule: GTFSSchedule)?>(nil)
+
+    /// The operator's feed, if one is loaded.
+    func gtfs() async throws -> GTFSSchedule? {
+        guard let version = try await store.gtfsVersion() else { return nil }
+        if let copy = gtfsCopy.withLockedValue({ $0 }), copy.version == version { return copy.schedule }
+        guard let stored = try await store.gtfs() else { return nil }
+        gtfsCopy.withLockedValue { $0 = stored }
+        return stored.schedule
+    }
+
+    /// Loads an operator's GTFS feed (a ZIP), replacing the one before: open pages show its departures at once.
+    func importGTFS(_ zip: Data) async throws -> GTFSSchedule {
+        let schedule = try GTFSFeedFile.schedule(zip: zip)
+        try await store.setGTFS(schedule)
+        await changed()
+        await platform.events.publish(
+            DepartureChange(id: "gtfs", expectedAt: "", live: false, refresh: true, predictedArrivalDate: ""))
+        return schedule
+    }
 
     /// The room bookings of the person whose student record is `studentId` (none when no account is theirs).
     func bookings(ofStudent studentId: String) async throws -> [CalendarBooking] {
@@ -132,13 +153,14 @@ package final class Timetable: Feature, PersonRemoval {
     func departures(settings: CampusSettings, at instant: Date) async throws -> [Departure] {
         Self.departures(
             routes: try await store.routes(), predictions: try await store.predictions(), settings: settings,
-            at: instant)
+            at: instant, gtfs: try await gtfs())
     }
 
-    /// Today's and tomorrow's departures of `routes`, with `predictions` (by departure id).
+    /// Today's and tomorrow's departures of `routes`, with `predictions` (by departure id), and the next day's of the
+    /// operator's feed.
     static func departures(
         routes: [RouteRecord], predictions: [String: (predicted: Date, madeAt: Date)], settings: CampusSettings,
-        at instant: Date
+        at instant: Date, gtfs: GTFSSchedule?
     ) -> [Departure] {
         let clock = settings.clock
         let today = clock.date(of: instant)
@@ -159,7 +181,7 @@ package final class Timetable: Feature, PersonRemoval {
                 }
             }
         }
-        return departures
+        return departures + (gtfs?.departures(at: instant) ?? [])
     }
 
     /// A departure's id's day, `20200313` (`clayton-caulfield-20200313-0604`: the route, the campus day and the
@@ -201,10 +223,12 @@ package final class Timetable: Feature, PersonRemoval {
         async let readClasses = store.classes(student: student.id)
         async let readPredictions = store.predictions()
         async let readRoutes = store.routes()
+        async let readGTFS = gtfs()
         let settings = try await readSettings
         let carParks = try await readCarParks
         let departures = Self.departures(
-            routes: try await readRoutes, predictions: try await readPredictions, settings: settings, at: now)
+            routes: try await readRoutes, predictions: try await readPredictions, settings: settings, at: now,
+            gtfs: try await readGTFS)
         let payload = ScheduleResponse(
             settings: settings, date: date ?? settings.clock.date(of: now), now: now,
             student: .init(id: student.id, name: student.name), classes: try await readClasses,

@@ -61,6 +61,9 @@ struct TimetableAdminRoutes {
                 }
             ),
         ]
+        routes.on(.post, "/admin/timetable/gtfs", .admin, upload: true) { request, _ in
+            try await self.loadFeed(request)
+        }
         for (path, action) in actions {
             routes.on(.post, "/admin/timetable/\(path)", .admin) { request, _ in
                 var request = request
@@ -76,6 +79,28 @@ struct TimetableAdminRoutes {
                 return .seeOther("/admin/timetable?saved=1#\(path.split(separator: "/")[0])")
             }
         }
+    }
+
+    /// The form's file: the feed's ZIP.
+    private struct FeedUpload: Decodable {
+        var feed: Data?
+    }
+
+    /// An operator's GTFS feed from the form: loaded whole, or the page again with each file, row and column at fault.
+    func loadFeed(_ request: Request) async throws -> Response {
+        var request = request
+        let upload = try await request.multipartForm(FeedUpload.self, limit: BodyLimit.upload)
+        do {
+            _ = try await timetable.importGTFS(upload.feed ?? Data())
+        } catch let failure as ValidationFailure {
+            let errors = failure.errors.map { error in
+                FieldError(
+                    field: error.field.isEmpty ? "gtfs" : error.field,
+                    message: error.row.map { "row \($0): \(error.message)" } ?? error.message)
+            }
+            return try await page(request, saved: false, errors: errors, status: .unprocessableContent)
+        }
+        return .seeOther("/admin/timetable?saved=1#gtfs")
     }
 
     func saveCampus(_ f: [String: String]) async throws {
@@ -135,6 +160,7 @@ struct TimetableAdminRoutes {
         let enrolments = try await store.enrolments()
         let parks = try await store.carParks()
         let routes = try await store.routes()
+        let feed = try await timetable.gtfs().map(GTFSSummary.init)
         // What each kind of row fills its form with, by the row's id (`?edit=classes&id=…`).
         let editable: [String: [(id: String, fields: [String: String])]] = [
             "courses": courses.map { ($0.code, ["code": $0.code, "title": $0.title]) },
@@ -210,7 +236,11 @@ struct TimetableAdminRoutes {
             campusForm: forms["campusForm"] ?? FormValues(), courseForm: forms["courseForm"] ?? FormValues(),
             classForm: forms["classForm"] ?? FormValues(), studentForm: forms["studentForm"] ?? FormValues(),
             enrolmentForm: forms["enrolmentForm"] ?? FormValues(), carParkForm: forms["carParkForm"] ?? FormValues(),
-            routeForm: forms["routeForm"] ?? FormValues(), saved: saved,
+            routeForm: forms["routeForm"] ?? FormValues(),
+            feed: feed.map {
+                .init(
+                    agency: $0.agency, stops: String($0.stops), services: String($0.services), calls: String($0.calls))
+            }, saved: saved,
             hasErrors: !errors.isEmpty, errors: errors.map { .init(field: $0.field, message: $0.message) })
         return try web.page(request, template: "timetable-admin", status: status, title: { $0("timetable.adminTitle") })
         { _ in page }
@@ -233,6 +263,8 @@ struct TimetableAdminPage {
     let enrolmentForm: FormValues
     let carParkForm: FormValues
     let routeForm: FormValues
+    /// The operator's feed, when one is loaded.
+    let feed: Feed?
     let saved: Bool
     let hasErrors: Bool
     let errors: [Message]
@@ -280,6 +312,13 @@ struct TimetableAdminPage {
         let from: String
         let to: String
         let times: String
+    }
+
+    struct Feed {
+        let agency: String
+        let stops: String
+        let services: String
+        let calls: String
     }
 
     struct Message {

@@ -83,6 +83,21 @@ extension TimetableOperations {
         .ok(.init(body: .json(try await calendarLink(rotate: false))))
     }
 
+    /// An operator's GTFS feed, read and checked whole before it replaces the one before.
+    func importGTFS(_ input: Operations.ImportGTFS.Input) async throws -> Operations.ImportGTFS.Output {
+        guard case .applicationZip(let body) = input.body else {
+            throw Problem.malformedBody("Send the feed as application/zip.")
+        }
+        let summary = GTFSSummary(
+            try await timetable.importGTFS(try await Data(collecting: body, upTo: BodyLimit.upload)))
+        return .ok(
+            .init(
+                body: .json(
+                    .init(
+                        agency: summary.agency, stops: summary.stops, services: summary.services, calls: summary.calls))
+            ))
+    }
+
     /// A new address: the old one stops working.
     func rotateMyCalendar(_ input: Operations.RotateMyCalendar.Input) async throws -> Operations.RotateMyCalendar.Output
     {

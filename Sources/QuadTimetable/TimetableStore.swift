@@ -79,7 +79,51 @@ final class TimetableStore: Sendable {
                     username_key TEXT PRIMARY KEY, calendar_key TEXT NOT NULL)
                 """
             ]),
+        // A transit operator's GTFS feed, as read (`GTFSSchedule`, JSON): always replaced and read whole, so one row;
+        // `version` tells an instance whether the copy it keeps in memory is still the one stored.
+        Migration(
+            id: 402, name: "GTFS feed",
+            statements: [
+                """
+                CREATE TABLE timetable_gtfs (
+                    id INTEGER PRIMARY KEY CHECK (id = 1), version TEXT NOT NULL, schedule TEXT NOT NULL)
+                """
+            ]),
     ]
+
+    // MARK: GTFS feed
+
+    /// The stored feed's version (nil without one): read on every build, the feed itself only when it changed.
+    func gtfsVersion() async throws -> String? {
+        try await database.withConnection { sql in
+            try await sql.raw("SELECT version FROM timetable_gtfs WHERE id = 1").first()?
+                .decode(column: "version", as: String.self)
+        }
+    }
+
+    func gtfs() async throws -> (version: String, schedule: GTFSSchedule)? {
+        try await database.withConnection { sql in
+            guard let row = try await sql.raw("SELECT version, schedule FROM timetable_gtfs WHERE id = 1").first()
+            else { return nil }
+            let schedule = try JSONDecoder().decode(
+                GTFSSchedule.self, from: Data(try row.decode(column: "schedule", as: String.self).utf8))
+            return (try row.decode(column: "version", as: String.self), schedule)
+        }
+    }
+
+    /// Replaces the feed (a new version, made up here).
+    func setGTFS(_ schedule: GTFSSchedule) async throws {
+        let json = String(decoding: try JSONEncoder().encode(schedule), as: UTF8.self)
+        let version = Self.newKey()
+        try await database.withConnection { sql in
+            try await sql.raw(
+                """
+                INSERT INTO timetable_gtfs (id, version, schedule) VALUES (1, \(bind: version), \(bind: json))
+                ON CONFLICT (id) DO UPDATE SET version = excluded.version, schedule = excluded.schedule
+                """
+            ).run()
+        }
+    }
 
     // MARK: People's calendar feeds
 

@@ -78,10 +78,12 @@ public struct Departure: Hashable, Sendable {
     public var scheduled: Date
     public var predicted: Date?
     public var predictedAt: Date?
+    /// The stop it leaves from, for a departure of an operator's feed (GTFS); nil for a route an admin typed in.
+    public var stopId: String?
 
     public init(
         id: String, routeId: String, from: String, to: String, scheduled: Date, predicted: Date? = nil,
-        predictedAt: Date? = nil
+        predictedAt: Date? = nil, stopId: String? = nil
     ) {
         self.id = id
         self.routeId = routeId
@@ -90,6 +92,7 @@ public struct Departure: Hashable, Sendable {
         self.scheduled = scheduled
         self.predicted = predicted
         self.predictedAt = predictedAt
+        self.stopId = stopId
     }
 
     /// The time to show: a prediction at most 90 s old (live), else the scheduled time (not live).

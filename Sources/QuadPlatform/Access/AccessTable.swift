@@ -71,7 +71,9 @@ package final class AccessTable: Sendable {
                 }
                 let statuses = ((operation["responses"] as? [String: Any]) ?? [:]).keys.map { "\($0)" }
                 let bodyTypes = ((operation["requestBody"] as? [String: Any])?["content"] as? [String: Any])?.keys
-                let upload = bodyTypes?.contains { $0.hasPrefix("image/") || $0 == "text/csv" } ?? false
+                let upload =
+                    bodyTypes?.contains { $0.hasPrefix("image/") || $0 == "text/csv" || $0 == "application/zip" }
+                    ?? false
                 operations.append(
                     Operation(
                         method: method.uppercased(), path: path,
