@@ -88,12 +88,13 @@ let package = Package(
         feature("QuadRooms", extra: ["QuadWaitingLines"], resources: [.copy("DemoPhotos")]),
         feature("QuadSpecials", resources: [.copy("LetterTiles")]),
         feature("QuadLibrary", extra: ["QuadWaitingLines"]),
+        // The demo's shuttles are a GTFS feed shipped with it, as an operator would publish it.
         feature(
             "QuadTimetable",
             extra: [
                 .product(name: "ZIPFoundation", package: "ZIPFoundation"),
                 .product(name: "CSV", package: "CSV.swift"),
-            ]),
+            ], resources: [.copy("DemoFeed")]),
         feature(
             "QuadAccounts",
             extra: [

@@ -166,9 +166,6 @@ def plan(server, ids: dict) -> list[dict]:
             multipart=True,
         ),
         dict(api("PUT /api/records/{kind}", "/api/records/books"), csv="title,author\r\nForged twice,Mallory\r\n"),
-        # An operator's GTFS feed (a form that sends the ZIP, or the API's PUT).
-        dict(form("/admin/timetable/gtfs", "/admin/timetable/gtfs", [("feed", list(feed))]), multipart=True),
-        dict(api("PUT /api/gtfs", "/api/gtfs"), zip=list(feed)),
         api(
             "PUT /api/buildings/{building}",
             "/api/buildings/North%20Hall",
@@ -299,11 +296,15 @@ def plan(server, ids: dict) -> list[dict]:
             "/admin/timetable/routes",
             [("from", "Clayton"), ("to", "Nowhere"), ("times", "09:00")],
         ),
-        form("/admin/timetable/routes/delete", "/admin/timetable/routes/delete", [("id", "clayton-cbd")]),
+        form("/admin/timetable/routes/delete", "/admin/timetable/routes/delete", [("id", "clayton-nowhere")]),
         api("PUT /api/parkings/{parkingId}", "/api/parkings/clayton", {"free": 0}),
         api(
             "PUT /api/departures/{departureId}", f"/api/departures/{ids['departure']}", {"predicted": ids["predicted"]}
         ),
+        # An operator's GTFS feed (a form that sends the ZIP, or the API's PUT): after the prediction above, for the
+        # feed replaces the demo's, whose departure it is.
+        dict(form("/admin/timetable/gtfs", "/admin/timetable/gtfs", [("feed", list(feed))]), multipart=True),
+        dict(api("PUT /api/gtfs", "/api/gtfs"), zip=list(feed)),
         # Kier's mail address, and a link to confirm one (a forged token: the control's answer says the link is over).
         form("/account/email", "/account/email", [("email", "mallory@example.org"), ("language", "fr")], who="kier"),
         form("/account/email/confirm", "/account/email/confirm", [("token", "forged-token")], who="kier"),

@@ -103,14 +103,14 @@ def test_an_admin_loads_the_feed_and_the_shuttles_come_from_it(quad_server_facto
         for m in (minutes, minutes + 1)
     ], shown
     # …and the night trip of Wednesday's service leaves at 01:10 on Thursday.
-    late = [stop for stop in departures(server) if stop["id"].startswith("late@")]
+    late = [stop for stop in departures(server) if stop["id"].startswith("late-")]
     assert [local(stop) for stop in late] == [
         dt.datetime.combine(wednesday + dt.timedelta(days=1), dt.time(1, 10), tzinfo=MELBOURNE)
     ]
 
     # Thursday is a holiday for the weekday service: the morning trip does not run, the daily ones do.
     server.restart(now=server.now() + dt.timedelta(days=1))
-    thursday = [stop["id"].split("@")[0] for stop in departures(server)]
+    thursday = [stop["id"].split("-")[0] for stop in departures(server)]
     assert "morning" not in thursday and thursday[:1] == ["back"], thursday
 
 
@@ -151,7 +151,7 @@ def test_quad_import_gtfs_and_departures_across_the_change_of_clocks(quad_server
 
     # Saturday's night trip at 01:10 (before the change), Sunday's 03:30 and 08:00s (after it): each at its time on
     # the wall clock, as zoneinfo places it.
-    shown = {(stop["id"].split("@")[0], stop["departure"]): stop for stop in departures(server)}
+    shown = {(stop["id"].split("-")[0], stop["departure"]): stop for stop in departures(server)}
     expected = {
         ("late", "Clayton campus"): dt.datetime.combine(change, dt.time(1, 10), tzinfo=MELBOURNE),
         ("early", "Peninsula campus"): dt.datetime.combine(change, dt.time(3, 30), tzinfo=MELBOURNE),

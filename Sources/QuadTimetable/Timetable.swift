@@ -181,7 +181,15 @@ package final class Timetable: Feature, PersonRemoval {
                 }
             }
         }
-        return departures + (gtfs?.departures(at: instant) ?? [])
+        let fromFeed = (gtfs?.departures(at: instant) ?? []).map { departure in
+            var departure = departure
+            if let prediction = predictions[departure.id] {
+                departure.predicted = prediction.predicted
+                departure.predictedAt = prediction.madeAt
+            }
+            return departure
+        }
+        return departures + fromFeed
     }
 
     /// A departure's id's day, `20200313` (`clayton-caulfield-20200313-0604`: the route, the campus day and the
@@ -291,22 +299,33 @@ package final class Timetable: Feature, PersonRemoval {
     func recordPrediction(_ id: String, predicted: Date?) async throws -> Departure {
         let now = self.now
         let settings = try await settings()
-        guard let parsed = Self.parseDepartureId(id),
+        // A route an admin typed in, or the operator's feed (whose departures within the last six hours count too:
+        // a late bus is still predicted).
+        var departure: Departure
+        var typedRoute: String?
+        if let parsed = Self.parseDepartureId(id),
             let route = try await store.routes().first(where: { $0.id == parsed.route }),
             route.times.contains(parsed.time)
-        else { throw Problem.notFound("There is no departure \(id).") }
-        let scheduled = settings.clock.instant(parsed.date, parsed.time)
+        {
+            departure = Departure(
+                id: id, routeId: route.id, from: route.from, to: route.to,
+                scheduled: settings.clock.instant(parsed.date, parsed.time))
+            typedRoute = route.id
+        } else if let fromFeed = try await gtfs()?.departures(at: now, since: 6 * 3600).first(where: { $0.id == id }) {
+            departure = fromFeed
+        } else {
+            throw Problem.notFound("There is no departure \(id).")
+        }
         let checked: Date
         do {
-            checked = try Departure.validatePrediction(predicted, scheduled: scheduled)
+            checked = try Departure.validatePrediction(predicted, scheduled: departure.scheduled)
         } catch {
             throw Problem.validation(error.errors)
         }
-        try await store.setPrediction(departure: id, route: route.id, predicted: checked, at: now)
+        try await store.setPrediction(departure: id, route: typedRoute, predicted: checked, at: now)
         await changed()
-        let departure = Departure(
-            id: id, routeId: route.id, from: route.from, to: route.to, scheduled: scheduled, predicted: checked,
-            predictedAt: now)
+        departure.predicted = checked
+        departure.predictedAt = now
         await platform.events.publish(
             DepartureChange(
                 id: id, expectedAt: checked.formatted(.iso8601), live: true,

@@ -3,7 +3,8 @@ import QuadCore
 import QuadPlatform
 
 /// Student Kier (305491) with the seed's classes spread over the week, at Clayton, in Melbourne time;
-/// the semester is placed so that this week is teaching week 8 (after a mid-semester break).
+/// the semester is placed so that this week is teaching week 8 (after a mid-semester break). The shuttles come from a
+/// GTFS feed: Clayton to Caulfield every 20 minutes from 06:00, Clayton to the CBD every 30 from 06:15, to 23:45.
 enum TimetableDemo {
     static let campusAddress = "13 College Walk, Clayton"
 
@@ -38,15 +39,15 @@ enum TimetableDemo {
         try await store.saveCarPark(id: "caulfield", name: "Caulfield", capacity: 300)
         _ = try await store.setFree("clayton", free: 645, at: now)
         _ = try await store.setFree("caulfield", free: 10, at: now)
-        try await store.saveRoute(
-            RouteRecord(
-                id: "clayton-caulfield", from: "Clayton", to: "Caulfield", times: times(from: 6 * 60, every: 20)))
-        try await store.saveRoute(
-            RouteRecord(id: "clayton-cbd", from: "Clayton", to: "CBD", times: times(from: 6 * 60 + 15, every: 30)))
+        try await store.setGTFS(try shuttle())
     }
 
-    /// Departures from `from` (minutes after midnight) to 23:45.
-    static func times(from: Int, every: Int) -> [LocalTime] {
-        stride(from: from, through: 23 * 60 + 45, by: every).map { LocalTime(hour: $0 / 60, minute: $0 % 60) }
+    /// The demo's shuttles, as their operator would publish them: a GTFS feed shipped with Quad (`DemoFeed/`, written
+    /// by `scripts/demo-gtfs`), read by the same code as an admin's upload.
+    static func shuttle() throws -> GTFSSchedule {
+        guard let url = Bundle.module.url(forResource: "shuttle", withExtension: "zip", subdirectory: "DemoFeed") else {
+            throw CocoaError(.fileNoSuchFile)
+        }
+        return try GTFSFeedFile.schedule(zip: try Data(contentsOf: url))
     }
 }

@@ -89,6 +89,16 @@ final class TimetableStore: Sendable {
                     id INTEGER PRIMARY KEY CHECK (id = 1), version TEXT NOT NULL, schedule TEXT NOT NULL)
                 """
             ]),
+        // A feed account's predictions for the departures of the operator's feed, which no route row holds (those of
+        // the routes an admin typed in go with their route, in `timetable_predictions`).
+        Migration(
+            id: 403, name: "GTFS departures' predictions",
+            statements: [
+                """
+                CREATE TABLE timetable_feed_predictions (
+                    departure_id TEXT PRIMARY KEY, predicted TEXT NOT NULL, made_at TEXT NOT NULL)
+                """
+            ]),
     ]
 
     // MARK: GTFS feed
@@ -506,7 +516,13 @@ final class TimetableStore: Sendable {
     func predictions() async throws -> [String: (predicted: Date, madeAt: Date)] {
         try await database.withConnection { sql in
             var result: [String: (Date, Date)] = [:]
-            for row in try await sql.raw("SELECT departure_id, predicted, made_at FROM timetable_predictions").all() {
+            let rows = try await sql.raw(
+                """
+                SELECT departure_id, predicted, made_at FROM timetable_predictions
+                UNION ALL SELECT departure_id, predicted, made_at FROM timetable_feed_predictions
+                """
+            ).all()
+            for row in rows {
                 if let predicted = Timestamp.date(try row.decode(column: "predicted", as: String.self)),
                     let madeAt = Timestamp.date(try row.decode(column: "made_at", as: String.self))
                 {
@@ -517,8 +533,19 @@ final class TimetableStore: Sendable {
         }
     }
 
-    func setPrediction(departure: String, route: String, predicted: Date, at: Date) async throws {
+    /// A departure's prediction: with its route (an admin's), or for a departure of the operator's feed (`route` nil).
+    func setPrediction(departure: String, route: String?, predicted: Date, at: Date) async throws {
         try await database.transaction { sql in
+            guard let route else {
+                try await sql.raw(
+                    """
+                    INSERT INTO timetable_feed_predictions (departure_id, predicted, made_at)
+                    VALUES (\(bind: departure), \(bind: predicted.formatted(.iso8601)), \(bind: at.formatted(.iso8601)))
+                    ON CONFLICT (departure_id) DO UPDATE SET predicted = excluded.predicted, made_at = excluded.made_at
+                    """
+                ).run()
+                return
+            }
             try await sql.raw(
                 """
                 INSERT INTO timetable_predictions (departure_id, route_id, predicted, made_at)
@@ -534,8 +561,11 @@ final class TimetableStore: Sendable {
     /// Drops predictions made before `date` (they can no longer be shown).
     func deletePredictions(before date: Date) async throws {
         try await database.withConnection { sql in
-            try await sql.raw("DELETE FROM timetable_predictions WHERE made_at < \(bind: date.formatted(.iso8601))")
-                .run()
+            for table in ["timetable_predictions", "timetable_feed_predictions"] {
+                try await sql.raw(
+                    "DELETE FROM \(unsafeRaw: table) WHERE made_at < \(bind: date.formatted(.iso8601))"
+                ).run()
+            }
         }
     }
 

@@ -55,7 +55,7 @@ import Testing
         let clock = CampusClock(timeZone: melbourne)
         return feed.departures(at: at("\(date)T00:00:00"), since: 0).filter {
             clock.date(of: $0.scheduled).description == date
-        }.map { "\(clock.time(of: $0.scheduled)) \($0.id.split(separator: "@")[0]) \($0.from) → \($0.to)" }
+        }.map { "\(clock.time(of: $0.scheduled)) \($0.id.split(separator: "-")[0]) \($0.from) → \($0.to)" }
     }
 
     @Test func aFeedIsReadWithItsStopsServicesAndCalls() throws {
@@ -103,7 +103,7 @@ import Testing
         let clock = CampusClock(timeZone: Self.melbourne)
         func back(_ date: String) -> Date {
             feed.departures(at: Self.at("\(date)T00:00:00"), since: 0).first {
-                $0.id.hasPrefix("back@") && clock.date(of: $0.scheduled).description == date
+                $0.id.hasPrefix("back-") && clock.date(of: $0.scheduled).description == date
             }!.scheduled
         }
         // 08:00 each day on the wall clock, whichever side of a change: 23 hours apart when the clocks go forward,

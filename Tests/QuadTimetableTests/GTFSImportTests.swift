@@ -82,7 +82,7 @@ import ZIPFoundation
             #expect(departures.first?["departure"] as? String == "Clayton")
             #expect(departures.first?["arrival"] as? String == "Caulfield")
             #expect((departures.first?["predicted_arrival_date"] as? String)?.hasSuffix("T08:00:00") == true)
-            #expect((departures.first?["id"] as? String)?.hasPrefix("t1@") == true)
+            #expect((departures.first?["id"] as? String)?.hasPrefix("t1-cl-") == true)
 
             // A feed at fault changes nothing: the one before stays.
             let refused = try await Self.put(

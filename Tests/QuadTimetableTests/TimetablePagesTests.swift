@@ -383,7 +383,10 @@ import Testing
             let admin: HTTPFields = [.authorization: "Bearer \(TestApp.adminToken)"]
             let subscription = app.platform.events.subscribe(after: nil, types: [.departure])
             defer { subscription.cancel() }
-            let routeId = try await TimetableStore(database: app.platform.database).routes().first?.id ?? ""
+            // (The demo's shuttles come from its feed: a route typed in first.)
+            let routeId = "clayton-peninsula"
+            try await TimetableStore(database: app.platform.database).saveRoute(
+                RouteRecord(id: routeId, from: "Clayton", to: "Peninsula", times: [LocalTime(hour: 12, minute: 0)]))
             let (headers, body) = Self.form(admin, "id=\(routeId)&from=Clayton&to=Peninsula&times=00:05,23:55")
             try await client.execute(uri: "/admin/timetable/routes", method: .post, headers: headers, body: body) {
                 #expect($0.status == .seeOther)

@@ -85,10 +85,32 @@ public struct GTFSSchedule: Sendable, Equatable, Codable {
         self.calls = calls
     }
 
-    /// A departure's id: the trip, its service day and the stop's place in it (`trip@20260330@4`), which is what a
-    /// GTFS-Realtime update names.
-    public static func departureId(trip: String, day: LocalDate, stopSequence: Int) -> String {
-        "\(trip)@\(day.description.replacingOccurrences(of: "-", with: ""))@\(stopSequence)"
+    /// A departure's id, in the shape of every departure's (`{route}-{yyyyMMdd}-{HHmm}`, which a feed account's
+    /// `PUT /api/departures/{id}` names): the trip and the stop, then the day and time it leaves on the agency's clock
+    /// (`clayton-caulfield-0600-clayton-20260330-0600`).
+    public static func departureId(trip: String, stop: String, leaves: Date, timeZone: TimeZone) -> String {
+        let clock = CampusClock(timeZone: timeZone)
+        let day = clock.date(of: leaves).description.replacingOccurrences(of: "-", with: "")
+        let time = clock.time(of: leaves)
+        return "\(slug(trip))-\(slug(stop))-\(day)-" + String(format: "%02d%02d", time.hour, time.minute)
+    }
+
+    /// An id as lowercase letters and digits between dashes ("Trip 7/B" → "trip-7-b"), at most 40 characters.
+    static func slug(_ id: String) -> String {
+        var words: [String] = []
+        var word = ""
+        for character in id.lowercased().unicodeScalars {
+            if ("a"..."z").contains(character) || ("0"..."9").contains(character) {
+                word.unicodeScalars.append(character)
+            } else if !word.isEmpty {
+                words.append(word)
+                word = ""
+            }
+        }
+        if !word.isEmpty { words.append(word) }
+        let joined = String(words.joined(separator: "-").prefix(40))
+        let trimmed = joined.hasSuffix("-") ? String(joined.dropLast()) : joined
+        return trimmed.isEmpty ? "x" : trimmed
     }
 
     /// The instant a call leaves: the spec measures from noon less 12 hours on its service day, which is midnight
@@ -124,7 +146,7 @@ public struct GTFSSchedule: Sendable, Equatable, Codable {
                 guard leaves >= earliest, leaves <= latest else { continue }
                 departures.append(
                     Departure(
-                        id: Self.departureId(trip: call.tripId, day: day, stopSequence: call.stopSequence),
+                        id: Self.departureId(trip: call.tripId, stop: call.stopId, leaves: leaves, timeZone: timeZone),
                         routeId: call.route, from: names[call.stopId] ?? call.stopId, to: call.headsign,
                         scheduled: leaves, stopId: call.stopId))
             }
