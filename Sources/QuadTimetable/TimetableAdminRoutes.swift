@@ -236,14 +236,22 @@ struct TimetableAdminRoutes {
             campusForm: forms["campusForm"] ?? FormValues(), courseForm: forms["courseForm"] ?? FormValues(),
             classForm: forms["classForm"] ?? FormValues(), studentForm: forms["studentForm"] ?? FormValues(),
             enrolmentForm: forms["enrolmentForm"] ?? FormValues(), carParkForm: forms["carParkForm"] ?? FormValues(),
-            routeForm: forms["routeForm"] ?? FormValues(),
-            feed: feed.map {
-                .init(
-                    agency: $0.agency, stops: String($0.stops), services: String($0.services), calls: String($0.calls))
-            }, saved: saved,
+            routeForm: forms["routeForm"] ?? FormValues(), saved: saved,
             hasErrors: !errors.isEmpty, errors: errors.map { .init(field: $0.field, message: $0.message) })
         return try web.page(request, template: "timetable-admin", status: status, title: { $0("timetable.adminTitle") })
-        { _ in page }
+        { t in
+            var page = page
+            page.feed = feed.map { feed in
+                t(
+                    "timetable.admin.gtfsLoaded",
+                    [
+                        "agency": feed.agency, "stops": t("timetable.admin.gtfsStops", count: feed.stops),
+                        "services": t("timetable.admin.gtfsServices", count: feed.services),
+                        "calls": t("timetable.admin.gtfsCalls", count: feed.calls),
+                    ])
+            }
+            return page
+        }
     }
 }
 
@@ -263,11 +271,11 @@ struct TimetableAdminPage {
     let enrolmentForm: FormValues
     let carParkForm: FormValues
     let routeForm: FormValues
-    /// The operator's feed, when one is loaded.
-    let feed: Feed?
     let saved: Bool
     let hasErrors: Bool
     let errors: [Message]
+    /// What the operator's feed holds, in words, when one is loaded.
+    var feed: String?
 
     struct Course {
         let code: String
@@ -312,13 +320,6 @@ struct TimetableAdminPage {
         let from: String
         let to: String
         let times: String
-    }
-
-    struct Feed {
-        let agency: String
-        let stops: String
-        let services: String
-        let calls: String
     }
 
     struct Message {
