@@ -49,12 +49,13 @@ struct TimetableWeekRoutes {
             return String(Double(time.hour - plan.firstHour) + Double(time.minute) / 60)
         }
         func name(_ meeting: ClassMeeting) -> String { "\(meeting.class.course) \(meeting.class.name)" }
+        let nowHour = Double(clock.time(of: now).hour) + Double(clock.time(of: now).minute) / 60
+        let nowInGrid = nowHour >= Double(plan.firstHour) && nowHour < Double(plan.lastHour)
         let days = plan.days.map { day in
             let isToday = day.date == today
-            let nowHour = Double(clock.time(of: now).hour) + Double(clock.time(of: now).minute) / 60
-            let showsNow = isToday && nowHour >= Double(plan.firstHour) && nowHour < Double(plan.lastHour)
+            let showsNow = isToday && nowInGrid
             return TimetableWeekPage.Day(
-                id: "day-\(day.date)", name: t.weekdayName(day.date.weekday - 1), shortName: t.shortDay(day.date),
+                id: "day-\(day.date)", shortName: t.shortDay(day.date),
                 dateText: t.longDate(day.date), isToday: isToday,
                 dayOff: day.dayOff.map {
                     t("timetable.dayOffShort", ["name": $0.name.isEmpty ? t("timetable.breakFallback") : $0.name])
@@ -62,7 +63,7 @@ struct TimetableWeekRoutes {
                 classes: day.classes.map { placed in
                     let meeting = placed.meeting
                     return TimetableWeekPage.Card(
-                        id: meeting.class.id, name: name(meeting), courseTitle: meeting.class.courseTitle,
+                        id: meeting.class.id, name: name(meeting),
                         room: meeting.class.room, start: meeting.class.start.description,
                         end: meeting.class.end.description, from: offset(meeting.start),
                         length: String(meeting.end.timeIntervalSince(meeting.start) / 3600), lane: placed.lane,
@@ -127,7 +128,6 @@ struct TimetableWeekPage {
 
     struct Day {
         let id: String
-        let name: String
         let shortName: String
         let dateText: String
         let isToday: Bool
@@ -142,7 +142,6 @@ struct TimetableWeekPage {
     struct Card {
         let id: String
         let name: String
-        let courseTitle: String
         let room: String
         let start: String
         let end: String
