@@ -41,6 +41,9 @@ let package = Package(
         .package(url: "https://github.com/vapor/multipart-kit", from: "4.7.0"),
         // A transit operator's GTFS feed is a ZIP of CSV files (`quad import gtfs`).
         .package(url: "https://github.com/weichsel/ZIPFoundation", from: "0.9.20"),
+        // Its GTFS-Realtime feed is protobuf; the Swift for its messages is generated once and committed
+        // (`scripts/gtfs-realtime-swift`), so the build needs the runtime only, not the plugin.
+        .package(url: "https://github.com/apple/swift-protobuf", from: "1.39.0"),
     ],
     targets: [
         // Domain models, rules and wire formats: Foundation only, shared by server, kit and CLI.
@@ -94,6 +97,7 @@ let package = Package(
             extra: [
                 .product(name: "ZIPFoundation", package: "ZIPFoundation"),
                 .product(name: "CSV", package: "CSV.swift"),
+                .product(name: "SwiftProtobuf", package: "swift-protobuf"),
             ], resources: [.copy("DemoFeed")]),
         feature(
             "QuadAccounts",
@@ -198,7 +202,10 @@ let package = Package(
         moduleTests("QuadLibraryTests", ["QuadLibrary", "QuadAccounts", "QuadTimetable", "QuadWaitingLines"]),
         moduleTests(
             "QuadTimetableTests",
-            ["QuadTimetable", "QuadAccounts", .product(name: "ZIPFoundation", package: "ZIPFoundation")]),
+            [
+                "QuadTimetable", "QuadAccounts", .product(name: "ZIPFoundation", package: "ZIPFoundation"),
+                .product(name: "SwiftProtobuf", package: "swift-protobuf"),
+            ]),
         // Accounts' removal releases Rooms' bookings: its tests look at both.
         moduleTests("QuadAccountsTests", ["QuadAccounts", "QuadRooms", "QuadMail"]),
         // The composed server: one door in front of every module's routes, the contract covering all of them.

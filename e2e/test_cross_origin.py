@@ -127,6 +127,7 @@ def plan(server, ids: dict) -> list[dict]:
     return [
         # Kier's own: a new calendar address (the admin has no timetable).
         form("/timetable/calendar", "/timetable/calendar", who="kier"),
+        form("/timetable/stops", "/timetable/stops", [("stop[]", "caulfield")], who="kier"),
         api("POST /api/me/calendar", "/api/me/calendar", who="kier"),
         # Rooms.
         form("/rooms/:roomId/book", "/rooms/yana/book"),
@@ -416,7 +417,7 @@ def setup_targets(server) -> dict:
         assert response.status in (200, 303), response.text
     places = waiting_places(server)
     departures = server.request("/api/departures").json()["departures"]
-    # The last bus listed: over three hours away, where the demo's simulator does not move predictions.
+    # The last bus listed: over an hour away, where the demo's simulator does not move predictions.
     departure = departures[-1]
     expected = dt.datetime.fromisoformat(departure["expectedAt"].replace("Z", "+00:00"))
     predicted = (expected + dt.timedelta(minutes=7)).strftime("%Y-%m-%dT%H:%M:%SZ")  # running late
@@ -496,7 +497,7 @@ def waiting_places(server) -> dict:
 
 def snapshot(server, kier: dict, far_bus: str, images: list[str]) -> dict:
     """What the admin and Kier could see change, through the API (the admin token, Kier's own token) and the admin's
-    pages. Left out is only what moves by itself: live car-park counts and bus predictions within three hours."""
+    pages. Left out is only what moves by itself: live car-park counts and bus predictions within the hour."""
 
     def get(path, headers=None):
         response = server.request(path, headers=headers, admin=headers is None)
@@ -527,6 +528,8 @@ def snapshot(server, kier: dict, far_bus: str, images: list[str]) -> dict:
     # Without the token, and without the held offers' minutes left, which count down by themselves.
     text = re.sub(r'name="csrf" value="[^"]*"', "", account.text)
     state["kier page /account"] = (account.status, re.sub(r'(<span class="offer-left"[^>]*>)[^<]*', r"\1", text))
+    timetable = server.request("/timetable", headers={"Accept": "text/html", **kier}).text
+    state["kier's stops"] = re.findall(r'name="stop\[\]" value="([^"]*)" checked', timetable)
     week = server.request("/api/schedules", headers=kier)
     state["kier /api/schedules"] = (week.status, week.json().get("schedules") if week.status == 200 else week.text)
     parks = server.request("/api/parkings").json()["parkings"]

@@ -28,7 +28,7 @@ from dateutil.rrule import rrulestr  # noqa: E402  (icalendar depends on python-
 # At noon, far from any change of day or week while a test runs.
 MIDDAY = "12:00"
 # A minute and a half before the 13:00 Clayton-Caulfield bus: a countdown ticks, predictions come (the
-# simulator predicts the departures of the next three hours).
+# simulator predicts the departures of the next hour).
 BEFORE_A_BUS = "12:58:30"
 
 
@@ -198,7 +198,7 @@ def test_kiers_page_counts_down_and_car_parks_change_without_reload(quad_server_
     # Predictions arrive too: departures are marked live.
     wait_for(
         browser,
-        lambda d: any(e.text == "Live" for e in by_css(d, "#stop-list .stop-mode")),
+        lambda d: any(e.text.split(" · ")[0] == "Live" for e in by_css(d, "#stop-list .stop-mode")),
         timeout=30,
         message="no live prediction",
     )
@@ -407,7 +407,7 @@ def test_a_visitor_sees_live_car_parks_and_shuttles_and_the_api_privacy(quad_ser
     wait_for(browser, lambda d: counts(d) != before, timeout=30, message="the car parks did not change")
     wait_for(
         browser,
-        lambda d: any(e.text == "Live" for e in by_css(d, "#stop-list .stop-mode")),
+        lambda d: any(e.text.split(" · ")[0] == "Live" for e in by_css(d, "#stop-list .stop-mode")),
         timeout=30,
         message="no live prediction",
     )
@@ -502,8 +502,8 @@ def test_an_admin_edits_a_car_park_and_open_pages_follow(quad_server_factory, br
 
 
 def test_a_live_prediction_moves_the_shown_time_and_the_order(quad_server_factory, browser):
-    # 01:30: the first buses (06:00) are more than three hours away, so only this test's prediction moves one
-    # (the simulator predicts the next three hours' departures, and would pull a late one back).
+    # 01:30: the first buses (06:00) are hours away, so only this test's prediction moves one (the simulator predicts
+    # the next hour's departures, and would pull a late one back).
     server = demo_at(quad_server_factory, "01:30")
     sign_in(browser, server, "kier", next_path="/timetable")
     stops = lambda d: by_css(d, "#stop-list li.stop")  # noqa: E731

@@ -75,6 +75,8 @@ public struct ServerConfiguration: Sendable {
     public var backups: BackupSettings?
     /// `QUAD_AUDIT_DAYS`: how long the audit trail keeps an entry (`/admin/audit`).
     public var auditDays = 365
+    /// The transit operator's GTFS-Realtime feed (`QUAD_GTFS_RT_URL` and the settings with it); nil: none.
+    public var gtfsRealtime: GTFSRealtimeSettings?
     /// `QUAD_TESTING=on`: allows the settings that only tests may use (`QUAD_NOW`), so that none of them can be
     /// switched on by accident in production.
     public var testing = false
@@ -205,6 +207,7 @@ public struct ServerConfiguration: Sendable {
         try readMail(raw: raw, parse: parse)
         try readOrganisation(raw: raw, parse: parse)
         try readBackups(raw: raw, parse: parse)
+        try readGTFSRealtime(raw: raw, parse: parse)
         if let value = try parse(.metricsFrom, "IP addresses separated by commas", Self.parseProxies) {
             metricsFrom = value
         }
@@ -311,6 +314,7 @@ public struct ServerConfiguration: Sendable {
         case oidcIssuer, oidcClientId, oidcClientSecret, oidcClientSecretFile, oidcLabel, oidcAdminGroup
         case oidcGroupsClaim, oidcStudentIdClaim, oidcLinkExisting, oidcSessionHours, localPasswords
         case backupDirectory, backupEvery, backupKeep, logFormat, metricsFrom, metricsToken, auditDays
+        case gtfsRealtimeURL, gtfsRealtimeEvery, gtfsRealtimeStaleAfter
         /// Gone (replaced by personal app links): setting it is refused with a message saying so.
         case legacyAPI
         /// Testing only: `QUAD_TESTING` allows `QUAD_NOW` (the instant the server's clock starts at).
@@ -329,7 +333,8 @@ public struct ServerConfiguration: Sendable {
                 .maxConnectionsPerClient, .headTimeout, .idleTimeout, .smtpURL, .mailFrom, .smtpCA, .publicURL,
                 .oidcIssuer, .oidcClientId, .oidcClientSecret, .oidcClientSecretFile, .oidcLabel, .oidcAdminGroup,
                 .oidcGroupsClaim, .oidcStudentIdClaim, .oidcLinkExisting, .oidcSessionHours, .localPasswords,
-                .backupDirectory, .backupEvery, .backupKeep, .logFormat, .metricsFrom, .metricsToken, .auditDays:
+                .backupDirectory, .backupEvery, .backupKeep, .logFormat, .metricsFrom, .metricsToken, .auditDays,
+                .gtfsRealtimeURL, .gtfsRealtimeEvery, .gtfsRealtimeStaleAfter:
                 nil
             }
         }
@@ -379,6 +384,9 @@ public struct ServerConfiguration: Sendable {
             case .metricsFrom: "QUAD_METRICS_FROM"
             case .metricsToken: "QUAD_METRICS_TOKEN"
             case .auditDays: "QUAD_AUDIT_DAYS"
+            case .gtfsRealtimeURL: "QUAD_GTFS_RT_URL"
+            case .gtfsRealtimeEvery: "QUAD_GTFS_RT_EVERY"
+            case .gtfsRealtimeStaleAfter: "QUAD_GTFS_RT_STALE_AFTER"
             case .testing: "QUAD_TESTING"
             case .now: "QUAD_NOW"
             }
@@ -457,6 +465,6 @@ extension ServerConfiguration.Setting {
 
     var isSecret: Bool {
         self == .adminToken || self == .database || self == .smtpURL || self == .oidcClientSecret
-            || self == .metricsToken
+            || self == .metricsToken || self == .gtfsRealtimeURL
     }
 }

@@ -29,6 +29,27 @@ package final class Timetable: Feature, PersonRemoval {
     /// The GTFS feed as last read, with its version: read again only when the stored version differs.
     private let gtfsCopy = NIOLockedValueBox<(version: String, schedule: GTFSSchedule)?>(nil)
 
+    /// The operator's realtime feed as last read by this instance (`GTFSRealtimePoller`): in memory only, since it
+    /// is read again every few seconds and believed for a minute or two.
+    private let realtimeCopy = NIOLockedValueBox<TripUpdates?>(nil)
+
+    var realtime: TripUpdates? { realtimeCopy.withLockedValue { $0 } }
+
+    /// What the realtime feed says now. Open pages and kept answers are told when that changes what a departure shows:
+    /// another prediction or cancellation, or the feed believed again after it went stale (its growing stale needs no
+    /// word: every departure it predicts says until when it is live).
+    func setRealtime(_ updates: TripUpdates) async {
+        let now = self.now
+        let before = realtimeCopy.withLockedValue { copy in
+            defer { copy = updates }
+            return copy
+        }
+        guard before?.trips != updates.trips || before?.isLive(now: now) != true else { return }
+        await changed()
+        await platform.events.publish(
+            DepartureChange(id: "gtfs-rt", expectedAt: "", live: true, refresh: true, predictedArrivalDate: ""))
+    }
+
     /// The operator's feed, if one is loaded.
     func gtfs() async throws -> GTFSSchedule? {
         guard let version = try await store.gtfsVersion() else { return nil }
@@ -124,6 +145,32 @@ package final class Timetable: Feature, PersonRemoval {
     static let noticeType = "timetable"
     static let changeTypes: [HubChange] = [.event(.parking), .event(.departure), .notice(noticeType)]
 
+    /// The most stops a student may choose.
+    static let chosenStopsLimit = 20
+
+    /// The stops `student` uses (ids of the operator's feed's boarding stops): their shuttles are listed first on the
+    /// student's timetable, in their `/api/schedules` and on their Today. Throws a validation problem for a stop the
+    /// feed does not have.
+    func chooseStops(student: String, stops: [String]) async throws {
+        let boarding = Set((try await gtfs()?.boardingStops ?? []).map(\.id))
+        var chosen: [String] = []
+        for stop in stops where !chosen.contains(stop) {
+            guard boarding.contains(stop) else {
+                throw Problem.validation([FieldError(field: "stop", message: "There is no stop \(stop).")])
+            }
+            chosen.append(stop)
+        }
+        guard chosen.count <= Self.chosenStopsLimit else {
+            throw Problem.validation([
+                FieldError(field: "stop", message: "Choose at most \(Self.chosenStopsLimit) stops.")
+            ])
+        }
+        guard try await store.setStops(student: student, stops: chosen) else {
+            throw Problem.notFound("There is no student \(student).")
+        }
+        await changed()
+    }
+
     /// A new calendar address for the student (the old one stops working), announced: the pages other instances
     /// keep show the old address.
     func rotateCalendarKey(student id: String) async throws -> String {
@@ -153,14 +200,14 @@ package final class Timetable: Feature, PersonRemoval {
     func departures(settings: CampusSettings, at instant: Date) async throws -> [Departure] {
         Self.departures(
             routes: try await store.routes(), predictions: try await store.predictions(), settings: settings,
-            at: instant, gtfs: try await gtfs())
+            at: instant, gtfs: try await gtfs(), realtime: realtime)
     }
 
     /// Today's and tomorrow's departures of `routes`, with `predictions` (by departure id), and the next day's of the
-    /// operator's feed.
+    /// operator's feed with what its realtime feed says (a feed account's prediction made since wins).
     static func departures(
         routes: [RouteRecord], predictions: [String: (predicted: Date, madeAt: Date)], settings: CampusSettings,
-        at instant: Date, gtfs: GTFSSchedule?
+        at instant: Date, gtfs: GTFSSchedule?, realtime: TripUpdates? = nil
     ) -> [Departure] {
         let clock = settings.clock
         let today = clock.date(of: instant)
@@ -181,11 +228,13 @@ package final class Timetable: Feature, PersonRemoval {
                 }
             }
         }
-        let fromFeed = (gtfs?.departures(at: instant) ?? []).map { departure in
+        let fromFeed = (gtfs?.departures(at: instant, realtime: realtime) ?? []).map { departure in
             var departure = departure
-            if let prediction = predictions[departure.id] {
+            if let prediction = predictions[departure.id], prediction.madeAt > departure.predictedAt ?? .distantPast {
                 departure.predicted = prediction.predicted
                 departure.predictedAt = prediction.madeAt
+                departure.cancelled = false
+                departure.liveFor = Freshness.predictionLimit
             }
             return departure
         }
@@ -236,11 +285,11 @@ package final class Timetable: Feature, PersonRemoval {
         let carParks = try await readCarParks
         let departures = Self.departures(
             routes: try await readRoutes, predictions: try await readPredictions, settings: settings, at: now,
-            gtfs: try await readGTFS)
+            gtfs: try await readGTFS, realtime: realtime)
         let payload = ScheduleResponse(
             settings: settings, date: date ?? settings.clock.date(of: now), now: now,
             student: .init(id: student.id, name: student.name), classes: try await readClasses,
-            carParks: carParks, departures: departures)
+            carParks: carParks, departures: departures, chosenStops: Set(student.stops))
         let validUntil = ScheduleResponse.validUntil(
             settings: settings, now: now, carParks: carParks, departures: departures)
         return (payload, validUntil)
@@ -361,9 +410,10 @@ extension Timetable {
     /// A student's own week, the car parks and the departures, polled by open pages and apps.
     package var keptAnswers: [any AnyKeptAnswer] { [weeks, parkings, departures] }
 
-    /// The demo's car parks and shuttles move as if fed live.
+    /// The demo's car parks and shuttles move as if fed live; the operator's realtime feed is read if one is set.
     package var services: [any Service] {
-        platform.configuration.loadDemoData ? [TimetableSimulator(timetable: self)] : []
+        (platform.configuration.loadDemoData ? [TimetableSimulator(timetable: self)] : [])
+            + (platform.configuration.gtfsRealtime.map { [GTFSRealtimePoller(timetable: self, settings: $0)] } ?? [])
     }
 
     package func loadDemoData(announce: @escaping @Sendable (String) -> Void) async throws {
@@ -397,7 +447,8 @@ struct TimetableSimulator: Service {
         let now = timetable.now
         let settings = try await timetable.settings()
         let soon = try await timetable.departures(settings: settings, at: now).filter {
-            $0.scheduled > now.addingTimeInterval(-600) && $0.scheduled < now.addingTimeInterval(3 * 3600)
+            // The next hour's: as an operator's feed predicts the buses on their way.
+            $0.scheduled > now.addingTimeInterval(-600) && $0.scheduled < now.addingTimeInterval(3600)
                 && $0.expected(now: now).time > now.addingTimeInterval(20)
         }
         for departure in soon {

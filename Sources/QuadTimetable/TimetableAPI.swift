@@ -80,16 +80,12 @@ struct TimetableAPI {
     static let departureLimit = 20
 
     /// The next `limit` departures of `all`, as the API and the page list them.
-    static func stops(_ all: [Departure], now: Date, clock: CampusClock, limit: Int) -> [ScheduleResponse.Stop] {
-        Departure.upcoming(all, now: now, limit: limit).map { stop($0, now: now, clock: clock) }
-    }
-
-    static func stop(_ departure: Departure, now: Date, clock: CampusClock) -> ScheduleResponse.Stop {
-        let expected = departure.expected(now: now)
-        return ScheduleResponse.Stop(
-            departure: departure.from, arrival: departure.to, predictedArrivalDate: clock.wallClock(expected.time),
-            id: departure.id, scheduledDate: clock.wallClock(departure.scheduled),
-            expectedAt: expected.time.formatted(.iso8601), live: expected.live)
+    static func stops(
+        _ all: [Departure], now: Date, clock: CampusClock, limit: Int, first: Set<String> = []
+    ) -> [ScheduleResponse.Stop] {
+        Departure.upcoming(all, now: now, limit: limit, first: first).map {
+            ScheduleResponse.Stop($0, now: now, clock: clock)
+        }
     }
 
     static func sameKey(_ a: String, _ b: String) -> Bool {

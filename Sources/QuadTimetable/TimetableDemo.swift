@@ -4,7 +4,8 @@ import QuadPlatform
 
 /// Student Kier (305491) with the seed's classes spread over the week, at Clayton, in Melbourne time;
 /// the semester is placed so that this week is teaching week 8 (after a mid-semester break). The shuttles come from a
-/// GTFS feed: Clayton to Caulfield every 20 minutes from 06:00, Clayton to the CBD every 30 from 06:15, to 23:45.
+/// GTFS feed: Clayton to Caulfield every 20 minutes from 06:00 (by the halls), Clayton to the CBD every 30 from 06:15,
+/// Caulfield to Clayton every 20 from 06:10, to 23:45; Kier's stop is Clayton's bus loop.
 enum TimetableDemo {
     static let campusAddress = "13 College Walk, Clayton"
 
@@ -40,6 +41,8 @@ enum TimetableDemo {
         _ = try await store.setFree("clayton", free: 645, at: now)
         _ = try await store.setFree("caulfield", free: 10, at: now)
         try await store.setGTFS(try shuttle())
+        // Kier takes the shuttle from the bus loop: its buses are listed first.
+        _ = try await store.setStops(student: "305491", stops: ["clayton"])
     }
 
     /// The demo's shuttles, as their operator would publish them: a GTFS feed shipped with Quad (`DemoFeed/`, written

@@ -59,7 +59,7 @@ extension TimetableOperations {
         }
         let departure = try await timetable.recordPrediction(input.path.departureId, predicted: body.predicted)
         let settings = try await timetable.settings()
-        return .ok(.init(body: .json(TimetableAPI.stop(departure, now: timetable.now, clock: settings.clock))))
+        return .ok(.init(body: .json(ScheduleResponse.Stop(departure, now: timetable.now, clock: settings.clock))))
     }
 
     /// The subscription: 404 alike for an unknown student and a wrong key, so ids cannot be probed.

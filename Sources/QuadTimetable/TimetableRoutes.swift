@@ -15,6 +15,7 @@ struct TimetableRoutes {
             try await TimetableWeekRoutes(timetable: timetable, web: web).page(request)
         }
         routes.on(.post, "/timetable/calendar", .member, audit: true) { request, _ in try await self.rotate(request) }
+        routes.on(.post, "/timetable/stops", .member) { request, _ in try await self.chooseStops(request) }
         TimetableAdminRoutes(timetable: timetable, web: web).register(on: routes)
     }
 
@@ -36,6 +37,8 @@ struct TimetableRoutes {
         var today: LocalDate
         var now: Date
         var link: TimetableAPI.CalendarLink
+        /// The feed's boarding stops the student may choose among.
+        var stopChoices: [GTFSSchedule.Stop]
     }
 
     /// What everyone may see (car parks and the next shuttles are not personal): the page shows them to
@@ -66,7 +69,8 @@ struct TimetableRoutes {
                     settings: settings, today: today, now: now,
                     link: TimetableAPI.calendarLink(
                         baseURL: request.baseURL(trustProxy: timetable.platform.configuration.trustProxy),
-                        student: student))
+                        student: student),
+                    stopChoices: try await timetable.gtfs()?.boardingStops ?? [])
             } else {
                 notStudent = true
             }
@@ -83,6 +87,7 @@ struct TimetableRoutes {
         }
         let language = web.language(for: request)
         let rotated = request.uri.queryParameters.get("rotated") != nil
+        let stopsSaved = request.uri.queryParameters.get("stops") == "saved"
         let refreshSeconds = timetable.platform.configuration.refreshSeconds
         return try web.page(
             request, template: "timetable", title: { $0("timetable.title") },
@@ -94,6 +99,7 @@ struct TimetableRoutes {
                 page.show(Self.day(view, t: t, language: language))
                 page.source = "schedules"
                 page.rotated = rotated
+                page.stopsSaved = stopsSaved
             } else if let live {
                 let lists = Self.live(parkings: live.parkings, stops: live.stops, now: now, clock: settings.clock, t: t)
                 page.parkings = lists.parkings
@@ -125,15 +131,28 @@ struct TimetableRoutes {
         }
         let stops = stops.map { stop in
             let expected = Timestamp.date(stop.expectedAt) ?? now
+            let cancelled = stop.cancelled == true
+            // Drawn again when the words change, and when a live prediction stops being believed.
+            let redraw = [Countdown.nextChange(from: now, to: expected) ?? expected, stop.liveUntil].compactMap { $0 }
             return TimetablePage.Stop(
                 id: stop.id, from: stop.departure, to: stop.arrival, time: clock.time(of: expected).description,
                 expectedAt: stop.expectedAt, leavesAt: expected.milliseconds,
-                countdown: Countdown(from: now, to: expected).words(t),
-                wordsChangeAt: (Countdown.nextChange(from: now, to: expected) ?? expected).milliseconds,
-                ticksFrom: expected.addingTimeInterval(-Countdown.tickingWithin).milliseconds, live: stop.live,
-                modeLabel: stop.live ? t("timetable.live") : t("timetable.scheduled"))
+                countdown: cancelled ? "" : Countdown(from: now, to: expected).words(t),
+                wordsChangeAt: (redraw.min() ?? expected).milliseconds,
+                // A cancelled bus has nothing to count down to.
+                ticksFrom: cancelled ? nil : expected.addingTimeInterval(-Countdown.tickingWithin).milliseconds,
+                live: stop.live, cancelled: cancelled, modeLabel: modeLabel(stop, t: t))
         }
         return (parkings, stops)
+    }
+
+    /// "Live", "Live · 3 min late", "Scheduled", "Cancelled".
+    static func modeLabel(_ stop: ScheduleResponse.Stop, t: Localizer) -> String {
+        if stop.cancelled == true { return t("timetable.cancelled") }
+        guard stop.live else { return t("timetable.scheduled") }
+        guard let late = stop.lateBy else { return t("timetable.live") }
+        let delay = late > 0 ? t("timetable.late", count: late) : t("timetable.early", count: -late)
+        return t("timetable.liveDelay", ["delay": delay])
     }
 
     /// Where a week falls in the semester, in words: "Week 8", "Mid-semester break: teaching resumes on …".
@@ -202,7 +221,10 @@ struct TimetableRoutes {
             greeting: t("timetable.greeting", ["name": view.student.name]),
             dateText: longDate(view.today, zone: zone, language: language), weekText: weekText, heading: heading,
             note: note, cards: cards, calendarURL: view.link.url, webcalURL: view.link.webcal,
-            parkings: lists.parkings, stops: lists.stops)
+            parkings: lists.parkings, stops: lists.stops,
+            stopChoices: view.stopChoices.map {
+                .init(id: $0.id, name: $0.name, checked: view.student.stops.contains($0.id))
+            })
     }
 
     /// A new calendar address from the page's form (CSRF-checked).
@@ -213,6 +235,21 @@ struct TimetableRoutes {
         }
         _ = try await timetable.rotateCalendarKey(student: student.id)
         return .seeOther("/timetable?rotated=1#calendar")
+    }
+
+    /// The stops a student uses, from the page's checkboxes (`stop[]`; none checked: none chosen).
+    func chooseStops(_ request: Request) async throws -> Response {
+        struct Chosen: Decodable {
+            var stop: [String]?
+        }
+        var request = request
+        let chosen = try await request.form(Chosen.self)
+        let person = try Access.person()
+        guard let student = try await timetable.student(for: person) else {
+            throw Problem.notFound("Your account is not linked to a student.")
+        }
+        try await timetable.chooseStops(student: student.id, stops: chosen.stop ?? [])
+        return .seeOther("/timetable?stops=saved#stops")
     }
 }
 
@@ -226,6 +263,10 @@ struct TimetablePage {
     /// `schedules` (a student's) or `public`: where the script refreshes from.
     var source = ""
     var rotated = false
+    /// The student's stops were just saved.
+    var stopsSaved = false
+    var stopChoices: [StopChoice] = []
+    var hasStopChoices = false
     var notStudent = false
     var signedOut = false
     var parkings: [Parking] = []
@@ -270,6 +311,8 @@ struct TimetablePage {
         hasCards = !day.cards.isEmpty
         calendarURL = day.calendarURL
         webcalURL = day.webcalURL
+        stopChoices = day.stopChoices
+        hasStopChoices = !day.stopChoices.isEmpty
         parkings = day.parkings
         stops = day.stops
     }
@@ -287,6 +330,14 @@ struct TimetablePage {
         let webcalURL: String
         let parkings: [Parking]
         let stops: [Stop]
+        let stopChoices: [StopChoice]
+    }
+
+    /// A stop of the operator's feed, checked when the student uses it.
+    struct StopChoice {
+        let id: String
+        let name: String
+        let checked: Bool
     }
 
     struct Student {
@@ -337,9 +388,10 @@ struct TimetablePage {
         /// "in 4 min" (`Countdown`), until `wordsChangeAt` (ms since 1970), when the page draws the list again.
         let countdown: String
         let wordsChangeAt: Int
-        /// When the seconds start ticking beside the words (ms since 1970).
-        let ticksFrom: Int
+        /// When the seconds start ticking beside the words (ms since 1970); nil for a bus cancelled.
+        let ticksFrom: Int?
         let live: Bool
+        let cancelled: Bool
         let modeLabel: String
     }
 }

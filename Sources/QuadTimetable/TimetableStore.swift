@@ -9,6 +9,8 @@ struct StudentRecord: Sendable, Equatable {
     var id: String
     var name: String
     var calendarKey: String
+    /// The stops of the operator's feed the student uses (ids), whose shuttles they are shown first.
+    var stops: [String] = []
 }
 
 /// A shuttle route with its daily departure times (campus time).
@@ -99,6 +101,10 @@ final class TimetableStore: Sendable {
                     departure_id TEXT PRIMARY KEY, predicted TEXT NOT NULL, made_at TEXT NOT NULL)
                 """
             ]),
+        // The stops a student uses (a JSON array of the feed's stop ids): their shuttles come first.
+        Migration(
+            id: 404, name: "students' stops",
+            statements: ["ALTER TABLE timetable_students ADD COLUMN stops TEXT NOT NULL DEFAULT '[]'"]),
     ]
 
     // MARK: GTFS feed
@@ -337,22 +343,36 @@ final class TimetableStore: Sendable {
 
     func students() async throws -> [StudentRecord] {
         try await database.withConnection { sql in
-            try await sql.raw("SELECT id, name, calendar_key FROM timetable_students ORDER BY id").all().map(
+            try await sql.raw("SELECT id, name, calendar_key, stops FROM timetable_students ORDER BY id").all().map(
                 Self.student)
         }
     }
 
     func student(_ id: String) async throws -> StudentRecord? {
         try await database.withConnection { sql in
-            try await sql.raw("SELECT id, name, calendar_key FROM timetable_students WHERE id = \(bind: id)").first()
-                .map(Self.student)
+            try await sql.raw(
+                "SELECT id, name, calendar_key, stops FROM timetable_students WHERE id = \(bind: id)"
+            ).first().map(Self.student)
         }
     }
 
     private static func student(_ row: any SQLRow) throws -> StudentRecord {
         StudentRecord(
             id: try row.decode(column: "id", as: String.self), name: try row.decode(column: "name", as: String.self),
-            calendarKey: try row.decode(column: "calendar_key", as: String.self))
+            calendarKey: try row.decode(column: "calendar_key", as: String.self),
+            stops: (try? JSONDecoder().decode(
+                [String].self, from: Data(try row.decode(column: "stops", as: String.self).utf8)))
+                ?? [])
+    }
+
+    /// The stops `student` uses, replacing those before (false: no such student).
+    func setStops(student: String, stops: [String]) async throws -> Bool {
+        let json = String(decoding: try JSONEncoder().encode(stops), as: UTF8.self)
+        return try await database.withConnection { sql in
+            try await sql.raw(
+                "UPDATE timetable_students SET stops = \(bind: json) WHERE id = \(bind: student) RETURNING id"
+            ).first() != nil
+        }
     }
 
     func saveStudent(id: String, name: String) async throws {

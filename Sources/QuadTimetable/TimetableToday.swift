@@ -20,7 +20,8 @@ extension Timetable: TodayPart {
         let clock = settings.clock
         let departures = try await self.departures(settings: settings, at: now)
         let plan = settings.plan(now: now, classes: try await readClasses)
-        let stops = TimetableAPI.stops(departures, now: now, clock: clock, limit: Self.shuttlesShown)
+        let stops = TimetableAPI.stops(
+            departures, now: now, clock: clock, limit: Self.shuttlesShown, first: Set(student.stops))
         let timetable = TodayLink(label: t("timetable.today.classes.more"), path: "/timetable")
         return [
             TodaySection(
@@ -38,13 +39,15 @@ extension Timetable: TodayPart {
                     return TodayItem(
                         id: stop.id,
                         title: t("timetable.today.shuttles.route", ["from": stop.departure, "to": stop.arrival]),
-                        detail: t(
-                            "timetable.today.shuttles.detail",
-                            [
-                                "time": clock.time(of: leaves).description,
-                                "in": Countdown(from: now, to: leaves).words(t),
-                                "mode": stop.live ? t("timetable.live") : t("timetable.scheduled"),
-                            ]),
+                        detail: stop.cancelled == true
+                            ? t("timetable.today.shuttles.cancelled", ["time": clock.time(of: leaves).description])
+                            : t(
+                                "timetable.today.shuttles.detail",
+                                [
+                                    "time": clock.time(of: leaves).description,
+                                    "in": Countdown(from: now, to: leaves).words(t),
+                                    "mode": TimetableRoutes.modeLabel(stop, t: t),
+                                ]),
                         path: "/timetable", startsAt: leaves)
                 }),
             TodaySection(

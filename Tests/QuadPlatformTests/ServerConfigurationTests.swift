@@ -91,6 +91,34 @@ import Testing
         }
     }
 
+    @Test func theRealtimeFeedsSettingsAreReadTogetherAndItsAddressIsNeverRepeated() throws {
+        let url = "https://feeds.transit.example/trip-updates?api_key=s3cret-key"
+        let plain = try #require(try ServerConfiguration(environment: ["QUAD_GTFS_RT_URL": url]).gtfsRealtime)
+        #expect(plain.url.absoluteString == url && plain.every == 30 && plain.staleAfter == 90)
+        let set = try #require(
+            try ServerConfiguration(environment: [
+                "QUAD_GTFS_RT_URL": url, "QUAD_GTFS_RT_EVERY": "5", "QUAD_GTFS_RT_STALE_AFTER": "20",
+            ]).gtfsRealtime)
+        #expect(set.every == 5 && set.staleAfter == 20)
+        #expect(try ServerConfiguration(environment: [:]).gtfsRealtime == nil)
+
+        let bad = try #require(throws: ConfigurationError.self) {
+            try ServerConfiguration(environment: ["QUAD_GTFS_RT_URL": "ftp://feeds.example/x?api_key=s3cret-key"])
+        }
+        #expect(bad.setting == "QUAD_GTFS_RT_URL" && !bad.description.contains("s3cret"))
+        let alone = try #require(throws: ConfigurationError.self) {
+            try ServerConfiguration(environment: ["QUAD_GTFS_RT_EVERY": "5"])
+        }
+        #expect(alone.setting == "QUAD_GTFS_RT_EVERY")
+        // Believed for less than the time between reads, every prediction would be stale before the next.
+        let stale = try #require(throws: ConfigurationError.self) {
+            try ServerConfiguration(environment: [
+                "QUAD_GTFS_RT_URL": url, "QUAD_GTFS_RT_EVERY": "60", "QUAD_GTFS_RT_STALE_AFTER": "60",
+            ])
+        }
+        #expect(stale.setting == "QUAD_GTFS_RT_STALE_AFTER")
+    }
+
     @Test func databaseLocationsParse() {
         #expect(DatabaseLocation(parsing: "data/quad.sqlite") == .sqlite(path: "data/quad.sqlite"))
         #expect(DatabaseLocation(parsing: "sqlite:/var/lib/quad.sqlite") == .sqlite(path: "/var/lib/quad.sqlite"))

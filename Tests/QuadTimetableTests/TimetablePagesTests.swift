@@ -295,6 +295,50 @@ import Testing
 
     /// A car park's name is text on the page, in the page as drawn and in its live part: one named to end an
     /// element or open a comment reads back as that name and changes nothing else.
+    /// The stops a student uses, ticked on their page: their week's shuttles (the API's and the page's) list those
+    /// stops' buses first. A stop the feed does not have, or someone who is no student, changes nothing.
+    @Test(arguments: TestDatabase.engines)
+    func aStudentsStopsComeFirst(engine: Database.Engine) async throws {
+        try await TestApp.run(engine) { app, client in
+            let (kier, _, _) = try await TimetableAPITests.setUp(app)
+            func leavingFrom() async throws -> [String] {
+                let week = try await client.execute(uri: "/api/schedules", method: .get, headers: kier)
+                return try JSONDecoder().decode(ScheduleResponse.self, from: Data(buffer: week.body)).stops.map(
+                    \.departure)
+            }
+            // The demo's Kier takes the bus from Clayton's bus loop.
+            #expect(try await leavingFrom() == Array(repeating: "Clayton", count: 6))
+            let (headers, body) = Self.form(kier, "stop%5B%5D=caulfield&stop%5B%5D=clayton-halls")
+            let saved = try await client.execute(uri: "/timetable/stops", method: .post, headers: headers, body: body)
+            #expect(saved.status == .seeOther && saved.headers[.location] == "/timetable?stops=saved#stops")
+            let first = try await leavingFrom()
+            #expect(first.count == 6 && first.allSatisfy { ["Caulfield", "Clayton – Halls"].contains($0) })
+            try await client.execute(uri: "/timetable?stops=saved", method: .get, headers: kier) { response in
+                let html = response.text
+                #expect(html.contains(#"name="stop[]" value="caulfield" checked>"#))
+                #expect(html.contains(#"name="stop[]" value="clayton-halls" checked>"#))
+                #expect(html.contains(#"name="stop[]" value="clayton">"#))
+                #expect(html.contains("Your stops are saved: their shuttles come first."))
+            }
+
+            let (_, unknown) = Self.form(kier, "stop%5B%5D=caulfield&stop%5B%5D=nowhere")
+            let refused = try await client.execute(
+                uri: "/timetable/stops", method: .post, headers: headers, body: unknown)
+            #expect(refused.status == .unprocessableContent && refused.text.contains("There is no stop nowhere."))
+            let (ada, none) = Self.form(try await app.signedIn("ada"), "stop%5B%5D=caulfield")
+            #expect(
+                try await client.execute(uri: "/timetable/stops", method: .post, headers: ada, body: none).status
+                    == .notFound)
+            #expect(try await leavingFrom() == first)
+            // None ticked: none chosen, the buses in the order they come.
+            let (_, nothing) = Self.form(kier, "")
+            #expect(
+                try await client.execute(uri: "/timetable/stops", method: .post, headers: headers, body: nothing).status
+                    == .seeOther)
+            #expect(try await leavingFrom() != first)
+        }
+    }
+
     @Test func aCarParksNameIsTextOnThePage() async throws {
         try await TestApp.run { app, client in
             let (kier, _, _) = try await TimetableAPITests.setUp(app)
@@ -446,7 +490,7 @@ import Testing
                     settings: settings, date: today, now: now, student: .init(id: "305491", name: "Kier"),
                     classes: [lecture], carParks: [], departures: []),
                 plan: settings.plan(now: now, classes: [lecture]), settings: settings, today: today, now: now,
-                link: .init(url: "", webcal: ""))
+                link: .init(url: "", webcal: ""), stopChoices: [])
             return TimetableRoutes.day(view, t: Localizer(language: language), language: language)
         }
         let during = words(at: "2020-03-13T11:00:00")

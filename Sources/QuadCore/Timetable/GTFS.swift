@@ -85,6 +85,12 @@ public struct GTFSSchedule: Sendable, Equatable, Codable {
         self.calls = calls
     }
 
+    /// The stops where riders board, by name: the ones a student may choose as theirs.
+    public var boardingStops: [Stop] {
+        let boarding = Set(calls.map(\.stopId))
+        return stops.filter { boarding.contains($0.id) }.sorted { ($0.name, $0.id) < ($1.name, $1.id) }
+    }
+
     /// A departure's id, in the shape of every departure's (`{route}-{yyyyMMdd}-{HHmm}`, which a feed account's
     /// `PUT /api/departures/{id}` names): the trip and the stop, then the day and time it leaves on the agency's clock
     /// (`clayton-caulfield-0600-clayton-20260330-0600`).
@@ -131,27 +137,63 @@ public struct GTFSSchedule: Sendable, Equatable, Codable {
     }
 
     /// Every departure from the feed's stops within `window` after `now` (and the last `since` before it, for buses
-    /// running late), by service day: yesterday's trips past midnight, today's, tomorrow's.
-    public func departures(at now: Date, since: TimeInterval = 600, window: TimeInterval = 24 * 3600) -> [Departure] {
+    /// running late), by service day: yesterday's trips past midnight, today's, tomorrow's; with what `realtime` says
+    /// of each run (a prediction or a cancellation, believed until `realtime.liveFor` after it was made).
+    public func departures(
+        at now: Date, since: TimeInterval = 600, window: TimeInterval = 24 * 3600, realtime: TripUpdates? = nil
+    ) -> [Departure] {
         let today = CampusClock(timeZone: timeZone).date(of: now)
+        let days = [today.adding(days: -1), today, today.adding(days: 1)]
         let names = Dictionary(stops.map { ($0.id, $0.name) }, uniquingKeysWith: { first, _ in first })
         let earliest = now.addingTimeInterval(-since)
         let latest = now.addingTimeInterval(window)
+        let runs = realtime.map { runsSpokenOf(by: $0, days: days) } ?? [:]
         var departures: [Departure] = []
-        for day in [today.adding(days: -1), today, today.adding(days: 1)] {
+        for day in days {
             let running = Set(services.filter { $0.value.runs(on: day) }.keys)
             guard !running.isEmpty else { continue }
             for call in calls where running.contains(call.serviceId) {
                 let leaves = Self.instant(day: day, seconds: call.seconds, timeZone: timeZone)
                 guard leaves >= earliest, leaves <= latest else { continue }
-                departures.append(
-                    Departure(
-                        id: Self.departureId(trip: call.tripId, stop: call.stopId, leaves: leaves, timeZone: timeZone),
-                        routeId: call.route, from: names[call.stopId] ?? call.stopId, to: call.headsign,
-                        scheduled: leaves, stopId: call.stopId))
+                var departure = Departure(
+                    id: Self.departureId(trip: call.tripId, stop: call.stopId, leaves: leaves, timeZone: timeZone),
+                    routeId: call.route, from: names[call.stopId] ?? call.stopId, to: call.headsign,
+                    scheduled: leaves, stopId: call.stopId)
+                if let realtime, let run = runs[RunKey(trip: call.tripId, day: day)],
+                    let word = Self.realtime(
+                        run.update, call: call, scheduled: leaves, day: day, calls: run.calls, timeZone: timeZone)
+                {
+                    departure.predicted = word.predicted
+                    departure.cancelled = word.cancelled
+                    departure.predictedAt = realtime.madeAt
+                    departure.liveFor = realtime.liveFor
+                }
+                departures.append(departure)
             }
         }
         return departures.sorted { ($0.scheduled, $0.id) < ($1.scheduled, $1.id) }
+    }
+
+    private struct RunKey: Hashable {
+        var trip: String
+        var day: LocalDate
+    }
+
+    /// The runs the feed speaks of, by trip and service day, each with the trip's calls in sequence.
+    private func runsSpokenOf(
+        by realtime: TripUpdates, days: [LocalDate]
+    ) -> [RunKey: (update: TripUpdates.Trip, calls: [Call])] {
+        let named = Set(realtime.trips.map(\.tripId))
+        let callsOfTrip = Dictionary(grouping: calls.filter { named.contains($0.tripId) }, by: \.tripId)
+            .mapValues { $0.sorted { $0.stopSequence < $1.stopSequence } }
+        var runs: [RunKey: (update: TripUpdates.Trip, calls: [Call])] = [:]
+        for trip in realtime.trips {
+            guard let calls = callsOfTrip[trip.tripId],
+                let day = trip.startDate ?? nearestRun(of: trip.tripId, calls: calls, days: days, to: realtime.madeAt)
+            else { continue }
+            runs[RunKey(trip: trip.tripId, day: day)] = (trip, calls)
+        }
+        return runs
     }
 }
 

@@ -80,6 +80,10 @@ public struct Departure: Hashable, Sendable {
     public var predictedAt: Date?
     /// The stop it leaves from, for a departure of an operator's feed (GTFS); nil for a route an admin typed in.
     public var stopId: String?
+    /// The operator's realtime feed says this run will not call here (believed while its prediction is live).
+    public var cancelled = false
+    /// How long after `predictedAt` the prediction is believed: a feed account's 90 s, or the realtime feed's limit.
+    public var liveFor = Freshness.predictionLimit
 
     public init(
         id: String, routeId: String, from: String, to: String, scheduled: Date, predicted: Date? = nil,
@@ -95,13 +99,17 @@ public struct Departure: Hashable, Sendable {
         self.stopId = stopId
     }
 
-    /// The time to show: a prediction at most 90 s old (live), else the scheduled time (not live).
+    /// The time to show: a prediction made at most `liveFor` ago (live), else the scheduled time (not live). A run
+    /// cancelled, while that is live, keeps its scheduled time.
     public func expected(now: Date) -> (time: Date, live: Bool) {
-        if let predicted, let predictedAt, now.timeIntervalSince(predictedAt) <= Freshness.predictionLimit {
-            return (predicted, true)
-        }
-        return (scheduled, false)
+        guard let predictedAt, now.timeIntervalSince(predictedAt) <= liveFor else { return (scheduled, false) }
+        if cancelled { return (scheduled, true) }
+        guard let predicted else { return (scheduled, false) }
+        return (predicted, true)
     }
+
+    /// Cancelled, as a live feed says it now.
+    public func isCancelled(now: Date) -> Bool { cancelled && expected(now: now).live }
 
     /// The first instant after `now` when what `expected(now:)` says of it, or whether `upcoming` lists it,
     /// changes: it leaves, or its prediction grows too old.
@@ -109,7 +117,7 @@ public struct Departure: Hashable, Sendable {
         let expected = expected(now: now)
         var next = expected.time > now ? expected.time : nil
         if expected.live, let predictedAt {
-            let stale = predictedAt.addingTimeInterval(Freshness.predictionLimit + Freshness.step)
+            let stale = predictedAt.addingTimeInterval(liveFor + Freshness.step)
             next = min(next ?? stale, stale)
         }
         return next
@@ -127,11 +135,16 @@ public struct Departure: Hashable, Sendable {
         return predicted
     }
 
-    /// The next departures still to leave (by expected time), at most `limit`.
-    public static func upcoming(_ departures: [Departure], now: Date, limit: Int) -> [Departure] {
-        Array(
-            departures.filter { $0.expected(now: now).time > now }
-                .sorted { $0.expected(now: now).time < $1.expected(now: now).time }
-                .prefix(limit))
+    /// The next departures still to leave (by expected time), at most `limit`: those from the stops a student chose
+    /// (`first`, stop ids of the operator's feed) before the others.
+    public static func upcoming(
+        _ departures: [Departure], now: Date, limit: Int, first: Set<String> = []
+    ) -> [Departure] {
+        let coming = departures.map { (departure: $0, time: $0.expected(now: now).time) }.filter { $0.time > now }
+            .sorted { $0.time < $1.time }.map(\.departure)
+        guard !first.isEmpty else { return Array(coming.prefix(limit)) }
+        let chosen = coming.filter { $0.stopId.map(first.contains) ?? false }
+        let others = coming.filter { !($0.stopId.map(first.contains) ?? false) }
+        return Array((chosen + others).prefix(limit))
     }
 }

@@ -94,10 +94,18 @@ public struct ScheduleResponse: Codable, Sendable, Hashable {
         /// The expected time as an instant (ISO 8601 with zone), for countdowns.
         public var expectedAt: String
         public var live: Bool
+        /// True when the operator's live feed says this run will not leave from here; absent otherwise (the
+        /// original apps' shape is kept).
+        public var cancelled: Bool?
+        /// When `live` turns false unless the feed speaks again (not sent: the page draws itself again then).
+        public var liveUntil: Date?
+        /// Whole minutes the live prediction is behind the schedule (ahead when negative); nil when on time or not
+        /// live (not sent: the pages say it in words).
+        public var lateBy: Int?
 
         public init(
             departure: String, arrival: String, predictedArrivalDate: String, id: String, scheduledDate: String,
-            expectedAt: String, live: Bool
+            expectedAt: String, live: Bool, cancelled: Bool? = nil, liveUntil: Date? = nil
         ) {
             self.departure = departure
             self.arrival = arrival
@@ -106,12 +114,28 @@ public struct ScheduleResponse: Codable, Sendable, Hashable {
             self.scheduledDate = scheduledDate
             self.expectedAt = expectedAt
             self.live = live
+            self.cancelled = cancelled
+            self.liveUntil = liveUntil
+        }
+
+        /// `departure` as the wire shows it at `now`.
+        public init(_ departure: Departure, now: Date, clock: CampusClock) {
+            let expected = departure.expected(now: now)
+            self.init(
+                departure: departure.from, arrival: departure.to, predictedArrivalDate: clock.wallClock(expected.time),
+                id: departure.id, scheduledDate: clock.wallClock(departure.scheduled),
+                expectedAt: expected.time.formatted(.iso8601), live: expected.live,
+                cancelled: departure.isCancelled(now: now) ? true : nil,
+                liveUntil: expected.live
+                    ? departure.predictedAt?.addingTimeInterval(departure.liveFor + Freshness.step) : nil)
+            let minutes = Int((expected.time.timeIntervalSince(departure.scheduled) / 60).rounded())
+            lateBy = expected.live && minutes != 0 ? minutes : nil
         }
 
         enum CodingKeys: String, CodingKey {
             case departure, arrival
             case predictedArrivalDate = "predicted_arrival_date"
-            case id, scheduledDate, expectedAt, live
+            case id, scheduledDate, expectedAt, live, cancelled
         }
     }
 }
@@ -120,7 +144,7 @@ extension ScheduleResponse {
     /// Builds the payload for `date` at `now`: the week's classes, car parks and the next departures.
     public init(
         settings: CampusSettings, date: LocalDate, now: Date, student: Student, classes: [TimetableClass],
-        carParks: [CarPark], departures: [Departure], stopLimit: Int = 6
+        carParks: [CarPark], departures: [Departure], stopLimit: Int = 6, chosenStops: Set<String> = []
     ) {
         let clock = settings.clock
         let status = settings.status(of: date)
@@ -150,13 +174,8 @@ extension ScheduleResponse {
                     name: park.name, slot: park.free, id: park.id, capacity: park.capacity, state: park.state,
                     updatedAt: park.updatedAt?.formatted(.iso8601), live: park.isLive(now: now))
             },
-            stops: Departure.upcoming(departures, now: now, limit: stopLimit).map { departure in
-                let expected = departure.expected(now: now)
-                return Stop(
-                    departure: departure.from, arrival: departure.to,
-                    predictedArrivalDate: clock.wallClock(expected.time), id: departure.id,
-                    scheduledDate: clock.wallClock(departure.scheduled), expectedAt: expected.time.formatted(.iso8601),
-                    live: expected.live)
+            stops: Departure.upcoming(departures, now: now, limit: stopLimit, first: chosenStops).map {
+                Stop($0, now: now, clock: clock)
             },
             date: date.description, campus: settings.name, timeZone: settings.timeZone.identifier,
             weekStatus: weekStatus, resumesOn: resumesOn?.description, generatedAt: now.formatted(.iso8601))

@@ -36,7 +36,7 @@ function timetable(root) {
   // a clock ticks the seconds beside them, on the server's clock: a device clock set wrong must not move the buses.
   function countDown() {
     const now = live.serverNow();
-    for (const stop of region.querySelectorAll("li.stop")) {
+    for (const stop of region.querySelectorAll("li.stop[data-ticks-from]")) {
       const seconds = Math.max(0, Math.floor((Number(stop.dataset.leavesAt) - now) / 1000));
       const text = now >= Number(stop.dataset.ticksFrom) ? `${Math.floor(seconds / 60)}:${String(seconds % 60).padStart(2, "0")}` : "";
       const clock = stop.querySelector(".stop-clock");
