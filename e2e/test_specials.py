@@ -118,7 +118,7 @@ def test_narrow_tiles_follow_the_content_rules(specials_server, new_browser):
         # Nothing a tile shows is cut off by its card (a wide, short tile's name included).
         assert tile["outside"] == [], tile
     first = tile_boxes(driver)["tiles"][0]
-    assert first["label"] == "Noodle Dish with Roasted Black Bean Sauce, was $2.00, now $1.00, save 50 %"
+    assert first["label"] == "Noodle Dish with Roasted Black Bean Sauce, was $2.00, now $1.00, save $1.00 (50%)"
 
 
 def test_a_wider_screen_caps_the_unit_and_centres_the_canvas(specials_server, new_browser):
@@ -154,7 +154,7 @@ def test_a_special_added_through_the_api_appears_without_reload(specials_server,
     assert response.status == 201
     wait_for(driver, lambda d: len(by_css(d, ".special-cell")) == 22, timeout=3, message="the new tile")
     tile = tile_boxes(driver)["tiles"][-1]
-    assert tile["label"] == "Fresh Figs, was $4.00, now $3.00, save 25 %"
+    assert tile["label"] == "Fresh Figs, was $4.00, now $3.00, save $1.00 (25%)"
     assert driver.execute_script("return window.__sameDocument") is True
     focused = "const c = document.activeElement.closest('.special-cell'); return c && c.dataset.id"
     assert driver.execute_script(focused) == second_id
@@ -174,7 +174,7 @@ def test_a_special_added_through_the_api_appears_without_reload(specials_server,
         timeout=3,
         message="the promotion on the tile",
     )
-    assert tile_boxes(driver)["tiles"][-1]["label"] == "Fresh Figs, was $4.00, now $3.00, save 25 %, 2 for $5"
+    assert tile_boxes(driver)["tiles"][-1]["label"] == "Fresh Figs, was $4.00, now $3.00, save $1.00 (25%), 2 for $5"
     # And a deletion takes it away again.
     assert specials_server.request(f"/api/specials/{special_id}", method="DELETE", admin=True).status == 204
     wait_for(driver, lambda d: len(by_css(d, ".special-cell")) == 21, timeout=3, message="the tile removed")
@@ -186,8 +186,8 @@ def test_a_tile_opens_its_details_in_french(specials_server, new_browser, axe):
     wait_for(driver, lambda d: len(by_css(d, ".special-cell")) == 21)
     label = tile_boxes(driver)["tiles"][0]["label"]
     assert (
-        label
-        == "Noodle Dish with Roasted Black Bean Sauce, avant 2,00\u00a0$, maintenant 1,00\u00a0$, économie de 50 %"
+        label == "Noodle Dish with Roasted Black Bean Sauce, avant 2,00\u00a0$, maintenant 1,00\u00a0$, "
+        "économie de 1,00\u00a0$ (50\u202f%)"
     )
     by_css(driver, ".special-tile")[0].click()
     wait_for(driver, lambda d: "/specials/" in d.current_url)
@@ -247,7 +247,7 @@ def test_the_manager_adds_moves_and_deletes(specials_server, new_browser, axe, t
     # The preview shows the prices as the tile will: the original struck through and the saving.
     wait_for(driver, lambda d: preview_text(d, ".special-price") == "$1.50", message="the price is not previewed")
     assert preview_text(driver, ".special-original") == "$3.00"
-    assert preview_text(driver, ".special-savings") == "-50 %"
+    assert preview_text(driver, ".special-savings") == "Save $1.50"
     # An image chosen in the form is uploaded at once and shown in the preview.
     first = json.loads(specials_server.request("/api/specials").text)["managerSpecials"][9]
     picture = tmp_path / "mango.png"
@@ -406,7 +406,7 @@ def test_the_preview_writes_prices_like_the_tiles_in_french(specials_server, new
     wait_for(driver, lambda d: preview_text(d, ".special-promotion") == "2 pour 1 000 $", message="no preview")
     assert preview_text(driver, ".special-original") == "1\u202f234,50\u00a0$"
     assert preview_text(driver, ".special-price") == "617,25\u00a0$"
-    assert preview_text(driver, ".special-savings") == "-50 %"
+    assert preview_text(driver, ".special-savings") == "Économisez 617,25\u00a0$"
 
 
 def test_the_managers_settings_change_open_pages(specials_server, new_browser, axe):
@@ -449,7 +449,7 @@ def test_the_managers_settings_change_open_pages(specials_server, new_browser, a
         message="prices in euros",
     )
     assert tile_boxes(shopper)["tiles"][0]["label"] == (
-        "Noodle Dish with Roasted Black Bean Sauce, was €2.00, now €1.00, save 50 %"
+        "Noodle Dish with Roasted Black Bean Sauce, was €2.00, now €1.00, save €1.00 (50%)"
     )
 
 

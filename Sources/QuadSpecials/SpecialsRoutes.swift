@@ -37,12 +37,12 @@ struct SpecialsRoutes {
     // MARK: The mosaic
 
     /// A tile for the templates: its size in units, its texts in the page's language.
-    static func tile(_ record: SpecialRecord, currency: Currency, t: Localizer) -> SpecialTile {
+    static func tile(_ record: SpecialRecord, settings: SpecialsSettings, t: Localizer) -> SpecialTile {
         let special = record.special(baseURL: "")
         return tile(
             id: record.id, name: record.displayName, size: (record.width, record.height), image: record.image ?? "",
             price: .amount(special.price), original: .amount(special.originalPrice), promotion: record.promotion,
-            currency: currency, t: t)
+            ends: special.ends(in: settings.zone), currency: Currency(code: settings.currency), t: t)
     }
 
     /// A price as the tile shows it: an amount, written by QuadCore's money rules, or (in the manager's preview)
@@ -65,7 +65,7 @@ struct SpecialsRoutes {
 
     static func tile(
         id: String, name: String, size: (width: Int, height: Int), image: String, price: Price, original: Price,
-        promotion: String?, currency: Currency, t: Localizer
+        promotion: String?, ends: (lastDay: LocalDate, at: LocalTime?)?, currency: Currency, t: Localizer
     ) -> SpecialTile {
         let priceText = price.text(currency, t.language)
         let originalText = original.text(currency, t.language)
@@ -74,19 +74,35 @@ struct SpecialsRoutes {
         let prices = price.money.flatMap { price in
             original.money.map { PriceComparison(price: price, originalPrice: $0) }
         }
-        if let prices, prices.isReduced {
+        if let prices, let saving = prices.saving {
+            let savingText = currency.format(saving, language: t.language)
             tile.original = originalText
             tile.originalLabel = t("specials.was", ["price": originalText])
+            tile.savings = t("specials.save", ["amount": savingText])
+            tile.label = t(
+                "specials.label.saving", ["name": name, "original": originalText, "price": priceText])
             if let percent = prices.savingsPercent {
-                tile.savings = t("specials.savings", ["percent": String(percent)])
-                tile.label = t(
-                    "specials.label.saving",
-                    ["name": name, "original": originalText, "price": priceText, "percent": String(percent)])
+                tile.savingsPercent = t("specials.percent", ["percent": String(percent)])
+                tile.label += ", " + t("specials.label.percent", ["amount": savingText, "percent": String(percent)])
             } else {
-                tile.label = t("specials.label.reduced", ["name": name, "original": originalText, "price": priceText])
+                tile.label += ", " + t("specials.label.save", ["amount": savingText])
             }
         } else {
             tile.label = t("specials.label.plain", ["name": name, "price": priceText])
+        }
+        // Per kilogram or litre (Directive 98/6/EC), from the quantity the name states.
+        if let money = price.money, let quantity = Quantity(parsing: name) {
+            tile.unitPrice = t(
+                "specials.unitPrice.\(quantity.measure.rawValue)",
+                ["price": currency.format(quantity.unitPrice(of: money), language: t.language)])
+            tile.label += ", " + tile.unitPrice!
+        }
+        if let ends {
+            let date = t.shortDate(ends.lastDay)
+            tile.until =
+                ends.at.map { t("specials.untilTime", ["date": date, "time": $0.description]) }
+                ?? t("specials.until", ["date": date])
+            tile.label += ", " + tile.until!
         }
         if let promotion, !promotion.isEmpty {
             tile.promotion = promotion
@@ -98,9 +114,8 @@ struct SpecialsRoutes {
     /// The mosaic's rows, by the shared layout rule.
     func mosaicModel(_ t: Localizer) async throws -> Mosaic {
         let (records, settings, _) = try await specials.kept.current(at: specials.platform.clock.now)
-        let currency = Currency(code: settings.currency)
         let rows = SpecialsLayout.rows(widths: records.map(\.width), canvas: settings.canvasUnit).map { row in
-            Mosaic.Row(tiles: row.tiles.map { Self.tile(records[$0], currency: currency, t: t) }, width: row.width)
+            Mosaic.Row(tiles: row.tiles.map { Self.tile(records[$0], settings: settings, t: t) }, width: row.width)
         }
         return Mosaic(rows: rows, hasSpecials: !records.isEmpty, canvasUnit: settings.canvasUnit)
     }
@@ -123,7 +138,7 @@ struct SpecialsRoutes {
         let record = try await specials.visible(id)
         let settings = try await specials.kept.settings()
         return try web.page(request, template: "special", title: { _ in record.displayName }) { t in
-            var tile = Self.tile(record, currency: Currency(code: settings.currency), t: t)
+            var tile = Self.tile(record, settings: settings, t: t)
             tile.validity(record, settings: settings, t: t)
             tile.isValidNow = record.special(baseURL: "").isValid(at: specials.platform.clock.now)
             return tile
@@ -160,7 +175,7 @@ struct SpecialsRoutes {
         ) { t in
             SpecialsManagerPage(
                 specials: records.enumerated().map { index, record in
-                    var tile = Self.tile(record, currency: Currency(code: settings.currency), t: t)
+                    var tile = Self.tile(record, settings: settings, t: t)
                     tile.isFirst = index == 0
                     tile.isLast = index == records.count - 1
                     tile.isHidden = !record.special(baseURL: "").isValid(at: now)
@@ -225,6 +240,8 @@ struct SpecialsRoutes {
                 size: (size("width", settings.canvasUnit), size("height", 2 * settings.canvasUnit)),
                 image: image ?? "", price: Price(typed("price")), original: Price(typed("original_price")),
                 promotion: typed("promotion").trimmingCharacters(in: .whitespaces),
+                ends: Special.ends(
+                    SpecialValidation.parseDate(typed("validUntil"), in: settings.zone), in: settings.zone),
                 currency: Currency(code: settings.currency), t: t)
         }
         var response = HTTPCache.response(
@@ -321,7 +338,13 @@ struct SpecialTile {
     let price: String
     var original: String?
     var originalLabel: String?
+    /// "Save $1.00", "Économisez 1,00 $"; and the same as a share ("50%", "50 %").
     var savings: String?
+    var savingsPercent: String?
+    /// "$2.00/kg", "1,33 $/L".
+    var unitPrice: String?
+    /// "until Sun 30 Nov".
+    var until: String?
     var promotion: String?
     /// What a screen reader says of the tile.
     var label: String

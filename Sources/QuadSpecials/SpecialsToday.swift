@@ -11,17 +11,19 @@ extension Specials: TodayPart {
 
     package func today(for person: Person?, at now: Date, t: Localizer) async throws -> [TodaySection] {
         let (records, settings, _) = try await kept.current(at: now)
-        let currency = Currency(code: settings.currency)
         return [
             TodaySection(
                 key: .specials, title: t("specials.today.title"), empty: t("specials.today.empty"),
                 more: TodayLink(label: t("specials.today.more"), path: "/specials"),
                 items: records.prefix(Self.stripLength).map { record in
-                    let tile = SpecialsRoutes.tile(record, currency: currency, t: t)
+                    let tile = SpecialsRoutes.tile(record, settings: settings, t: t)
                     return TodayItem(
                         id: record.id, title: record.displayName,
-                        detail: [tile.price, tile.originalLabel, tile.savings, tile.promotion].compactMap { $0 }
-                            .joined(separator: " · "),
+                        detail: [
+                            tile.price, tile.originalLabel, tile.savings, tile.unitPrice, tile.until, tile.promotion,
+                        ]
+                        .compactMap { $0 }
+                        .joined(separator: " · "),
                         path: "/specials/\(record.id)",
                         image: tile.image.isEmpty ? nil : tile.image)
                 })

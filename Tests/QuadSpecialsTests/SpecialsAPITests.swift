@@ -292,7 +292,7 @@ import Testing
             #expect(try await Self.list(client).canvasUnit == 20)
             try await client.execute(uri: "/specials", method: .get) { response in
                 #expect(response.text.contains("--canvas: 20"))
-                #expect(response.text.contains("was €2.00, now €1.00, save 50 %"))
+                #expect(response.text.contains("was €2.00, now €1.00, save €1.00 (50%)"))
             }
         }
     }
@@ -379,13 +379,16 @@ import Testing
                 #expect(response.status == .ok)
                 #expect(
                     response.text.contains(
-                        "aria-label=\"Noodle Dish with Roasted Black Bean Sauce, was $2.00, now $1.00, save 50 %\""))
+                        "aria-label=\"Noodle Dish with Roasted Black Bean Sauce, was $2.00, now $1.00, save $1.00 (50%)"
+                    ))
                 #expect(response.text.contains("aria-label=\"Organic Romaine Hearts, $3.92\""))
                 #expect(response.text.components(separatedBy: "class=\"special-cell\"").count == 22)
                 #expect(response.text.components(separatedBy: "class=\"specials-row\"").count == 11)
             }
             try await client.execute(uri: "/specials", method: .get, headers: [.acceptLanguage: "fr"]) { response in
-                #expect(response.text.contains("avant 2,00\u{A0}$, maintenant 1,00\u{A0}$, économie de 50 %"))
+                #expect(
+                    response.text.contains(
+                        "avant 2,00\u{A0}$, maintenant 1,00\u{A0}$, économie de 1,00\u{A0}$ (50\u{202F}%)"))
             }
         }
     }
@@ -450,14 +453,25 @@ import Testing
             #expect(saving.contains(#"<span class="special-name">Ripe Mangoes</span>"#))
             #expect(saving.contains(#"<s class="special-original">$1,234.50</s>"#))
             #expect(saving.contains(#"<span class="special-price">$617.25</span>"#))
-            #expect(saving.contains(#"<span class="special-savings">-50 %</span>"#))
+            #expect(saving.contains(#"<span class="special-savings">Save $617.25</span>"#))
             #expect(saving.contains(#"<span class="special-promotion">2 for 1</span>"#))
             #expect(saving.contains(#"<img class="special-image" src="/images/"#), "the letter tile")
             let french = try await preview("display_name=Kiwi&original_price=1234.5&price=617.25", language: "fr")
             #expect(french.contains("<s class=\"special-original\">1\u{202F}234,50\u{A0}$</s>"))
-            // A saving under half a percent is no saving to show; an amount the form refuses is shown as typed.
+            // A saving is money, however small; an amount the form refuses is shown as typed.
             let tiny = try await preview("display_name=Kiwi&original_price=2.50&price=2.49")
-            #expect(tiny.contains(#"<span class="special-price">$2.49</span>"#) && !tiny.contains("special-savings"))
+            #expect(tiny.contains(#"<span class="special-savings">Save $0.01</span>"#))
+            // The price per litre or kilogram from the quantity in the name; the last day the special holds (it ends at
+            // midnight, the store's, in UTC here).
+            let juice = try await preview(
+                "display_name=Orange+juice+1.5+L&original_price=2.50&price=2.00&validUntil=2026-12-01T00:00")
+            #expect(juice.contains(#"<span class="special-unit">$1.33/L</span>"#))
+            #expect(juice.contains(#"<span class="special-until">until Mon 30 Nov</span>"#))
+            let crisps = try await preview(
+                "display_name=Chips+50g&original_price=1.50&price=1.20&validUntil=2026-11-30T18:00", language: "fr")
+            #expect(crisps.contains("<span class=\"special-unit\">24,00\u{A0}$/kg</span>"))
+            #expect(crisps.contains("<span class=\"special-until\">jusqu’au lun. 30 nov., 18:00</span>"))
+            #expect(crisps.contains("<span class=\"special-savings\">Économisez 0,30\u{A0}$</span>"))
             let typed = try await preview("display_name=Kiwi&original_price=2&price=0.995")
             #expect(typed.contains(#"<span class="special-price">0.995</span>"#) && !typed.contains("special-original"))
 
@@ -515,7 +529,7 @@ import Testing
             }
             try await client.execute(uri: "/specials", method: .get) { response in
                 #expect(response.text.contains("--canvas: 20"))
-                #expect(response.text.contains("was €2.00, now €1.00, save 50 %"))
+                #expect(response.text.contains("was €2.00, now €1.00, save €1.00 (50%)"))
             }
             let cookie = "quad_session=\(try await Self.adminSession(app))"
             try await client.execute(

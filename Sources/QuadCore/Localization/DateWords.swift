@@ -30,6 +30,15 @@ extension Localizer {
         return noon.formatted(style).replacingOccurrences(of: ",", with: "")
     }
 
+    /// "Sun 30 Nov" / "dim. 30 nov.": a day within the coming weeks.
+    public func shortDate(_ date: LocalDate) -> String {
+        let utc = TimeZone(identifier: "UTC")!
+        let noon = CampusClock(timeZone: utc).instant(date, LocalTime(hour: 12))
+        var style = Date.FormatStyle(locale: locale, timeZone: utc).weekday(.abbreviated).day().month(.abbreviated)
+        style.calendar = Calendar(identifier: .gregorian)
+        return noon.formatted(style).replacingOccurrences(of: ",", with: "")
+    }
+
     /// "Monday" … "Sunday" / "Lundi" … "Dimanche" for 0 … 6 (ISO weekday less one), as a label begins.
     public func weekdayName(_ index: Int) -> String {
         let utc = TimeZone(identifier: "UTC")!

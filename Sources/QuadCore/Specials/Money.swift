@@ -119,6 +119,9 @@ public struct PriceComparison: Sendable, Equatable {
     /// The price is lower than the original one.
     public var isReduced: Bool { originalPrice > price }
 
+    /// What the shopper saves; nil when not reduced.
+    public var saving: Money? { isReduced ? Money(cents: originalPrice.cents - price.cents) : nil }
+
     /// The saving in whole percent of the original, rounded half up; nil when not reduced or when it
     /// rounds to 0 %.
     public var savingsPercent: Int? {

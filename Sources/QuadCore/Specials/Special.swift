@@ -51,6 +51,18 @@ public struct Special: Codable, Sendable, Equatable, Identifiable {
         (validFrom.map { $0 <= date } ?? true) && (validUntil.map { date < $0 } ?? true)
     }
 
+    /// When it ends, as a shopper reads it in the store's time zone: the last day it holds (`validUntil` is exclusive,
+    /// so a special ending at midnight holds through the day before), and the time it ends unless that is midnight.
+    public func ends(in zone: TimeZone) -> (lastDay: LocalDate, at: LocalTime?)? { Self.ends(validUntil, in: zone) }
+
+    public static func ends(_ validUntil: Date?, in zone: TimeZone) -> (lastDay: LocalDate, at: LocalTime?)? {
+        guard let validUntil else { return nil }
+        let clock = CampusClock(timeZone: zone)
+        let time = clock.time(of: validUntil)
+        if time == LocalTime(hour: 0) { return (clock.date(of: validUntil).adding(days: -1), nil) }
+        return (clock.date(of: validUntil), time)
+    }
+
     /// The first moment after `date` when this special appears or disappears.
     public func nextBoundary(after date: Date) -> Date? {
         [validFrom, validUntil].compactMap { $0 }.filter { $0 > date }.min()

@@ -1,0 +1,56 @@
+import Foundation
+import Testing
+
+@testable import QuadCore
+
+/// What a tile says besides its price: the price per kilogram or litre from the quantity its name states (Directive
+/// 98/6/EC), the saving as money, and the last day the special holds.
+@Suite struct UnitPriceTests {
+    @Test(arguments: [
+        ("Orange juice 1.5 L", Quantity.Measure.volume, 1_500_000),
+        ("Crisps 50 g", .mass, 50_000),
+        ("Coke 330ml can", .volume, 330_000),
+        ("Lait demi-écrémé 1,5 l", .volume, 1_500_000),
+        ("Sparkling water 6 x 500 ml", .volume, 3_000_000),
+        ("Yoghurt 4×125g", .mass, 500_000),
+        ("Beef mince 1kg.", .mass, 1_000_000),
+        ("Soup 2 for 75 cl", .volume, 750_000),
+    ])
+    func aNamesQuantityIsRead(name: String, measure: Quantity.Measure, milliBase: Int) {
+        #expect(Quantity(parsing: name) == Quantity(measure: measure, milliBase: milliBase))
+    }
+
+    @Test(arguments: [
+        "Noodle Dish with Roasted Black Bean Sauce", "Pack of 6", "Gift card $50", "1.5", "0 g", "Vitamin C 1000",
+    ])
+    func aNameWithoutAQuantityHasNone(name: String) {
+        #expect(Quantity(parsing: name) == nil)
+    }
+
+    @Test func thePricePerKilogramOrLitreIsToTheNearestCent() {
+        #expect(Quantity(parsing: "1.5 L")!.unitPrice(of: Money("2.00")!) == Money("1.33")!)
+        #expect(Quantity(parsing: "50 g")!.unitPrice(of: Money("1.20")!) == Money("24.00")!)
+        #expect(Quantity(parsing: "330 ml")!.unitPrice(of: Money("1.00")!) == Money("3.03")!)
+        // 0.5 of a cent rounds up: $0.01 for 2 kg is half a cent a kilogram.
+        #expect(Quantity(parsing: "2 kg")!.unitPrice(of: Money("0.01")!) == Money("0.01")!)
+    }
+
+    @Test func theSavingIsMoneyAndOnlyForAReduction() {
+        #expect(PriceComparison(price: Money("1.20")!, originalPrice: Money("1.50")!).saving == Money("0.30")!)
+        #expect(PriceComparison(price: Money("1.50")!, originalPrice: Money("1.50")!).saving == nil)
+        #expect(PriceComparison(price: Money("2.00")!, originalPrice: Money("1.50")!).saving == nil)
+    }
+
+    @Test func aSpecialEndingAtMidnightHoldsThroughTheDayBefore() {
+        let paris = TimeZone(identifier: "Europe/Paris")!
+        let clock = CampusClock(timeZone: paris)
+        let midnight = clock.instant(LocalDate("2026-12-01")!, LocalTime(hour: 0))
+        let last = Special.ends(midnight, in: paris)
+        #expect(last?.lastDay == LocalDate("2026-11-30") && last?.at == nil)
+        let evening = Special.ends(clock.instant(LocalDate("2026-11-30")!, LocalTime(hour: 18)), in: paris)
+        #expect(evening?.lastDay == LocalDate("2026-11-30") && evening?.at == LocalTime(hour: 18))
+        #expect(Special.ends(nil, in: paris) == nil)
+        #expect(Localizer(language: .english).shortDate(LocalDate("2025-11-30")!) == "Sun 30 Nov")
+        #expect(Localizer(language: .french).shortDate(LocalDate("2025-11-30")!) == "dim. 30 nov.")
+    }
+}
