@@ -128,6 +128,7 @@ def plan(server, ids: dict) -> list[dict]:
         # Kier's own: a new calendar address (the admin has no timetable).
         form("/timetable/calendar", "/timetable/calendar", who="kier"),
         form("/timetable/stops", "/timetable/stops", [("stop[]", "caulfield")], who="kier"),
+        form("/specials/:specialId/watch", f"/specials/{specials[1]}/watch", [("watch", "on")], who="kier"),
         api("POST /api/me/calendar", "/api/me/calendar", who="kier"),
         # Rooms.
         form("/rooms/:roomId/book", "/rooms/yana/book"),
@@ -528,6 +529,17 @@ def snapshot(server, kier: dict, far_bus: str, images: list[str]) -> dict:
     # Without the token, and without the held offers' minutes left, which count down by themselves.
     text = re.sub(r'name="csrf" value="[^"]*"', "", account.text)
     state["kier page /account"] = (account.status, re.sub(r'(<span class="offer-left"[^>]*>)[^<]*', r"\1", text))
+
+    # What each special's page offers Kier: to stop being told (watching), to be told, or to sign in.
+    def watch_state(page: str) -> str:
+        if 'name="watch" value="off"' in page:
+            return "watching"
+        return "not watching" if 'name="watch" value="on"' in page else "signed out"
+
+    state["kier watches"] = sorted(
+        (s["id"], watch_state(server.request(f"/specials/{s['id']}", headers={"Accept": "text/html", **kier}).text))
+        for s in server.request("/api/specials/all", admin=True).json()["managerSpecials"]
+    )
     timetable = server.request("/timetable", headers={"Accept": "text/html", **kier}).text
     state["kier's stops"] = re.findall(r'name="stop\[\]" value="([^"]*)" checked', timetable)
     week = server.request("/api/schedules", headers=kier)

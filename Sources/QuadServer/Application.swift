@@ -118,9 +118,10 @@ package struct Features: Sendable {
         timetable = Timetable(
             platform: platform, campus: campus, calendar: rooms, reminders: waiting,
             students: StudentDirectory(platform: platform))
+        specials = Specials(platform: platform, mail: mail)
         // The Library before the lines: a removed person's books pass to the next in line, not to them.
-        accounts = Accounts(platform: platform, removals: [rooms, timetable, library, lines], keys: timetable)
-        specials = Specials(platform: platform)
+        accounts = Accounts(
+            platform: platform, removals: [rooms, timetable, library, lines, specials], keys: timetable)
         today = TodayFeature(platform: platform, campus: campus, parts: [waiting, rooms, timetable, specials])
     }
 

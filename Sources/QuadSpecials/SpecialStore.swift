@@ -16,11 +16,38 @@ struct SpecialRecord: Sendable, Equatable {
     var validUntil: Date?
     var image: String?
     var position: Int
+    /// When its price was last set: with `validFrom`, when its reduction applies.
+    var reducedAt: Date?
+    /// Its regular price over time (`originalCents` is the one now).
+    var regular = RegularPrices([])
 
+    /// The price the reduction is announced against: the lowest regular price of the 30 days before it applied
+    /// (EU 2019/2161), or the regular price when there is none before.
+    var reference: Money {
+        let start = [reducedAt, validFrom].compactMap { $0 }.max()
+        return start.flatMap { regular.prior(before: $0) ?? regular.price(at: $0) } ?? Money(cents: originalCents)
+    }
+
+    /// On special: its price is below the price it is announced against.
+    var isReduced: Bool { Money(cents: priceCents) < reference }
+
+    /// This special as it would be with the regular price and the price typed, saved at `now` (as `update` saves).
+    func drafted(regular: Money, price: Money, at now: Date) -> SpecialRecord {
+        var drafted = self
+        if regular.cents != originalCents {
+            drafted.regular = RegularPrices(self.regular.changes.filter { $0.from != now } + [(now, regular)])
+            drafted.originalCents = regular.cents
+        }
+        if price.cents != priceCents { drafted.reducedAt = now }
+        drafted.priceCents = price.cents
+        return drafted
+    }
+
+    /// As the API sends it: `original_price` is the reference.
     func special(baseURL: String) -> Special {
         Special(
             id: id, displayName: displayName, width: width, height: height, imageUrl: baseURL + (image ?? ""),
-            originalPrice: Money(cents: originalCents), price: Money(cents: priceCents), promotion: promotion,
+            originalPrice: reference, price: Money(cents: priceCents), promotion: promotion,
             validFrom: validFrom, validUntil: validUntil, position: position)
     }
 
@@ -38,13 +65,18 @@ struct SpecialRecord: Sendable, Equatable {
 final class SpecialStore: Sendable {
     let database: Database
     let clock: any QuadClock
+    /// Watchers are mailed when what they watch goes on special.
+    let mail: PersonMail
 
-    init(database: Database, clock: any QuadClock) {
+    init(database: Database, clock: any QuadClock, mail: PersonMail = .off) {
         self.database = database
         self.clock = clock
+        self.mail = mail
     }
 
-    static let migrations = [migration, timeZoneMigration, boundariesMigration]
+    static let migrations = [
+        migration, timeZoneMigration, boundariesMigration, regularPricesMigration, watchesMigration,
+    ]
 
     static let migration = Migration(
         id: 200, name: "specials and their settings",
@@ -76,6 +108,24 @@ final class SpecialStore: Sendable {
         id: 202, name: "specials validity boundaries announced",
         statements: ["CREATE TABLE specials_boundaries (at TEXT PRIMARY KEY, claimed_at TEXT NOT NULL)"])
 
+    /// Each special's regular price over time, from which its reference price is worked out; and when its price was
+    /// last set. The specials there are start with their price of today, from when they were made.
+    static let regularPricesMigration = Migration(
+        id: 203, name: "specials' regular prices over time",
+        statements: [
+            """
+            CREATE TABLE specials_regular_prices (
+                special_id TEXT NOT NULL, from_at TEXT NOT NULL, cents INTEGER NOT NULL CHECK (cents >= 0),
+                PRIMARY KEY (special_id, from_at))
+            """,
+            """
+            INSERT INTO specials_regular_prices (special_id, from_at, cents)
+            SELECT id, created_at, original_cents FROM specials
+            """,
+            "ALTER TABLE specials ADD COLUMN reduced_at TEXT",
+            "UPDATE specials SET reduced_at = created_at",
+        ])
+
     /// True for the first caller (of every instance sharing the database) to claim `boundary`: only that one
     /// announces it. Claims older than a day are forgotten.
     func claimBoundary(_ boundary: Date) async throws -> Bool {
@@ -94,7 +144,7 @@ final class SpecialStore: Sendable {
     }
 
     private static let columns =
-        "id, display_name, width, height, original_cents, price_cents, promotion, valid_from, valid_until, image, position"
+        "id, display_name, width, height, original_cents, price_cents, promotion, valid_from, valid_until, image, position, reduced_at"
 
     private static func record(_ row: any SQLRow) throws -> SpecialRecord {
         SpecialRecord(
@@ -108,7 +158,41 @@ final class SpecialStore: Sendable {
             validFrom: try row.decode(column: "valid_from", as: String?.self).flatMap(Timestamp.date),
             validUntil: try row.decode(column: "valid_until", as: String?.self).flatMap(Timestamp.date),
             image: try row.decode(column: "image", as: String?.self),
-            position: try row.decode(column: "position", as: Int.self))
+            position: try row.decode(column: "position", as: Int.self),
+            reducedAt: try row.decode(column: "reduced_at", as: String?.self).flatMap(Timestamp.date))
+    }
+
+    /// The regular prices of the specials `records` (all, or the one named), set on each.
+    private static func withRegularPrices(
+        _ records: [SpecialRecord], _ sql: any SQLDatabase, only id: String? = nil
+    ) async throws -> [SpecialRecord] {
+        let query: SQLQueryString =
+            id.map { "SELECT special_id, from_at, cents FROM specials_regular_prices WHERE special_id = \(bind: $0)" }
+            ?? "SELECT special_id, from_at, cents FROM specials_regular_prices"
+        let rows = try await sql.raw(query).all()
+        var changes: [String: [(from: Date, price: Money)]] = [:]
+        for row in rows {
+            guard let from = Timestamp.date(try row.decode(column: "from_at", as: String.self)) else { continue }
+            changes[try row.decode(column: "special_id", as: String.self), default: []].append(
+                (from, Money(cents: try row.decode(column: "cents", as: Int.self))))
+        }
+        return records.map { record in
+            var record = record
+            record.regular = RegularPrices(changes[record.id] ?? [])
+            return record
+        }
+    }
+
+    /// The regular price from now on (a manager's change kept as history, for the reference price).
+    private static func recordRegularPrice(_ id: String, cents: Int, at now: Date, _ sql: any SQLDatabase) async throws
+    {
+        try await sql.raw(
+            """
+            INSERT INTO specials_regular_prices (special_id, from_at, cents)
+            VALUES (\(bind: id), \(bind: Timestamp.string(now)), \(bind: cents))
+            ON CONFLICT (special_id, from_at) DO UPDATE SET cents = excluded.cents
+            """
+        ).run()
     }
 
     /// Every special, in the manager's order.
@@ -119,14 +203,18 @@ final class SpecialStore: Sendable {
     }
 
     private static func all(_ sql: any SQLDatabase) async throws -> [SpecialRecord] {
-        try await sql.raw("SELECT \(unsafeRaw: columns) FROM specials ORDER BY position, created_at, id").all().map(
-            record)
+        let records = try await sql.raw("SELECT \(unsafeRaw: columns) FROM specials ORDER BY position, created_at, id")
+            .all().map(record)
+        return try await withRegularPrices(records, sql)
     }
 
     func find(_ id: String) async throws -> SpecialRecord? {
         try await database.withConnection { sql in
-            try await sql.raw("SELECT \(unsafeRaw: Self.columns) FROM specials WHERE id = \(bind: id)").first().map(
-                Self.record)
+            guard
+                let record = try await sql.raw("SELECT \(unsafeRaw: Self.columns) FROM specials WHERE id = \(bind: id)")
+                    .first().map(Self.record)
+            else { return nil }
+            return try await Self.withRegularPrices([record], sql, only: id).first
         }
     }
 
@@ -134,7 +222,7 @@ final class SpecialStore: Sendable {
         try await database.withConnection { sql in try await Self.settings(sql) }
     }
 
-    private static func settings(_ sql: any SQLDatabase) async throws -> SpecialsSettings {
+    static func settings(_ sql: any SQLDatabase) async throws -> SpecialsSettings {
         guard
             let row = try await sql.raw("SELECT canvas_unit, currency, time_zone FROM specials_settings WHERE id = 1")
                 .first()
@@ -197,18 +285,20 @@ final class SpecialStore: Sendable {
                 originalCents: checked.originalPrice.cents, priceCents: checked.price.cents,
                 promotion: checked.promotion, validFrom: checked.validFrom, validUntil: checked.validUntil,
                 image: image, position: (last ?? -1) + 1)
+            let now = self.clock.now
             try await sql.raw(
                 """
                 INSERT INTO specials (id, display_name, width, height, original_cents, price_cents, promotion,
-                    valid_from, valid_until, image, position, created_at)
+                    valid_from, valid_until, image, position, created_at, reduced_at)
                 VALUES (\(bind: record.id), \(bind: record.displayName), \(bind: record.width), \(bind: record.height),
                     \(bind: record.originalCents), \(bind: record.priceCents), \(bind: record.promotion),
                     \(bind: record.validFrom.map { $0.formatted(.iso8601) }),
                     \(bind: record.validUntil.map { $0.formatted(.iso8601) }), \(bind: record.image),
-                    \(bind: record.position), \(bind: Timestamp.string(self.clock.now)))
+                    \(bind: record.position), \(bind: Timestamp.string(now)), \(bind: Timestamp.string(now)))
                 """
             ).run()
-            return record
+            try await Self.recordRegularPrice(record.id, cents: record.originalCents, at: now, sql)
+            return try await Self.withRegularPrices([record], sql, only: record.id).first ?? record
         }
     }
 
@@ -216,19 +306,27 @@ final class SpecialStore: Sendable {
     func update(
         _ id: String, image: String? = nil, _ change: @escaping @Sendable (inout SpecialDraft) -> Void
     ) async throws -> SpecialRecord {
-        try await database.transaction { sql in
+        let (saved, mailed) = try await database.transaction { sql in
             try await self.lockList(sql)
             let lock = self.database.engine == .postgres ? " FOR UPDATE" : ""
             guard
-                var record = try await sql.raw(
+                let found = try await sql.raw(
                     "SELECT \(unsafeRaw: Self.columns) FROM specials WHERE id = \(bind: id)\(unsafeRaw: lock)"
                 ).first().map(Self.record)
             else { throw Problem.notFound("There is no special \(id).") }
+            let before = try await Self.withRegularPrices([found], sql, only: id).first ?? found
+            var record = before
             var draft = record.draft
             change(&draft)
             let settings = try await Self.settings(sql)
             let checked = try SpecialValidation.special(
                 draft, canvasUnit: settings.canvasUnit, timeZone: settings.zone)
+            let now = self.clock.now
+            if checked.originalPrice.cents != record.originalCents {
+                try await Self.recordRegularPrice(id, cents: checked.originalPrice.cents, at: now, sql)
+            }
+            // A new price is a new reduction: its reference is worked out from now.
+            if checked.price.cents != record.priceCents { record.reducedAt = now }
             record.displayName = checked.displayName
             record.width = checked.width
             record.height = checked.height
@@ -244,12 +342,16 @@ final class SpecialStore: Sendable {
                     height = \(bind: record.height), original_cents = \(bind: record.originalCents),
                     price_cents = \(bind: record.priceCents), promotion = \(bind: record.promotion),
                     valid_from = \(bind: record.validFrom.map { $0.formatted(.iso8601) }),
-                    valid_until = \(bind: record.validUntil.map { $0.formatted(.iso8601) }), image = \(bind: record.image)
+                    valid_until = \(bind: record.validUntil.map { $0.formatted(.iso8601) }), image = \(bind: record.image),
+                    reduced_at = \(bind: record.reducedAt.map(Timestamp.string))
                 WHERE id = \(bind: id)
                 """
             ).run()
-            return record
+            let saved = try await Self.withRegularPrices([record], sql, only: id).first ?? record
+            return (saved, try await self.tellWatchers(before, saved, sql))
         }
+        if mailed { mail.wake() }
+        return saved
     }
 
     func setImage(_ id: String, path: String) async throws -> SpecialRecord {
@@ -259,7 +361,9 @@ final class SpecialStore: Sendable {
     /// False when there was no such special.
     func delete(_ id: String) async throws -> Bool {
         try await database.transaction { sql in
-            try await sql.raw("DELETE FROM specials WHERE id = \(bind: id) RETURNING id").first() != nil
+            try await sql.raw("DELETE FROM specials_regular_prices WHERE special_id = \(bind: id)").run()
+            try await sql.raw("DELETE FROM specials_watches WHERE special_id = \(bind: id)").run()
+            return try await sql.raw("DELETE FROM specials WHERE id = \(bind: id) RETURNING id").first() != nil
         }
     }
 

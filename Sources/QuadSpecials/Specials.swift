@@ -4,20 +4,21 @@ import NIOConcurrencyHelpers
 import OpenAPIHummingbird
 import QuadCore
 import QuadPlatform
+import SQLKit
 import ServiceLifecycle
 
 /// The Specials service: its store, what it keeps of the specials, and the events that keep every open page and
 /// what every instance keeps fresh.
-package final class Specials: Feature {
+package final class Specials: Feature, PersonRemoval {
     let store: SpecialStore
     let kept: KeptSpecials
     let platform: Platform
     /// How often an open page polls when the event stream is down (jittered by the page).
     static let refreshSeconds = 300
 
-    package init(platform: Platform) {
+    package init(platform: Platform, mail: PersonMail = .off) {
         self.platform = platform
-        self.store = SpecialStore(database: platform.database, clock: platform.clock)
+        self.store = SpecialStore(database: platform.database, clock: platform.clock, mail: mail)
         self.kept = KeptSpecials(store: store, platform: platform)
     }
 
@@ -68,6 +69,15 @@ package final class Specials: Feature {
 
 extension Specials {
     package static var migrations: [Migration] { SpecialStore.migrations }
+    package static var letters: [LetterWriter] { [SpecialStore.specialLetter.writer] }
+
+    /// A person removed: the products they watched forget them.
+    package func release(
+        _ usernameKey: String, in sql: any SQLDatabase
+    ) async throws -> @Sendable () async -> Void {
+        try await SpecialStore.forgetWatches(of: usernameKey, sql)
+        return {}
+    }
     package static let files = WebFiles(module: "QuadSpecials", bundle: .module)
 
     package var adminLinks: [AdminLink] { [AdminLink(title: "specials.manager.title", path: "/admin/specials")] }

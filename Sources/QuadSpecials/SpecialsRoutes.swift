@@ -15,6 +15,9 @@ struct SpecialsRoutes {
         routes.on(.get, "/specials/:specialId", .public) { request, context in
             try await self.details(request, id: context.parameters.require("specialId"))
         }
+        routes.on(.post, "/specials/:specialId/watch", .member) { request, context in
+            try await self.watch(request, id: context.parameters.require("specialId"))
+        }
         routes.on(.get, "/admin/specials", .admin) { request, _ in try await self.manager(request) }
         routes.on(.get, "/admin/specials/new", .admin) { request, _ in try await self.form(request, id: nil) }
         routes.on(.get, "/admin/specials/preview", .admin) { request, _ in try await self.preview(request) }
@@ -42,7 +45,8 @@ struct SpecialsRoutes {
         return tile(
             id: record.id, name: record.displayName, size: (record.width, record.height), image: record.image ?? "",
             price: .amount(special.price), original: .amount(special.originalPrice), promotion: record.promotion,
-            ends: special.ends(in: settings.zone), currency: Currency(code: settings.currency), t: t)
+            ends: special.ends(in: settings.zone), currency: Currency(code: settings.currency), t: t,
+            lowest: special.originalPrice != Money(cents: record.originalCents))
     }
 
     /// A price as the tile shows it: an amount, written by QuadCore's money rules, or (in the manager's preview)
@@ -65,7 +69,8 @@ struct SpecialsRoutes {
 
     static func tile(
         id: String, name: String, size: (width: Int, height: Int), image: String, price: Price, original: Price,
-        promotion: String?, ends: (lastDay: LocalDate, at: LocalTime?)?, currency: Currency, t: Localizer
+        promotion: String?, ends: (lastDay: LocalDate, at: LocalTime?)?, currency: Currency, t: Localizer,
+        lowest: Bool = false
     ) -> SpecialTile {
         let priceText = price.text(currency, t.language)
         let originalText = original.text(currency, t.language)
@@ -77,10 +82,13 @@ struct SpecialsRoutes {
         if let prices, let saving = prices.saving {
             let savingText = currency.format(saving, language: t.language)
             tile.original = originalText
-            tile.originalLabel = t("specials.was", ["price": originalText])
+            // Against the lowest price of the last 30 days when the regular price moved within them: it says so.
+            tile.originalLabel = t(lowest ? "specials.lowest" : "specials.was", ["price": originalText])
+            if lowest { tile.lowest = tile.originalLabel }
             tile.savings = t("specials.save", ["amount": savingText])
             tile.label = t(
-                "specials.label.saving", ["name": name, "original": originalText, "price": priceText])
+                lowest ? "specials.label.lowest" : "specials.label.saving",
+                ["name": name, "original": originalText, "price": priceText])
             if let percent = prices.savingsPercent {
                 tile.savingsPercent = t("specials.percent", ["percent": String(percent)])
                 tile.label += ", " + t("specials.label.percent", ["amount": savingText, "percent": String(percent)])
@@ -137,12 +145,29 @@ struct SpecialsRoutes {
     func details(_ request: Request, id: String) async throws -> Response {
         let record = try await specials.visible(id)
         let settings = try await specials.kept.settings()
+        let person = RequestInfo.current.person
+        var watching = false
+        if let person { watching = try await specials.store.watched(by: person.username).contains(id) }
         return try web.page(request, template: "special", title: { _ in record.displayName }) { t in
             var tile = Self.tile(record, settings: settings, t: t)
             tile.validity(record, settings: settings, t: t)
             tile.isValidNow = record.special(baseURL: "").isValid(at: specials.platform.clock.now)
+            tile.watching = watching
+            tile.signedIn = person != nil
+            tile.watchSaved = request.uri.queryParameters.get("watch") != nil
             return tile
         }
+    }
+
+    /// "Tell me when it's on special" (`watch=on`) or "Stop telling me" (`watch=off`), from the special's page.
+    func watch(_ request: Request, id: String) async throws -> Response {
+        var request = request
+        let fields = try await request.formFields()
+        let person = try Access.person()
+        _ = try await specials.visible(id)
+        let on = fields["watch"] != "off"
+        try await specials.store.setWatching(id, username: person.username, on)
+        return .seeOther("/specials/\(id)?watch=\(on ? "on" : "off")#watch")
     }
 
     /// "November 22, 2026 at 8:00 AM" / "22 novembre 2026 à 08:00": the store's local time, in the page's language.
@@ -234,15 +259,32 @@ struct SpecialsRoutes {
         let settings = try await specials.kept.settings()
         let size = { (name: String, most: Int) in min(most, max(1, Int(typed(name)) ?? 1)) }
         let image = try? await specials.image(typed("image"), name: typed("display_name"))
+        let currency = Currency(code: settings.currency)
+        // Editing a special: its reference is the lowest regular price of the 30 days before the price typed would
+        // apply (now), the regular price typed included from now on.
+        var original = Price(typed("original_price"))
+        var lowest = false
+        if let record = try await specials.store.find(typed("special")), let regular = original.money,
+            let price = Price(typed("price")).money
+        {
+            let drafted = record.drafted(regular: regular, price: price, at: specials.platform.clock.now)
+            original = .amount(drafted.reference)
+            lowest = drafted.reference != regular
+        }
         let html = try web.render(request, template: "special-preview", title: { _ in "" }) { t in
-            Self.tile(
+            var tile = Self.tile(
                 id: "preview", name: typed("display_name"),
                 size: (size("width", settings.canvasUnit), size("height", 2 * settings.canvasUnit)),
-                image: image ?? "", price: Price(typed("price")), original: Price(typed("original_price")),
+                image: image ?? "", price: Price(typed("price")), original: original,
                 promotion: typed("promotion").trimmingCharacters(in: .whitespaces),
                 ends: Special.ends(
                     SpecialValidation.parseDate(typed("validUntil"), in: settings.zone), in: settings.zone),
-                currency: Currency(code: settings.currency), t: t)
+                currency: currency, t: t, lowest: lowest)
+            if let reference = original.money, let price = Price(typed("price")).money, price >= reference, lowest {
+                tile.referenceNote = t(
+                    "specials.manager.notBelowReference", ["price": currency.format(reference, language: t.language)])
+            }
+            return tile
         }
         var response = HTTPCache.response(
             ByteBuffer(string: html), etag: HTTPCache.etag(for: Data(html.utf8)),
@@ -272,6 +314,7 @@ struct SpecialsRoutes {
         return try web.page(request, template: "specials-form", status: status, title: { $0(titleKey) }) { t in
             SpecialFormPage(
                 form: fields, heading: t(titleKey), action: id.map { "/admin/specials/\($0)" } ?? "/admin/specials",
+                specialId: id,
                 canvasUnit: settings.canvasUnit, maxHeight: settings.canvasUnit * 2, currency: settings.currency,
                 zoneNote: t("specials.fields.zone", ["zone": settings.timeZone]),
                 errors: errors.isEmpty
@@ -338,6 +381,10 @@ struct SpecialTile {
     let price: String
     var original: String?
     var originalLabel: String?
+    /// "lowest 30-day price $1.50": the struck price is the lowest of the last 30 days, not the regular one.
+    var lowest: String?
+    /// In the manager's preview: the special is not below that price, so it shows no saving.
+    var referenceNote: String?
     /// "Save $1.00", "Économisez 1,00 $"; and the same as a share ("50%", "50 %").
     var savings: String?
     var savingsPercent: String?
@@ -352,6 +399,10 @@ struct SpecialTile {
     var validFrom: String?
     var validUntil: String?
     var isValidNow = true
+    /// On its own page: whether the person watches it, whether anyone is signed in, and whether they just chose.
+    var watching = false
+    var signedIn = false
+    var watchSaved = false
     var isFirst = false
     var isLast = false
     var isHidden = false
@@ -417,6 +468,8 @@ struct SpecialFormPage {
     let form: [String: String]
     let heading: String
     let action: String
+    /// The special edited (the preview works out its reference price from its history); nil for a new one.
+    let specialId: String?
     let canvasUnit: Int
     let maxHeight: Int
     let currency: String

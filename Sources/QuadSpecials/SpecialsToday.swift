@@ -11,14 +11,21 @@ extension Specials: TodayPart {
 
     package func today(for person: Person?, at now: Date, t: Localizer) async throws -> [TodaySection] {
         let (records, settings, _) = try await kept.current(at: now)
+        // What the person watches and is on special now comes first, said as such.
+        var watched: Set<String> = []
+        if let person { watched = try await store.watched(by: person.username) }
+        let asked = Set(records.filter { watched.contains($0.id) && $0.isReduced }.map(\.id))
+        let strip = records.filter { asked.contains($0.id) } + records.filter { !asked.contains($0.id) }
         return [
             TodaySection(
                 key: .specials, title: t("specials.today.title"), empty: t("specials.today.empty"),
                 more: TodayLink(label: t("specials.today.more"), path: "/specials"),
-                items: records.prefix(Self.stripLength).map { record in
+                items: strip.prefix(max(Self.stripLength, asked.count)).map { record in
                     let tile = SpecialsRoutes.tile(record, settings: settings, t: t)
                     return TodayItem(
-                        id: record.id, title: record.displayName,
+                        id: record.id,
+                        title: asked.contains(record.id)
+                            ? t("specials.today.watched", ["name": record.displayName]) : record.displayName,
                         detail: [
                             tile.price, tile.originalLabel, tile.savings, tile.unitPrice, tile.until, tile.promotion,
                         ]

@@ -17,6 +17,8 @@ public enum MailKind: String, Codable, Sendable, CaseIterable {
     case released
     /// A loan due back in two days, due today, or overdue: each sent once per loan.
     case dueSoon, dueToday, overdue
+    /// A product they watch went on special.
+    case onSpecial
 
     /// The choice that turns it off; nil for what the person asked for themselves (a link to confirm an address, to
     /// set a new password).
@@ -28,6 +30,7 @@ public enum MailKind: String, Codable, Sendable, CaseIterable {
         case .dueSoon: .dueSoon
         case .dueToday: .dueToday
         case .overdue: .overdue
+        case .onSpecial: .specials
         }
     }
 }
@@ -57,4 +60,6 @@ public enum MailChoice: String, Codable, Sendable, CaseIterable {
     case dueToday
     /// A loan not back in time.
     case overdue
+    /// A product they watch on special.
+    case specials
 }

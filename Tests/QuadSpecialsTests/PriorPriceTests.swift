@@ -1,0 +1,121 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import QuadCore
+import QuadTestSupport
+import Testing
+
+@testable import QuadAccounts
+@testable import QuadPlatform
+@testable import QuadSpecials
+
+/// A reduction is announced against the lowest regular price of the 30 days before it (EU 2019/2161, Art. 6a): the
+/// API's `original_price` is that price, the tile says so, and a special not below it shows no saving.
+@Suite struct PriorPriceTests {
+    @Test(arguments: TestDatabase.engines)
+    func aReductionIsMeasuredFromTheLowestPriceOfTheLast30Days(engine: Database.Engine) async throws {
+        try await TestApp.run(engine, at: TestTime.weekdayMorning) { app, client in
+            let admin = SpecialsAPITests.admin
+            let day = TimeInterval(86400)
+            func change(_ id: String, _ fields: [String: Any]) async throws {
+                let response = try await client.execute(
+                    uri: "/api/specials/\(id)", method: .patch, headers: admin, body: SpecialsAPITests.body(fields))
+                #expect(response.status == .ok)
+            }
+            func shown(_ id: String) async throws -> (original: String, price: String, label: String) {
+                let special = try await client.execute(uri: "/api/specials", method: .get) { response in
+                    try #require(
+                        (response.json["managerSpecials"] as? [[String: Any]])?.first { $0["id"] as? String == id })
+                }
+                let page = try await client.execute(uri: "/specials", method: .get) { $0.text }
+                let label = page.components(separatedBy: "aria-label=\"Orange juice 1.5 L, ").dropFirst().first?
+                    .components(separatedBy: "\"").first
+                return (special["original_price"] as? String ?? "", special["price"] as? String ?? "", label ?? "")
+            }
+            // $2.00 at first…
+            let id = try await client.execute(
+                uri: "/api/specials", method: .post, headers: admin,
+                body: SpecialsAPITests.body([
+                    "display_name": "Orange juice 1.5 L", "width": 8, "height": 8, "original_price": "2.00",
+                    "price": "2.00",
+                ])
+            ) { response in
+                #expect(response.status == .created)
+                return try #require(response.json["id"] as? String)
+            }
+            #expect(try await shown(id) == ("2.00", "2.00", "$2.00, $1.33/L"))
+            // …$1.50 for ten days, then $1.80…
+            app.clock.advance(by: .seconds(20 * day))
+            try await change(id, ["original_price": "1.50", "price": "1.50"])
+            app.clock.advance(by: .seconds(10 * day))
+            try await change(id, ["original_price": "1.80", "price": "1.80"])
+            app.clock.advance(by: .seconds(3 * day))
+            // …and a special at $1.20: against $1.50, the lowest of the 30 days before it, not $1.80.
+            try await change(id, ["price": "1.20"])
+            let special = try await shown(id)
+            #expect(special.original == "1.50" && special.price == "1.20")
+            #expect(special.label == "lowest 30-day price $1.50, now $1.20, save $0.30 (20%), $0.80/L")
+            // At $1.60 it is below the regular price but not below $1.50: no struck price, no saving.
+            try await change(id, ["price": "1.60"])
+            #expect(try await shown(id) == ("1.50", "1.60", "$1.60, $1.07/L"))
+            // A month on at $1.80, a new special is measured from $1.80 again (said as "was").
+            app.clock.advance(by: .seconds(31 * day))
+            try await change(id, ["price": "1.35"])
+            #expect(try await shown(id) == ("1.80", "1.35", "was $1.80, now $1.35, save $0.45 (25%), $0.90/L"))
+        }
+    }
+
+    /// A shopper watching a product sees it first on Today once it is on special (not before), said as asked; a person
+    /// removed watches nothing any more.
+    @Test(arguments: TestDatabase.engines)
+    func aWatchedProductOnSpecialLeadsTheWatchersToday(engine: Database.Engine) async throws {
+        try await TestApp.run(engine, at: TestTime.weekdayMorning, configure: { $0.loadDemoData = true }) {
+            app, client in
+            let specials = app.features.specials
+            let ada = try await app.signedIn("ada")
+            let romaine = try #require(
+                try await specials.store.all().first { $0.displayName == "Organic Romaine Hearts" })
+            #expect(!romaine.isReduced)
+            let watch = try await client.execute(
+                uri: "/specials/\(romaine.id)/watch", method: .post,
+                headers: [.authorization: ada[.authorization]!, .contentType: "application/x-www-form-urlencoded"],
+                body: ByteBuffer(string: "watch=on"))
+            #expect(watch.status == .seeOther && watch.headers[.location] == "/specials/\(romaine.id)?watch=on#watch")
+            let person = try #require(try await app.features.accounts.people.find("ada"))
+            func firstTitle() async throws -> String? {
+                try await specials.today(for: person, at: app.clock.now, t: Localizer(language: .english))
+                    .first?.items.first?.title
+            }
+            #expect(try await firstTitle() != "On special, as you asked: Organic Romaine Hearts")
+            let reduced = try await client.execute(
+                uri: "/api/specials/\(romaine.id)", method: .patch, headers: SpecialsAPITests.admin,
+                body: SpecialsAPITests.body(["price": "2.99"]))
+            #expect(reduced.status == .ok)
+            #expect(try await firstTitle() == "On special, as you asked: Organic Romaine Hearts")
+            // Someone else's Today is as it was.
+            let other = Person(username: "grace", displayName: "Grace", role: .member)
+            #expect(
+                try await specials.today(for: other, at: app.clock.now, t: Localizer(language: .english)).first?.items
+                    .first?.title != "On special, as you asked: Organic Romaine Hearts")
+            try await app.features.accounts.remove("ada")
+            #expect(try await specials.store.watched(by: "ada").isEmpty)
+        }
+    }
+
+    @Test func theLowestPriceOfTheWindowCountsThePriceInForceWhenItOpened() {
+        let start = Date(timeIntervalSince1970: 1_800_000_000)
+        let day = TimeInterval(86400)
+        let prices = RegularPrices([
+            (start.addingTimeInterval(-60 * day), Money("1.00")!),  // in force when the window opened, 30 days back
+            (start.addingTimeInterval(-20 * day), Money("2.00")!),
+            (start, Money("0.50")!),  // from the reduction on: not before it
+        ])
+        #expect(prices.prior(before: start) == Money("1.00")!)
+        #expect(prices.prior(before: start.addingTimeInterval(-day)) == Money("1.00")!)
+        #expect(prices.prior(before: start.addingTimeInterval(20 * day)) == Money("0.50")!)
+        #expect(prices.prior(before: start.addingTimeInterval(31 * day)) == Money("0.50")!)
+        #expect(RegularPrices([]).prior(before: start) == nil)
+        #expect(prices.price(at: start.addingTimeInterval(-1)) == Money("2.00")!)
+    }
+}
