@@ -63,6 +63,10 @@ def test_a_special_is_measured_from_the_lowest_price_of_the_last_30_days(quad_se
     assert preview_text(driver, ".special-lowest") == "lowest 30-day price $1.50"
     assert preview_text(driver, ".special-unit") == "$0.80/L"
     assert not driver.find_elements(By.ID, "preview-reference")
+    # The bottle is in fact 2 litres: the quantity the manager gives wins over the name's.
+    quantity = driver.find_element(By.NAME, "quantity")
+    quantity.send_keys("2 l")
+    wait_for(driver, lambda d: preview_text(d, ".special-unit") == "$0.60/L", message="the quantity given is not used")
     axe.assert_clean(driver, "the special's form with its preview")
 
     driver.find_element(By.CSS_SELECTOR, "#special-form button[type=submit]").click()
@@ -71,8 +75,8 @@ def test_a_special_is_measured_from_the_lowest_price_of_the_last_30_days(quad_se
     driver.get(server.url + "/specials")
     tile = wait_for(driver, lambda d: d.find_elements(By.CSS_SELECTOR, ".special-tile"))[0]
     assert tile.get_attribute("aria-label") == (
-        "Orange juice 1.5 L, lowest 30-day price $1.50, now $1.20, save $0.30 (20%), $0.80/L"
+        "Orange juice 1.5 L, lowest 30-day price $1.50, now $1.20, save $0.30 (20%), $0.60/L"
     )
     assert tile.find_element(By.CSS_SELECTOR, ".special-lowest").text == "lowest 30-day price $1.50"
     listed = json.loads(server.request("/api/specials").text)["managerSpecials"][0]
-    assert (listed["original_price"], listed["price"]) == ("1.50", "1.20")
+    assert (listed["original_price"], listed["price"], listed["quantity"]) == ("1.50", "1.20", "2 L")

@@ -18,6 +18,8 @@ struct SpecialRecord: Sendable, Equatable {
     var position: Int
     /// When its price was last set: with `validFrom`, when its reduction applies.
     var reducedAt: Date?
+    /// How much the price buys, as the manager gave it ("1.5 L"); nil: what the name says.
+    var quantity: String?
     /// Its regular price over time (`originalCents` is the one now).
     var regular = RegularPrices([])
 
@@ -48,8 +50,11 @@ struct SpecialRecord: Sendable, Equatable {
         Special(
             id: id, displayName: displayName, width: width, height: height, imageUrl: baseURL + (image ?? ""),
             originalPrice: reference, price: Money(cents: priceCents), promotion: promotion,
-            validFrom: validFrom, validUntil: validUntil, position: position)
+            validFrom: validFrom, validUntil: validUntil, position: position, quantity: quantity)
     }
+
+    /// How much the price buys: the manager's, else what the name states.
+    var measured: Quantity? { quantity.flatMap(Quantity.init(parsing:)) ?? Quantity(parsing: displayName) }
 
     /// The fields as a manager would type them, for merging a change and for the edit form.
     var draft: SpecialDraft {
@@ -57,7 +62,7 @@ struct SpecialRecord: Sendable, Equatable {
             displayName: displayName, width: String(width), height: String(height),
             originalPrice: Money(cents: originalCents).plain, price: Money(cents: priceCents).plain,
             promotion: promotion, validFrom: validFrom.map { $0.formatted(.iso8601) },
-            validUntil: validUntil.map { $0.formatted(.iso8601) })
+            validUntil: validUntil.map { $0.formatted(.iso8601) }, quantity: quantity ?? "")
     }
 }
 
@@ -75,8 +80,12 @@ final class SpecialStore: Sendable {
     }
 
     static let migrations = [
-        migration, timeZoneMigration, boundariesMigration, regularPricesMigration, watchesMigration,
+        migration, timeZoneMigration, boundariesMigration, regularPricesMigration, watchesMigration, quantityMigration,
     ]
+
+    /// How much a special's price buys, when the manager gives it ("1.5 L", as `Quantity` writes it).
+    static let quantityMigration = Migration(
+        id: 205, name: "specials' quantities", statements: ["ALTER TABLE specials ADD COLUMN quantity TEXT"])
 
     static let migration = Migration(
         id: 200, name: "specials and their settings",
@@ -144,7 +153,7 @@ final class SpecialStore: Sendable {
     }
 
     private static let columns =
-        "id, display_name, width, height, original_cents, price_cents, promotion, valid_from, valid_until, image, position, reduced_at"
+        "id, display_name, width, height, original_cents, price_cents, promotion, valid_from, valid_until, image, position, reduced_at, quantity"
 
     private static func record(_ row: any SQLRow) throws -> SpecialRecord {
         SpecialRecord(
@@ -159,7 +168,8 @@ final class SpecialStore: Sendable {
             validUntil: try row.decode(column: "valid_until", as: String?.self).flatMap(Timestamp.date),
             image: try row.decode(column: "image", as: String?.self),
             position: try row.decode(column: "position", as: Int.self),
-            reducedAt: try row.decode(column: "reduced_at", as: String?.self).flatMap(Timestamp.date))
+            reducedAt: try row.decode(column: "reduced_at", as: String?.self).flatMap(Timestamp.date),
+            quantity: try row.decode(column: "quantity", as: String?.self))
     }
 
     /// The regular prices of the specials `records` (all, or the one named), set on each.
@@ -284,17 +294,18 @@ final class SpecialStore: Sendable {
                 id: Self.newId(), displayName: checked.displayName, width: checked.width, height: checked.height,
                 originalCents: checked.originalPrice.cents, priceCents: checked.price.cents,
                 promotion: checked.promotion, validFrom: checked.validFrom, validUntil: checked.validUntil,
-                image: image, position: (last ?? -1) + 1)
+                image: image, position: (last ?? -1) + 1, quantity: checked.quantity?.description)
             let now = self.clock.now
             try await sql.raw(
                 """
                 INSERT INTO specials (id, display_name, width, height, original_cents, price_cents, promotion,
-                    valid_from, valid_until, image, position, created_at, reduced_at)
+                    valid_from, valid_until, image, position, created_at, reduced_at, quantity)
                 VALUES (\(bind: record.id), \(bind: record.displayName), \(bind: record.width), \(bind: record.height),
                     \(bind: record.originalCents), \(bind: record.priceCents), \(bind: record.promotion),
                     \(bind: record.validFrom.map { $0.formatted(.iso8601) }),
                     \(bind: record.validUntil.map { $0.formatted(.iso8601) }), \(bind: record.image),
-                    \(bind: record.position), \(bind: Timestamp.string(now)), \(bind: Timestamp.string(now)))
+                    \(bind: record.position), \(bind: Timestamp.string(now)), \(bind: Timestamp.string(now)),
+                    \(bind: record.quantity))
                 """
             ).run()
             try await Self.recordRegularPrice(record.id, cents: record.originalCents, at: now, sql)
@@ -335,6 +346,7 @@ final class SpecialStore: Sendable {
             record.promotion = checked.promotion
             record.validFrom = checked.validFrom
             record.validUntil = checked.validUntil
+            record.quantity = checked.quantity?.description
             if let image { record.image = image }
             try await sql.raw(
                 """
@@ -343,7 +355,7 @@ final class SpecialStore: Sendable {
                     price_cents = \(bind: record.priceCents), promotion = \(bind: record.promotion),
                     valid_from = \(bind: record.validFrom.map { $0.formatted(.iso8601) }),
                     valid_until = \(bind: record.validUntil.map { $0.formatted(.iso8601) }), image = \(bind: record.image),
-                    reduced_at = \(bind: record.reducedAt.map(Timestamp.string))
+                    reduced_at = \(bind: record.reducedAt.map(Timestamp.string)), quantity = \(bind: record.quantity)
                 WHERE id = \(bind: id)
                 """
             ).run()

@@ -16,7 +16,7 @@ extension SpecialsOperations {
         let draft = SpecialDraft(
             displayName: body.displayName, width: String(body.width), height: String(body.height),
             originalPrice: body.originalPrice, price: body.price, promotion: body.promotion,
-            validFrom: body.validFrom, validUntil: body.validUntil)
+            validFrom: body.validFrom, validUntil: body.validUntil, quantity: body.quantity)
         let settings = try await specials.kept.settings()
         // Checked before an image is drawn, so a refused special leaves nothing behind.
         let checked = try SpecialValidation.special(draft, canvasUnit: settings.canvasUnit, timeZone: settings.zone)
@@ -57,6 +57,7 @@ extension SpecialsOperations {
             if let value = body.promotion { draft.promotion = value }
             if let value = body.validFrom { draft.validFrom = value }
             if let value = body.validUntil { draft.validUntil = value }
+            if let value = body.quantity { draft.quantity = value }
         }
         await specials.changed(record.id, .updated)
         return .ok(.init(body: .json(.init(record.special(baseURL: RequestInfo.current.baseURL)))))
@@ -120,6 +121,6 @@ extension Components.Schemas.Special {
             id: special.id, displayName: special.displayName, width: special.width, height: special.height,
             imageUrl: special.imageUrl, originalPrice: special.originalPrice.plain, price: special.price.plain,
             promotion: special.promotion, validFrom: special.validFrom, validUntil: special.validUntil,
-            position: special.position)
+            position: special.position, quantity: special.quantity)
     }
 }

@@ -46,7 +46,7 @@ struct SpecialsRoutes {
             id: record.id, name: record.displayName, size: (record.width, record.height), image: record.image ?? "",
             price: .amount(special.price), original: .amount(special.originalPrice), promotion: record.promotion,
             ends: special.ends(in: settings.zone), currency: Currency(code: settings.currency), t: t,
-            lowest: special.originalPrice != Money(cents: record.originalCents))
+            lowest: special.originalPrice != Money(cents: record.originalCents), quantity: record.measured)
     }
 
     /// A price as the tile shows it: an amount, written by QuadCore's money rules, or (in the manager's preview)
@@ -70,7 +70,7 @@ struct SpecialsRoutes {
     static func tile(
         id: String, name: String, size: (width: Int, height: Int), image: String, price: Price, original: Price,
         promotion: String?, ends: (lastDay: LocalDate, at: LocalTime?)?, currency: Currency, t: Localizer,
-        lowest: Bool = false
+        lowest: Bool = false, quantity: Quantity? = nil
     ) -> SpecialTile {
         let priceText = price.text(currency, t.language)
         let originalText = original.text(currency, t.language)
@@ -98,8 +98,8 @@ struct SpecialsRoutes {
         } else {
             tile.label = t("specials.label.plain", ["name": name, "price": priceText])
         }
-        // Per kilogram or litre (Directive 98/6/EC), from the quantity the name states.
-        if let money = price.money, let quantity = Quantity(parsing: name) {
+        // Per kilogram or litre (Directive 98/6/EC), from the quantity given, else the one the name states.
+        if let money = price.money, let quantity = quantity ?? Quantity(parsing: name) {
             tile.unitPrice = t(
                 "specials.unitPrice.\(quantity.measure.rawValue)",
                 ["price": currency.format(quantity.unitPrice(of: money), language: t.language)])
@@ -279,7 +279,7 @@ struct SpecialsRoutes {
                 promotion: typed("promotion").trimmingCharacters(in: .whitespaces),
                 ends: Special.ends(
                     SpecialValidation.parseDate(typed("validUntil"), in: settings.zone), in: settings.zone),
-                currency: currency, t: t, lowest: lowest)
+                currency: currency, t: t, lowest: lowest, quantity: Quantity(parsing: typed("quantity")))
             if let reference = original.money, let price = Price(typed("price")).money, price >= reference, lowest {
                 tile.referenceNote = t(
                     "specials.manager.notBelowReference", ["price": currency.format(reference, language: t.language)])
@@ -302,6 +302,7 @@ struct SpecialsRoutes {
             "validFrom": record.validFrom.map { SpecialValidation.localInput($0, in: zone) } ?? "",
             "validUntil": record.validUntil.map { SpecialValidation.localInput($0, in: zone) } ?? "",
             "image": record.image ?? "",
+            "quantity": record.quantity ?? "",
         ]
     }
 
@@ -329,7 +330,7 @@ struct SpecialsRoutes {
         let draft = SpecialDraft(
             displayName: fields["display_name"], width: fields["width"], height: fields["height"],
             originalPrice: fields["original_price"], price: fields["price"], promotion: fields["promotion"],
-            validFrom: fields["validFrom"], validUntil: fields["validUntil"])
+            validFrom: fields["validFrom"], validUntil: fields["validUntil"], quantity: fields["quantity"])
         do {
             let uploaded = fields["image"].flatMap { $0.isEmpty ? nil : $0 }
             if let id {

@@ -27,6 +27,28 @@ import Testing
         #expect(Quantity(parsing: name) == nil)
     }
 
+    @Test func aQuantityIsWrittenAsALabelWritesIt() {
+        #expect(Quantity(parsing: "1,5 l")?.description == "1.5 L")
+        #expect(Quantity(parsing: "6 x 330 ml")?.description == "1.98 L")
+        #expect(Quantity(parsing: "250ml")?.description == "250 ml")
+        #expect(Quantity(parsing: "1000 g")?.description == "1 kg")
+        #expect(Quantity(parsing: "1.25 kg")?.description == "1.25 kg")
+        #expect(Quantity(parsing: "2.5 g")?.description == "2.5 g")
+    }
+
+    @Test func aManagersQuantityIsCheckedWithTheSpecial() throws {
+        func checked(_ quantity: String?) throws(ValidationFailure) -> CheckedSpecial {
+            try SpecialValidation.special(
+                SpecialDraft(
+                    displayName: "Orange juice", width: "4", height: "4", originalPrice: "2.00", price: "1.50",
+                    quantity: quantity), canvasUnit: 16)
+        }
+        #expect(try checked("1,5 l").quantity == Quantity(measure: .volume, milliBase: 1_500_000))
+        #expect(try checked("").quantity == nil && checked(nil).quantity == nil)
+        let refused = try #require(throws: ValidationFailure.self) { try checked("a big bottle") }
+        #expect(refused.errors.map(\.field) == ["quantity"])
+    }
+
     @Test func thePricePerKilogramOrLitreIsToTheNearestCent() {
         #expect(Quantity(parsing: "1.5 L")!.unitPrice(of: Money("2.00")!) == Money("1.33")!)
         #expect(Quantity(parsing: "50 g")!.unitPrice(of: Money("1.20")!) == Money("24.00")!)

@@ -103,6 +103,37 @@ import Testing
         }
     }
 
+    /// The manager gives a quantity the name does not state: the tile's price per litre comes from it, the API sends
+    /// it, an empty one falls back to the name, one that is no quantity is refused.
+    @Test func aQuantityTheManagerGivesMakesTheUnitPrice() async throws {
+        try await TestApp.run(at: TestTime.weekdayMorning) { app, client in
+            let admin = SpecialsAPITests.admin
+            let id = try await client.execute(
+                uri: "/api/specials", method: .post, headers: admin,
+                body: SpecialsAPITests.body([
+                    "display_name": "Fresh orange juice", "width": 8, "height": 8, "original_price": "3.00",
+                    "price": "2.40", "quantity": "2 l",
+                ])
+            ) { response in
+                #expect(response.status == .created)
+                #expect(response.json["quantity"] as? String == "2 L")
+                return try #require(response.json["id"] as? String)
+            }
+            try await client.execute(uri: "/specials", method: .get) {
+                #expect($0.text.contains(#"<span class="special-unit">$1.20/L</span>"#))
+            }
+            let refused = try await client.execute(
+                uri: "/api/specials/\(id)", method: .patch, headers: admin,
+                body: SpecialsAPITests.body(["quantity": "a big bottle"]))
+            #expect(refused.status == .unprocessableContent && refused.text.contains("quantity"))
+            let cleared = try await client.execute(
+                uri: "/api/specials/\(id)", method: .patch, headers: admin,
+                body: SpecialsAPITests.body(["quantity": ""]))
+            #expect(cleared.status == .ok && cleared.json["quantity"] == nil)
+            try await client.execute(uri: "/specials", method: .get) { #expect(!$0.text.contains("special-unit")) }
+        }
+    }
+
     @Test func theLowestPriceOfTheWindowCountsThePriceInForceWhenItOpened() {
         let start = Date(timeIntervalSince1970: 1_800_000_000)
         let day = TimeInterval(86400)

@@ -20,11 +20,15 @@ public struct Special: Codable, Sendable, Equatable, Identifiable {
     public var validUntil: Date?
     /// The manager's order: 0 first.
     public var position: Int
+    /// How much the price buys, as the manager gave it ("1.5 L"); nil when they did not (the name may say).
+    public var quantity: String?
 
     public init(
         id: String, displayName: String, width: Int, height: Int, imageUrl: String, originalPrice: Money,
-        price: Money, promotion: String? = nil, validFrom: Date? = nil, validUntil: Date? = nil, position: Int = 0
+        price: Money, promotion: String? = nil, validFrom: Date? = nil, validUntil: Date? = nil, position: Int = 0,
+        quantity: String? = nil
     ) {
+        self.quantity = quantity
         self.id = id
         self.displayName = displayName
         self.width = width
@@ -39,7 +43,7 @@ public struct Special: Codable, Sendable, Equatable, Identifiable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case id, width, height, imageUrl, price, promotion, validFrom, validUntil, position
+        case id, width, height, imageUrl, price, promotion, validFrom, validUntil, position, quantity
         case displayName = "display_name"
         case originalPrice = "original_price"
     }

@@ -10,11 +10,15 @@ public struct SpecialDraft: Sendable, Equatable {
     public var promotion: String?
     public var validFrom: String?
     public var validUntil: String?
+    /// How much the price buys ("1.5 L", "500 g"); empty or nil: what the name says, if anything.
+    public var quantity: String?
 
     public init(
         displayName: String? = nil, width: String? = nil, height: String? = nil, originalPrice: String? = nil,
-        price: String? = nil, promotion: String? = nil, validFrom: String? = nil, validUntil: String? = nil
+        price: String? = nil, promotion: String? = nil, validFrom: String? = nil, validUntil: String? = nil,
+        quantity: String? = nil
     ) {
+        self.quantity = quantity
         self.displayName = displayName
         self.width = width
         self.height = height
@@ -36,6 +40,8 @@ public struct CheckedSpecial: Sendable, Equatable {
     public var promotion: String?
     public var validFrom: Date?
     public var validUntil: Date?
+    /// Given by the manager; nil: read from the name where it states one.
+    public var quantity: Quantity? = nil
 }
 
 /// The rules for a special; the server, the kit and the CLI all use them. Fields are named as the
@@ -73,13 +79,24 @@ public enum SpecialValidation {
         let promotion = promoted?.isEmpty == false ? promoted : nil
         let from = date("validFrom", draft.validFrom, timeZone, &errors)
         let until = date("validUntil", draft.validUntil, timeZone, &errors)
+        let typed = draft.quantity.map {
+            HumanText.check($0, field: "quantity", what: "A quantity", max: 40, required: false, &errors)
+        }
+        var quantity: Quantity?
+        if let typed, !typed.isEmpty {
+            quantity = Quantity(parsing: typed)
+            if quantity == nil {
+                errors.append(
+                    .init(field: "quantity", message: "Write the quantity as 1.5 L, 500 g or 6 x 330 ml."))
+            }
+        }
         if let from, let until, until <= from {
             errors.append(.init(field: "validUntil", message: "validUntil must be after validFrom."))
         }
         guard errors.isEmpty, let width, let height, let original, let price else { throw ValidationFailure(errors) }
         return CheckedSpecial(
             displayName: name, width: width, height: height, originalPrice: original, price: price,
-            promotion: promotion, validFrom: from, validUntil: until)
+            promotion: promotion, validFrom: from, validUntil: until, quantity: quantity)
     }
 
     /// Store settings: a canvas of 1 to 64 units, a three-letter currency code, a time zone such as Europe/Paris.

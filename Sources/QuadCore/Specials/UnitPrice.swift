@@ -87,6 +87,18 @@ public struct Quantity: Sendable, Equatable {
         return words
     }
 
+    /// "1.5 L", "330 ml", "1 kg", "500 g": as a label writes it, and as the manager's field is filled again.
+    public var description: String {
+        let large = milliBase >= 1_000_000
+        let unit = measure == .volume ? (large ? "L" : "ml") : (large ? "kg" : "g")
+        let scale = large ? 1_000_000 : 1000
+        let whole = milliBase / scale
+        var fraction = String(milliBase % scale)
+        fraction = String(repeating: "0", count: String(scale).count - 1 - fraction.count) + fraction
+        while fraction.hasSuffix("0") { fraction.removeLast() }
+        return (fraction.isEmpty ? "\(whole)" : "\(whole).\(fraction)") + " " + unit
+    }
+
     /// The price of a kilogram or a litre at `price` for this quantity, to the nearest cent (half up).
     public func unitPrice(of price: Money) -> Money {
         // cents per kg (or L) = cents × 1,000,000 / milliBase, where 1,000,000 thousandths of a gram are a kilogram.
