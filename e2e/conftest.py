@@ -17,6 +17,10 @@ Servers
                          that needs a server of its own (Postgres, demo data, other settings, a time)
     postgres_url         QUAD_TEST_POSTGRES_URL (skipped when unset, failure in CI)
 
+Mail
+    sink                 a real SMTP server (aiosmtpd, e2e/smtp_sink.py) keeping what it accepts: sink.messages();
+                         mail_settings(sink.port) are a server's settings to send it mail
+
 Browsers (Debian's /usr/bin/chromium + /usr/bin/chromedriver, headless)
     browser              a desktop (1280 px wide) browser asking for English
     new_browser          new_browser(width=390, lang="fr", font_size=32) for other set-ups
@@ -35,6 +39,7 @@ import resource
 import signal
 import socket
 import subprocess
+import sys
 import time
 import urllib.error
 import urllib.request
@@ -447,6 +452,51 @@ def postgres_url() -> str:
     if not url:
         missing("QUAD_TEST_POSTGRES_URL is not set (bash .ci/run postgres sets up a local database)")
     return url
+
+
+# --- Mail --------------------------------------------------------------------------------
+
+MAIL_PUBLIC_URL = "https://quad.campus.example"
+
+
+def mail_settings(port: int) -> dict[str, str]:
+    """A server's settings to mail through the SMTP server on `port`, its links made for MAIL_PUBLIC_URL."""
+    return {
+        "QUAD_SMTP_URL": f"smtp://127.0.0.1:{port}",
+        "QUAD_MAIL_FROM": "Quad <quad@campus.example>",
+        "QUAD_PUBLIC_URL": MAIL_PUBLIC_URL,
+    }
+
+
+class Sink:
+    """e2e/smtp_sink.py on a free port (or `port`), keeping each message it accepts as JSON in a folder."""
+
+    def __init__(self, folder: Path, port: int = 0):
+        self.folder = folder
+        self.process = subprocess.Popen(
+            [sys.executable, str(Path(__file__).parent / "smtp_sink.py"), "--dir", str(folder), "--port", str(port)],
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        line = self.process.stdout.readline()
+        if not line.startswith("listening on "):
+            self.process.kill()
+            pytest.fail(f"the SMTP sink did not start: {line!r}", pytrace=False)
+        self.port = int(line.split()[-1])
+
+    def messages(self) -> list[dict]:
+        return [json.loads(path.read_text(encoding="utf-8")) for path in sorted(self.folder.glob("*.json"))]
+
+    def stop(self):
+        self.process.terminate()
+        self.process.wait(timeout=10)
+
+
+@pytest.fixture
+def sink(tmp_path):
+    started = Sink(tmp_path / "mail")
+    yield started
+    started.stop()
 
 
 # --- Browser -----------------------------------------------------------------------------

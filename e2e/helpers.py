@@ -9,11 +9,17 @@ Pages
 
 Accounts
     add_person(server, username, password, role=...)   an account made by the admin, through the API
+    give_address(server, username, address)             a person's mail address, set by the admin
     password_of(server, username)    a demo person's password (or the admin's), as the server announced it
     session_token / bearer           an API session for someone, as a token / as an Authorization header
     account_token(server, person)    an account for `person` ("Ada Lovelace"), made once per server; its token
     sign_in(driver, server, username, password=None, next_path="/")   the sign-in form, as a person fills it
     sign_in_as(driver, server, person, next_path)                     account_token, then sign_in
+
+Administration
+    admin_form(server, path, fields)  one of the admin's forms (`/admin/...`), sent as the admin with its CSRF token
+    set_campus(server, semester_start=None, breaks="")   the campus in Melbourne, its semester and breaks
+    quad_login(quad_binary, server, config)         the `quad` CLI signed in as the admin: its environment
 
 Clock
     follow_clock(driver, server)     the browser's clock reads the server's clock (a device set right)
@@ -24,11 +30,14 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import os
 import re
 import socket
 import struct
+import subprocess
 import urllib.parse
 import zlib
+from zoneinfo import ZoneInfo
 
 from conftest import QuadServer
 
@@ -154,6 +163,60 @@ def add_person(
     response = server.request("/api/people", "POST", {"Content-Type": "application/json"}, body, admin=True)
     expected = (201, 409) if allow_existing else (201,)
     assert response.status in expected, f"creating {username}: {response.status} {response.text}"
+
+
+def give_address(server: QuadServer, username: str, address: str | None = None) -> None:
+    """Gives `username` a mail address (`username@example.org` unless one is given) as the admin, through the API."""
+    body = json.dumps({"email": address or f"{username}@example.org"}).encode()
+    response = server.request(
+        f"/api/people/{username}", "PATCH", {"Content-Type": "application/json"}, body, admin=True
+    )
+    assert response.status == 200, response.text
+
+
+FORM_CSRF = "e2e-csrf-token-0123456789abcdefghijklmnop"
+
+
+def admin_form(server: QuadServer, path: str, fields: dict[str, str]) -> None:
+    """Sends one of the admin's forms (`/admin/timetable/campus`) as the admin, with its CSRF token."""
+    response = server.request(
+        path,
+        "POST",
+        {"Content-Type": "application/x-www-form-urlencoded", "Cookie": f"quad_csrf={FORM_CSRF}"},
+        urllib.parse.urlencode({"csrf": FORM_CSRF, **fields}).encode(),
+        admin=True,
+    )
+    assert response.status in (200, 303), response.text
+
+
+def set_campus(server: QuadServer, semester_start: dt.date | None = None, breaks: str = "") -> None:
+    """The campus Clayton in Melbourne's time zone, its 12-week semester from `semester_start` (four weeks before the
+    server's today there unless given), and its breaks (the form's lines: "Show day; 2026-10-22; 2026-10-22")."""
+    today = server.now().astimezone(ZoneInfo("Australia/Melbourne")).date()
+    fields = {
+        "name": "Clayton",
+        "timeZone": "Australia/Melbourne",
+        "semesterStart": (semester_start or today - dt.timedelta(weeks=4)).isoformat(),
+        "teachingWeeks": "12",
+        "breaks": breaks,
+    }
+    admin_form(server, "/admin/timetable/campus", fields)
+
+
+def quad_login(quad_binary, server: QuadServer, config) -> dict:
+    """Signs the `quad` command line in to `server` as the admin, its settings in the folder `config`: the
+    environment to run its commands in."""
+    environment = dict(os.environ, QUAD_CONFIG_DIR=str(config), QUAD_SERVER=server.url)
+    login = subprocess.run(
+        [str(quad_binary), "login", "--username", "admin", "--password-stdin"],
+        input=password_of(server, "admin") + "\n",
+        capture_output=True,
+        text=True,
+        env=environment,
+        timeout=60,
+    )
+    assert login.returncode == 0, login.stderr
+    return environment
 
 
 def set_building_rules(server: QuadServer, building: str, rules: dict) -> None:

@@ -6,38 +6,13 @@ the change of Melbourne's clocks (checked against Python's zoneinfo). The feed i
 from __future__ import annotations
 
 import datetime as dt
-import os
 import subprocess
-import urllib.parse
 
 from selenium.webdriver.common.by import By
 
 import gtfs_feed
 from conftest import MELBOURNE, PHONE, http_request, melbourne
-from helpers import by_css, one, password_of, sign_in, wait_for
-
-CSRF = "e2e-csrf-token-0123456789abcdefghijklmnop"
-
-
-def set_campus(server) -> None:
-    """The campus in Melbourne's time zone (the departures are shown on its clock)."""
-    today = server.now().astimezone(MELBOURNE).date()
-    fields = {
-        "csrf": CSRF,
-        "name": "Clayton",
-        "timeZone": "Australia/Melbourne",
-        "semesterStart": (today - dt.timedelta(weeks=4)).isoformat(),
-        "teachingWeeks": "12",
-        "breaks": "",
-    }
-    response = server.request(
-        "/admin/timetable/campus",
-        "POST",
-        {"Content-Type": "application/x-www-form-urlencoded", "Cookie": f"quad_csrf={CSRF}"},
-        urllib.parse.urlencode(fields).encode(),
-        admin=True,
-    )
-    assert response.status in (200, 303), response.text
+from helpers import by_css, one, quad_login, set_campus, sign_in, wait_for
 
 
 def departures(server) -> list[dict]:
@@ -131,17 +106,7 @@ def test_quad_import_gtfs_and_departures_across_the_change_of_clocks(quad_server
     server = quad_server_factory(now=dt.datetime.combine(saturday, dt.time(23, 30), tzinfo=MELBOURNE))
     set_campus(server)
 
-    config = tmp_path / "config"
-    environment = dict(os.environ, QUAD_CONFIG_DIR=str(config), QUAD_SERVER=server.url)
-    login = subprocess.run(
-        [str(quad_binary), "login", "--username", "admin", "--password-stdin"],
-        input=password_of(server, "admin") + "\n",
-        capture_output=True,
-        text=True,
-        env=environment,
-        timeout=60,
-    )
-    assert login.returncode == 0, login.stderr
+    environment = quad_login(quad_binary, server, tmp_path / "config")
     feed = gtfs_feed.write_feed(tmp_path / "feed.zip", saturday)
     loaded = subprocess.run(
         [str(quad_binary), "import", "gtfs", str(feed)], capture_output=True, text=True, env=environment, timeout=60

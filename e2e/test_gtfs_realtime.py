@@ -16,8 +16,7 @@ from selenium.webdriver.common.by import By
 
 import gtfs_feed
 from conftest import MELBOURNE, PHONE, http_request, melbourne
-from helpers import by_css, wait_for
-from test_gtfs import set_campus
+from helpers import by_css, set_campus, wait_for
 
 EVERY = 1
 STALE_AFTER = 6

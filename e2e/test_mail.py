@@ -5,50 +5,15 @@ from __future__ import annotations
 
 import json
 import sqlite3
-import subprocess
-import sys
 import urllib.parse
-from pathlib import Path
 
 import pytest
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import Select
 
-from conftest import PHONE, melbourne, wait_until
-from helpers import account_token, bearer, sign_in, text_of, wait_for
-
-PUBLIC_URL = "https://quad.campus.example"
-
-
-class Sink:
-    """e2e/smtp_sink.py on a free port (or `port`), keeping each message it accepts as JSON in a folder."""
-
-    def __init__(self, folder: Path, port: int = 0):
-        self.folder = folder
-        self.process = subprocess.Popen(
-            [sys.executable, str(Path(__file__).parent / "smtp_sink.py"), "--dir", str(folder), "--port", str(port)],
-            stdout=subprocess.PIPE,
-            text=True,
-        )
-        line = self.process.stdout.readline()
-        if not line.startswith("listening on "):
-            self.process.kill()
-            pytest.fail(f"the SMTP sink did not start: {line!r}", pytrace=False)
-        self.port = int(line.split()[-1])
-
-    def messages(self) -> list[dict]:
-        return [json.loads(path.read_text(encoding="utf-8")) for path in sorted(self.folder.glob("*.json"))]
-
-    def stop(self):
-        self.process.terminate()
-        self.process.wait(timeout=10)
-
-
-@pytest.fixture
-def sink(tmp_path):
-    started = Sink(tmp_path / "mail")
-    yield started
-    started.stop()
+from conftest import MAIL_PUBLIC_URL as PUBLIC_URL
+from conftest import PHONE, mail_settings, melbourne, wait_until
+from helpers import account_token, bearer, give_address, sign_in, text_of, wait_for
 
 
 @pytest.fixture
@@ -56,11 +21,7 @@ def server(quad_server_factory, sink):
     return quad_server_factory(
         demo=True,
         now=melbourne("10:00", "weekday"),
-        env={
-            "QUAD_SMTP_URL": f"smtp://127.0.0.1:{sink.port}",
-            "QUAD_MAIL_FROM": "Quad <quad@campus.example>",
-            "QUAD_PUBLIC_URL": PUBLIC_URL,
-        },
+        env=mail_settings(sink.port),
     )
 
 
@@ -124,14 +85,7 @@ def test_an_address_given_in_french_is_confirmed_from_the_link_on_a_phone(server
 def test_one_click_from_a_real_message_stops_that_kind_with_no_sign_in(server, sink):
     """The List-Unsubscribe header of a message as it reached the relay, followed as a mail client does (RFC 8058:
     a POST of `List-Unsubscribe=One-Click`, no cookie, no sign-in): offers stop; the next one is made, not mailed."""
-    given = server.request(
-        "/api/people/kier",
-        "PATCH",
-        {"Content-Type": "application/json"},
-        json.dumps({"email": "kier@example.org"}).encode(),
-        admin=True,
-    )
-    assert given.status == 200, given.text
+    give_address(server, "kier")
     kier = bearer(server, "kier")
     lender = {"Authorization": f"Bearer {account_token(server, 'Ada Lender')}", "Content-Type": "application/json"}
 

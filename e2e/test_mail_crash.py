@@ -11,9 +11,8 @@ import signal
 import sqlite3
 from pathlib import Path
 
-from conftest import free_port, melbourne, wait_until
-from helpers import account_token, person_username
-from test_mail import PUBLIC_URL, Sink
+from conftest import Sink, free_port, mail_settings, melbourne, wait_until
+from helpers import account_token, give_address, person_username
 
 PEOPLE = 10
 LENT = 100  # lent, and reminded of the next day's due date
@@ -35,12 +34,7 @@ def test_kill_9_with_200_messages_waiting_for_a_relay_that_is_down_loses_none_an
     server = quad_server_factory(
         demo=True,
         now=melbourne("10:00:30", "weekday"),
-        env={
-            "QUAD_SMTP_URL": f"smtp://127.0.0.1:{port}",
-            "QUAD_MAIL_FROM": "Quad <quad@campus.example>",
-            "QUAD_PUBLIC_URL": PUBLIC_URL,
-            "QUAD_LOAN_DAYS": "1",
-        },
+        env={**mail_settings(port), "QUAD_LOAN_DAYS": "1"},
     )
     database = server.workdir / "quad.sqlite"
 
@@ -51,15 +45,7 @@ def test_kill_9_with_200_messages_waiting_for_a_relay_that_is_down_loses_none_an
     readers = [account_token(server, f"Reader {n}") for n in range(PEOPLE)]
     waiters = [account_token(server, f"Waiter {n}") for n in range(PEOPLE)]
     for name in [f"Reader {n}" for n in range(PEOPLE)] + [f"Waiter {n}" for n in range(PEOPLE)]:
-        username = person_username(name)
-        given = server.request(
-            f"/api/people/{username}",
-            "PATCH",
-            {"Content-Type": "application/json"},
-            json.dumps({"email": f"{username}@example.org"}).encode(),
-            admin=True,
-        )
-        assert given.status == 200, given.text
+        give_address(server, person_username(name))
 
     books = []
     for n in range(LENT + HELD):

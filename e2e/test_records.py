@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import datetime as dt
 import json
-import os
 import subprocess
 from pathlib import Path
 
@@ -17,7 +16,7 @@ import pytest
 from selenium.webdriver.common.by import By
 
 from conftest import MELBOURNE, PHONE, http_request, melbourne
-from helpers import bearer, one, password_of, sign_in, wait_for
+from helpers import bearer, one, quad_login, sign_in, wait_for
 
 BAD = "title,author,isbn\r\nA field guide to moss,Ana Brandt,\r\n,Nobody,\r\nUnlucky,Someone,9780307887895\r\n"
 GOOD = "title,author,isbn\r\nA field guide to moss,Ana Brandt,\r\nLichens,Ana Brandt,9780307887894\r\n"
@@ -111,17 +110,7 @@ def test_everyones_bookings_export_as_one_calendar(quad_server_factory, quad_bin
     )
     assert booked.status == 201, booked.text
 
-    config = tmp_path / "config"
-    environment = dict(os.environ, QUAD_CONFIG_DIR=str(config), QUAD_SERVER=server.url)
-    login = subprocess.run(
-        [str(quad_binary), "login", "--username", "admin", "--password-stdin"],
-        input=password_of(server, "admin") + "\n",
-        capture_output=True,
-        text=True,
-        env=environment,
-        timeout=60,
-    )
-    assert login.returncode == 0, login.stderr
+    environment = quad_login(quad_binary, server, tmp_path / "config")
     exported = subprocess.run(
         [str(quad_binary), "export", "bookings"], capture_output=True, env=environment, timeout=60
     )

@@ -6,38 +6,18 @@ from __future__ import annotations
 
 import json
 
-import pytest
-
-from conftest import PHONE, melbourne, wait_until
-from helpers import bearer, by_css, one, sign_in, wait_for
-from test_mail import PUBLIC_URL, Sink
-
-
-@pytest.fixture
-def sink(tmp_path):
-    started = Sink(tmp_path / "mail")
-    yield started
-    started.stop()
+from conftest import MAIL_PUBLIC_URL as PUBLIC_URL
+from conftest import PHONE, mail_settings, melbourne, wait_until
+from helpers import bearer, by_css, give_address, one, sign_in, wait_for
 
 
 def test_a_watched_product_on_special_leads_today_and_is_mailed(quad_server_factory, sink, new_browser, axe):
     server = quad_server_factory(
         demo=True,
         now=melbourne("10:00", "weekday"),
-        env={
-            "QUAD_SMTP_URL": f"smtp://127.0.0.1:{sink.port}",
-            "QUAD_MAIL_FROM": "Quad <quad@campus.example>",
-            "QUAD_PUBLIC_URL": PUBLIC_URL,
-        },
+        env=mail_settings(sink.port),
     )
-    given = server.request(
-        "/api/people/kier",
-        "PATCH",
-        {"Content-Type": "application/json"},
-        json.dumps({"email": "kier@example.org"}).encode(),
-        admin=True,
-    )
-    assert given.status == 200, given.text
+    give_address(server, "kier")
     listed = json.loads(server.request("/api/specials").text)["managerSpecials"]
     romaine = next(s for s in listed if s["display_name"] == "Organic Romaine Hearts")
     assert romaine["price"] == romaine["original_price"] == "3.92", "at its regular price"
@@ -82,13 +62,7 @@ def test_a_watched_product_on_special_leads_today_and_is_mailed(quad_server_fact
     one(driver, "#watch button[type=submit]").click()
     wait_for(driver, lambda d: d.current_url.endswith("?watch=off#watch"))
     assert one(driver, "#watch button[type=submit]").text == "Tell me when it’s on special"
-    server.request(
-        "/api/people/ada",
-        "PATCH",
-        {"Content-Type": "application/json"},
-        json.dumps({"email": "ada@example.org"}).encode(),
-        admin=True,
-    )
+    give_address(server, "ada")
     watched = server.request(
         f"/specials/{romaine['id']}/watch",
         "POST",

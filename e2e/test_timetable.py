@@ -13,14 +13,13 @@ from __future__ import annotations
 
 import datetime as dt
 import json
-import urllib.parse
 
 import pytest
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support import expected_conditions as EC
 
 from conftest import MELBOURNE, melbourne
-from helpers import advance_page_clock, bearer, by_css, follow_clock, one, sign_in, wait_for
+from helpers import admin_form, advance_page_clock, bearer, by_css, follow_clock, one, set_campus, sign_in, wait_for
 
 icalendar = pytest.importorskip("icalendar")
 from dateutil.rrule import rrulestr  # noqa: E402  (icalendar depends on python-dateutil)
@@ -113,24 +112,12 @@ def test_a_one_day_holiday_has_no_class_in_the_calendar_or_the_week(quad_server_
     week1 = this_monday - dt.timedelta(weeks=8)
     break_monday = this_monday - dt.timedelta(weeks=2)
     holiday = this_monday + dt.timedelta(weeks=1, days=2)
-    token = "e2e-csrf-token-0123456789abcdefghijklmnop"
-    fields = {
-        "csrf": token,
-        "name": "Clayton",
-        "timeZone": "Australia/Melbourne",
-        "semesterStart": week1.isoformat(),
-        "teachingWeeks": "12",
-        "breaks": f"Mid-semester break; {break_monday}; {break_monday + dt.timedelta(days=6)}\n"
+    set_campus(
+        server,
+        week1,
+        breaks=f"Mid-semester break; {break_monday}; {break_monday + dt.timedelta(days=6)}\n"
         f"Show day; {holiday}; {holiday}",
-    }
-    response = server.request(
-        "/admin/timetable/campus",
-        "POST",
-        {"Content-Type": "application/x-www-form-urlencoded", "Cookie": f"quad_csrf={token}"},
-        urllib.parse.urlencode(fields).encode(),
-        admin=True,
     )
-    assert response.status in (200, 303), response.text
 
     headers = bearer(server, "kier")
     # The week of the holiday: still teaching week 9, every class but the workshop.
@@ -320,9 +307,7 @@ def test_an_admin_moves_a_class_and_the_open_page_follows(quad_server_factory, b
     assert class_id == "fit1031-lab-01"
     assert "S4" in card.text
     course, name, lecturer, _, weekday, start, end, weeks = DEMO_CLASSES[class_id]
-    token = "e2e-csrf-token-0123456789abcdefghijklmnop"
     fields = {
-        "csrf": token,
         "id": class_id,
         "course": course,
         "name": name,
@@ -334,14 +319,7 @@ def test_an_admin_moves_a_class_and_the_open_page_follows(quad_server_factory, b
         "end": end,
         "weeks": weeks,
     }
-    response = server.request(
-        "/admin/timetable/classes",
-        "POST",
-        {"Content-Type": "application/x-www-form-urlencoded", "Cookie": f"quad_csrf={token}"},
-        urllib.parse.urlencode(fields).encode(),
-        admin=True,
-    )
-    assert response.status in (200, 303), response.text
+    admin_form(server, "/admin/timetable/classes", fields)
     moved = f'#class-list .class-card[data-class-id="{class_id}"]'
     wait_for(
         browser,

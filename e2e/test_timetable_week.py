@@ -10,31 +10,16 @@ from __future__ import annotations
 
 import datetime as dt
 import re
-import urllib.parse
 
 from conftest import MELBOURNE, PHONE, melbourne
-from helpers import by_css, one, sign_in, wait_for
-
-CSRF = "e2e-csrf-token-0123456789abcdefghijklmnop"
-
-
-def admin_form(server, path: str, fields: dict[str, str]) -> None:
-    """Sends one of /admin/timetable's forms as the admin."""
-    response = server.request(
-        f"/admin/timetable/{path}",
-        "POST",
-        {"Content-Type": "application/x-www-form-urlencoded", "Cookie": f"quad_csrf={CSRF}"},
-        urllib.parse.urlencode({"csrf": CSRF, **fields}).encode(),
-        admin=True,
-    )
-    assert response.status in (200, 303), response.text
+from helpers import admin_form, by_css, one, sign_in, wait_for
 
 
 def add_a_clash(server) -> None:
     """A tutorial on Mondays 11:00-12:30, over Kier's 10:00-12:00 lecture, and Kier in it."""
     admin_form(
         server,
-        "classes",
+        "/admin/timetable/classes",
         {
             "course": "FIT1032",
             "name": "Tutorial 02",
@@ -47,7 +32,7 @@ def add_a_clash(server) -> None:
             "weeks": "1-12",
         },
     )
-    admin_form(server, "enrolments", {"student": "305491", "class": "fit1032-tutorial-02"})
+    admin_form(server, "/admin/timetable/enrolments", {"student": "305491", "class": "fit1032-tutorial-02"})
 
 
 def rect(driver, element) -> dict:

@@ -40,6 +40,7 @@ struct SpecialRecord: Sendable, Equatable {
             drafted.regular = RegularPrices(self.regular.changes.filter { $0.from != now } + [(now, regular)])
             drafted.originalCents = regular.cents
         }
+        // A new price is a new reduction: its reference is worked out from now.
         if price.cents != priceCents { drafted.reducedAt = now }
         drafted.priceCents = price.cents
         return drafted
@@ -336,13 +337,11 @@ final class SpecialStore: Sendable {
             if checked.originalPrice.cents != record.originalCents {
                 try await Self.recordRegularPrice(id, cents: checked.originalPrice.cents, at: now, sql)
             }
-            // A new price is a new reduction: its reference is worked out from now.
-            if checked.price.cents != record.priceCents { record.reducedAt = now }
+            // The same prices and reduction as the manager's preview showed (`drafted`).
+            record = record.drafted(regular: checked.originalPrice, price: checked.price, at: now)
             record.displayName = checked.displayName
             record.width = checked.width
             record.height = checked.height
-            record.originalCents = checked.originalPrice.cents
-            record.priceCents = checked.price.cents
             record.promotion = checked.promotion
             record.validFrom = checked.validFrom
             record.validUntil = checked.validUntil

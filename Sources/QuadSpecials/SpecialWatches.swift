@@ -53,6 +53,18 @@ extension SpecialStore {
         }
     }
 
+    /// Whether `username` watches special `id`.
+    func isWatching(_ id: String, username: String) async throws -> Bool {
+        try await database.withConnection { sql in
+            try await sql.raw(
+                """
+                SELECT 1 AS watching FROM specials_watches
+                WHERE special_id = \(bind: id) AND username_key = \(bind: username.lowercased())
+                """
+            ).first() != nil
+        }
+    }
+
     /// Who watches special `id`, inside the caller's transaction.
     static func watchers(of id: String, _ sql: any SQLDatabase) async throws -> [String] {
         try await sql.raw("SELECT username_key FROM specials_watches WHERE special_id = \(bind: id)").all().map {

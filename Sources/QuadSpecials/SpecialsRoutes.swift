@@ -147,7 +147,7 @@ struct SpecialsRoutes {
         let settings = try await specials.kept.settings()
         let person = RequestInfo.current.person
         var watching = false
-        if let person { watching = try await specials.store.watched(by: person.username).contains(id) }
+        if let person { watching = try await specials.store.isWatching(id, username: person.username) }
         return try web.page(request, template: "special", title: { _ in record.displayName }) { t in
             var tile = Self.tile(record, settings: settings, t: t)
             tile.validity(record, settings: settings, t: t)

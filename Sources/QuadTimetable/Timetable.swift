@@ -26,8 +26,15 @@ package final class Timetable: Feature, PersonRemoval {
     let students: any StudentAccounts
     /// The campus's time zone (this feature's setting, built before it for the features that keep time in it).
     package let campus: CampusZone
-    /// The GTFS feed as last read, with its version: read again only when the stored version differs.
-    private let gtfsCopy = NIOLockedValueBox<(version: String, schedule: GTFSSchedule)?>(nil)
+    /// The GTFS feed as last read, with its version and its boarding stops (worked out once per version, not per
+    /// page): read again only when the stored version differs.
+    private let gtfsCopy = NIOLockedValueBox<GTFSCopy?>(nil)
+
+    private struct GTFSCopy {
+        let version: String
+        let schedule: GTFSSchedule
+        let boarding: [GTFSSchedule.Stop]
+    }
 
     /// The operator's realtime feed as last read by this instance (`GTFSRealtimePoller`): in memory only, since it
     /// is read again every few seconds and believed for a minute or two.
@@ -51,12 +58,18 @@ package final class Timetable: Feature, PersonRemoval {
     }
 
     /// The operator's feed, if one is loaded.
-    func gtfs() async throws -> GTFSSchedule? {
+    func gtfs() async throws -> GTFSSchedule? { try await gtfsRead()?.schedule }
+
+    /// The stops of the operator's feed where riders board (none without a feed): those a student may choose.
+    func boardingStops() async throws -> [GTFSSchedule.Stop] { try await gtfsRead()?.boarding ?? [] }
+
+    private func gtfsRead() async throws -> GTFSCopy? {
         guard let version = try await store.gtfsVersion() else { return nil }
-        if let copy = gtfsCopy.withLockedValue({ $0 }), copy.version == version { return copy.schedule }
+        if let copy = gtfsCopy.withLockedValue({ $0 }), copy.version == version { return copy }
         guard let stored = try await store.gtfs() else { return nil }
-        gtfsCopy.withLockedValue { $0 = stored }
-        return stored.schedule
+        let read = GTFSCopy(version: stored.version, schedule: stored.schedule, boarding: stored.schedule.boardingStops)
+        gtfsCopy.withLockedValue { $0 = read }
+        return read
     }
 
     /// Loads an operator's GTFS feed (a ZIP), replacing the one before: open pages show its departures at once.
@@ -152,7 +165,7 @@ package final class Timetable: Feature, PersonRemoval {
     /// student's timetable, in their `/api/schedules` and on their Today. Throws a validation problem for a stop the
     /// feed does not have.
     func chooseStops(student: String, stops: [String]) async throws {
-        let boarding = Set((try await gtfs()?.boardingStops ?? []).map(\.id))
+        let boarding = Set(try await boardingStops().map(\.id))
         var chosen: [String] = []
         for stop in stops where !chosen.contains(stop) {
             guard boarding.contains(stop) else {

@@ -70,7 +70,7 @@ struct TimetableRoutes {
                     link: TimetableAPI.calendarLink(
                         baseURL: request.baseURL(trustProxy: timetable.platform.configuration.trustProxy),
                         student: student),
-                    stopChoices: try await timetable.gtfs()?.boardingStops ?? [])
+                    stopChoices: try await timetable.boardingStops())
             } else {
                 notStudent = true
             }
