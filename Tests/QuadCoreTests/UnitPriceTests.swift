@@ -15,6 +15,12 @@ import Testing
         ("Yoghurt 4×125g", .mass, 500_000),
         ("Beef mince 1kg.", .mass, 1_000_000),
         ("Soup 2 for 75 cl", .volume, 750_000),
+        // Imperial units, to the whole gram or millilitre (1.4 × 28.3495 g is 39.69 g).
+        ("Lindt Hello Cookies & Cream 1.4 oz", .mass, 40_000),
+        ("Blue Diamond Almond Roasted Salted 6oz", .mass, 170_000),
+        ("Navel Oranges 4LBS", .mass, 1_814_000),
+        ("Maple syrup 12 fl oz", .volume, 355_000),
+        ("Sparkling water 6 x 12 fl. oz", .volume, 2_130_000),
     ])
     func aNamesQuantityIsRead(name: String, measure: Quantity.Measure, milliBase: Int) {
         #expect(Quantity(parsing: name) == Quantity(measure: measure, milliBase: milliBase))
@@ -34,6 +40,7 @@ import Testing
         #expect(Quantity(parsing: "1000 g")?.description == "1 kg")
         #expect(Quantity(parsing: "1.25 kg")?.description == "1.25 kg")
         #expect(Quantity(parsing: "2.5 g")?.description == "2.5 g")
+        #expect(Quantity(parsing: "4 lb")?.description == "1.814 kg")
     }
 
     @Test func aManagersQuantityIsCheckedWithTheSpecial() throws {

@@ -25,26 +25,45 @@ public struct Quantity: Sendable, Equatable {
         "l": (.volume, 1_000_000), "cl": (.volume, 10_000), "ml": (.volume, 1000),
     ]
 
+    /// Imperial units, in the same thousandths (an ounce is 28.349523125 g, a pound 453.59237 g, a US fluid ounce
+    /// 29.5735295625 ml): a quantity in them is rounded to the whole gram or millilitre, as a label's metric
+    /// equivalent is ("4 lb (1.814 kg)").
+    static let imperialUnits: [String: (Measure, Int)] = [
+        "oz": (.mass, 28_350), "lb": (.mass, 453_592), "lbs": (.mass, 453_592), "fl oz": (.volume, 29_574),
+    ]
+
+    /// The unit at `index` (two words for "fl oz"), its size, whether it is imperial, and where the word after it is.
+    private static func unit(
+        _ words: [String], at index: Int
+    ) -> (measure: Measure, size: Int, imperial: Bool, next: Int)? {
+        guard index < words.count else { return nil }
+        if let (measure, size) = units[words[index]] { return (measure, size, false, index + 1) }
+        if index + 1 < words.count, let (measure, size) = imperialUnits[words[index] + " " + words[index + 1]] {
+            return (measure, size, true, index + 2)
+        }
+        guard let (measure, size) = imperialUnits[words[index]] else { return nil }
+        return (measure, size, true, index + 1)
+    }
+
     /// The quantity a product's name states, if it states one: a number (`1.5`, `1,5`) and a unit (`g`, `kg`, `ml`,
-    /// `cl`, `L`), with or without a space, optionally after a count (`6 x 330 ml`, `6×330ml`). The last one wins
-    /// ("Orange juice 2 for 1.5 L" is 1.5 L).
+    /// `cl`, `L`; `oz`, `lb`, `fl oz`), with or without a space, optionally after a count (`6 x 330 ml`, `6×330ml`).
+    /// The last one wins ("Orange juice 2 for 1.5 L" is 1.5 L).
     public init?(parsing name: String) {
         var found: Quantity?
         let words = Self.tokens(name.lowercased())
         var index = 0
         while index < words.count {
-            if let (milli, unitAt) = Self.amount(words, at: index),
-                unitAt < words.count, let (measure, size) = Self.units[words[unitAt]]
-            {
-                var total = milli * size / 1000
+            if let (milli, unitAt) = Self.amount(words, at: index), let unit = Self.unit(words, at: unitAt) {
+                var total = milli * unit.size / 1000
+                if unit.imperial { total = (total + 500) / 1000 * 1000 }
                 // "6 x 330 ml": a count before the amount.
                 if index >= 2, words[index - 1] == "x" || words[index - 1] == "×",
                     let count = Int(words[index - 2]), (1...100).contains(count)
                 {
                     total *= count
                 }
-                if total > 0 { found = Quantity(measure: measure, milliBase: total) }
-                index = unitAt + 1
+                if total > 0 { found = Quantity(measure: unit.measure, milliBase: total) }
+                index = unit.next
             } else {
                 index += 1
             }
