@@ -129,6 +129,9 @@ def plan(server, ids: dict) -> list[dict]:
         form("/timetable/calendar", "/timetable/calendar", who="kier"),
         form("/timetable/stops", "/timetable/stops", [("stop[]", "caulfield")], who="kier"),
         form("/specials/:specialId/watch", f"/specials/{specials[1]}/watch", [("watch", "on")], who="kier"),
+        api("PUT /api/specials/{specialId}/watch", f"/api/specials/{specials[2]}/watch", who="kier"),
+        api("DELETE /api/specials/{specialId}/watch", f"/api/specials/{specials[3]}/watch", who="kier"),
+        api("PUT /api/me/stops", "/api/me/stops", {"stops": ["caulfield"]}, who="kier"),
         api("POST /api/me/calendar", "/api/me/calendar", who="kier"),
         # Rooms.
         form("/rooms/:roomId/book", "/rooms/yana/book"),
@@ -397,6 +400,9 @@ def setup_targets(server) -> dict:
     on_loan = [b["id"] for b in listed if b["status"] != "available"]
     assert len(available) >= 9 and len(on_loan) >= 2, listed
     specials = [s["id"] for s in server.request("/api/specials/all", admin=True).json()["managerSpecials"]]
+    # Kier watches one, for a forged request to stop.
+    watched = server.request(f"/api/specials/{specials[3]}/watch", "PUT", bearer(server, "kier"))
+    assert watched.status == 204, watched.text
     bookings = []
     for room in ("ljerka", "mina"):
         response = server.request(f"/api/rooms/{room}/bookings", "POST", admin_json, b"{}", admin=True)

@@ -878,6 +878,8 @@ BASELINES: dict[str, Baseline] = {
     "updateSpecialsSettings": Baseline(
         lambda run: Request({}, {"canvasUnit": 16, "currency": "AUD", "timeZone": "Australia/Melbourne"})
     ),
+    "watchSpecial": Baseline(lambda run: Request({"specialId": run.once("special", run.fresh_special)}), member=True),
+    "unwatchSpecial": Baseline(lambda run: Request({"specialId": run.once("special", run.fresh_special)}), member=True),
     # Library
     "createBook": Baseline(
         lambda run: Request(
@@ -944,6 +946,13 @@ BASELINES: dict[str, Baseline] = {
     "setParkingReading": Baseline(lambda run: Request({"parkingId": "clayton"}, {"free": 10})),
     "setDeparturePrediction": Baseline(next_departure),
     "rotateMyCalendar": Baseline(lambda run: Request({}, token=run.tokens["kier"]), member=True),
+    "setMyStops": Baseline(
+        lambda run: Request({}, {"stops": ["clayton"]}, token=run.tokens["kier"]),
+        read=lambda run, request, answer: {
+            "stops": run.call("GET", "/api/me/stops", token=run.tokens["kier"]).json()["chosen"]
+        },
+        member=True,
+    ),
     # Last: signing out (the admin's token is the operator's, which signing out leaves alone; a member signs out
     # a session of their own each time), signing in (after five failures from one address, every sign-in from
     # it waits), and deleting every book.

@@ -107,6 +107,34 @@ extension SpecialsOperations {
         return .ok(.init(body: .json(.init(record.special(baseURL: RequestInfo.current.baseURL)))))
     }
 
+    func watchSpecial(_ input: Operations.WatchSpecial.Input) async throws -> Operations.WatchSpecial.Output {
+        let person = try Access.person()
+        _ = try await specials.visible(input.path.specialId)
+        try await specials.store.setWatching(input.path.specialId, username: person.username, true)
+        return .noContent(.init())
+    }
+
+    /// Allowed whatever the special's validity: no one is kept watching what they can no longer see.
+    func unwatchSpecial(_ input: Operations.UnwatchSpecial.Input) async throws -> Operations.UnwatchSpecial.Output {
+        try await specials.store.setWatching(input.path.specialId, username: try Access.person().username, false)
+        return .noContent(.init())
+    }
+
+    func listMyWatches(_ input: Operations.ListMyWatches.Input) async throws -> Operations.ListMyWatches.Output {
+        let watched = try await specials.store.watched(by: try Access.person().username)
+        let now = specials.platform.clock.now
+        let shown = try await specials.store.all().filter {
+            watched.contains($0.id) && $0.special(baseURL: "").isValid(at: now)
+        }
+        let settings = try await specials.kept.settings()
+        return .ok(
+            .init(
+                body: .json(
+                    .init(
+                        currency: settings.currency,
+                        specials: shown.map { .init($0.special(baseURL: RequestInfo.current.baseURL)) }))))
+    }
+
     private func allSpecials(_ records: [SpecialRecord]) async throws -> Components.Schemas.SpecialList {
         let settings = try await specials.kept.settings()
         return .init(

@@ -98,6 +98,24 @@ extension TimetableOperations {
             ))
     }
 
+    func getMyStops(_ input: Operations.GetMyStops.Input) async throws -> Operations.GetMyStops.Output {
+        .ok(.init(body: .json(try await myStops(try await api.studentFor(try Access.person(), asked: nil)))))
+    }
+
+    func setMyStops(_ input: Operations.SetMyStops.Input) async throws -> Operations.SetMyStops.Output {
+        guard case .json(let body) = input.body else { throw Problem.malformedBody("Send {\"stops\": [...]}.") }
+        let student = try await api.studentFor(try Access.person(), asked: nil)
+        try await timetable.chooseStops(student: student.id, stops: body.stops)
+        return .ok(.init(body: .json(try await myStops(try await api.studentFor(try Access.person(), asked: nil)))))
+    }
+
+    /// The student's stops and the feed's boarding stops they may choose among.
+    private func myStops(_ student: StudentRecord) async throws -> Components.Schemas.MyStops {
+        .init(
+            chosen: student.stops,
+            stops: try await timetable.boardingStops().map { .init(id: $0.id, name: $0.name) })
+    }
+
     /// A new address: the old one stops working.
     func rotateMyCalendar(_ input: Operations.RotateMyCalendar.Input) async throws -> Operations.RotateMyCalendar.Output
     {

@@ -22,7 +22,8 @@ struct Quad: AsyncParsableCommand {
             BookCommand.self, CancelCommand.self,
             BookingsCommand.self, CheckinCommand.self, WaitCommand.self, OffersCommand.self, AcceptCommand.self,
             LeaveCommand.self, DismissCommand.self, TodayCommand.self, Watch.self,
-            LibraryCommand.self, SpecialsCommand.self, TimetableCommand.self, ImportCommand.self, ExportCommand.self,
+            LibraryCommand.self, SpecialsCommand.self, TimetableCommand.self, StopsCommand.self, ImportCommand.self,
+            ExportCommand.self,
         ],
         defaultSubcommand: nil
     )

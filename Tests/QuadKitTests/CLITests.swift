@@ -171,6 +171,62 @@ struct CLITests {
         }
     }
 
+    @Test("stops shows a student's stops and chooses others; specials watch, watched and unwatch a product")
+    func stopsAndWatchedProducts() async throws {
+        try await LiveServer.with { server in
+            let cli = CLI(server: server.url, clock: server.clock)
+            _ = try await cli.run(["login", "--username", "kier"], stdin: server.passwords["kier"]! + "\n")
+            let stops = try await cli.run(["stops"])
+            #expect(stops.status == 0 && stops.err.isEmpty)
+            #expect(
+                stops.out == """
+                    ID             STOP
+                    caulfield      Caulfield
+                    clayton        Clayton          yours
+                    clayton-halls  Clayton – Halls
+
+                    """)
+            let chosen = try await cli.run(["stops", "clayton-halls", "caulfield"])
+            #expect(chosen.status == 0)
+            #expect(chosen.out.split(separator: "\n").filter { $0.hasSuffix("yours") }.count == 2)
+            // Kier's shuttles now come from those stops first.
+            let kier = try await server.client(as: "kier")
+            let first = try #require(try await kier.schedules().value.stops.first)
+            #expect(["Caulfield", "Clayton – Halls"].contains(first.departure), "\(first)")
+            let unknown = try await cli.run(["stops", "nowhere"])
+            #expect(unknown.status == 1 && unknown.err.hasPrefix("quad: ") && unknown.err.contains("nowhere"))
+            #expect(try await kier.myStops().chosen == ["clayton-halls", "caulfield"], "a refused choice changes none")
+            let none = try await cli.run(["stops", "--none"])
+            #expect(none.status == 0 && !none.out.contains("yours"))
+            let both = try await cli.run(["stops", "clayton", "--none"])
+            #expect(both.status == 2 && both.err == "quad: give stop ids or --none, not both\n")
+
+            // A product: watched, put on special by the manager, no longer watched.
+            let romaine = try #require(
+                try await kier.specials().value.managerSpecials.first { $0.displayName == "Organic Romaine Hearts" })
+            #expect(try await cli.run(["specials", "watched"]).out.hasPrefix("You watch no product"))
+            let watch = try await cli.run(["specials", "watch", romaine.id])
+            #expect(watch.status == 0 && watch.out.hasPrefix("You will be told"))
+            #expect(try await cli.run(["specials", "watched"]).out.contains("Organic Romaine Hearts  $3.92\n"))
+            let admin = QuadClient(serverURL: server.url, token: LiveServer.adminToken, options: .forTests)
+            _ = try await admin.raw(
+                .patch, "/api/specials/\(romaine.id)", body: Data(#"{"price":"2.99"}"#.utf8),
+                operationID: "updateSpecial")
+            #expect(
+                try await cli.run(["specials", "watched"]).out.contains(
+                    "Organic Romaine Hearts  $2.99  on special, was $3.92\n"))
+            #expect(try await cli.run(["specials", "unwatch", romaine.id]).status == 0)
+            #expect(try await kier.watchedSpecials().specials.isEmpty)
+            let missing = try await cli.run(["specials", "watch", "nosuchthing1"])
+            #expect(missing.status == 1 && missing.err == "quad: There is no special nosuchthing1.\n")
+            // Someone who is no student has no stops.
+            let ada = CLI(server: server.url, clock: server.clock)
+            _ = try await ada.run(["login", "--username", "ada"], stdin: server.passwords["ada"]! + "\n")
+            let adaStops = try await ada.run(["stops"])
+            #expect(adaStops.status == 1 && adaStops.err == "quad: Your account is not linked to a student.\n")
+        }
+    }
+
     @Test("watch rooms prints each change as it happens")
     func watch() async throws {
         try await LiveServer.with { server in

@@ -108,3 +108,45 @@ struct TimetableCommand: AsyncParsableCommand {
         var updatedAt: Date?
     }
 }
+
+/// `quad stops [ID…]`: the stops a student uses (their shuttles come first), and the ones they may choose; with ids,
+/// those become theirs (`--none`: no choice).
+struct StopsCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "stops",
+        abstract: "Show the shuttle stops you use and those you may choose; with stop ids, use those from now on.")
+
+    @OptionGroup var options: ClientOptions
+
+    @Argument(help: "The ids of the stops you use, as listed.")
+    var ids: [String] = []
+
+    @Flag(help: "Choose no stop (every shuttle is listed by its time).")
+    var none = false
+
+    func validate() throws {
+        if none, !ids.isEmpty { throw ValidationError("give stop ids or --none, not both") }
+    }
+
+    func run() async throws {
+        try await runClient {
+            let context = try ClientContext(options, signedIn: true)
+            let stops: KitStops
+            if none || !ids.isEmpty {
+                do { stops = try await context.client.setMyStops(ids) } catch {
+                    throw context.writeError(error, doing: "choose your stops")
+                }
+            } else {
+                stops = try await context.client.myStops()
+            }
+            if context.json { return try context.printJSON(stops) }
+            guard !stops.stops.isEmpty else { return context.print("The campus has no shuttle stops to choose.\n") }
+            var table = TextTable(columns: [.init("ID"), .init("STOP"), .init("")])
+            for stop in stops.stops {
+                let yours = stops.chosen.contains(stop.id)
+                table.add([.init(stop.id, .dim), .init(stop.name), yours ? .init("yours", .green) : ""])
+            }
+            context.print(table.render(style: context.style))
+        }
+    }
+}

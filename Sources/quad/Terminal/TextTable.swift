@@ -109,7 +109,10 @@ struct TextTable: Sendable {
                 case .right: parts.append(padding + painted)
                 }
             }
-            return parts.joined(separator: "  ")
+            // No trailing blanks where the last cells are empty (a mark only some rows carry).
+            var text = parts.joined(separator: "  ")
+            while text.hasSuffix(" ") { text.removeLast() }
+            return text
         }
         let header = line(columns.map { Cell($0.title, .bold) })
         return ([header] + rows.map(line)).joined(separator: "\n") + "\n"
