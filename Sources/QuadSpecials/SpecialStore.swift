@@ -20,29 +20,55 @@ struct SpecialRecord: Sendable, Equatable {
     var reducedAt: Date?
     /// How much the price buys, as the manager gave it ("1.5 L"); nil: what the name says.
     var quantity: String?
-    /// Its regular price over time (`originalCents` is the one now).
-    var regular = RegularPrices([])
+    /// Its regular price over time (`originalCents` is the one now), and the reduced prices that applied before.
+    var history = PriceHistory([])
 
-    /// The price the reduction is announced against: the lowest regular price of the 30 days before it applied
+    /// The price the reduction is announced against: the lowest price applied in the 30 days before it applied
     /// (EU 2019/2161), or the regular price when there is none before.
     var reference: Money {
-        let start = [reducedAt, validFrom].compactMap { $0 }.max()
-        return start.flatMap { regular.prior(before: $0) ?? regular.price(at: $0) } ?? Money(cents: originalCents)
+        guard let start = reductionStart else { return Money(cents: originalCents) }
+        return history.prior(before: start) ?? history.price(at: start) ?? Money(cents: originalCents)
+    }
+
+    /// When its price applies: the later of when it was set and when the special begins.
+    var reductionStart: Date? { [reducedAt, validFrom].compactMap { $0 }.max() }
+
+    /// Its reduced price as it applied from its start until `now` (or until the special ended), if it was below the
+    /// regular price and had begun.
+    func appliedReduction(until now: Date) -> PriceHistory.Reduction? {
+        guard priceCents < originalCents, let start = reductionStart else { return nil }
+        let end = min(now, validUntil ?? now)
+        return start < end ? .init(from: start, until: end, price: Money(cents: priceCents)) : nil
     }
 
     /// On special: its price is below the price it is announced against.
     var isReduced: Bool { Money(cents: priceCents) < reference }
 
-    /// This special as it would be with the regular price and the price typed, saved at `now` (as `update` saves).
-    func drafted(regular: Money, price: Money, at now: Date) -> SpecialRecord {
+    /// This special as it would be with the regular price, the price and the validity typed, saved at `now` (as
+    /// `update` saves).
+    func drafted(regular: Money, price: Money, validFrom: Date?, validUntil: Date?, at now: Date) -> SpecialRecord {
         var drafted = self
         if regular.cents != originalCents {
-            drafted.regular = RegularPrices(self.regular.changes.filter { $0.from != now } + [(now, regular)])
+            drafted.history = PriceHistory(
+                history.changes.filter { $0.from != now } + [(now, regular)], reductions: history.reductions)
             drafted.originalCents = regular.cents
         }
-        // A new price is a new reduction: its reference is worked out from now.
-        if price.cents != priceCents { drafted.reducedAt = now }
+        // The reduced price that applied until now is among the prices the next reduction is compared with (a
+        // special ended and started again at the same price is no new reduction).
+        if price.cents != priceCents || validFrom != self.validFrom || validUntil != self.validUntil,
+            let applied = appliedReduction(until: now)
+        {
+            drafted.history.record(applied)
+        }
+        // A new price is a new reduction, and so is a special brought back (not on a moment ago): its reference is
+        // worked out from now. A special on and extended keeps its own.
+        let wasOn = special(baseURL: "").isValid(at: now)
+        if price.cents != priceCents || (!wasOn && (validFrom != self.validFrom || validUntil != self.validUntil)) {
+            drafted.reducedAt = now
+        }
         drafted.priceCents = price.cents
+        drafted.validFrom = validFrom
+        drafted.validUntil = validUntil
         return drafted
     }
 
@@ -82,7 +108,20 @@ final class SpecialStore: Sendable {
 
     static let migrations = [
         migration, timeZoneMigration, boundariesMigration, regularPricesMigration, watchesMigration, quantityMigration,
+        reducedPricesMigration,
     ]
+
+    /// The reduced prices that applied (from, until), kept when a special's price or validity changes: the lowest
+    /// price of the 30 days before a reduction counts them (EU 2019/2161).
+    static let reducedPricesMigration = Migration(
+        id: 206, name: "specials' reduced prices that applied",
+        statements: [
+            """
+            CREATE TABLE specials_reduced_prices (
+                special_id TEXT NOT NULL, from_at TEXT NOT NULL, until_at TEXT NOT NULL,
+                cents INTEGER NOT NULL CHECK (cents >= 0), PRIMARY KEY (special_id, from_at))
+            """
+        ])
 
     /// How much a special's price buys, when the manager gives it ("1.5 L", as `Quantity` writes it).
     static let quantityMigration = Migration(
@@ -173,25 +212,46 @@ final class SpecialStore: Sendable {
             quantity: try row.decode(column: "quantity", as: String?.self))
     }
 
-    /// The regular prices of the specials `records` (all, or the one named), set on each.
-    private static func withRegularPrices(
+    /// The price histories of the specials `records` (all, or the one named), set on each.
+    private static func withPriceHistory(
         _ records: [SpecialRecord], _ sql: any SQLDatabase, only id: String? = nil
     ) async throws -> [SpecialRecord] {
-        let query: SQLQueryString =
-            id.map { "SELECT special_id, from_at, cents FROM specials_regular_prices WHERE special_id = \(bind: $0)" }
-            ?? "SELECT special_id, from_at, cents FROM specials_regular_prices"
-        let rows = try await sql.raw(query).all()
+        let only: SQLQueryString = id.map { " WHERE special_id = \(bind: $0)" } ?? ""
         var changes: [String: [(from: Date, price: Money)]] = [:]
-        for row in rows {
+        for row in try await sql.raw("SELECT special_id, from_at, cents FROM specials_regular_prices\(only)").all() {
             guard let from = Timestamp.date(try row.decode(column: "from_at", as: String.self)) else { continue }
             changes[try row.decode(column: "special_id", as: String.self), default: []].append(
                 (from, Money(cents: try row.decode(column: "cents", as: Int.self))))
         }
+        var reductions: [String: [PriceHistory.Reduction]] = [:]
+        for row in try await sql.raw("SELECT special_id, from_at, until_at, cents FROM specials_reduced_prices\(only)")
+            .all()
+        {
+            guard let from = Timestamp.date(try row.decode(column: "from_at", as: String.self)),
+                let until = Timestamp.date(try row.decode(column: "until_at", as: String.self))
+            else { continue }
+            reductions[try row.decode(column: "special_id", as: String.self), default: []].append(
+                .init(from: from, until: until, price: Money(cents: try row.decode(column: "cents", as: Int.self))))
+        }
         return records.map { record in
             var record = record
-            record.regular = RegularPrices(changes[record.id] ?? [])
+            record.history = PriceHistory(changes[record.id] ?? [], reductions: reductions[record.id] ?? [])
             return record
         }
+    }
+
+    /// A reduced price that applied, kept (again, when it went on since it was last kept).
+    private static func recordReduction(
+        _ id: String, _ reduction: PriceHistory.Reduction, _ sql: any SQLDatabase
+    ) async throws {
+        try await sql.raw(
+            """
+            INSERT INTO specials_reduced_prices (special_id, from_at, until_at, cents)
+            VALUES (\(bind: id), \(bind: Timestamp.string(reduction.from)), \(bind: Timestamp.string(reduction.until)),
+                \(bind: reduction.price.cents))
+            ON CONFLICT (special_id, from_at) DO UPDATE SET until_at = excluded.until_at, cents = excluded.cents
+            """
+        ).run()
     }
 
     /// The regular price from now on (a manager's change kept as history, for the reference price).
@@ -216,7 +276,7 @@ final class SpecialStore: Sendable {
     private static func all(_ sql: any SQLDatabase) async throws -> [SpecialRecord] {
         let records = try await sql.raw("SELECT \(unsafeRaw: columns) FROM specials ORDER BY position, created_at, id")
             .all().map(record)
-        return try await withRegularPrices(records, sql)
+        return try await withPriceHistory(records, sql)
     }
 
     func find(_ id: String) async throws -> SpecialRecord? {
@@ -225,7 +285,7 @@ final class SpecialStore: Sendable {
                 let record = try await sql.raw("SELECT \(unsafeRaw: Self.columns) FROM specials WHERE id = \(bind: id)")
                     .first().map(Self.record)
             else { return nil }
-            return try await Self.withRegularPrices([record], sql, only: id).first
+            return try await Self.withPriceHistory([record], sql, only: id).first
         }
     }
 
@@ -310,7 +370,7 @@ final class SpecialStore: Sendable {
                 """
             ).run()
             try await Self.recordRegularPrice(record.id, cents: record.originalCents, at: now, sql)
-            return try await Self.withRegularPrices([record], sql, only: record.id).first ?? record
+            return try await Self.withPriceHistory([record], sql, only: record.id).first ?? record
         }
     }
 
@@ -326,7 +386,7 @@ final class SpecialStore: Sendable {
                     "SELECT \(unsafeRaw: Self.columns) FROM specials WHERE id = \(bind: id)\(unsafeRaw: lock)"
                 ).first().map(Self.record)
             else { throw Problem.notFound("There is no special \(id).") }
-            let before = try await Self.withRegularPrices([found], sql, only: id).first ?? found
+            let before = try await Self.withPriceHistory([found], sql, only: id).first ?? found
             var record = before
             var draft = record.draft
             change(&draft)
@@ -338,13 +398,16 @@ final class SpecialStore: Sendable {
                 try await Self.recordRegularPrice(id, cents: checked.originalPrice.cents, at: now, sql)
             }
             // The same prices and reduction as the manager's preview showed (`drafted`).
-            record = record.drafted(regular: checked.originalPrice, price: checked.price, at: now)
+            record = record.drafted(
+                regular: checked.originalPrice, price: checked.price, validFrom: checked.validFrom,
+                validUntil: checked.validUntil, at: now)
+            for reduction in record.history.reductions where !before.history.reductions.contains(reduction) {
+                try await Self.recordReduction(id, reduction, sql)
+            }
             record.displayName = checked.displayName
             record.width = checked.width
             record.height = checked.height
             record.promotion = checked.promotion
-            record.validFrom = checked.validFrom
-            record.validUntil = checked.validUntil
             record.quantity = checked.quantity?.description
             if let image { record.image = image }
             try await sql.raw(
@@ -358,7 +421,7 @@ final class SpecialStore: Sendable {
                 WHERE id = \(bind: id)
                 """
             ).run()
-            let saved = try await Self.withRegularPrices([record], sql, only: id).first ?? record
+            let saved = try await Self.withPriceHistory([record], sql, only: id).first ?? record
             return (saved, try await self.tellWatchers(before, saved, sql))
         }
         if mailed { mail.wake() }
@@ -373,6 +436,7 @@ final class SpecialStore: Sendable {
     func delete(_ id: String) async throws -> Bool {
         try await database.transaction { sql in
             try await sql.raw("DELETE FROM specials_regular_prices WHERE special_id = \(bind: id)").run()
+            try await sql.raw("DELETE FROM specials_reduced_prices WHERE special_id = \(bind: id)").run()
             try await sql.raw("DELETE FROM specials_watches WHERE special_id = \(bind: id)").run()
             return try await sql.raw("DELETE FROM specials WHERE id = \(bind: id) RETURNING id").first() != nil
         }

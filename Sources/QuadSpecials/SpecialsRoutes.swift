@@ -260,14 +260,18 @@ struct SpecialsRoutes {
         let size = { (name: String, most: Int) in min(most, max(1, Int(typed(name)) ?? 1)) }
         let image = try? await specials.image(typed("image"), name: typed("display_name"))
         let currency = Currency(code: settings.currency)
-        // Editing a special: its reference is the lowest regular price of the 30 days before the price typed would
-        // apply (now), the regular price typed included from now on.
+        // Editing a special: its reference is the lowest price applied in the 30 days before the price typed would
+        // apply (now, or when the special begins), the regular price typed included from now on.
         var original = Price(typed("original_price"))
         var lowest = false
         if let record = try await specials.store.find(typed("special")), let regular = original.money,
             let price = Price(typed("price")).money
         {
-            let drafted = record.drafted(regular: regular, price: price, at: specials.platform.clock.now)
+            let drafted = record.drafted(
+                regular: regular, price: price,
+                validFrom: SpecialValidation.parseDate(typed("validFrom"), in: settings.zone),
+                validUntil: SpecialValidation.parseDate(typed("validUntil"), in: settings.zone),
+                at: specials.platform.clock.now)
             original = .amount(drafted.reference)
             lowest = drafted.reference != regular
         }

@@ -10,7 +10,7 @@ import Testing
 @testable import QuadPlatform
 @testable import QuadSpecials
 
-/// A reduction is announced against the lowest regular price of the 30 days before it (EU 2019/2161, Art. 6a): the
+/// A reduction is announced against the lowest price applied in the 30 days before it (EU 2019/2161, Art. 6a): the
 /// API's `original_price` is that price, the tile says so, and a special not below it shows no saving.
 @Suite struct PriorPriceTests {
     @Test(arguments: TestDatabase.engines)
@@ -59,10 +59,70 @@ import Testing
             // At $1.60 it is below the regular price but not below $1.50: no struck price, no saving.
             try await change(id, ["price": "1.60"])
             #expect(try await shown(id) == ("1.50", "1.60", "$1.60, $1.07/L"))
-            // A month on at $1.80, a new special is measured from $1.80 again (said as "was").
+            // A month at $1.60, the price that applied (below the regular $1.80), then a special: against $1.60.
+            app.clock.advance(by: .seconds(31 * day))
+            try await change(id, ["price": "1.35"])
+            #expect(
+                try await shown(id)
+                    == ("1.60", "1.35", "lowest 30-day price $1.60, now $1.35, save $0.25 (16%), $0.90/L"))
+            // A month back at $1.80: a new special is measured from $1.80 again (said as "was").
+            app.clock.advance(by: .seconds(day))
+            try await change(id, ["price": "1.80"])
             app.clock.advance(by: .seconds(31 * day))
             try await change(id, ["price": "1.35"])
             #expect(try await shown(id) == ("1.80", "1.35", "was $1.80, now $1.35, save $0.45 (25%), $0.90/L"))
+        }
+    }
+
+    /// The reduced price of an earlier special counts among the prices of the 30 days (the lowest price *applied*):
+    /// a special that ended and comes back at the same price within them is no reduction, and a deeper one is
+    /// measured from the earlier special's price.
+    @Test(arguments: TestDatabase.engines)
+    func anEarlierSpecialsPriceCountsWithinTheWindow(engine: Database.Engine) async throws {
+        try await TestApp.run(engine, at: TestTime.weekdayMorning) { app, client in
+            let admin = SpecialsAPITests.admin
+            let day = TimeInterval(86400)
+            let iso = { (date: Date) in date.formatted(.iso8601) }
+            func change(_ id: String, _ fields: [String: Any]) async throws {
+                let response = try await client.execute(
+                    uri: "/api/specials/\(id)", method: .patch, headers: admin, body: SpecialsAPITests.body(fields))
+                #expect(response.status == .ok, "\(response.text)")
+            }
+            func prices(_ id: String) async throws -> (original: String, price: String) {
+                try await client.execute(uri: "/api/specials/\(id)", method: .get, headers: admin) {
+                    ($0.json["original_price"] as? String ?? "", $0.json["price"] as? String ?? "")
+                }
+            }
+            // Coffee at $10.00, on special at $8.00 for a week (its end set when it was made).
+            let id = try await client.execute(
+                uri: "/api/specials", method: .post, headers: admin,
+                body: SpecialsAPITests.body([
+                    "display_name": "Coffee beans 500 g", "width": 8, "height": 8, "original_price": "10.00",
+                    "price": "10.00",
+                ])
+            ) { try #require($0.json["id"] as? String) }
+            app.clock.advance(by: .seconds(10 * day))
+            try await change(id, ["price": "8.00", "validUntil": iso(app.clock.now.addingTimeInterval(7 * day))])
+            #expect(try await prices(id) == ("10.00", "8.00"))
+            // It ended; ten days on the manager brings it back at $8.00 for another week: $8.00 applied within the
+            // 30 days, so this is no reduction (no struck price, no saving).
+            app.clock.advance(by: .seconds(17 * day))
+            try await change(id, ["validUntil": iso(app.clock.now.addingTimeInterval(7 * day))])
+            #expect(try await prices(id) == ("8.00", "8.00"))
+            try await client.execute(uri: "/specials", method: .get) {
+                #expect($0.text.contains(#"aria-label="Coffee beans 500 g, $8.00, $16.00/kg, until "#))
+            }
+            // $7.00 instead: a reduction, from $8.00, the lowest price of the 30 days.
+            try await change(id, ["price": "7.00"])
+            #expect(try await prices(id) == ("8.00", "7.00"))
+            // Extending a special that is on does not measure it against itself.
+            app.clock.advance(by: .seconds(2 * day))
+            try await change(id, ["validUntil": iso(app.clock.now.addingTimeInterval(14 * day))])
+            #expect(try await prices(id) == ("8.00", "7.00"))
+            // A month after the $7.00 special ended (and longer after the $8.00 one), against $10.00 again.
+            app.clock.advance(by: .seconds(45 * day))
+            try await change(id, ["price": "9.00", "validUntil": ""])
+            #expect(try await prices(id) == ("10.00", "9.00"))
         }
     }
 
@@ -134,10 +194,40 @@ import Testing
         }
     }
 
+    @Test func aReducedPriceCountsWhenItAppliedDuringTheWindow() {
+        let start = Date(timeIntervalSince1970: 1_800_000_000)
+        let day = TimeInterval(86400)
+        let regular = [(from: start.addingTimeInterval(-90 * day), price: Money("2.00")!)]
+        func reduced(_ from: Double, _ until: Double) -> PriceHistory {
+            PriceHistory(
+                regular,
+                reductions: [
+                    .init(
+                        from: start.addingTimeInterval(from * day), until: start.addingTimeInterval(until * day),
+                        price: Money("1.40")!)
+                ])
+        }
+        #expect(reduced(-20, -10).prior(before: start) == Money("1.40")!)
+        // Ended the moment the window opened, or began at the reduction: not during the 30 days before it.
+        #expect(reduced(-40, -30).prior(before: start) == Money("2.00")!)
+        #expect(reduced(0, 5).prior(before: start) == Money("2.00")!)
+        // Still applying when the window opened.
+        #expect(reduced(-40, -29).prior(before: start) == Money("1.40")!)
+        // Replaced within 15 minutes: a correction, not a price applied.
+        #expect(reduced(-20, -20 + 14.0 / 1440).prior(before: start) == Money("2.00")!)
+        #expect(reduced(-20, -20 + 15.0 / 1440).prior(before: start) == Money("1.40")!)
+        let corrected = PriceHistory(
+            regular + [
+                (start.addingTimeInterval(-5 * day), Money("1.00")!),
+                (start.addingTimeInterval(-5 * day + 60), Money("2.00")!),
+            ])
+        #expect(corrected.prior(before: start) == Money("2.00")!)
+    }
+
     @Test func theLowestPriceOfTheWindowCountsThePriceInForceWhenItOpened() {
         let start = Date(timeIntervalSince1970: 1_800_000_000)
         let day = TimeInterval(86400)
-        let prices = RegularPrices([
+        let prices = PriceHistory([
             (start.addingTimeInterval(-60 * day), Money("1.00")!),  // in force when the window opened, 30 days back
             (start.addingTimeInterval(-20 * day), Money("2.00")!),
             (start, Money("0.50")!),  // from the reduction on: not before it
@@ -146,7 +236,7 @@ import Testing
         #expect(prices.prior(before: start.addingTimeInterval(-day)) == Money("1.00")!)
         #expect(prices.prior(before: start.addingTimeInterval(20 * day)) == Money("0.50")!)
         #expect(prices.prior(before: start.addingTimeInterval(31 * day)) == Money("0.50")!)
-        #expect(RegularPrices([]).prior(before: start) == nil)
+        #expect(PriceHistory([]).prior(before: start) == nil)
         #expect(prices.price(at: start.addingTimeInterval(-1)) == Money("2.00")!)
     }
 }
