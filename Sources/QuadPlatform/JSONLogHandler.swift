@@ -6,14 +6,20 @@ import QuadCore
 /// `QUAD_LOG_FORMAT=json`: one JSON object per line on stdout, for a machine to read (journald, Loki, Elastic):
 /// `time` (ISO 8601, UTC, milliseconds), `level`, `label`, `message`, `source`, and each metadata key as a field of
 /// its own (a request's `request` id, which its answer also carries as `X-Request-Id`, and `ms`). No JSON handler is
-/// among the packages here: this one is small. Lines are written whole, one at a time.
+/// among the packages here: this one is small. Lines are written whole, off the request's path (`LogWriter`).
 public struct JSONLogHandler: LogHandler {
     public var logLevel: Logger.Level = .info
     public var metadata: Logger.Metadata = [:]
     let label: String
-    private static let output = NIOLockedValueBox(FileHandle.standardOutput)
-
-    public init(label: String) { self.label = label }
+    public init(label: String) {
+        self.label = label
+        LogWriter.standardOutput.sayDrops { count in
+            Self.line([
+                "time": Self.time(SystemClock().now), "level": "warning", "label": "quad",
+                "message": "Quad dropped \(count) log lines: the log was not read fast enough.", "dropped": count,
+            ]) ?? []
+        }
+    }
 
     public subscript(metadataKey key: String) -> Logger.Metadata.Value? {
         get { metadata[key] }
@@ -30,12 +36,17 @@ public struct JSONLogHandler: LogHandler {
         fields["label"] = label
         fields["message"] = event.message.description
         fields["source"] = event.source
+        guard let line = Self.line(fields) else { return }
+        LogWriter.standardOutput.append(line)
+    }
+
+    /// One object and a line feed.
+    static func line(_ fields: [String: Any]) -> [UInt8]? {
         guard
-            var line = try? JSONSerialization.data(
+            let object = try? JSONSerialization.data(
                 withJSONObject: fields, options: [.sortedKeys, .withoutEscapingSlashes])
-        else { return }
-        line.append(UInt8(ascii: "\n"))
-        Self.output.withLockedValue { $0.write(line) }
+        else { return nil }
+        return Array(object) + [UInt8(ascii: "\n")]
     }
 
     static func json(_ value: Logger.Metadata.Value) -> Any {

@@ -87,6 +87,9 @@ package final class QuadMetrics: Sendable {
     package func scrape(platform: Platform) async -> String {
         registry.makeGauge(name: "quad_event_streams_open", help: "Event streams open now.")
             .set(Double(platform.eventStreams.total))
+        registry.makeGauge(
+            name: "quad_log_lines_dropped", help: "Log lines dropped since start: the log was not read fast enough."
+        ).set(Double(LogWriter.standardError.dropped + LogWriter.standardOutput.dropped))
         if let (pending, failed) = try? await platform.outbox.counts() {
             registry.makeGauge(name: "quad_mail_outbox_depth", help: "Messages waiting to go.").set(Double(pending))
             registry.makeGauge(name: "quad_mail_outbox_failed", help: "Messages given up on (kept 90 days).")

@@ -164,10 +164,11 @@ struct RequestLogMiddleware: RouterMiddleware {
     }
 }
 
-/// Lines for the operator, written at once (stdout may be a pipe, which would otherwise buffer them).
+/// Lines for the operator, written at once (stdout may be a pipe, which would otherwise buffer them), by the writer of
+/// JSON log lines: each line whole, in order with them.
 public enum Announce {
     public static let stdout: @Sendable (String) -> Void = { line in
-        FileHandle.standardOutput.write(Data((line + "\n").utf8))
+        LogWriter.standardOutput.append((line + "\n").utf8)
     }
 }
 

@@ -22,7 +22,9 @@ public func buildApplication(
     _ configuration: ServerConfiguration, announce: @escaping @Sendable (String) -> Void = Announce.stdout
 ) async throws -> some ApplicationProtocol {
     var logger =
-        configuration.logJSON ? Logger(label: "quad", factory: { JSONLogHandler(label: $0) }) : Logger(label: "quad")
+        configuration.logJSON
+        ? Logger(label: "quad", factory: { JSONLogHandler(label: $0) })
+        : Logger(label: "quad", factory: { TextLogHandler(label: $0) })
     logger.logLevel = configuration.logLevel
 
     let database = try await Database.open(configuration.database, logger: logger)

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Hummingbird
+import Logging
 import QuadPlatform
 import QuadServer
 import ServiceLifecycle
@@ -57,10 +58,19 @@ struct Serve: AsyncParsableCommand {
             FileHandle.standardError.write(Data("quad: \(error.description)\n".utf8))
             throw ExitCode(2)
         }
+        // Every logger of the process (a feature's own label too) writes as the server's does, off the request's path.
+        LoggingSystem.bootstrap { label -> any LogHandler in
+            configuration.logJSON ? JSONLogHandler(label: label) : TextLogHandler(label: label)
+        }
+        defer {
+            LogWriter.standardError.flush()
+            LogWriter.standardOutput.flush()
+        }
         let app: any ApplicationProtocol
         do {
             app = try await buildApplication(configuration)
         } catch {
+            LogWriter.standardOutput.flush()
             FileHandle.standardError.write(Data("quad: could not start: \(String(describing: error))\n".utf8))
             throw ExitCode(1)
         }

@@ -1,0 +1,165 @@
+import Foundation
+import Logging
+import NIOConcurrencyHelpers
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// Writes Quad's log lines on a thread of its own, so that no request waits for the terminal, the pipe or the journal:
+/// a line is formatted where it is logged and added to a buffer, and the writer takes all that waits at once and
+/// writes it in one call. Why: measured with `Benchmarks/run` (issue 41), a write per line under the stream's lock
+/// (swift-log's `StreamLogHandler`) cost Quad about 40 % of its throughput at the default level.
+///
+/// Bounded: when the output does not keep up (a pipe nobody reads), lines past `capacity` bytes waiting are dropped
+/// rather than holding requests or memory. Each is counted (`dropped`, `quad_log_lines_dropped_total`) and the log
+/// says how many once it is written again. Lines still waiting when the process is killed are lost; `flush()` waits for
+/// them (the server calls it as it stops).
+package final class LogWriter: @unchecked Sendable {
+    /// Text lines (`QUAD_LOG_FORMAT=text`, as swift-log writes them) go to standard error, JSON lines to standard
+    /// output, as before.
+    package static let standardError = LogWriter(fileDescriptor: 2)
+    package static let standardOutput = LogWriter(fileDescriptor: 1)
+
+    /// The most bytes waiting to be written: past it, lines are dropped (and counted).
+    let capacity: Int
+    private let fileDescriptor: Int32
+    /// 0: nothing waits and nothing is being written; 1: lines wait; 2: the writer is writing.
+    private let condition = ConditionLock(value: 0)
+    // Guarded by `condition`.
+    private var waiting: [UInt8] = []
+    private var droppedSinceWritten = 0
+    private var droppedTotal = 0
+    private var started = false
+    /// The condition's value, read under it (its own getter takes the lock again).
+    private var writing = false
+    /// The line that says how many lines were dropped, in the format of the lines written.
+    private var dropNotice: @Sendable (Int) -> [UInt8] = { count in
+        Array("Quad dropped \(count) log lines: the log was not read fast enough.\n".utf8)
+    }
+
+    init(fileDescriptor: Int32, capacity: Int = 8 << 20) {
+        self.fileDescriptor = fileDescriptor
+        self.capacity = capacity
+    }
+
+    /// Lines dropped since the process started.
+    package var dropped: Int {
+        condition.lock()
+        defer { condition.unlock() }
+        return droppedTotal
+    }
+
+    /// How to say that lines were dropped, in the format of the lines written (a JSON object for JSON lines).
+    package func sayDrops(_ notice: @escaping @Sendable (Int) -> [UInt8]) {
+        condition.lock()
+        dropNotice = notice
+        condition.unlock()
+    }
+
+    /// Adds a whole line (ending with a line feed) to what the writer writes next.
+    package func append(_ line: some Collection<UInt8>) {
+        condition.lock()
+        if !started {
+            started = true
+            let thread = Thread { [self] in run() }
+            thread.name = "quad-log-writer"
+            thread.start()
+        }
+        if waiting.count + line.count > capacity {
+            droppedSinceWritten += 1
+            droppedTotal += 1
+        } else {
+            waiting.append(contentsOf: line)
+        }
+        condition.unlock(withValue: writing ? 2 : (waiting.isEmpty && droppedSinceWritten == 0 ? 0 : 1))
+    }
+
+    /// Waits until every line added so far is written.
+    package func flush() {
+        condition.lock()
+        let idle = !started
+        condition.unlock()
+        if idle { return }
+        condition.lock(whenValue: 0)
+        condition.unlock()
+    }
+
+    private func run() {
+        while true {
+            condition.lock(whenValue: 1)
+            var batch: [UInt8] = []
+            swap(&batch, &waiting)
+            if droppedSinceWritten > 0 {
+                batch = dropNotice(droppedSinceWritten) + batch
+                droppedSinceWritten = 0
+            }
+            writing = true
+            condition.unlock(withValue: 2)
+            write(batch)
+            condition.lock()
+            writing = false
+            condition.unlock(withValue: waiting.isEmpty && droppedSinceWritten == 0 ? 0 : 1)
+        }
+    }
+
+    /// Writes all of `bytes`, however many calls it takes; gives up on an output that refuses them (closed).
+    private func write(_ bytes: [UInt8]) {
+        bytes.withUnsafeBytes { buffer in
+            var offset = 0
+            while offset < buffer.count {
+                let written = Glibc.write(fileDescriptor, buffer.baseAddress! + offset, buffer.count - offset)
+                if written > 0 {
+                    offset += written
+                } else if written < 0, errno == EINTR {
+                    continue
+                } else {
+                    return
+                }
+            }
+        }
+    }
+}
+
+/// `QUAD_LOG_FORMAT=text` (the default): each line as swift-log's `StreamLogHandler` writes it
+/// (`2026-11-24T16:00:00+0000 info quad: ms=1.2 request=… [QuadPlatform] GET /rooms 200`), written by `LogWriter`.
+public struct TextLogHandler: LogHandler {
+    public var logLevel: Logger.Level = .info
+    public var metadata: Logger.Metadata = [:]
+    let label: String
+    let writer: LogWriter
+
+    public init(label: String) {
+        self.label = label
+        writer = .standardError
+    }
+
+    public subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+        get { metadata[key] }
+        set { metadata[key] = newValue }
+    }
+
+    public func log(event: LogEvent) {
+        var fields = metadata.merging(event.metadata ?? [:]) { _, new in new }
+        if let error = event.error {
+            fields["error.message"] = "\(error)"
+            fields["error.type"] = "\(String(reflecting: type(of: error)))"
+        }
+        let pretty =
+            fields.isEmpty ? "" : " " + fields.sorted { $0.key < $1.key }.map { "\($0)=\($1)" }.joined(separator: " ")
+        let line = "\(Self.timestamp()) \(event.level) \(label):\(pretty) [\(event.source)] \(event.message)\n"
+        writer.append(line.utf8)
+    }
+
+    /// Local time to the second, as `StreamLogHandler` writes it (`2026-11-24T16:00:00+0000`).
+    static func timestamp() -> String {
+        var now = time(nil)
+        var local = tm()
+        localtime_r(&now, &local)
+        var buffer = [Int8](repeating: 0, count: 32)
+        let length = strftime(&buffer, buffer.count, "%Y-%m-%dT%H:%M:%S%z", &local)
+        return String(decoding: buffer[0..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+}
