@@ -77,14 +77,14 @@ package final class LogWriter: @unchecked Sendable {
         condition.unlock(withValue: writing ? 2 : (waiting.isEmpty && droppedSinceWritten == 0 ? 0 : 1))
     }
 
-    /// Waits until every line added so far is written.
-    package func flush() {
+    /// Waits until every line added so far is written, or `seconds` passed (an output nobody reads must not keep
+    /// the process from ending).
+    package func flush(seconds: Double = 5) {
         condition.lock()
         let idle = !started
         condition.unlock()
         if idle { return }
-        condition.lock(whenValue: 0)
-        condition.unlock()
+        if condition.lock(whenValue: 0, timeoutSeconds: seconds) { condition.unlock() }
     }
 
     private func run() {

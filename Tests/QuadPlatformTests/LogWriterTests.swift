@@ -53,14 +53,24 @@ import Testing
         let pipe = try Pipe()
         let writer = LogWriter(fileDescriptor: pipe.write, capacity: 4096)
         writer.sayDrops { Array("dropped \($0)\n".utf8) }
-        // Nobody reads: the pipe fills (64 KiB here), then the writer's buffer, then lines are dropped; appending
-        // never waits.
+        // Nobody reads: the pipe is full (lines written to it until it takes no more), then the writer's buffer
+        // fills, then lines are dropped; appending never waits.
         let line = String(repeating: "y", count: 99) + "\n"
+        let flags = fcntl(pipe.write, F_GETFL)
+        _ = fcntl(pipe.write, F_SETFL, flags | O_NONBLOCK)
+        var filled = 0
+        while Glibc.write(pipe.write, line, line.utf8.count) == line.utf8.count { filled += 1 }
+        #expect(filled > 0 && errno == EAGAIN)
+        _ = fcntl(pipe.write, F_SETFL, flags)
         let started = ContinuousClock.now
         for _ in 0..<2000 { writer.append(line.utf8) }
         #expect(ContinuousClock.now - started < .seconds(5))
         let dropped = writer.dropped
         #expect(dropped > 0 && dropped < 2000)
+        // Stopping waits a while for an output nobody reads, not for ever.
+        let flushing = ContinuousClock.now
+        writer.flush(seconds: 0.2)
+        #expect(ContinuousClock.now - flushing >= .seconds(0.2) && ContinuousClock.now - flushing < .seconds(3))
         // Read again: what was kept arrives whole, then the count of what was not.
         var read = ""
         let deadline = ContinuousClock.now + .seconds(10)
