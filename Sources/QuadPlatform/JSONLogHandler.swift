@@ -37,7 +37,7 @@ public struct JSONLogHandler: LogHandler {
         fields["message"] = event.message.description
         fields["source"] = event.source
         guard let line = Self.line(fields) else { return }
-        LogWriter.standardOutput.append(line)
+        LogWriter.standardOutput.append(line, urgent: event.level >= .warning)
     }
 
     /// One object and a line feed.

@@ -10,8 +10,10 @@ import NIOConcurrencyHelpers
 
 /// Writes Quad's log lines on a thread of its own, so that no request waits for the terminal, the pipe or the journal:
 /// a line is formatted where it is logged and added to a buffer, and the writer takes all that waits at once and
-/// writes it in one call. Why: measured with `Benchmarks/run` (issue 41), a write per line under the stream's lock
-/// (swift-log's `StreamLogHandler`) cost Quad about 40 % of its throughput at the default level.
+/// writes it in one call, every `interval` (20 ms), or at once when 64 KiB wait, a warning is logged, or someone
+/// flushes. Why: measured with `Benchmarks/run` (issue 41), a write per line under the stream's lock (swift-log's
+/// `StreamLogHandler`) cost Quad about 40 % of its throughput at the default level; waking the writer for every line
+/// cost as much again (a thread switch per request, seen with `perf`).
 ///
 /// Bounded: when the output does not keep up (a pipe nobody reads), lines past `capacity` bytes waiting are dropped
 /// rather than holding requests or memory. Each is counted (`dropped`, `quad_log_lines_dropped_total`) and the log
@@ -26,15 +28,19 @@ package final class LogWriter: @unchecked Sendable {
     /// The most bytes waiting to be written: past it, lines are dropped (and counted).
     let capacity: Int
     private let fileDescriptor: Int32
-    /// 0: nothing waits and nothing is being written; 1: lines wait; 2: the writer is writing.
+    /// How long a line waits at most before it is written.
+    let interval: Double = 0.02
+    /// Bytes waiting that are written at once.
+    let batch = 64 << 10
+    /// 0: nothing waits and nothing is being written; 1: write now; 2: lines wait, or are being written.
     private let condition = ConditionLock(value: 0)
+    /// The condition's value, as last set here (its own getter takes the lock again).
+    private var state = 0
     // Guarded by `condition`.
     private var waiting: [UInt8] = []
     private var droppedSinceWritten = 0
     private var droppedTotal = 0
     private var started = false
-    /// The condition's value, read under it (its own getter takes the lock again).
-    private var writing = false
     /// The line that says how many lines were dropped, in the format of the lines written.
     private var dropNotice: @Sendable (Int) -> [UInt8] = { count in
         Array("Quad dropped \(count) log lines: the log was not read fast enough.\n".utf8)
@@ -59,8 +65,8 @@ package final class LogWriter: @unchecked Sendable {
         condition.unlock()
     }
 
-    /// Adds a whole line (ending with a line feed) to what the writer writes next.
-    package func append(_ line: some Collection<UInt8>) {
+    /// Adds a whole line (ending with a line feed) to what the writer writes next; at once when `urgent`.
+    package func append(_ line: some Collection<UInt8>, urgent: Bool = false) {
         condition.lock()
         if !started {
             started = true
@@ -74,7 +80,17 @@ package final class LogWriter: @unchecked Sendable {
         } else {
             waiting.append(contentsOf: line)
         }
-        condition.unlock(withValue: writing ? 2 : (waiting.isEmpty && droppedSinceWritten == 0 ? 0 : 1))
+        unlock(urgent || waiting.count >= batch ? 1 : state == 0 ? 2 : state)
+    }
+
+    /// Unlocks, setting the condition's value when it changes (which wakes whoever waits on it: the writer, a flush).
+    private func unlock(_ value: Int) {
+        if value == state {
+            condition.unlock()
+        } else {
+            state = value
+            condition.unlock(withValue: value)
+        }
     }
 
     /// Waits until every line added so far is written, or `seconds` passed (an output nobody reads must not keep
@@ -84,24 +100,28 @@ package final class LogWriter: @unchecked Sendable {
         let idle = !started
         condition.unlock()
         if idle { return }
+        condition.lock()
+        unlock(state == 0 ? 0 : 1)
         if condition.lock(whenValue: 0, timeoutSeconds: seconds) { condition.unlock() }
     }
 
     private func run() {
         while true {
-            condition.lock(whenValue: 1)
-            var batch: [UInt8] = []
-            swap(&batch, &waiting)
+            if !condition.lock(whenValue: 1, timeoutSeconds: interval) { condition.lock() }
+            guard !waiting.isEmpty || droppedSinceWritten > 0 else {
+                unlock(0)
+                continue
+            }
+            var lines: [UInt8] = []
+            swap(&lines, &waiting)
             if droppedSinceWritten > 0 {
-                batch = dropNotice(droppedSinceWritten) + batch
+                lines = dropNotice(droppedSinceWritten) + lines
                 droppedSinceWritten = 0
             }
-            writing = true
-            condition.unlock(withValue: 2)
-            write(batch)
+            unlock(2)
+            write(lines)
             condition.lock()
-            writing = false
-            condition.unlock(withValue: waiting.isEmpty && droppedSinceWritten == 0 ? 0 : 1)
+            unlock(waiting.count >= batch ? 1 : waiting.isEmpty && droppedSinceWritten == 0 ? 0 : 2)
         }
     }
 
@@ -150,7 +170,7 @@ public struct TextLogHandler: LogHandler {
         let pretty =
             fields.isEmpty ? "" : " " + fields.sorted { $0.key < $1.key }.map { "\($0)=\($1)" }.joined(separator: " ")
         let line = "\(Self.timestamp()) \(event.level) \(label):\(pretty) [\(event.source)] \(event.message)\n"
-        writer.append(line.utf8)
+        writer.append(line.utf8, urgent: event.level >= .warning)
     }
 
     /// Local time to the second, as `StreamLogHandler` writes it (`2026-11-24T16:00:00+0000`).

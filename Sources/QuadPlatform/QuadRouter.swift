@@ -168,7 +168,7 @@ struct RequestLogMiddleware: RouterMiddleware {
 /// JSON log lines: each line whole, in order with them.
 public enum Announce {
     public static let stdout: @Sendable (String) -> Void = { line in
-        LogWriter.standardOutput.append((line + "\n").utf8)
+        LogWriter.standardOutput.append((line + "\n").utf8, urgent: true)
     }
 }
 
