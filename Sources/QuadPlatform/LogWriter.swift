@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import NIOConcurrencyHelpers
+import QuadCore
 
 #if canImport(Glibc)
     import Glibc
@@ -173,9 +174,10 @@ public struct TextLogHandler: LogHandler {
         writer.append(line.utf8, urgent: event.level >= .warning)
     }
 
-    /// Local time to the second, as `StreamLogHandler` writes it (`2026-11-24T16:00:00+0000`).
+    /// Local time to the second, as `StreamLogHandler` writes it (`2026-11-24T16:00:00+0000`); the real time, as
+    /// JSON lines have it, whatever clock the server runs on.
     static func timestamp() -> String {
-        var now = time(nil)
+        var now = time_t(SystemClock().now.timeIntervalSince1970)
         var local = tm()
         localtime_r(&now, &local)
         var buffer = [Int8](repeating: 0, count: 32)
