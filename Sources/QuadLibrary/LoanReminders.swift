@@ -108,30 +108,17 @@ extension LibraryStore {
     }
 
     /// The reminder as `mail`'s reader reads it: the title, when it is (or was) due, where their loans are.
-    static func letter(_ loan: DueLoan, clock: CampusClock, _ mail: MailContext) -> Letter<LoanLetter> {
+    static func letter(_ loan: DueLoan, clock: CampusClock, _ mail: MailContext) -> Letter<NewsLetter> {
         let t = mail.t
         let when = t(
             "time.dayAndTime",
             ["date": t.longDate(clock.date(of: loan.dueAt)), "time": clock.time(of: loan.dueAt).description])
-        let model = LoanLetter(
-            greeting: t("mail.greeting", ["name": mail.to.name]),
-            news: t("mail.loan.\(loan.stage.rawValue).body", ["title": loan.title, "when": when]),
-            loans: mail.link("/notifications#loans"), why: t("mail.loan.why"), stop: mail.stop)
-        return Letter(
+        return .news(
             subject: t("mail.loan.\(loan.stage.rawValue).subject", ["title": loan.title]),
-            paragraphs: [model.greeting, model.news, t("mail.loan.seeAt") + "\n" + model.loans],
-            template: "mail-loan", model: model, why: model.why + "\n" + t("mail.stopAt") + " " + model.stop)
+            news: t("mail.loan.\(loan.stage.rawValue).body", ["title": loan.title, "when": when]),
+            seeAt: t("mail.loan.seeAt"), path: "/notifications#loans", why: t("mail.loan.why"), template: "mail-loan",
+            mail)
     }
-}
-
-/// A loan reminder, as its HTML template (`mail-loan`) reads it.
-struct LoanLetter {
-    let greeting: String
-    let news: String
-    /// Where their loans are.
-    let loans: String
-    let why: String
-    let stop: String
 }
 
 extension Library {

@@ -118,22 +118,9 @@ extension SpecialStore {
         if let ends = Special.ends(note.validUntil, in: TimeZone(identifier: note.timeZone) ?? .gmt) {
             news += " " + t("mail.special.until", ["date": t.shortDate(ends.lastDay)])
         }
-        let model = SpecialLetter(
-            greeting: t("mail.greeting", ["name": mail.to.name]), news: news,
-            special: mail.link("/specials/\(note.id)"), why: t("mail.special.why"), stop: mail.stop)
-        return Letter(
-            subject: t("mail.special.subject", ["name": note.name, "price": price]),
-            paragraphs: [model.greeting, model.news, t("mail.special.seeAt") + "\n" + model.special],
-            template: "mail-special", model: model, why: model.why + "\n" + t("mail.stopAt") + " " + model.stop)
+        return .news(
+            subject: t("mail.special.subject", ["name": note.name, "price": price]), news: news,
+            seeAt: t("mail.special.seeAt"), path: "/specials/\(note.id)", why: t("mail.special.why"),
+            template: "mail-special", mail)
     }
-}
-
-/// A product on special, as its HTML template (`mail-special`) reads it.
-struct SpecialLetter {
-    let greeting: String
-    let news: String
-    /// The special's page.
-    let special: String
-    let why: String
-    let stop: String
 }

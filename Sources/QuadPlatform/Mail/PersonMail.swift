@@ -66,6 +66,34 @@ package struct Letter<Model> {
     package var text: String { paragraphs.joined(separator: "\n\n") + "\n\n-- \n" + why }
 }
 
+/// The message of one piece of news (a loan falling due, a product on special), as its HTML template reads it: the
+/// greeting, the news, the page where it stands, why they got it and where to stop it.
+package struct NewsLetter {
+    package let greeting: String
+    package let news: String
+    /// The page where the news stands.
+    package let link: String
+    package let why: String
+    package let stop: String
+}
+
+extension Letter where Model == NewsLetter {
+    /// One piece of news to `mail`'s reader: `seeAt` introduces the link to `path` in the plain text, `why` says why
+    /// they got it; `template` (`mail-loan`) draws it in HTML.
+    package static func news(
+        subject: String, news: String, seeAt: String, path: String, why: String, template: String,
+        _ mail: MailContext
+    ) -> Letter {
+        let t = mail.t
+        let model = NewsLetter(
+            greeting: t("mail.greeting", ["name": mail.to.name]), news: news, link: mail.link(path), why: why,
+            stop: mail.stop)
+        return Letter(
+            subject: subject, paragraphs: [model.greeting, model.news, seeAt + "\n" + model.link],
+            template: template, model: model, why: model.why + "\n" + t("mail.stopAt") + " " + model.stop)
+    }
+}
+
 /// What a feature needs to write to a person: the outbox, and where their mail goes (`MailRecipients`). Writing does
 /// nothing when Quad sends no mail; a message for a person with no confirmed address is dropped when it is written.
 package struct PersonMail: Sendable {
