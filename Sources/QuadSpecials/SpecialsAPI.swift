@@ -122,11 +122,9 @@ extension SpecialsOperations {
 
     func listMyWatches(_ input: Operations.ListMyWatches.Input) async throws -> Operations.ListMyWatches.Output {
         let watched = try await specials.store.watched(by: try Access.person().username)
-        let now = specials.platform.clock.now
-        let shown = try await specials.store.all().filter {
-            watched.contains($0.id) && $0.special(baseURL: "").isValid(at: now)
-        }
-        let settings = try await specials.kept.settings()
+        // What is on show now, as every page reads it (kept), not the table read again.
+        let (records, settings, _) = try await specials.kept.current(at: specials.platform.clock.now)
+        let shown = records.filter { watched.contains($0.id) }
         return .ok(
             .init(
                 body: .json(

@@ -163,8 +163,9 @@ package final class Timetable: Feature, PersonRemoval {
 
     /// The stops `student` uses (ids of the operator's feed's boarding stops): their shuttles are listed first on the
     /// student's timetable, in their `/api/schedules` and on their Today. Throws a validation problem for a stop the
-    /// feed does not have.
-    func chooseStops(student: String, stops: [String]) async throws {
+    /// feed does not have. The stops chosen, each once.
+    @discardableResult
+    func chooseStops(student: String, stops: [String]) async throws -> [String] {
         let boarding = Set(try await boardingStops().map(\.id))
         var chosen: [String] = []
         for stop in stops where !chosen.contains(stop) {
@@ -182,6 +183,7 @@ package final class Timetable: Feature, PersonRemoval {
             throw Problem.notFound("There is no student \(student).")
         }
         await changed()
+        return chosen
     }
 
     /// A new calendar address for the student (the old one stops working), announced: the pages other instances

@@ -104,9 +104,9 @@ extension TimetableOperations {
 
     func setMyStops(_ input: Operations.SetMyStops.Input) async throws -> Operations.SetMyStops.Output {
         guard case .json(let body) = input.body else { throw Problem.malformedBody("Send {\"stops\": [...]}.") }
-        let student = try await api.studentFor(try Access.person(), asked: nil)
-        try await timetable.chooseStops(student: student.id, stops: body.stops)
-        return .ok(.init(body: .json(try await myStops(try await api.studentFor(try Access.person(), asked: nil)))))
+        var student = try await api.studentFor(try Access.person(), asked: nil)
+        student.stops = try await timetable.chooseStops(student: student.id, stops: body.stops)
+        return .ok(.init(body: .json(try await myStops(student))))
     }
 
     /// The student's stops and the feed's boarding stops they may choose among.
