@@ -9,8 +9,9 @@ import datetime as dt
 import json
 
 from selenium.webdriver.common.by import By
+from selenium.webdriver.support.ui import Select
 
-from conftest import DESKTOP
+from conftest import DESKTOP, PHONE
 from helpers import sign_in, wait_for
 from test_specials import preview_text
 
@@ -80,3 +81,54 @@ def test_a_special_is_measured_from_the_lowest_price_of_the_last_30_days(quad_se
     assert tile.find_element(By.CSS_SELECTOR, ".special-lowest").text == "lowest 30-day price $1.50"
     listed = json.loads(server.request("/api/specials").text)["managerSpecials"][0]
     assert (listed["original_price"], listed["price"], listed["quantity"]) == ("1.50", "1.20", "2 L")
+
+
+def test_a_product_had_before_goes_on_special_again_against_its_prices(quad_server_factory, new_browser, axe):
+    """The juice's special is taken down; the manager, on a phone, puts the product on special again by picking it:
+    its name, regular price and quantity fill in, and the reduction is measured from its own prices."""
+    server = quad_server_factory()
+
+    def write(method: str, path: str, body: dict | None = None) -> dict:
+        data = json.dumps(body).encode() if body is not None else None
+        response = server.request(path, method, ADMIN_JSON, data, admin=True)
+        assert response.status in (200, 201, 204), response.text
+        return response.json() if response.status != 204 else {}
+
+    juice = write(
+        "POST",
+        "/api/specials",
+        {
+            "display_name": "Orange juice",
+            "quantity": "1.5 L",
+            "width": 8,
+            "height": 8,
+            "original_price": "2.00",
+            "price": "2.00",
+        },
+    )
+    server.restart(now=server.now() + dt.timedelta(days=20))
+    write("PATCH", f"/api/specials/{juice['id']}", {"original_price": "1.50", "price": "1.50"})
+    server.restart(now=server.now() + dt.timedelta(days=10))
+    write("PATCH", f"/api/specials/{juice['id']}", {"original_price": "1.80", "price": "1.80"})
+    write("DELETE", f"/api/specials/{juice['id']}")
+    server.restart(now=server.now() + dt.timedelta(days=3))
+
+    driver = new_browser(width=PHONE)
+    sign_in(driver, server, "admin", next_path="/admin/specials/new")
+    Select(driver.find_element(By.ID, "f-product")).select_by_value(juice["product_id"])
+    assert driver.find_element(By.NAME, "display_name").get_attribute("value") == "Orange juice"
+    assert driver.find_element(By.NAME, "original_price").get_attribute("value") == "1.80"
+    assert driver.find_element(By.NAME, "quantity").get_attribute("value") == "1.5 L"
+    driver.find_element(By.NAME, "price").send_keys("1.20")
+    wait_for(driver, lambda d: preview_text(d, ".special-savings") == "Save $0.30", message="no saving of $0.30")
+    assert preview_text(driver, ".special-lowest") == "lowest 30-day price $1.50"
+    assert driver.execute_script("return document.documentElement.scrollWidth") <= PHONE
+    axe.assert_clean(driver, "the special's form with a product picked")
+
+    save = driver.find_element(By.CSS_SELECTOR, "#special-form button[type=submit]")
+    driver.execute_script("arguments[0].scrollIntoView({block: 'center'})", save)  # a scroll, not a tap
+    save.click()
+    wait_for(driver, lambda d: "/admin/specials" in d.current_url and "done=added" in d.current_url)
+    listed = json.loads(server.request("/api/specials").text)["managerSpecials"][0]
+    assert listed["product_id"] == juice["product_id"]
+    assert (listed["display_name"], listed["original_price"], listed["price"]) == ("Orange juice", "1.50", "1.20")

@@ -3,9 +3,12 @@ import QuadCore
 import QuadPlatform
 import SQLKit
 
-/// A special as stored: amounts in cents, the image a path under `/images/` made absolute when sent.
+/// A special as stored, with its product's name, picture, quantity and prices: amounts in cents, the image a path
+/// under `/images/` made absolute when sent.
 struct SpecialRecord: Sendable, Equatable {
     var id: String
+    /// The product on special: `displayName`, `image`, `quantity`, `originalCents` and `history` are its own.
+    var productId: String
     var displayName: String
     var width: Int
     var height: Int
@@ -77,7 +80,7 @@ struct SpecialRecord: Sendable, Equatable {
         Special(
             id: id, displayName: displayName, width: width, height: height, imageUrl: baseURL + (image ?? ""),
             originalPrice: reference, price: Money(cents: priceCents), promotion: promotion,
-            validFrom: validFrom, validUntil: validUntil, position: position, quantity: quantity)
+            validFrom: validFrom, validUntil: validUntil, position: position, quantity: quantity, productId: productId)
     }
 
     /// How much the price buys: the manager's, else what the name states.
@@ -93,7 +96,10 @@ struct SpecialRecord: Sendable, Equatable {
     }
 }
 
-/// Specials and their settings, in tables `specials` and `specials_settings` (one row).
+/// Specials, their products and their settings, in tables `specials` (the tiles), `specials_products` (name, picture,
+/// quantity, regular price; their prices over time in `specials_regular_prices` and `specials_reduced_prices`) and
+/// `specials_settings` (one row). A product is on one special at most; it stays when its special is deleted, with its
+/// history and who watches it, for the next special to be announced against.
 final class SpecialStore: Sendable {
     let database: Database
     let clock: any QuadClock
@@ -108,8 +114,46 @@ final class SpecialStore: Sendable {
 
     static let migrations = [
         migration, timeZoneMigration, boundariesMigration, regularPricesMigration, watchesMigration, quantityMigration,
-        reducedPricesMigration,
+        reducedPricesMigration, productsMigration,
     ]
+
+    /// A special refers to a product, which keeps the name, picture, quantity and regular price (the specials there
+    /// are become one product each, with the same id); prices and watches are the product's. The table is made
+    /// anew, as SQLite cannot drop a column a check names (`price_cents <= original_cents`, now checked by
+    /// `SpecialValidation` against the product's regular price).
+    static let productsMigration = Migration(
+        id: 207, name: "specials' products",
+        statements: [
+            """
+            CREATE TABLE specials_products (
+                id TEXT PRIMARY KEY, display_name TEXT NOT NULL, image TEXT, quantity TEXT,
+                regular_cents INTEGER NOT NULL CHECK (regular_cents >= 0), created_at TEXT NOT NULL)
+            """,
+            """
+            INSERT INTO specials_products (id, display_name, image, quantity, regular_cents, created_at)
+            SELECT id, display_name, image, quantity, original_cents, created_at FROM specials
+            """,
+            """
+            CREATE TABLE specials_tiles (
+                id TEXT PRIMARY KEY, product_id TEXT NOT NULL UNIQUE,
+                width INTEGER NOT NULL CHECK (width > 0), height INTEGER NOT NULL CHECK (height > 0),
+                price_cents INTEGER NOT NULL CHECK (price_cents >= 0),
+                promotion TEXT, valid_from TEXT, valid_until TEXT, position INTEGER NOT NULL, created_at TEXT NOT NULL,
+                reduced_at TEXT)
+            """,
+            """
+            INSERT INTO specials_tiles (id, product_id, width, height, price_cents, promotion, valid_from, valid_until,
+                position, created_at, reduced_at)
+            SELECT id, id, width, height, price_cents, promotion, valid_from, valid_until, position, created_at, reduced_at
+            FROM specials
+            """,
+            "DROP TABLE specials",
+            "ALTER TABLE specials_tiles RENAME TO specials",
+            "CREATE INDEX specials_position ON specials (position)",
+            "ALTER TABLE specials_regular_prices RENAME COLUMN special_id TO product_id",
+            "ALTER TABLE specials_reduced_prices RENAME COLUMN special_id TO product_id",
+            "ALTER TABLE specials_watches RENAME COLUMN special_id TO product_id",
+        ])
 
     /// The reduced prices that applied (from, until), kept when a special's price or validity changes: the lowest
     /// price of the 30 days before a reduction counts them (EU 2019/2161).
@@ -192,16 +236,21 @@ final class SpecialStore: Sendable {
         }
     }
 
-    private static let columns =
-        "id, display_name, width, height, original_cents, price_cents, promotion, valid_from, valid_until, image, position, reduced_at, quantity"
+    /// A special with its product's fields, as `record` reads it.
+    private static let selectRecord = """
+        SELECT s.id, s.product_id, p.display_name, s.width, s.height, p.regular_cents, s.price_cents, s.promotion,
+            s.valid_from, s.valid_until, p.image, s.position, s.reduced_at, p.quantity
+        FROM specials s JOIN specials_products p ON p.id = s.product_id
+        """
 
     private static func record(_ row: any SQLRow) throws -> SpecialRecord {
         SpecialRecord(
             id: try row.decode(column: "id", as: String.self),
+            productId: try row.decode(column: "product_id", as: String.self),
             displayName: try row.decode(column: "display_name", as: String.self),
             width: try row.decode(column: "width", as: Int.self),
             height: try row.decode(column: "height", as: Int.self),
-            originalCents: try row.decode(column: "original_cents", as: Int.self),
+            originalCents: try row.decode(column: "regular_cents", as: Int.self),
             priceCents: try row.decode(column: "price_cents", as: Int.self),
             promotion: try row.decode(column: "promotion", as: String?.self),
             validFrom: try row.decode(column: "valid_from", as: String?.self).flatMap(Timestamp.date),
@@ -212,56 +261,58 @@ final class SpecialStore: Sendable {
             quantity: try row.decode(column: "quantity", as: String?.self))
     }
 
-    /// The price histories of the specials `records` (all, or the one named), set on each.
-    private static func withPriceHistory(
-        _ records: [SpecialRecord], _ sql: any SQLDatabase, only id: String? = nil
+    /// The price histories of the products of `records` (all, or the one of a single record), set on each.
+    static func withPriceHistory(
+        _ records: [SpecialRecord], _ sql: any SQLDatabase
     ) async throws -> [SpecialRecord] {
-        let only: SQLQueryString = id.map { " WHERE special_id = \(bind: $0)" } ?? ""
+        let only: SQLQueryString =
+            records.count == 1 ? " WHERE product_id = \(bind: records[0].productId)" : ""
         var changes: [String: [(from: Date, price: Money)]] = [:]
-        for row in try await sql.raw("SELECT special_id, from_at, cents FROM specials_regular_prices\(only)").all() {
+        for row in try await sql.raw("SELECT product_id, from_at, cents FROM specials_regular_prices\(only)").all() {
             guard let from = Timestamp.date(try row.decode(column: "from_at", as: String.self)) else { continue }
-            changes[try row.decode(column: "special_id", as: String.self), default: []].append(
+            changes[try row.decode(column: "product_id", as: String.self), default: []].append(
                 (from, Money(cents: try row.decode(column: "cents", as: Int.self))))
         }
         var reductions: [String: [PriceHistory.Reduction]] = [:]
-        for row in try await sql.raw("SELECT special_id, from_at, until_at, cents FROM specials_reduced_prices\(only)")
+        for row in try await sql.raw("SELECT product_id, from_at, until_at, cents FROM specials_reduced_prices\(only)")
             .all()
         {
             guard let from = Timestamp.date(try row.decode(column: "from_at", as: String.self)),
                 let until = Timestamp.date(try row.decode(column: "until_at", as: String.self))
             else { continue }
-            reductions[try row.decode(column: "special_id", as: String.self), default: []].append(
+            reductions[try row.decode(column: "product_id", as: String.self), default: []].append(
                 .init(from: from, until: until, price: Money(cents: try row.decode(column: "cents", as: Int.self))))
         }
         return records.map { record in
             var record = record
-            record.history = PriceHistory(changes[record.id] ?? [], reductions: reductions[record.id] ?? [])
+            record.history = PriceHistory(
+                changes[record.productId] ?? [], reductions: reductions[record.productId] ?? [])
             return record
         }
     }
 
-    /// A reduced price that applied, kept (again, when it went on since it was last kept).
+    /// A reduced price of product `id` that applied, kept (again, when it went on since it was last kept).
     private static func recordReduction(
         _ id: String, _ reduction: PriceHistory.Reduction, _ sql: any SQLDatabase
     ) async throws {
         try await sql.raw(
             """
-            INSERT INTO specials_reduced_prices (special_id, from_at, until_at, cents)
+            INSERT INTO specials_reduced_prices (product_id, from_at, until_at, cents)
             VALUES (\(bind: id), \(bind: Timestamp.string(reduction.from)), \(bind: Timestamp.string(reduction.until)),
                 \(bind: reduction.price.cents))
-            ON CONFLICT (special_id, from_at) DO UPDATE SET until_at = excluded.until_at, cents = excluded.cents
+            ON CONFLICT (product_id, from_at) DO UPDATE SET until_at = excluded.until_at, cents = excluded.cents
             """
         ).run()
     }
 
-    /// The regular price from now on (a manager's change kept as history, for the reference price).
+    /// Product `id`'s regular price from now on (a manager's change kept as history, for the reference price).
     private static func recordRegularPrice(_ id: String, cents: Int, at now: Date, _ sql: any SQLDatabase) async throws
     {
         try await sql.raw(
             """
-            INSERT INTO specials_regular_prices (special_id, from_at, cents)
+            INSERT INTO specials_regular_prices (product_id, from_at, cents)
             VALUES (\(bind: id), \(bind: Timestamp.string(now)), \(bind: cents))
-            ON CONFLICT (special_id, from_at) DO UPDATE SET cents = excluded.cents
+            ON CONFLICT (product_id, from_at) DO UPDATE SET cents = excluded.cents
             """
         ).run()
     }
@@ -274,19 +325,31 @@ final class SpecialStore: Sendable {
     }
 
     private static func all(_ sql: any SQLDatabase) async throws -> [SpecialRecord] {
-        let records = try await sql.raw("SELECT \(unsafeRaw: columns) FROM specials ORDER BY position, created_at, id")
+        let records = try await sql.raw("\(unsafeRaw: selectRecord) ORDER BY s.position, s.created_at, s.id")
             .all().map(record)
         return try await withPriceHistory(records, sql)
     }
 
     func find(_ id: String) async throws -> SpecialRecord? {
         try await database.withConnection { sql in
-            guard
-                let record = try await sql.raw("SELECT \(unsafeRaw: Self.columns) FROM specials WHERE id = \(bind: id)")
-                    .first().map(Self.record)
-            else { return nil }
-            return try await Self.withPriceHistory([record], sql, only: id).first
+            try await Self.find(id, sql)
         }
+    }
+
+    /// Special `id` with its product's prices over time, inside the caller's connection (its rows locked for update
+    /// with `forUpdate`, on PostgreSQL).
+    private static func find(
+        _ id: String, _ sql: any SQLDatabase, forUpdate: Bool = false
+    ) async throws
+        -> SpecialRecord?
+    {
+        let lock = forUpdate ? " FOR UPDATE" : ""
+        guard
+            let record = try await sql.raw(
+                "\(unsafeRaw: selectRecord) WHERE s.id = \(bind: id)\(unsafeRaw: lock)"
+            ).first().map(record)
+        else { return nil }
+        return try await withPriceHistory([record], sql).first
     }
 
     func settings() async throws -> SpecialsSettings {
@@ -336,9 +399,11 @@ final class SpecialStore: Sendable {
         }
     }
 
-    /// Checks the draft against the canvas and adds it at the end of the order.
-    func create(_ draft: SpecialDraft, image: String?) async throws -> SpecialRecord {
-        try await database.transaction { sql in
+    /// Checks the draft against the canvas and adds it at the end of the order: a new product, or product `productId`
+    /// (404 when there is none, 409 when it is on a special already) with the name, quantity, regular price and image
+    /// given. Its watchers are told when it goes on special.
+    func create(_ draft: SpecialDraft, productId: String? = nil, image: String?) async throws -> SpecialRecord {
+        let (saved, mailed) = try await database.transaction { sql in
             try await self.lockList(sql)
             let settings = try await Self.settings(sql)
             let checked = try SpecialValidation.special(
@@ -351,26 +416,67 @@ final class SpecialStore: Sendable {
                     .conflict, type: "too-many-specials", title: "Too many specials",
                     detail: "A store shows at most \(SpecialValidation.maxSpecials) specials; delete one first.")
             }
-            let record = SpecialRecord(
-                id: Self.newId(), displayName: checked.displayName, width: checked.width, height: checked.height,
-                originalCents: checked.originalPrice.cents, priceCents: checked.price.cents,
-                promotion: checked.promotion, validFrom: checked.validFrom, validUntil: checked.validUntil,
-                image: image, position: (last ?? -1) + 1, quantity: checked.quantity?.description)
             let now = self.clock.now
+            var product: Product?
+            if let productId {
+                product = try await self.product(productId, sql, forUpdate: true)
+                guard let found = product else { throw Problem.notFound("There is no product \(productId).") }
+                if let special = found.specialId {
+                    throw Problem(
+                        .conflict, type: "product-on-special", title: "Already on special",
+                        detail: "\(found.displayName) is on special \(special) already; change that one instead.")
+                }
+            }
+            var record = SpecialRecord(
+                id: Self.newId(), productId: product?.id ?? Self.newId(), displayName: checked.displayName,
+                width: checked.width, height: checked.height, originalCents: checked.originalPrice.cents,
+                priceCents: checked.price.cents, promotion: checked.promotion, validFrom: checked.validFrom,
+                validUntil: checked.validUntil, image: image ?? product?.image, position: (last ?? -1) + 1,
+                reducedAt: now, quantity: checked.quantity?.description)
+            if product?.regularCents != record.originalCents {
+                try await Self.recordRegularPrice(record.productId, cents: record.originalCents, at: now, sql)
+            }
+            try await Self.saveProduct(record, new: product == nil, at: now, sql)
             try await sql.raw(
                 """
-                INSERT INTO specials (id, display_name, width, height, original_cents, price_cents, promotion,
-                    valid_from, valid_until, image, position, created_at, reduced_at, quantity)
-                VALUES (\(bind: record.id), \(bind: record.displayName), \(bind: record.width), \(bind: record.height),
-                    \(bind: record.originalCents), \(bind: record.priceCents), \(bind: record.promotion),
+                INSERT INTO specials (id, product_id, width, height, price_cents, promotion, valid_from, valid_until,
+                    position, created_at, reduced_at)
+                VALUES (\(bind: record.id), \(bind: record.productId), \(bind: record.width), \(bind: record.height),
+                    \(bind: record.priceCents), \(bind: record.promotion),
                     \(bind: record.validFrom.map { $0.formatted(.iso8601) }),
-                    \(bind: record.validUntil.map { $0.formatted(.iso8601) }), \(bind: record.image),
-                    \(bind: record.position), \(bind: Timestamp.string(now)), \(bind: Timestamp.string(now)),
-                    \(bind: record.quantity))
+                    \(bind: record.validUntil.map { $0.formatted(.iso8601) }), \(bind: record.position),
+                    \(bind: Timestamp.string(now)), \(bind: Timestamp.string(now)))
                 """
             ).run()
-            try await Self.recordRegularPrice(record.id, cents: record.originalCents, at: now, sql)
-            return try await Self.withPriceHistory([record], sql, only: record.id).first ?? record
+            record = try await Self.withPriceHistory([record], sql).first ?? record
+            return (record, try await self.tellWatchers(wasReduced: false, record, sql))
+        }
+        if mailed { mail.wake() }
+        return saved
+    }
+
+    /// Writes the product's fields of `record` (a new product with `new`).
+    private static func saveProduct(
+        _ record: SpecialRecord, new: Bool, at now: Date, _ sql: any SQLDatabase
+    )
+        async throws
+    {
+        if new {
+            try await sql.raw(
+                """
+                INSERT INTO specials_products (id, display_name, image, quantity, regular_cents, created_at)
+                VALUES (\(bind: record.productId), \(bind: record.displayName), \(bind: record.image),
+                    \(bind: record.quantity), \(bind: record.originalCents), \(bind: Timestamp.string(now)))
+                """
+            ).run()
+        } else {
+            try await sql.raw(
+                """
+                UPDATE specials_products SET display_name = \(bind: record.displayName), image = \(bind: record.image),
+                    quantity = \(bind: record.quantity), regular_cents = \(bind: record.originalCents)
+                WHERE id = \(bind: record.productId)
+                """
+            ).run()
         }
     }
 
@@ -380,13 +486,9 @@ final class SpecialStore: Sendable {
     ) async throws -> SpecialRecord {
         let (saved, mailed) = try await database.transaction { sql in
             try await self.lockList(sql)
-            let lock = self.database.engine == .postgres ? " FOR UPDATE" : ""
-            guard
-                let found = try await sql.raw(
-                    "SELECT \(unsafeRaw: Self.columns) FROM specials WHERE id = \(bind: id)\(unsafeRaw: lock)"
-                ).first().map(Self.record)
-            else { throw Problem.notFound("There is no special \(id).") }
-            let before = try await Self.withPriceHistory([found], sql, only: id).first ?? found
+            guard let before = try await Self.find(id, sql, forUpdate: self.database.engine == .postgres) else {
+                throw Problem.notFound("There is no special \(id).")
+            }
             var record = before
             var draft = record.draft
             change(&draft)
@@ -395,14 +497,14 @@ final class SpecialStore: Sendable {
                 draft, canvasUnit: settings.canvasUnit, timeZone: settings.zone)
             let now = self.clock.now
             if checked.originalPrice.cents != record.originalCents {
-                try await Self.recordRegularPrice(id, cents: checked.originalPrice.cents, at: now, sql)
+                try await Self.recordRegularPrice(record.productId, cents: checked.originalPrice.cents, at: now, sql)
             }
             // The same prices and reduction as the manager's preview showed (`drafted`).
             record = record.drafted(
                 regular: checked.originalPrice, price: checked.price, validFrom: checked.validFrom,
                 validUntil: checked.validUntil, at: now)
             for reduction in record.history.reductions where !before.history.reductions.contains(reduction) {
-                try await Self.recordReduction(id, reduction, sql)
+                try await Self.recordReduction(record.productId, reduction, sql)
             }
             record.displayName = checked.displayName
             record.width = checked.width
@@ -410,19 +512,19 @@ final class SpecialStore: Sendable {
             record.promotion = checked.promotion
             record.quantity = checked.quantity?.description
             if let image { record.image = image }
+            try await Self.saveProduct(record, new: false, at: now, sql)
             try await sql.raw(
                 """
-                UPDATE specials SET display_name = \(bind: record.displayName), width = \(bind: record.width),
-                    height = \(bind: record.height), original_cents = \(bind: record.originalCents),
+                UPDATE specials SET width = \(bind: record.width), height = \(bind: record.height),
                     price_cents = \(bind: record.priceCents), promotion = \(bind: record.promotion),
                     valid_from = \(bind: record.validFrom.map { $0.formatted(.iso8601) }),
-                    valid_until = \(bind: record.validUntil.map { $0.formatted(.iso8601) }), image = \(bind: record.image),
-                    reduced_at = \(bind: record.reducedAt.map(Timestamp.string)), quantity = \(bind: record.quantity)
+                    valid_until = \(bind: record.validUntil.map { $0.formatted(.iso8601) }),
+                    reduced_at = \(bind: record.reducedAt.map(Timestamp.string))
                 WHERE id = \(bind: id)
                 """
             ).run()
-            let saved = try await Self.withPriceHistory([record], sql, only: id).first ?? record
-            return (saved, try await self.tellWatchers(before, saved, sql))
+            let saved = try await Self.withPriceHistory([record], sql).first ?? record
+            return (saved, try await self.tellWatchers(wasReduced: before.isReduced, saved, sql))
         }
         if mailed { mail.wake() }
         return saved
@@ -432,12 +534,16 @@ final class SpecialStore: Sendable {
         try await update(id, image: path) { _ in }
     }
 
-    /// False when there was no such special.
+    /// False when there was no such special. Its product stays, with the reduced price it had until now among its
+    /// prices (the next special of the product is announced against them) and who watches it.
     func delete(_ id: String) async throws -> Bool {
         try await database.transaction { sql in
-            try await sql.raw("DELETE FROM specials_regular_prices WHERE special_id = \(bind: id)").run()
-            try await sql.raw("DELETE FROM specials_reduced_prices WHERE special_id = \(bind: id)").run()
-            try await sql.raw("DELETE FROM specials_watches WHERE special_id = \(bind: id)").run()
+            guard let record = try await Self.find(id, sql, forUpdate: self.database.engine == .postgres) else {
+                return false
+            }
+            if let applied = record.appliedReduction(until: self.clock.now) {
+                try await Self.recordReduction(record.productId, applied, sql)
+            }
             return try await sql.raw("DELETE FROM specials WHERE id = \(bind: id) RETURNING id").first() != nil
         }
     }

@@ -43,6 +43,29 @@ package final class Specials: Feature, PersonRemoval {
         return try await letterTile(for: name)
     }
 
+    /// A new special as the manager typed it, ready for `SpecialStore.create`: with `productId`, what was left blank
+    /// is the product's (422 on `product_id` when there is no such product) and so is its picture unless one is
+    /// uploaded; otherwise the picture uploaded, or a letter tile for the name. Checked before a tile is drawn, so a
+    /// refused special leaves nothing behind.
+    func newSpecial(
+        _ draft: SpecialDraft, productId: String?, image uploaded: String?
+    ) async throws -> (draft: SpecialDraft, image: String) {
+        var draft = draft
+        var product: Product?
+        if let productId {
+            product = try await store.product(productId)
+            guard let product else {
+                throw ValidationFailure(field: "product_id", message: "There is no product \(productId).")
+            }
+            draft = product.filling(draft)
+        }
+        let settings = try await kept.settings()
+        let checked = try SpecialValidation.special(draft, canvasUnit: settings.canvasUnit, timeZone: settings.zone)
+        if let uploaded, !uploaded.isEmpty { return (draft, try await uploadedImage(uploaded)) }
+        if let image = product?.image { return (draft, image) }
+        return (draft, try await letterTile(for: checked.displayName))
+    }
+
     /// `path` when it names an image in the store (422 on `image` otherwise).
     func uploadedImage(_ path: String) async throws -> String {
         let file = path.hasPrefix("/images/") ? String(path.dropFirst("/images/".count)) : ""

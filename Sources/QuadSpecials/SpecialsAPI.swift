@@ -17,13 +17,21 @@ extension SpecialsOperations {
             displayName: body.displayName, width: String(body.width), height: String(body.height),
             originalPrice: body.originalPrice, price: body.price, promotion: body.promotion,
             validFrom: body.validFrom, validUntil: body.validUntil, quantity: body.quantity)
-        let settings = try await specials.kept.settings()
-        // Checked before an image is drawn, so a refused special leaves nothing behind.
-        let checked = try SpecialValidation.special(draft, canvasUnit: settings.canvasUnit, timeZone: settings.zone)
-        let image = try await specials.image(body.image, name: checked.displayName)
-        let record = try await specials.store.create(draft, image: image)
+        let new = try await specials.newSpecial(draft, productId: body.productId, image: body.image)
+        let record = try await specials.store.create(new.draft, productId: body.productId, image: new.image)
         await specials.changed(record.id, .created)
         return .created(.init(body: .json(.init(record.special(baseURL: RequestInfo.current.baseURL)))))
+    }
+
+    func listProducts(_ input: Operations.ListProducts.Input) async throws -> Operations.ListProducts.Output {
+        let baseURL = RequestInfo.current.baseURL
+        let products = try await specials.store.products().map { product in
+            Components.Schemas.Product(
+                id: product.id, displayName: product.displayName, imageUrl: baseURL + (product.image ?? ""),
+                quantity: product.quantity, regularPrice: Money(cents: product.regularCents).plain,
+                specialId: product.specialId)
+        }
+        return .ok(.init(body: .json(.init(products: products))))
     }
 
     func listAllSpecials(_ input: Operations.ListAllSpecials.Input) async throws -> Operations.ListAllSpecials.Output {
@@ -124,7 +132,7 @@ extension SpecialsOperations {
         let watched = try await specials.store.watched(by: try Access.person().username)
         // What is on show now, as every page reads it (kept), not the table read again.
         let (records, settings, _) = try await specials.kept.current(at: specials.platform.clock.now)
-        let shown = records.filter { watched.contains($0.id) }
+        let shown = records.filter { watched.contains($0.productId) }
         return .ok(
             .init(
                 body: .json(
@@ -147,6 +155,6 @@ extension Components.Schemas.Special {
             id: special.id, displayName: special.displayName, width: special.width, height: special.height,
             imageUrl: special.imageUrl, originalPrice: special.originalPrice.plain, price: special.price.plain,
             promotion: special.promotion, validFrom: special.validFrom, validUntil: special.validUntil,
-            position: special.position, quantity: special.quantity)
+            position: special.position, quantity: special.quantity, productId: special.productId)
     }
 }

@@ -264,14 +264,19 @@ struct SpecialsRoutes {
         // apply (now, or when the special begins), the regular price typed included from now on.
         var original = Price(typed("original_price"))
         var lowest = false
-        if let record = try await specials.store.find(typed("special")), let regular = original.money,
+        let now = specials.platform.clock.now
+        // A new special of a product had before: as it would be made now, against the product's prices.
+        var record = try await specials.store.find(typed("special"))
+        if record == nil, !typed("product_id").isEmpty {
+            record = try await specials.store.newRecord(ofProduct: typed("product_id"), at: now)
+        }
+        if let record, let regular = original.money,
             let price = Price(typed("price")).money
         {
             let drafted = record.drafted(
                 regular: regular, price: price,
                 validFrom: SpecialValidation.parseDate(typed("validFrom"), in: settings.zone),
-                validUntil: SpecialValidation.parseDate(typed("validUntil"), in: settings.zone),
-                at: specials.platform.clock.now)
+                validUntil: SpecialValidation.parseDate(typed("validUntil"), in: settings.zone), at: now)
             original = .amount(drafted.reference)
             lowest = drafted.reference != regular
         }
@@ -316,8 +321,24 @@ struct SpecialsRoutes {
         let settings = try await specials.kept.settings()
         let status: HTTPResponse.Status = errors.isEmpty ? .ok : .unprocessableContent
         let titleKey = id == nil ? "specials.manager.add" : "specials.manager.edit"
+        // A new special may put a product the store had on special before (not on one now) on again.
+        let products = id == nil ? try await specials.store.products().filter { $0.specialId == nil } : []
+        let currency = Currency(code: settings.currency)
         return try web.page(request, template: "specials-form", status: status, title: { $0(titleKey) }) { t in
             SpecialFormPage(
+                products: products.map { product in
+                    ProductChoice(
+                        id: product.id, name: product.displayName,
+                        regularPrice: Money(cents: product.regularCents).plain,
+                        label: t(
+                            "specials.fields.productChoice",
+                            [
+                                "name": product.displayName,
+                                "price": currency.format(Money(cents: product.regularCents), language: t.language),
+                            ]),
+                        quantity: product.quantity ?? "", image: product.image ?? "",
+                        isSelected: fields["product_id"] == product.id)
+                }, hasProducts: !products.isEmpty,
                 form: fields, heading: t(titleKey), action: id.map { "/admin/specials/\($0)" } ?? "/admin/specials",
                 specialId: id,
                 canvasUnit: settings.canvasUnit, maxHeight: settings.canvasUnit * 2, currency: settings.currency,
@@ -344,11 +365,9 @@ struct SpecialsRoutes {
                 await specials.changed(record.id, .updated)
                 return .seeOther("/admin/specials?done=saved#special-\(record.id)")
             }
-            let settings = try await specials.kept.settings()
-            let checked = try SpecialValidation.special(
-                draft, canvasUnit: settings.canvasUnit, timeZone: settings.zone)
-            let record = try await specials.store.create(
-                draft, image: try await specials.image(uploaded, name: checked.displayName))
+            let productId = fields["product_id"].flatMap { $0.isEmpty ? nil : $0 }
+            let new = try await specials.newSpecial(draft, productId: productId, image: uploaded)
+            let record = try await specials.store.create(new.draft, productId: productId, image: new.image)
             await specials.changed(record.id, .created)
             return .seeOther("/admin/specials?done=added#special-\(record.id)")
         } catch let failure as ValidationFailure {
@@ -446,6 +465,18 @@ struct Mosaic {
     }
 }
 
+/// A product in the new special's picker: what picking it fills in.
+struct ProductChoice {
+    let id: String
+    let name: String
+    let regularPrice: String
+    /// "Orange juice 1.5 L (regular $1.80)".
+    let label: String
+    let quantity: String
+    let image: String
+    let isSelected: Bool
+}
+
 /// `/specials`.
 struct SpecialsPage {
     let rows: [Mosaic.Row]
@@ -470,6 +501,9 @@ struct SpecialsManagerPage {
 
 /// `/admin/specials/new` and `/admin/specials/{id}`: a special's form.
 struct SpecialFormPage {
+    /// For a new special: the products not on special now, to put one on again (their history kept).
+    let products: [ProductChoice]
+    let hasProducts: Bool
     let form: [String: String]
     let heading: String
     let action: String

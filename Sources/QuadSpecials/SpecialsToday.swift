@@ -14,7 +14,7 @@ extension Specials: TodayPart {
         // What the person watches and is on special now comes first, said as such.
         var watched: Set<String> = []
         if let person { watched = try await store.watched(by: person.username) }
-        let asked = Set(records.filter { watched.contains($0.id) && $0.isReduced }.map(\.id))
+        let asked = Set(records.filter { watched.contains($0.productId) && $0.isReduced }.map(\.id))
         let strip = records.filter { asked.contains($0.id) } + records.filter { !asked.contains($0.id) }
         return [
             TodaySection(

@@ -22,13 +22,16 @@ public struct Special: Codable, Sendable, Equatable, Identifiable {
     public var position: Int
     /// How much the price buys, as the manager gave it ("1.5 L"); nil when they did not (the name may say).
     public var quantity: String?
+    /// The product it puts on special (its name, picture, quantity and price history are the product's).
+    public var productId: String?
 
     public init(
         id: String, displayName: String, width: Int, height: Int, imageUrl: String, originalPrice: Money,
         price: Money, promotion: String? = nil, validFrom: Date? = nil, validUntil: Date? = nil, position: Int = 0,
-        quantity: String? = nil
+        quantity: String? = nil, productId: String? = nil
     ) {
         self.quantity = quantity
+        self.productId = productId
         self.id = id
         self.displayName = displayName
         self.width = width
@@ -46,6 +49,7 @@ public struct Special: Codable, Sendable, Equatable, Identifiable {
         case id, width, height, imageUrl, price, promotion, validFrom, validUntil, position, quantity
         case displayName = "display_name"
         case originalPrice = "original_price"
+        case productId = "product_id"
     }
 
     public var prices: PriceComparison { PriceComparison(price: price, originalPrice: originalPrice) }

@@ -40,7 +40,7 @@ extension QuadClient {
                 id: special.id, displayName: special.displayName, width: special.width, height: special.height,
                 imageUrl: special.imageUrl, originalPrice: original, price: price, promotion: special.promotion,
                 validFrom: special.validFrom, validUntil: special.validUntil, position: special.position,
-                quantity: special.quantity)
+                quantity: special.quantity, productId: special.productId)
         }
         return (watched.currency, specials)
     }

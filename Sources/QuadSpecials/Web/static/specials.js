@@ -54,6 +54,17 @@ function preview(form) {
   });
   byId("special-preview").hidden = false;
 
+  // Picking a product had before fills in its name, regular price, quantity and picture (each may be changed);
+  // a new product starts blank.
+  const product = byId("f-product");
+  product?.addEventListener("change", () => {
+    const chosen = product.selectedOptions[0]?.dataset ?? {};
+    byId("f-name").value = chosen.name ?? "";
+    byId("f-original").value = chosen.regular ?? "";
+    byId("f-quantity").value = chosen.quantity ?? "";
+    byId("f-image").value = chosen.image ?? "";
+  });
+
   // An image is uploaded as soon as it is chosen; the form then sends its path.
   const upload = byId("f-image-upload");
   const file = byId("f-image-file");
