@@ -59,7 +59,7 @@ package func buildRouter(
         checkTemplates: platform.configuration.testing, status: InstanceStatus(platform: platform))
     let trustProxy = platform.configuration.trustProxy
 
-    router.add(middleware: RequestLogMiddleware())
+    router.add(middleware: RequestLogMiddleware(logger: platform.logger))
     router.add(middleware: MetricsMiddleware(metrics: platform.metrics, table: routes.access))
     // Outside the error middleware: it judges by the status sent, whatever threw it.
     router.add(middleware: PageCache.Changes(pages: platform.pages))
@@ -140,6 +140,9 @@ package struct DatabaseService: Service {
 /// strings, which can carry credentials.
 struct RequestLogMiddleware: RouterMiddleware {
     typealias Context = AppRequestContext
+    /// The server's logger, not the request's (which carries Hummingbird's own copy of the id, to be merged into every
+    /// line): the line says the id once, as `request`.
+    let logger: Logger
 
     func handle(
         _ request: Request, context: Context, next: (Request, Context) async throws -> Response
@@ -151,16 +154,18 @@ struct RequestLogMiddleware: RouterMiddleware {
         let elapsed = ContinuousClock.now - start
         // The id the log line carries, for someone reporting a problem to quote.
         response.headers[.xRequestID] = context.requestId
-        context.logger.info(
+        logger.info(
             "\(request.method.rawValue) \(request.uri.path) \(response.status.code)",
-            metadata: [
-                "request": .string(context.requestId),
-                "ms": .string(
-                    String(
-                        format: "%.1f",
-                        Double(elapsed.components.attoseconds) / 1e15 + Double(elapsed.components.seconds) * 1000)),
-            ])
+            metadata: ["request": .string(context.requestId), "ms": .string(Self.milliseconds(elapsed))])
         return response
+    }
+
+    /// "1.2": milliseconds to the tenth, rounded half up (1 ms is 10^15 attoseconds), without `String(format:)`.
+    static func milliseconds(_ elapsed: Duration) -> String {
+        let tenths =
+            elapsed.components.seconds * 10_000 + (elapsed.components.attoseconds + 50_000_000_000_000)
+            / 100_000_000_000_000
+        return "\(tenths / 10).\(tenths % 10)"
     }
 }
 

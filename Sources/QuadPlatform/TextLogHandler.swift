@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import NIOConcurrencyHelpers
 import QuadCore
 
 #if canImport(Glibc)
@@ -17,8 +18,12 @@ public struct TextLogHandler: LogHandler {
     let writer: LogWriter
 
     public init(label: String) {
+        self.init(label: label, writer: .standardError)
+    }
+
+    init(label: String, writer: LogWriter) {
         self.label = label
-        writer = .standardError
+        self.writer = writer
     }
 
     public subscript(metadataKey key: String) -> Logger.Metadata.Value? {
@@ -27,25 +32,51 @@ public struct TextLogHandler: LogHandler {
     }
 
     public func log(event: LogEvent) {
-        var fields = metadata.merging(event.metadata ?? [:]) { _, new in new }
+        // A line per request: no dictionary merged unless the logger carries metadata of its own (the router's request
+        // line does not), and the line built in one string.
+        var fields = event.metadata ?? [:]
+        if !metadata.isEmpty { fields = metadata.merging(fields) { _, new in new } }
         if let error = event.error {
             fields["error.message"] = "\(error)"
             fields["error.type"] = "\(String(reflecting: type(of: error)))"
         }
-        let pretty =
-            fields.isEmpty ? "" : " " + fields.sorted { $0.key < $1.key }.map { "\($0)=\($1)" }.joined(separator: " ")
-        let line = "\(Self.timestamp()) \(event.level) \(label):\(pretty) [\(event.source)] \(event.message)\n"
+        var line = Self.timestamp()
+        line.reserveCapacity(128)
+        line += " "
+        line += event.level.rawValue
+        line += " "
+        line += label
+        line += ":"
+        for key in fields.keys.sorted() {
+            line += " "
+            line += key
+            line += "="
+            line += fields[key]?.description ?? ""
+        }
+        line += " ["
+        line += event.source
+        line += "] "
+        line += event.message.description
+        line += "\n"
         writer.append(line.utf8, urgent: event.level >= .warning)
     }
+
+    /// The last second written, for the lines within it (a request line's strftime and time zone lookup, once a
+    /// second).
+    private static let lastStamp = NIOLockedValueBox<(second: Int, text: String)>((-1, ""))
 
     /// Local time to the second, as `StreamLogHandler` writes it (`2026-11-24T16:00:00+0000`); the real time, as
     /// JSON lines have it, whatever clock the server runs on.
     static func timestamp() -> String {
-        var now = time_t(SystemClock().now.timeIntervalSince1970)
+        let second = Int(SystemClock().now.timeIntervalSince1970.rounded(.down))
+        if let text = lastStamp.withLockedValue({ $0.second == second ? $0.text : nil }) { return text }
+        var now = time_t(second)
         var local = tm()
         localtime_r(&now, &local)
         var buffer = [Int8](repeating: 0, count: 32)
         let length = strftime(&buffer, buffer.count, "%Y-%m-%dT%H:%M:%S%z", &local)
-        return String(decoding: buffer[0..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        let text = String(decoding: buffer[0..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        lastStamp.withLockedValue { $0 = (second, text) }
+        return text
     }
 }

@@ -134,19 +134,14 @@ import Testing
             app, client in
             let specials = app.features.specials
             let ada = try await app.signedIn("ada")
-            let romaine = try #require(
-                try await specials.store.all().first { $0.displayName == "Organic Romaine Hearts" })
+            let romaine = try await app.demoRomaine()
             #expect(!romaine.isReduced)
             let watch = try await client.execute(
                 uri: "/specials/\(romaine.id)/watch", method: .post,
                 headers: [.authorization: ada[.authorization]!, .contentType: "application/x-www-form-urlencoded"],
                 body: ByteBuffer(string: "watch=on"))
             #expect(watch.status == .seeOther && watch.headers[.location] == "/specials/\(romaine.id)?watch=on#watch")
-            let person = try #require(try await app.features.accounts.people.find("ada"))
-            func firstTitle() async throws -> String? {
-                try await specials.today(for: person, at: app.clock.now, t: Localizer(language: .english))
-                    .first?.items.first?.title
-            }
+            let firstTitle = { try await app.firstTodayTitle(of: "ada") }
             #expect(try await firstTitle() != "On special, as you asked: Organic Romaine Hearts")
             let reduced = try await client.execute(
                 uri: "/api/specials/\(romaine.id)", method: .patch, headers: SpecialsAPITests.admin,

@@ -101,20 +101,14 @@ import Testing
     func aWatchedProductsNextSpecialLeadsTheWatchersToday(engine: Database.Engine) async throws {
         try await TestApp.run(engine, at: TestTime.weekdayMorning, configure: { $0.loadDemoData = true }) {
             app, client in
-            let specials = app.features.specials
             let ada = try await app.signedIn("ada")
-            let romaine = try #require(
-                try await specials.store.all().first { $0.displayName == "Organic Romaine Hearts" })
+            let romaine = try await app.demoRomaine()
             let watch = try await client.execute(
                 uri: "/api/specials/\(romaine.id)/watch", method: .put,
                 headers: [.authorization: ada[.authorization]!])
             #expect(watch.status == .noContent)
             _ = try await client.execute(uri: "/api/specials/\(romaine.id)", method: .delete, headers: Self.admin)
-            let person = try #require(try await app.features.accounts.people.find("ada"))
-            func firstTitle() async throws -> String? {
-                try await specials.today(for: person, at: app.clock.now, t: Localizer(language: .english))
-                    .first?.items.first?.title
-            }
+            let firstTitle = { try await app.firstTodayTitle(of: "ada") }
             #expect(try await firstTitle() != "On special, as you asked: Organic Romaine Hearts")
             let again = try await Self.create(
                 client, ["product_id": romaine.productId, "width": 4, "height": 4, "price": "2.99"])
@@ -216,5 +210,19 @@ import Testing
             #expect(try await store.isWatching("juice0000001", username: "ada"))
             #expect(try await store.products().map(\.specialId) == ["juice0000001"])
         }
+    }
+}
+
+extension TestApp {
+    /// The demo's Organic Romaine Hearts, at its regular price.
+    func demoRomaine() async throws -> SpecialRecord {
+        try #require(try await features.specials.store.all().first { $0.displayName == "Organic Romaine Hearts" })
+    }
+
+    /// What the Specials' part of `username`'s Today leads with, in English.
+    func firstTodayTitle(of username: String) async throws -> String? {
+        let person = try #require(try await features.accounts.people.find(username))
+        return try await features.specials.today(for: person, at: clock.now, t: Localizer(language: .english))
+            .first?.items.first?.title
     }
 }
