@@ -431,7 +431,7 @@ final class SpecialStore: Sendable {
                 id: Self.newId(), productId: product?.id ?? Self.newId(), displayName: checked.displayName,
                 width: checked.width, height: checked.height, originalCents: checked.originalPrice.cents,
                 priceCents: checked.price.cents, promotion: checked.promotion, validFrom: checked.validFrom,
-                validUntil: checked.validUntil, image: image ?? product?.image, position: (last ?? -1) + 1,
+                validUntil: checked.validUntil, image: image, position: (last ?? -1) + 1,
                 reducedAt: now, quantity: checked.quantity?.description)
             if product?.regularCents != record.originalCents {
                 try await Self.recordRegularPrice(record.productId, cents: record.originalCents, at: now, sql)

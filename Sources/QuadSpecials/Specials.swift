@@ -61,9 +61,8 @@ package final class Specials: Feature, PersonRemoval {
         }
         let settings = try await kept.settings()
         let checked = try SpecialValidation.special(draft, canvasUnit: settings.canvasUnit, timeZone: settings.zone)
-        if let uploaded, !uploaded.isEmpty { return (draft, try await uploadedImage(uploaded)) }
-        if let image = product?.image { return (draft, image) }
-        return (draft, try await letterTile(for: checked.displayName))
+        if uploaded?.isEmpty ?? true, let kept = product?.image { return (draft, kept) }
+        return (draft, try await image(uploaded, name: checked.displayName))
     }
 
     /// `path` when it names an image in the store (422 on `image` otherwise).
