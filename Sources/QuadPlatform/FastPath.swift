@@ -50,12 +50,15 @@ package final class FastPath: ChannelDuplexHandler, RemovableChannelHandler {
         let streams: EventStreams?
         /// Counts the answers given here, as the router's are (`/metrics`), under each kept answer's operation.
         let metrics: QuadMetrics?
-        let operations: [String: String]
+        /// Each kept answer's entry in the contract, by path: its operationId (for `/metrics`) and who may call it.
+        /// A kept answer is given here only to a caller its rule allows; the router answers everyone else (its 401
+        /// or 403), as it answers a path missing here.
+        let operations: [String: AccessTable.Entry]
 
         init(
             kept: [String: any AnyKeptAnswer], trustedProxies: Set<String>, rateLimiter: RateLimiter?, logger: Logger,
             clock: any QuadClock, session: @escaping @Sendable (String) -> Person?, pages: PageCache?,
-            streams: EventStreams?, metrics: QuadMetrics? = nil, operations: [String: String] = [:]
+            streams: EventStreams?, metrics: QuadMetrics? = nil, operations: [String: AccessTable.Entry]
         ) {
             self.metrics = metrics
             self.operations = operations
@@ -260,7 +263,7 @@ package final class FastPath: ChannelDuplexHandler, RemovableChannelHandler {
 
     private func answer(_ head: HTTPRequestHead, remote: SocketAddress?) -> Answer? {
         guard head.method == .GET, head.version == .http1_1, head.isKeepAlive, let kept = routes.kept[head.uri],
-            let caller = caller(head.headers)
+            let caller = caller(head.headers), routes.operations[head.uri]?.rule.decide(caller.person?.role) == .allowed
         else { return nil }
         let headers = head.headers
         guard let found = kept.cached(baseURL: baseURL(headers), person: caller.person),
@@ -487,7 +490,8 @@ package final class FastPath: ChannelDuplexHandler, RemovableChannelHandler {
             context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
         }
         routes.metrics?.request(
-            operation: routes.operations[answer.path] ?? "GET \(answer.path)", status: Int(head.status.code),
+            operation: routes.operations[answer.path]?.operationId ?? "GET \(answer.path)",
+            status: Int(head.status.code),
             duration: ContinuousClock.now - headAt)
     }
 

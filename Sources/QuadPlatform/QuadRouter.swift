@@ -29,12 +29,13 @@ extension HTTPServerBuilder {
 }
 
 extension HTTPServerBuilder {
-    /// The contract's operationId of each kept answer's path (all are GETs without parameters), for `/metrics`.
-    static func operations(of paths: [String]) -> [String: String] {
+    /// The contract's entry of each kept answer's path (all are GETs without parameters): its operationId for
+    /// `/metrics`, its access rule for the fast path. None when the contract cannot be read: the router answers all.
+    static func operations(of paths: [String]) -> [String: AccessTable.Entry] {
         guard let table = try? AccessTable() else { return [:] }
-        return Dictionary(
-            paths.compactMap { path in table.entry(.get, endpoint: path)?.operationId.map { (path, $0) } }
-        ) { first, _ in first }
+        return Dictionary(paths.compactMap { path in table.entry(.get, endpoint: path).map { (path, $0) } }) {
+            first, _ in first
+        }
     }
 }
 

@@ -13,13 +13,16 @@ struct RoomsNow: Sendable {
 struct KeptRooms: Sendable {
     let loaded: Kept<One, RoomsNow>
     let list: KeptAnswer<String>
+    /// Each person's `GET /api/me/bookings` (`KeptMyBookings`).
+    let mine: KeptAnswer<String>
 
-    init(store: RoomStore, platform: Platform) {
+    init(store: RoomStore, reservations: ReservationStore, platform: Platform) {
         let loaded = Kept<One, RoomsNow>(
             hub: platform.events, clock: platform.clock, droppedBy: [.event(.room)],
             expires: { SlotRange.instant(ofSlot: $0.slot + 1) }
         ) { try await Self.load(store) }
         self.loaded = loaded
+        self.mine = KeptMyBookings.answer(store: store, reservations: reservations, platform: platform)
         self.list = KeptAnswer(
             operation: Operations.ListRooms.id, path: "/api/rooms", platform: platform, droppedBy: [.event(.room)]
         ) { baseURL in

@@ -154,7 +154,7 @@ struct RoomDayRoutes {
         let person = try Access.person()
         do {
             guard
-                let reservation = try await rooms.reservations.checkIn(
+                let reservation = try await rooms.checkIn(
                     bookingId.value, roomId: roomId.value, owner: person.username)
             else { throw Problem.notFound("You have no such booking.") }
             let date = await rooms.store.campusClock().date(of: reservation.range.start)

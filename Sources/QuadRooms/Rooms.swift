@@ -29,7 +29,7 @@ package final class Rooms: Feature, PersonRemoval, PersonCalendar {
             database: platform.database, clock: platform.clock, campus: campus, waiting: lines, mail: mail)
         let policies = BuildingPolicyStore(database: platform.database)
         self.policies = policies
-        self.kept = KeptRooms(store: store, platform: platform)
+        self.kept = KeptRooms(store: store, reservations: reservations, platform: platform)
         batcher = platform.database.engine == .sqlite ? BookingBatcher(store: reservations) : nil
         rules = Kept(hub: platform.events, clock: platform.clock, droppedBy: [.notice("room-rules")]) {
             try await policies.policies()
@@ -137,9 +137,22 @@ package final class Rooms: Feature, PersonRemoval, PersonCalendar {
     /// `person`'s bookings: those without time (held until cancelled), then those in time not yet over, soonest
     /// first; each with its room's name.
     func bookings(of person: Person) async throws -> [(booking: Booking, roomName: String)] {
-        let untimed = try await store.bookings(owner: person.username)
-        let timed = try await reservations.upcoming(owner: person.username)
+        try await Self.bookings(of: person.username, store: store, reservations: reservations)
+    }
+
+    static func bookings(
+        of username: String, store: RoomStore, reservations: ReservationStore
+    ) async throws -> [(booking: Booking, roomName: String)] {
+        let untimed = try await store.bookings(owner: username)
+        let timed = try await reservations.upcoming(owner: username)
         return untimed + timed.map { ($0.reservation.booking, $0.roomName) }
+    }
+
+    /// Checks `owner` in to their booking (`ReservationStore.checkIn`); their kept list of bookings is dropped.
+    func checkIn(_ bookingId: String, roomId: String, owner: String) async throws -> Reservation? {
+        let reservation = try await reservations.checkIn(bookingId, roomId: roomId, owner: owner)
+        if reservation != nil { await kept.mine.changed() }
+        return reservation
     }
 
     /// The furthest ahead any building lets people book, in days.
@@ -248,8 +261,8 @@ extension Rooms {
         try await RoomsDemo.load(self, images: platform.images)
     }
 
-    /// `GET /api/rooms`, polled by every open page and app.
-    package var keptAnswers: [any AnyKeptAnswer] { [kept.list] }
+    /// `GET /api/rooms`, polled by every open page and app, and each person's `GET /api/me/bookings`.
+    package var keptAnswers: [any AnyKeptAnswer] { [kept.list, kept.mine] }
 
     /// The original Rooms app's files, which it appends to its app link: its list and its booking.
     package var appLinkPaths: [String: String] { ["/api/rooms.json": "/api/rooms", "/api/bookRoom.json": "/api/book"] }

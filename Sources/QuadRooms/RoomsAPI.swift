@@ -131,7 +131,7 @@ extension RoomsOperations {
     func checkInBooking(_ input: Operations.CheckInBooking.Input) async throws -> Operations.CheckInBooking.Output {
         let person = try Access.person()
         guard
-            let reservation = try await rooms.reservations.checkIn(
+            let reservation = try await rooms.checkIn(
                 input.path.bookingId, roomId: input.path.roomId, owner: person.username)
         else { throw Problem.notFound("You have no such booking in room \(input.path.roomId).") }
         return .ok(.init(body: .json(.init(reservation.booking))))
@@ -199,21 +199,23 @@ extension Components.Schemas.Booking {
 }
 
 extension RoomsOperations {
-    /// The bookings without time first (held until cancelled), then those in time not yet over, soonest first.
+    /// The bookings without time first (held until cancelled), then those in time not yet over, soonest first. (The
+    /// list is answered from what is kept, `KeptMyBookings`; here when it could not be.)
     func listMyBookings(_ input: Operations.ListMyBookings.Input) async throws -> Operations.ListMyBookings.Output {
-        let person = try Access.person()
-        let all = try await rooms.bookings(of: person)
-        return .ok(
-            .init(
-                body: .json(
-                    .init(
-                        bookings: all.map { booking, roomName in
-                            .init(
-                                id: booking.id, roomId: booking.roomId, roomName: roomName,
-                                createdAt: Timestamp.date(booking.createdAt) ?? Date(timeIntervalSince1970: 0),
-                                start: booking.start, end: booking.end,
-                                hold: booking.hold.flatMap { .init(rawValue: $0.rawValue) }, seats: booking.seats,
-                                seriesId: booking.seriesId, checkInBy: booking.checkInBy, checkedIn: booking.checkedIn)
-                        }))))
+        .ok(.init(body: .json(.init(try await rooms.bookings(of: try Access.person())))))
+    }
+}
+
+extension Components.Schemas.BookingList {
+    init(_ all: [(booking: Booking, roomName: String)]) {
+        self.init(
+            bookings: all.map { booking, roomName in
+                .init(
+                    id: booking.id, roomId: booking.roomId, roomName: roomName,
+                    createdAt: Timestamp.date(booking.createdAt) ?? Date(timeIntervalSince1970: 0),
+                    start: booking.start, end: booking.end,
+                    hold: booking.hold.flatMap { .init(rawValue: $0.rawValue) }, seats: booking.seats,
+                    seriesId: booking.seriesId, checkInBy: booking.checkInBy, checkedIn: booking.checkedIn)
+            })
     }
 }

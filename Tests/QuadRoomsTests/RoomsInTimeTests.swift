@@ -22,10 +22,12 @@ import Testing
 
     /// North Hall (Ljerka, Mostafa with 4 seats, Yana) opens weekdays 08:00 to 20:00, with `checkIn` minutes to check in.
     static func run(
-        _ engine: Database.Engine = .sqlite, checkIn: Int? = nil, services: Bool = true,
+        _ engine: Database.Engine = .sqlite, checkIn: Int? = nil, services: Bool = true, live: Bool = false,
         _ body: @escaping @Sendable (TestApp, any TestClientProtocol) async throws -> Void
     ) async throws {
-        try await TestApp.run(engine, at: tuesday, configure: { $0.loadDemoData = true }, services: services) {
+        try await TestApp.run(
+            engine, at: tuesday, configure: { $0.loadDemoData = true }, live: live, services: services
+        ) {
             app, client in
             try await app.features.rooms.setRules(
                 BookingPolicy(hours: .weekdays, horizonDays: 56, maxMinutes: 240, checkInMinutes: checkIn),
@@ -189,6 +191,65 @@ import Testing
                 #expect($0.status == .noContent)
             }
             #expect(try await mine().isEmpty)
+        }
+    }
+
+    /// Someone's own bookings, which their apps poll, are kept for them and answered before the router (over a real
+    /// connection); each change shows in the next poll: a booking, a check-in, the booking's end, a cancellation.
+    /// Made a feed account, they are refused, as the router refuses them.
+    @Test func myBookingsShowEachChangeInTheNextPoll() async throws {
+        try await Self.run(checkIn: 10, live: true) { app, client in
+            let kier = try await app.signedIn("kier")
+            func mine() async throws -> (etag: String?, bookings: [[String: Any]]) {
+                try await client.execute(uri: "/api/me/bookings", method: .get, headers: kier) { response in
+                    #expect(response.status == .ok && response.headers[.cacheControl] == "private, no-cache")
+                    return (response.headers[.eTag], (response.json["bookings"] as? [[String: Any]]) ?? [])
+                }
+            }
+            func book(_ start: String) async throws -> String {
+                let booked = try await Self.book(
+                    client, "mostafa", as: kier, #"{"start": "\#(Self.iso(Self.at(start)))", "minutes": 60}"#)
+                return try #require((booked.json["booking"] as? [String: Any])?["id"] as? String)
+            }
+            let none = try await mine()
+            #expect(none.bookings.isEmpty)
+            #expect(try await mine().etag == none.etag)
+
+            let id = try await book("10:30")
+            let booked = try await mine()
+            #expect(booked.bookings.map { $0["id"] as? String } == [id])
+            #expect(booked.etag != none.etag)
+            #expect(try await mine().etag == booked.etag)
+
+            // Check-in opens at 10:15; read (and kept) at 10:20, then checked in within the same quarter hour.
+            app.clock.advance(by: .seconds(Self.at("10:20").timeIntervalSince(app.clock.now)))
+            #expect(try await mine().bookings.first?["checkedIn"] as? Bool != true)
+            try await client.execute(
+                uri: "/api/rooms/mostafa/bookings/\(id)/check-in", method: .post, headers: kier
+            ) { #expect($0.status == .ok) }
+            #expect(try await mine().bookings.first?["checkedIn"] as? Bool == true, "checked in")
+
+            // Over at 11:30: gone from the list by itself.
+            app.clock.advance(by: .seconds(Self.at("11:30").timeIntervalSince(app.clock.now)))
+            #expect(try await mine().bookings.isEmpty, "over")
+
+            let later = try await book("13:00")
+            #expect(try await mine().bookings.map { $0["id"] as? String } == [later])
+            try await client.execute(uri: "/api/rooms/mostafa/bookings/\(later)", method: .delete, headers: kier) {
+                #expect($0.status == .noContent)
+            }
+            #expect(try await mine().bookings.isEmpty, "cancelled")
+
+            // Kier's (empty) list is kept; made a feed account, Kier may not read it, poll after poll.
+            try await client.execute(
+                uri: "/api/people/kier", method: .patch, headers: try await app.signedIn("an-admin", role: .admin),
+                body: ByteBuffer(string: #"{"role": "feed"}"#)
+            ) { #expect($0.status == .ok) }
+            for _ in 1...2 {
+                try await client.execute(uri: "/api/me/bookings", method: .get, headers: kier) {
+                    #expect($0.status == .forbidden)
+                }
+            }
         }
     }
 

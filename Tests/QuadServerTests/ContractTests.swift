@@ -94,8 +94,8 @@ import Yams
             #expect(
                 Set(kept.map(\.path))
                     == [
-                        "/api/rooms", "/api/specials", "/api/books", "/api/schedules", "/api/parkings",
-                        "/api/departures",
+                        "/api/rooms", "/api/me/bookings", "/api/specials", "/api/books", "/api/schedules",
+                        "/api/parkings", "/api/departures",
                     ])
             for answer in kept {
                 let get = paths[answer.path]?["get"] as? [String: Any]
