@@ -113,6 +113,16 @@ package final class FastPath: ChannelDuplexHandler, RemovableChannelHandler {
     /// head and bytes as they go by.
     private var capture: Boxed<(key: PageCache.Key, person: Person?, stamp: PageCache.Stamp)>?
     private var captured: Boxed<(head: HTTPResponseHead, keep: String, body: ByteBuffer)>?
+    /// The page this connection's request is drawing for everyone who asks for it meanwhile (`PageCache.draw`).
+    private var drawing: Boxed<PageCache.Key>?
+    /// A page request waiting for another connection to draw the same page, with what the client sent after it, and
+    /// whether the channel asked to read more meanwhile (it does not until the request goes on).
+    private var parked: Boxed<(token: Int, parts: [HTTPServerRequestPart], readPending: Bool)>?
+    /// Counts the requests parked, so that a wake-up meant for an earlier one is ignored.
+    private var parkings = 0
+    /// The parked request is going on: it draws or waits no more, whatever it finds (the router answers it when
+    /// the page it waited for was not kept).
+    private var resumed = false
     /// An event stream being opened here, then open: the connection is the stream's from then on.
     private var opening: Boxed<StreamOpening>?
     private var stream: PipelineEventStream?
@@ -161,11 +171,24 @@ package final class FastPath: ChannelDuplexHandler, RemovableChannelHandler {
     package func handlerRemoved(context: ChannelHandlerContext) {
         encoder = nil
         stream?.stop()
+        doneDrawing()
+        parked = nil
     }
 
     package func channelInactive(context: ChannelHandlerContext) {
         stream?.stop()
+        doneDrawing()
+        parked = nil
         context.fireChannelInactive()
+    }
+
+    /// A parked request reads nothing more until it goes on (a client pipelining behind it is held back).
+    package func read(context: ChannelHandlerContext) {
+        if let parked {
+            parked.value.readPending = true
+            return
+        }
+        context.read()
     }
 
     /// A stream's connection that fails (a reset, or what the decoder still had of the client's bytes) is closed: the
@@ -190,6 +213,10 @@ package final class FastPath: ChannelDuplexHandler, RemovableChannelHandler {
         // endless answer, as it would behind the router's.
         // (Once open, the request decoder is gone: what comes is bytes.)
         if stream != nil { return }
+        if let parked {
+            parked.value.parts.append(unwrapInboundIn(data))
+            return
+        }
         if let opening {
             if case .end = unwrapInboundIn(data) {
                 self.opening = nil
@@ -209,10 +236,18 @@ package final class FastPath: ChannelDuplexHandler, RemovableChannelHandler {
                     opening = Boxed(asked)
                     return
                 }
-                if let pages = routes.pages, let found = page(head, pages: pages, remote: context.channel.remoteAddress)
-                {
-                    answeringPage = Boxed(found)
-                    return
+                if let pages = routes.pages {
+                    let token = parkings + 1
+                    switch page(head, pages: pages, remote: context.channel.remoteAddress, wake: waker(token, context))
+                    {
+                    case .kept(let found):
+                        answeringPage = Boxed(found)
+                        return
+                    case .wait:
+                        park(head, token: token, context: context)
+                        return
+                    case .router: break
+                    }
                 }
             }
             routerRequests += 1
@@ -257,6 +292,9 @@ package final class FastPath: ChannelDuplexHandler, RemovableChannelHandler {
             }
             capture = nil
             captured = nil
+            context.write(data, promise: promise)
+            doneDrawing()
+            return
         }
         context.write(data, promise: promise)
     }
@@ -352,25 +390,81 @@ package final class FastPath: ChannelDuplexHandler, RemovableChannelHandler {
 
     /// A page kept for this request (`PageCache`); when there is none, and the router's answer may be kept, what
     /// the request arrived with is noted (`capture`) for when the answer goes by.
+    /// `wait`: another connection is drawing the same page; the request waits for it (`wake`), then goes on.
+    private enum PageOutcome {
+        case kept((page: PageCache.Page, rateLimit: String?, path: Substring))
+        case wait
+        case router
+    }
+
     private func page(
-        _ head: HTTPRequestHead, pages: PageCache, remote: SocketAddress?
-    ) -> (page: PageCache.Page, rateLimit: String?, path: Substring)? {
+        _ head: HTTPRequestHead, pages: PageCache, remote: SocketAddress?, wake: @autoclosure () -> @Sendable () -> Void
+    ) -> PageOutcome {
+        let mayWait = !resumed
+        resumed = false
         let headers = head.headers
         // Pages are for browsers: a bearer token or a conditional request is the router's.
         guard head.method == .GET, head.version == .http1_1, head.isKeepAlive, !headers.contains(name: "authorization"),
             !headers.contains(name: "if-none-match"), !headers.contains(name: "if-modified-since"),
             let caller = caller(headers)
-        else { return nil }
+        else { return .router }
         let key = PageCache.Key(
             target: head.uri, cookies: headers["cookie"].joined(separator: "; "),
             acceptLanguage: headers["accept-language"].joined(separator: ", "), baseURL: baseURL(headers),
             gzip: Gzip.accepted(headers["accept-encoding"].joined(separator: ", ")))
         guard let page = pages.page(key, person: caller.person) else {
-            capture = pages.stamp().map { Boxed((key, caller.person, $0)) }
-            return nil
+            guard let stamp = pages.stamp() else { return .router }
+            if mayWait {
+                guard pages.draw(key, orWait: wake()) else { return .wait }
+                drawing = Boxed(key)
+            }
+            capture = Boxed((key, caller.person, stamp))
+            return .router
         }
-        guard let rateLimit = take(clientKey(caller.person, headers, remote)) else { return nil }
-        return (page, rateLimit, head.uri.prefix { $0 != "?" })
+        guard let rateLimit = take(clientKey(caller.person, headers, remote)) else { return .router }
+        return .kept((page, rateLimit, head.uri.prefix { $0 != "?" }))
+    }
+
+    /// How long a page request waits for another connection to draw the page at most, before the router answers it.
+    static let longestWait = TimeAmount.seconds(2)
+
+    /// Parks a page request until the page it asks for is drawn, or `longestWait` passed.
+    private func park(_ head: HTTPRequestHead, token: Int, context: ChannelHandlerContext) {
+        parkings = token
+        parked = Boxed((token, [.head(head)], false))
+        let wake = waker(token, context)
+        context.eventLoop.scheduleTask(in: Self.longestWait) { wake() }
+    }
+
+    /// Wakes the request parked as `token` on this connection's event loop (from whichever thread drew the page).
+    private func waker(_ token: Int, _ context: ChannelHandlerContext) -> @Sendable () -> Void {
+        let bound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
+        return {
+            bound.eventLoop.execute {
+                let (handler, context) = bound.value
+                handler.resume(token, context: context)
+            }
+        }
+    }
+
+    /// The parked request goes on: answered from the page now kept, else by the router; then what the client sent
+    /// after it, in order.
+    private func resume(_ token: Int, context: ChannelHandlerContext) {
+        guard let parked, parked.value.token == token else { return }
+        self.parked = nil
+        resumed = true
+        for part in parked.value.parts { channelRead(context: context, data: wrapInboundOut(part)) }
+        resumed = false
+        // Outside a read from the socket: the router takes what it was handed once a read is complete.
+        context.fireChannelReadComplete()
+        if parked.value.readPending { read(context: context) }
+    }
+
+    /// The page this connection drew is written (or its connection gone): whoever waits for it goes on.
+    private func doneDrawing() {
+        guard let drawing else { return }
+        self.drawing = nil
+        routes.pages?.drawn(drawing.value)
     }
 
     /// Who asks: a visitor (`person` nil), or someone whose session is remembered; nil when the router must judge

@@ -78,6 +78,12 @@ package final class PageCache: Sendable {
     }
 
     private let state = NIOLockedValueBox(State())
+    /// The pages the router is drawing now, by key, with whom to wake once each is drawn: one request draws a page
+    /// and the others for it wait (single flight, as `Kept` builds an answer once for all who ask). Why: measured with
+    /// `Benchmarks/run` (issue 41), every reading the demo stores drops `/timetable` and Today, and each of the 64
+    /// connections asking for them then drew its own copy at once: p99 of 213 and 279 ms against nginx's 5 ms.
+    /// Bounded by the connections: each draws or waits for one page at a time.
+    private let drawing = NIOLockedValueBox([Key: [@Sendable () -> Void]]())
     private let hub: EventHub
     private let clock: any QuadClock
     /// At most this many bytes of pages; past it the cache starts again.
@@ -153,6 +159,27 @@ package final class PageCache: Sendable {
             state.bytes += size(page)
             state.pages[key] = page
         }
+    }
+
+    /// True when the caller is to draw the page for `key` (no one else is), and then calls `drawn(key)` once its
+    /// answer is written or abandoned; false when someone is drawing it: `wake` is called once they are done.
+    func draw(_ key: Key, orWait wake: @escaping @Sendable () -> Void) -> Bool {
+        drawing.withLockedValue { drawing in
+            guard drawing[key] == nil else {
+                drawing[key]!.append(wake)
+                return false
+            }
+            drawing[key] = []
+            return true
+        }
+    }
+
+    /// Requests waiting for a page being drawn.
+    var waiting: Int { drawing.withLockedValue { $0.values.map(\.count).reduce(0, +) } }
+
+    /// The page for `key` is drawn (kept or not): whoever waits for it is woken.
+    func drawn(_ key: Key) {
+        for wake in drawing.withLockedValue({ $0.removeValue(forKey: key) }) ?? [] { wake() }
     }
 
     /// Requests whose target and headers take more than this are answered by the router each time.

@@ -261,9 +261,9 @@ import Testing
             let port = try #require(client.port)
             let poll = "GET /api/rooms HTTP/1.1\r\nHost: quad.test\r\n\r\n"
             // Builds the kept answer for this host first.
-            _ = try await exchange(
+            _ = try await Self.exchange(
                 port: port, poll + "GET /health HTTP/1.1\r\nHost: quad.test\r\nConnection: close\r\n\r\n")
-            let answers = try await exchange(
+            let answers = try await Self.exchange(
                 port: port,
                 "GET /api/rooms?minSpots=30 HTTP/1.1\r\nHost: quad.test\r\n\r\n" + poll
                     + "GET /health HTTP/1.1\r\nHost: quad.test\r\nConnection: close\r\n\r\n")
@@ -281,7 +281,7 @@ import Testing
     }
 
     /// Sends raw bytes on one connection and returns the responses, split, once the server closes it.
-    private func exchange(port: Int, _ requests: String) async throws -> [String] {
+    static func exchange(port: Int, _ requests: String) async throws -> [String] {
         let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .connect(host: "127.0.0.1", port: port) { channel in
                 channel.eventLoop.makeCompletedFuture {

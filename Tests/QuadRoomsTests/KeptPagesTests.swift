@@ -208,6 +208,56 @@ import Testing
         }
     }
 
+    /// Many asking at once for a page being drawn wait for the one drawing it and are answered with it, rather than
+    /// each drawing their own; a page that may not be kept (it sets a cookie) is then drawn for each of them.
+    @Test(arguments: [true, false])
+    func askedByManyAtOnceAPageIsDrawnOnce(keepable: Bool) async throws {
+        let draws = NIOLockedValueBox(0)
+        let gate = Gate()
+        let slow: (Routes) -> Void = { routes in
+            routes.on(.get, "/test/slow-page", .public) { _, _ -> Response in
+                let draw = draws.withLockedValue {
+                    $0 += 1
+                    return $0
+                }
+
+                if draw == 1 { await gate.passed() }
+                var response = Response(
+                    status: .ok, headers: [.contentType: "text/html; charset=utf-8"],
+                    body: .init(byteBuffer: ByteBuffer(string: "<p>drawn once</p>")))
+                response.headers[PageCache.keepHeader] = PageCache.keepValue(
+                    until: nil, person: nil, types: [.event(.room)])
+                if !keepable { response.headers[.setCookie] = "seen=1; Path=/" }
+                return response
+            }
+        }
+        try await TestApp.run(at: TestTime.weekdayMorning, routes: slow, live: true) { app, client in
+            let port = try #require(client.port)
+
+            let ask =
+                "GET /test/slow-page HTTP/1.1\r\nHost: quad.test\r\n\r\n"
+                + "GET /health HTTP/1.1\r\nHost: quad.test\r\nConnection: close\r\n\r\n"
+            let answers = try await withThrowingTaskGroup(of: [String].self) { group in
+                group.addTask { try await FastPathTests.exchange(port: port, ask) }
+                do {
+                    try await eventually("the first is drawing") { draws.withLockedValue { $0 } == 1 }
+                    for _ in 0..<4 { group.addTask { try await FastPathTests.exchange(port: port, ask) } }
+                    try await eventually("the others wait for it") { app.platform.pages.waiting == 4 }
+                } catch {
+                    await gate.open()
+                    throw error
+                }
+                await gate.open()
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            #expect(answers.count == 5)
+            for answer in answers {
+                #expect(answer.count == 2 && answer[0].hasPrefix("200 ") && answer[0].contains("drawn once"))
+            }
+            #expect(draws.withLockedValue { $0 } == (keepable ? 1 : 5))
+        }
+    }
+
     /// Two instances on one PostgreSQL database: a role change or a sign-out on one drops the pages the other kept.
     @Test(.enabled(if: TestDatabase.postgresURL != nil), .timeLimit(.minutes(5)))
     func aChangeOnOneInstanceDropsThePagesTheOtherKept() async throws {
@@ -262,5 +312,22 @@ extension ReservationIntent {
         return ReservationIntent(
             roomId: room, range: SlotRange(lower: now, upper: now + 4)!, hold: .seat, owner: owner,
             person: owner.capitalized, checkInBy: nil)
+    }
+}
+
+/// Holds whoever passes it until it is opened.
+actor Gate {
+    private var isOpen = false
+    private var held: [CheckedContinuation<Void, Never>] = []
+
+    func passed() async {
+        if isOpen { return }
+        await withCheckedContinuation { held.append($0) }
+    }
+
+    func open() {
+        isOpen = true
+        for continuation in held { continuation.resume() }
+        held = []
     }
 }
