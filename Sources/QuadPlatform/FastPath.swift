@@ -117,12 +117,13 @@ package final class FastPath: ChannelDuplexHandler, RemovableChannelHandler {
     private var drawing: Boxed<PageCache.Key>?
     /// A page request waiting for another connection to draw the same page, with what the client sent after it, and
     /// whether the channel asked to read more meanwhile (it does not until the request goes on).
-    private var parked: Boxed<(token: Int, parts: [HTTPServerRequestPart], readPending: Bool)>?
+    private var parked: Boxed<(token: Int, deadline: NIODeadline, parts: [HTTPServerRequestPart], readPending: Bool)>?
     /// Counts the requests parked, so that a wake-up meant for an earlier one is ignored.
     private var parkings = 0
-    /// The parked request is going on: it draws or waits no more, whatever it finds (the router answers it when
-    /// the page it waited for was not kept).
-    private var resumed = false
+    /// The parked request is going on, and until when it may still wait (nil: a request not parked yet). Each time
+    /// a page drawn for it is not kept (a change came while it was drawn: the demo's readings come several at once),
+    /// one of those waiting draws it again for the others, until then; past it, the router answers each.
+    private var waitingUntil: NIODeadline?
     /// An event stream being opened here, then open: the connection is the stream's from then on.
     private var opening: Boxed<StreamOpening>?
     private var stream: PipelineEventStream?
@@ -243,8 +244,8 @@ package final class FastPath: ChannelDuplexHandler, RemovableChannelHandler {
                     case .kept(let found):
                         answeringPage = Boxed(found)
                         return
-                    case .wait:
-                        park(head, token: token, context: context)
+                    case .wait(let deadline):
+                        park(head, token: token, deadline: deadline, context: context)
                         return
                     case .router: break
                     }
@@ -393,15 +394,15 @@ package final class FastPath: ChannelDuplexHandler, RemovableChannelHandler {
     /// `wait`: another connection is drawing the same page; the request waits for it (`wake`), then goes on.
     private enum PageOutcome {
         case kept((page: PageCache.Page, rateLimit: String?, path: Substring))
-        case wait
+        case wait(until: NIODeadline)
         case router
     }
 
     private func page(
         _ head: HTTPRequestHead, pages: PageCache, remote: SocketAddress?, wake: @autoclosure () -> @Sendable () -> Void
     ) -> PageOutcome {
-        let mayWait = !resumed
-        resumed = false
+        let deadline = waitingUntil ?? .now() + Self.longestWait
+        waitingUntil = nil
         let headers = head.headers
         // Pages are for browsers: a bearer token or a conditional request is the router's.
         guard head.method == .GET, head.version == .http1_1, head.isKeepAlive, !headers.contains(name: "authorization"),
@@ -414,8 +415,8 @@ package final class FastPath: ChannelDuplexHandler, RemovableChannelHandler {
             gzip: Gzip.accepted(headers["accept-encoding"].joined(separator: ", ")))
         guard let page = pages.page(key, person: caller.person) else {
             guard let stamp = pages.stamp() else { return .router }
-            if mayWait {
-                guard pages.draw(key, orWait: wake()) else { return .wait }
+            if NIODeadline.now() < deadline {
+                guard pages.draw(key, orWait: wake()) else { return .wait(until: deadline) }
                 drawing = Boxed(key)
             }
             capture = Boxed((key, caller.person, stamp))
@@ -428,12 +429,12 @@ package final class FastPath: ChannelDuplexHandler, RemovableChannelHandler {
     /// How long a page request waits for another connection to draw the page at most, before the router answers it.
     static let longestWait = TimeAmount.seconds(2)
 
-    /// Parks a page request until the page it asks for is drawn, or `longestWait` passed.
-    private func park(_ head: HTTPRequestHead, token: Int, context: ChannelHandlerContext) {
+    /// Parks a page request until the page it asks for is drawn, or `deadline`.
+    private func park(_ head: HTTPRequestHead, token: Int, deadline: NIODeadline, context: ChannelHandlerContext) {
         parkings = token
-        parked = Boxed((token, [.head(head)], false))
+        parked = Boxed((token, deadline, [.head(head)], false))
         let wake = waker(token, context)
-        context.eventLoop.scheduleTask(in: Self.longestWait) { wake() }
+        context.eventLoop.scheduleTask(deadline: deadline) { wake() }
     }
 
     /// Wakes the request parked as `token` on this connection's event loop (from whichever thread drew the page).
@@ -452,9 +453,9 @@ package final class FastPath: ChannelDuplexHandler, RemovableChannelHandler {
     private func resume(_ token: Int, context: ChannelHandlerContext) {
         guard let parked, parked.value.token == token else { return }
         self.parked = nil
-        resumed = true
+        waitingUntil = parked.value.deadline
         for part in parked.value.parts { channelRead(context: context, data: wrapInboundOut(part)) }
-        resumed = false
+        waitingUntil = nil
         // Outside a read from the socket: the router takes what it was handed once a read is complete.
         context.fireChannelReadComplete()
         if parked.value.readPending { read(context: context) }

@@ -147,9 +147,14 @@ package final class PageCache: Sendable {
         let page = Page(head: head, body: body, person: person, stamp: stamp, types: types, expires: expires)
         // The body, with room for the key and the head.
         let size = { (page: Page) in page.body.readableBytes + key.size + 1024 }
+        let now = clock.now
         state.withLockedValue { state in
+            // Not over a page drawn later (one still good at this page's stamp, and still in time). A page whose time
+            // is up is replaced: measured (issue 41), `/timetable`, whose countdown is up every minute, was drawn
+            // for every request from then until the next reading changed the stamp (550 draws in 8 s).
             guard stamp.holds(types, now: state.stamp(stamp.generation)),
-                state.pages[key].map({ !$0.stamp.holds($0.types, now: stamp) }) ?? true
+                state.pages[key].map({ !$0.stamp.holds($0.types, now: stamp) || $0.expires.map { now >= $0 } ?? false })
+                    ?? true
             else { return }
             state.bytes -= state.pages[key].map(size) ?? 0
             if state.bytes + size(page) > capacity {

@@ -159,10 +159,13 @@ import Testing
             }
             #expect(Self.keptAnswers(logs) == 2)
 
-            // The next minute, the day is drawn again.
+            // The next minute, the day is drawn again, and kept again: the page whose time was up is replaced, with
+            // nothing else changed.
             app.clock.advance(by: .seconds(60))
             _ = try await client.execute(uri: "/", method: .get, headers: kier)
             #expect(Self.keptAnswers(logs) == 2)
+            _ = try await client.execute(uri: "/", method: .get, headers: kier)
+            #expect(Self.keptAnswers(logs) == 3)
         }
     }
 
@@ -209,7 +212,7 @@ import Testing
     }
 
     /// Many asking at once for a page being drawn wait for the one drawing it and are answered with it, rather than
-    /// each drawing their own; a page that may not be kept (it sets a cookie) is then drawn for each of them.
+    /// each drawing their own; a page that may not be kept (it sets a cookie) is then drawn for each of them, in turn.
     @Test(arguments: [true, false])
     func askedByManyAtOnceAPageIsDrawnOnce(keepable: Bool) async throws {
         let draws = NIOLockedValueBox(0)
