@@ -389,8 +389,6 @@ package final class FastPath: ChannelDuplexHandler, RemovableChannelHandler {
         }
     }
 
-    /// A page kept for this request (`PageCache`); when there is none, and the router's answer may be kept, what
-    /// the request arrived with is noted (`capture`) for when the answer goes by.
     /// `wait`: another connection is drawing the same page; the request waits for it (`wake`), then goes on.
     private enum PageOutcome {
         case kept((page: PageCache.Page, rateLimit: String?, path: Substring))
@@ -398,10 +396,13 @@ package final class FastPath: ChannelDuplexHandler, RemovableChannelHandler {
         case router
     }
 
+    /// A page kept for this request (`PageCache`); when there is none, and the router's answer may be kept, what
+    /// the request arrived with is noted (`capture`) for when the answer goes by, and the request draws the page for
+    /// everyone who asks for it meanwhile, or waits for the one drawing it.
     private func page(
         _ head: HTTPRequestHead, pages: PageCache, remote: SocketAddress?, wake: @autoclosure () -> @Sendable () -> Void
     ) -> PageOutcome {
-        let deadline = waitingUntil ?? .now() + Self.longestWait
+        let waitedUntil = waitingUntil
         waitingUntil = nil
         let headers = head.headers
         // Pages are for browsers: a bearer token or a conditional request is the router's.
@@ -415,6 +416,7 @@ package final class FastPath: ChannelDuplexHandler, RemovableChannelHandler {
             gzip: Gzip.accepted(headers["accept-encoding"].joined(separator: ", ")))
         guard let page = pages.page(key, person: caller.person) else {
             guard let stamp = pages.stamp() else { return .router }
+            let deadline = waitedUntil ?? .now() + Self.longestWait
             if NIODeadline.now() < deadline {
                 guard pages.draw(key, orWait: wake()) else { return .wait(until: deadline) }
                 drawing = Boxed(key)
