@@ -22,12 +22,21 @@ import Testing
             let everyone = people
             let statuses = try await withThrowingTaskGroup(of: HTTPResponse.Status.self) { group in
                 for headers in everyone {
-                    group.addTask { try await client.book("race", as: headers).status }
+                    group.addTask {
+                        // As a client does: "busy, try again" (503, every PostgreSQL connection held for the pool's
+                        // whole wait, as on a loaded CI machine) is asked again; it booked nothing.
+                        var status = try await client.book("race", as: headers).status
+                        for _ in 0..<10 where status == .serviceUnavailable {
+                            status = try await client.book("race", as: headers).status
+                        }
+                        return status
+                    }
                 }
                 return try await group.reduce(into: []) { $0.append($1) }
             }
-            #expect(statuses.filter { $0 == .created }.count == 20)
-            #expect(statuses.filter { $0 == .conflict }.count == 180)
+            let tally = Dictionary(grouping: statuses.map(\.code), by: { $0 }).mapValues(\.count)
+            #expect(statuses.filter { $0 == .created }.count == 20, "\(tally)")
+            #expect(statuses.filter { $0 == .conflict }.count == 180, "\(tally)")
             let room = try #require(try await store.find("race"))
             let bookings = try await app.held(in: "race")
             #expect(room.spots == 0)
