@@ -398,7 +398,8 @@ package final class FastPath: ChannelDuplexHandler, RemovableChannelHandler {
 
     /// A page kept for this request (`PageCache`); when there is none, and the router's answer may be kept, what
     /// the request arrived with is noted (`capture`) for when the answer goes by, and the request draws the page for
-    /// everyone who asks for it meanwhile, or waits for the one drawing it.
+    /// everyone who asks for it meanwhile, or waits for the one drawing it (or, when all the kept page missed is a
+    /// feed's reading, is answered with it: `PageCache.feeds`).
     private func page(
         _ head: HTTPRequestHead, pages: PageCache, remote: SocketAddress?, wake: @autoclosure () -> @Sendable () -> Void
     ) -> PageOutcome {
@@ -418,14 +419,21 @@ package final class FastPath: ChannelDuplexHandler, RemovableChannelHandler {
             guard let stamp = pages.stamp() else { return .router }
             let deadline = waitedUntil ?? .now() + Self.longestWait
             if NIODeadline.now() < deadline {
-                guard pages.draw(key, orWait: wake()) else { return .wait(until: deadline) }
-                drawing = Boxed(key)
+                switch pages.draw(key, for: caller.person, orWait: wake()) {
+                case .wait: return .wait(until: deadline)
+                case .kept(let page): return kept(page)
+                case .draw: drawing = Boxed(key)
+                }
             }
             capture = Boxed((key, caller.person, stamp))
             return .router
         }
-        guard let rateLimit = take(clientKey(caller.person, headers, remote)) else { return .router }
-        return .kept((page, rateLimit, head.uri.prefix { $0 != "?" }))
+        return kept(page)
+
+        func kept(_ page: PageCache.Page) -> PageOutcome {
+            guard let rateLimit = take(clientKey(caller.person, headers, remote)) else { return .router }
+            return .kept((page, rateLimit, head.uri.prefix { $0 != "?" }))
+        }
     }
 
     /// How long a page request waits for another connection to draw the page at most, before the router answers it.

@@ -261,6 +261,76 @@ import Testing
         }
     }
 
+    /// While a page is drawn again after a car park's reading, whoever else asks for it gets the page kept before the
+    /// reading at once, rather than waiting: for a reading of the last 2 seconds only. After a booking, they wait for
+    /// the page that shows it.
+    @Test(arguments: [("parking", 0, true), ("parking", 3, false), ("room", 0, false)])
+    func aPageBehindAReadingIsAnsweredWhileItIsDrawnAgain(
+        change: String, secondsLater: Int, answered: Bool
+    )
+        async throws
+    {
+        let draws = NIOLockedValueBox(0)
+        let gate = Gate()
+        let counted: (Routes) -> Void = { routes in
+            routes.on(.get, "/test/counted-page", .public) { _, _ -> Response in
+                let draw = draws.withLockedValue {
+                    $0 += 1
+                    return $0
+                }
+                if draw == 2 { await gate.passed() }
+                var response = Response(
+                    status: .ok, headers: [.contentType: "text/html; charset=utf-8"],
+                    body: .init(byteBuffer: ByteBuffer(string: "<p>drawing \(draw)</p>")))
+                response.headers[PageCache.keepHeader] = PageCache.keepValue(
+                    until: nil, person: nil, types: [.event(.room), .event(.parking)])
+                return response
+            }
+        }
+        try await TestApp.run(at: TestTime.weekdayMorning, routes: counted, live: true) { app, client in
+            let port = try #require(client.port)
+            // Kept pages are answered on connections kept alive: the second request closes it.
+            let ask =
+                "GET /test/counted-page HTTP/1.1\r\nHost: quad.test\r\n\r\n"
+                + "GET /health HTTP/1.1\r\nHost: quad.test\r\nConnection: close\r\n\r\n"
+            // Drawn, then kept.
+            for _ in 0..<2 { _ = try await FastPathTests.exchange(port: port, ask) }
+            #expect(draws.withLockedValue { $0 } == 1)
+
+            await app.platform.events.publishForTesting(change, ["id": "north"])
+            app.clock.advance(by: .seconds(secondsLater))
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                group.addTask {
+                    let again = try await FastPathTests.exchange(port: port, ask)
+                    #expect(again.first?.contains("drawing 2") == true)
+                }
+                do {
+                    try await eventually("it is drawn again") { draws.withLockedValue { $0 } == 2 }
+                    if answered {
+                        for _ in 0..<4 {
+                            let before = try await FastPathTests.exchange(port: port, ask)
+                            #expect(before.first?.contains("drawing 1") == true)
+                        }
+                    } else {
+                        for _ in 0..<4 {
+                            group.addTask {
+                                let after = try await FastPathTests.exchange(port: port, ask)
+                                #expect(after.first?.contains("drawing 2") == true)
+                            }
+                        }
+                        try await eventually("the others wait for it") { app.platform.pages.waiting == 4 }
+                    }
+                } catch {
+                    await gate.open()
+                    throw error
+                }
+                await gate.open()
+                try await group.waitForAll()
+            }
+            #expect(draws.withLockedValue { $0 } == 2)
+        }
+    }
+
     /// Two instances on one PostgreSQL database: a role change or a sign-out on one drops the pages the other kept.
     @Test(.enabled(if: TestDatabase.postgresURL != nil), .timeLimit(.minutes(5)))
     func aChangeOnOneInstanceDropsThePagesTheOtherKept() async throws {
