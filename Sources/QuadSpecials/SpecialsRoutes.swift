@@ -121,18 +121,20 @@ struct SpecialsRoutes {
 
     /// The mosaic's rows, by the shared layout rule.
     func mosaicModel(_ t: Localizer) async throws -> Mosaic {
-        let (records, settings, _) = try await specials.kept.current(at: specials.platform.clock.now)
+        let (records, settings, next) = try await specials.kept.current(at: specials.platform.clock.now)
         let rows = SpecialsLayout.rows(widths: records.map(\.width), canvas: settings.canvasUnit).map { row in
             Mosaic.Row(tiles: row.tiles.map { Self.tile(records[$0], settings: settings, t: t) }, width: row.width)
         }
-        return Mosaic(rows: rows, hasSpecials: !records.isEmpty, canvasUnit: settings.canvasUnit)
+        return Mosaic(rows: rows, hasSpecials: !records.isEmpty, canvasUnit: settings.canvasUnit, changesAt: next)
     }
 
     func page(_ request: Request) async throws -> Response {
         let t = Localizer(language: web.language(for: request))
         let mosaic = try await mosaicModel(t)
+        // Kept (`PageCache`) until a special or the settings change, or a special's validity begins or ends.
         return try web.page(
-            request, template: "specials", title: { $0("specials.title") }, fragments: ["live": "specials-mosaic"]
+            request, template: "specials", title: { $0("specials.title") }, fragments: ["live": "specials-mosaic"],
+            keptUntilChangeOf: [.event(.special)], keptUntil: { _ in mosaic.changesAt }
         ) { _ in
             SpecialsPage(
                 rows: mosaic.rows, hasSpecials: mosaic.hasSpecials, canvasUnit: mosaic.canvasUnit,
@@ -458,6 +460,8 @@ struct Mosaic {
     let rows: [Row]
     let hasSpecials: Bool
     let canvasUnit: Int
+    /// When a special's validity begins or ends, changing the mosaic by itself.
+    var changesAt: Date? = nil
 
     struct Row {
         let tiles: [SpecialTile]

@@ -169,6 +169,40 @@ import Testing
         }
     }
 
+    /// The specials page is kept until a special changes, and until a special on it is over: the next page drawn
+    /// then leaves it out, with nothing announced (no service runs here to announce it).
+    @Test func theSpecialsPageIsKeptUntilASpecialIsOver() async throws {
+        let logs = LogLines()
+        try await TestApp.run(at: TestTime.weekdayMorning, live: true, services: false, logger: logs.logger) {
+            app, client in
+            let admin: HTTPFields = [.authorization: "Bearer \(TestApp.adminToken)", .contentType: "application/json"]
+            let kier = try Self.browser(try await app.signedIn("kier"))
+            let melon: [String: Any] = [
+                "display_name": "Honeydew melon", "width": 8, "height": 8, "original_price": "4.00", "price": "3.00",
+                "validUntil": app.clock.now.addingTimeInterval(3600).formatted(.iso8601),
+            ]
+            let created = try await client.execute(
+                uri: "/api/specials", method: .post, headers: admin,
+                body: ByteBuffer(data: try JSONSerialization.data(withJSONObject: melon)))
+            #expect(created.status == .created)
+            var page = try await client.execute(uri: "/specials", method: .get, headers: kier)
+            for _ in 0..<2 { page = try await client.execute(uri: "/specials", method: .get, headers: kier) }
+            #expect(Self.keptAnswers(logs) == 1)
+            #expect(page.text.contains("Honeydew melon"))
+
+            app.clock.advance(by: .seconds(3601))
+            let over = try await client.execute(uri: "/specials", method: .get, headers: kier)
+            #expect(Self.keptAnswers(logs) == 1)
+            #expect(over.status == .ok && !over.text.contains("Honeydew melon"))
+            // Then kept again. (An hour on, the session's cookie is renewed with the page that says so: that one is
+            // not kept.)
+            for _ in 0..<3 where Self.keptAnswers(logs) < 2 {
+                _ = try await client.execute(uri: "/specials", method: .get, headers: kier)
+            }
+            #expect(Self.keptAnswers(logs) == 2)
+        }
+    }
+
     /// A change this instance did not make (another instance's, announced on the hub) drops the kept pages too.
     @Test func aChangeAnnouncedOnTheHubDropsTheKeptPages() async throws {
         try await Self.withKeptRoomsPage { app, client, kier, logs in
