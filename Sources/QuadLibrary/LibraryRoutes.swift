@@ -87,9 +87,16 @@ struct LibraryRoutes {
             if let editor { return editor.bookId == nil ? t("library.newTitle") : t("library.edit") }
             return shown?.title ?? t("library.title")
         }
+        // Kept (`PageCache`) until a book or a loan changes, someone chooses another order, or the campus another time
+        // zone; or until a loan falls due, or the next day (a date in another year is written with its year).
+        let changesAt =
+            ([LibraryDate.nextDay(after: now, zone: zone)] + all.compactMap { $0.statusChanges(after: now) })
+            .min()
         var response = try web.page(
             request, template: "library", status: status, title: title, strings: Self.scriptStrings,
-            fragments: ["live": "library-live"]
+            fragments: ["live": "library-live"],
+            keptUntilChangeOf: [.event(.book), .notice(Self.sortNotice)] + library.campus.changes,
+            keptUntil: { _ in changesAt }
         ) { t in
             return LibraryPage(
                 books: books.map { book in
@@ -123,6 +130,10 @@ struct LibraryRoutes {
         return response
     }
 
+    /// The notice that someone chose another list order (`?sort=`): a kept `/library` page without one shows the order
+    /// they chose last.
+    static let sortNotice = "library-sort"
+
     /// The list order: `?sort=` (remembered for the person, or in a cookie for a visitor), else what they chose last.
     private func sortOrder(_ request: Request, person: Person?) async throws -> (BookSort, Cookie?) {
         if let chosen = request.uri.queryParameters.get("sort").flatMap({ BookSort(rawValue: $0) }) {
@@ -130,6 +141,7 @@ struct LibraryRoutes {
                 // Written only when it changes: the list reloads with the same `?sort=` on every live event.
                 if try await library.store.sort(for: person.username) != chosen {
                     try await library.store.setSort(chosen, for: person.username)
+                    await library.platform.events.notice(Self.sortNotice, "")
                 }
                 return (chosen, nil)
             }

@@ -130,6 +130,8 @@ package protocol CampusTime: Sendable {
     /// Inside the caller's transaction: the kept zone, else read on the caller's connection. (Waiting for another
     /// connection there could wait for ever, while every connection is held by a transaction waiting the same way.)
     func timeZone(_ sql: any SQLDatabase) async -> TimeZone
+    /// The changes on the hub that announce another zone: a page showing times in it is kept until one of them.
+    var changes: [HubChange] { get }
 }
 
 /// A person's loans (Library), for their notifications and their calendar's reminders.

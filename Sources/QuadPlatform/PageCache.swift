@@ -114,7 +114,7 @@ package final class PageCache: Sendable {
     /// the demo's readings (every 3 s) made every `/timetable` and Today reader wait for the page to be drawn again
     /// (20–50 ms under load): p99 of 40 and 56 ms against nginx's 5. What a person did themselves (a booking, a
     /// hold, a sign-out) is never one of these: they always get the page that shows it.
-    static let feeds: Set<String> = [EventKind.parking.rawValue, EventKind.departure.rawValue]
+    static let feeds: Set<String> = [EventKind.parking.rawValue, EventKind.departure.rawValue, HubChange.fed.name]
     static let staleFor: TimeInterval = 2
 
     /// Every page shows who is signed in.

@@ -12,10 +12,13 @@ package final class CampusZone: CampusTime {
     package init(platform: Platform) {
         let store = TimetableStore(database: platform.database)
         self.store = store
-        self.zone = Kept(hub: platform.events, clock: platform.clock, droppedBy: [.notice("timetable-zone")]) {
+        self.zone = Kept(hub: platform.events, clock: platform.clock, droppedBy: Self.zoneChanges) {
             try await store.campus()?.timeZone ?? .current
         }
     }
+
+    static let zoneChanges: [HubChange] = [.notice("timetable-zone")]
+    package var changes: [HubChange] { Self.zoneChanges }
 
     package func timeZone() async -> TimeZone {
         do {

@@ -203,6 +203,45 @@ import Testing
         }
     }
 
+    /// The library is kept until a loan falls due, and until the person chooses another order.
+    @Test func theLibraryIsKeptUntilALoanFallsDueOrAnotherOrderIsChosen() async throws {
+        let logs = LogLines()
+        try await TestApp.run(
+            at: TestTime.weekdayMorning, configure: { $0.loadDemoData = true }, live: true, services: false,
+            logger: logs.logger
+        ) {
+            app, client in
+            let kier = try Self.browser(try await app.signedIn("kier"))
+            /// Asked until answered from what was kept (a page drawn as the session's cookie is renewed is not kept).
+            func keptLibrary(_ answers: Int) async throws -> String {
+                var page = ""
+                for _ in 0..<4 where Self.keptAnswers(logs) < answers {
+                    page = try await client.execute(uri: "/library", method: .get, headers: kier).text
+                }
+                #expect(Self.keptAnswers(logs) == answers)
+                return page
+            }
+            let overdue = { (page: String) in page.components(separatedBy: #"data-status="overdue""#).count - 1 }
+            #expect(overdue(try await keptLibrary(1)) == 1)
+
+            // Another order, chosen on the list with `?sort=`, is the list's from then on.
+            let oldest = try await client.execute(uri: "/library?sort=oldest", method: .get, headers: kier)
+            #expect(oldest.text.contains(#"value="oldest" selected"#))
+            let after = try await client.execute(uri: "/library", method: .get, headers: kier)
+            #expect(after.text.contains(#"value="oldest" selected"#))
+            _ = try await keptLibrary(2)
+
+            // "Running Lean" went out a day ago for 14 days (the others earlier): a minute before it is due, then a
+            // minute after.
+            app.clock.advance(by: .seconds(13 * 86400 - 60))
+            #expect(overdue(try await keptLibrary(3)) == 3)
+            app.clock.advance(by: .seconds(120))
+            let due = try await client.execute(uri: "/library", method: .get, headers: kier)
+            #expect(Self.keptAnswers(logs) == 3)
+            #expect(overdue(due.text) == 4)
+        }
+    }
+
     /// A change this instance did not make (another instance's, announced on the hub) drops the kept pages too.
     @Test func aChangeAnnouncedOnTheHubDropsTheKeptPages() async throws {
         try await Self.withKeptRoomsPage { app, client, kier, logs in

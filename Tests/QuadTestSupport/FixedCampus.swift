@@ -10,5 +10,7 @@ package struct FixedCampus: CampusTime {
 
     package func timeZone(_ sql: any SQLDatabase) async -> TimeZone { zone }
 
+    package var changes: [HubChange] { [] }
+
     package static let melbourne = FixedCampus(zone: TestTime.melbourne)
 }

@@ -41,6 +41,12 @@ public struct Book: Sendable, Equatable, Identifiable {
         return now > loan.dueAt ? .overdue : .onLoan
     }
 
+    /// When `status(at:)` next changes by itself after `now`: the instant after its loan falls due.
+    public func statusChanges(after now: Date) -> Date? {
+        guard let due = loan?.dueAt, due >= now else { return nil }
+        return due.addingTimeInterval(0.001)
+    }
+
     /// The original app's path for the book.
     public var path: String { "/books/\(id)" }
 }

@@ -119,6 +119,13 @@ package final class Kept<Key: Hashable & Sendable, Value: Sendable>: Sendable {
         drop()
         for case .notice(let type) in changes { await hub.notice(type, "changed") }
     }
+
+    /// As `changed()`, announced by the notice `change` alone (one of its changes): a feed's reading rather than an
+    /// edit (`HubChange.fed`).
+    package func changed(by change: HubChange) async {
+        drop()
+        if case .notice(let type) = change, changes.contains(change) { await hub.notice(type, "changed") }
+    }
 }
 
 /// The key of a `Kept` that holds one value.
@@ -145,6 +152,11 @@ extension Kept where Key == One {
 package enum HubChange: Hashable, Sendable {
     case event(EventKind)
     case notice(String)
+
+    /// The notice that a feed's reading (a car park's, a departure's prediction) changed what is kept: sent instead of
+    /// a feature's own notice, so that a page kept before it may still be shown while it is drawn again
+    /// (`PageCache.feeds`).
+    package static let fed = HubChange.notice("fed")
 
     /// Its name on the hub (`EventHub.onChange` hands it over).
     var name: String {

@@ -67,6 +67,9 @@ package final class KeptAnswer<Key: Hashable & Sendable>: AnyKeptAnswer {
     /// Something under it changed (call after it is stored): dropped here at once, and on every instance through
     /// the notices among its changes. (Its events drop it when they are published.)
     package func changed() async { await kept.changed() }
+
+    /// As `changed()`, announced by the notice `change` alone (`Kept.changed(by:)`).
+    package func changed(by change: HubChange) async { await kept.changed(by: change) }
 }
 
 /// Thrown by a kept answer's build when there is nothing to keep for the key: the operation's handler answers (a
