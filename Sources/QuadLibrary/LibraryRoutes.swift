@@ -90,7 +90,7 @@ struct LibraryRoutes {
         // Kept (`PageCache`) until a book or a loan changes, someone chooses another order, or the campus another time
         // zone; or until a loan falls due, or the next day (a date in another year is written with its year).
         let changesAt =
-            ([LibraryDate.nextDay(after: now, zone: zone)] + all.compactMap { $0.statusChanges(after: now) })
+            ([CampusClock(timeZone: zone).nextDay(after: now)] + all.compactMap { $0.statusChanges(after: now) })
             .min()
         var response = try web.page(
             request, template: "library", status: status, title: title, strings: Self.scriptStrings,

@@ -19,6 +19,12 @@ package struct Notifications: Sendable {
 
     /// An instant as a person reads it: the time alone today, the day and the time another day.
     func said(_ instant: Date, now: Date, t: Localizer) -> String { t.instant(instant, now: now, clock: clock) }
+
+    /// When what the page says of these changes by itself after `now`: an offer ends, a loan falls due, or the next
+    /// day on the campus's clock (days are said as "today", "tomorrow", and loans are due soon or today by the day).
+    func changesAt(after now: Date) -> Date? {
+        Attention.next([clock.nextDay(after: now)] + offers.map(\.offeredUntil) + loans.map(\.loan.dueAt), after: now)
+    }
 }
 
 extension Waiting {

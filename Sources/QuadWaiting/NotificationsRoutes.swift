@@ -56,7 +56,10 @@ struct NotificationsRoutes {
         let query = request.uri.queryParameters
         return try web.page(
             request, template: "notifications", status: status, title: { $0("notifications.title") },
-            strings: Self.scriptStrings, fragments: ["live": "notifications-live"]
+            strings: Self.scriptStrings, fragments: ["live": "notifications-live"],
+            keptUntilChangeOf: [.event(.waiting), .event(.notice), .event(.book), WaitingLists.remindersChange]
+                + waiting.campus.changes,
+            keptUntil: { _ in notes.changesAt(after: now) }
         ) { t in
             NotificationsPage(
                 notes, now: now, t: t, refreshSeconds: refreshSeconds,

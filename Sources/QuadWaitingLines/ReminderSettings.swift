@@ -1,5 +1,6 @@
 import Foundation
 import QuadCore
+import QuadPlatform
 import SQLKit
 
 /// Which reminders a person turned off (table `reminders_off`), read and written for the Waiting feature. Here
@@ -27,5 +28,9 @@ extension WaitingLists {
                 .run()
             }
         }
+        await events.notice(Self.remindersChange.name, "changed")
     }
+
+    /// The notice that someone turned reminders on or off, on any instance: a kept notifications page shows them.
+    package static let remindersChange = HubChange.notice("reminders")
 }

@@ -242,6 +242,43 @@ import Testing
         }
     }
 
+    /// A person's notifications are kept until their reminders are turned off or on (from any instance), and until a
+    /// loan of theirs falls due.
+    @Test func notificationsAreKeptUntilRemindersChangeOrALoanFallsDue() async throws {
+        let logs = LogLines()
+        try await TestApp.run(
+            at: TestTime.weekdayMorning, configure: { $0.loadDemoData = true }, live: true, services: false,
+            logger: logs.logger
+        ) {
+            app, client in
+            let ada = try Self.browser(try await app.signedIn("ada"))
+            /// Asked until answered from what was kept (a page drawn as the session's cookie is renewed is not kept).
+            func kept(_ answers: Int) async throws -> String {
+                var page = ""
+                for _ in 0..<4 where Self.keptAnswers(logs) < answers {
+                    page = try await client.execute(uri: "/notifications", method: .get, headers: ada).text
+                }
+                #expect(Self.keptAnswers(logs) == answers)
+                return page
+            }
+            let offersOn = #"name="offers" value="on" checked"#
+            #expect(try await kept(1).contains(offersOn))
+
+            // Turned off with no request to this instance (as another instance does it).
+            try await app.features.waiting.lines.setRemindersOff([.offers], for: "ada")
+            let off = try await client.execute(uri: "/notifications", method: .get, headers: ada)
+            #expect(off.text.contains(#"name="offers" value="on">"#) && !off.text.contains(offersOn))
+
+            // "Clean Code" went out three days ago for 14 days: a minute before it is due, then a minute after.
+            app.clock.advance(by: .seconds(11 * 86400 - 60))
+            #expect(try await kept(2).contains("loan-dueToday"))
+            app.clock.advance(by: .seconds(120))
+            let due = try await client.execute(uri: "/notifications", method: .get, headers: ada)
+            #expect(Self.keptAnswers(logs) == 2)
+            #expect(due.text.contains("loan-overdue") && !due.text.contains("loan-dueToday"))
+        }
+    }
+
     /// A change this instance did not make (another instance's, announced on the hub) drops the kept pages too.
     @Test func aChangeAnnouncedOnTheHubDropsTheKeptPages() async throws {
         try await Self.withKeptRoomsPage { app, client, kier, logs in

@@ -23,14 +23,6 @@ public enum LibraryDate {
             + "\(pad(parts.hour, 2)):\(pad(parts.minute, 2)):\(pad(parts.second, 2))"
     }
 
-    /// The start of the day after `now`'s in `zone`: when `day(_:language:zone:now:)` may next say another year.
-    public static func nextDay(after now: Date, zone: TimeZone) -> Date {
-        var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = zone
-        let today = calendar.startOfDay(for: now)
-        return calendar.date(byAdding: .day, value: 1, to: today) ?? now.addingTimeInterval(86400)
-    }
-
     /// A day as the web page shows it, in `language` and in `zone` (the campus's, not UTC): "3 May" /
     /// "3 mai" ("1er mai" on the first), with the year when it is not the year of `now` there.
     public static func day(_ date: Date, language: Language, zone: TimeZone, now: Date) -> String {

@@ -141,6 +141,11 @@ public struct CampusClock: Sendable {
         return calendar.date(from: parts)!
     }
 
+    /// The start of the next day on the campus's clock after `instant`: when words such as "today" next change.
+    public func nextDay(after instant: Date) -> Date {
+        self.instant(date(of: instant).adding(days: 1), LocalTime(hour: 0))
+    }
+
     /// `yyyy-MM-dd'T'HH:mm:ss` in campus time, as the original app reads dates.
     public func wallClock(_ instant: Date) -> String {
         let parts = calendar.dateComponents([.year, .month, .day, .hour, .minute, .second], from: instant)

@@ -159,7 +159,7 @@ package enum HubChange: Hashable, Sendable {
     package static let fed = HubChange.notice("fed")
 
     /// Its name on the hub (`EventHub.onChange` hands it over).
-    var name: String {
+    package var name: String {
         switch self {
         case .event(let kind): kind.rawValue
         case .notice(let type): type
