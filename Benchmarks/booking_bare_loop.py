@@ -7,16 +7,17 @@ usage: booking_bare_loop.py DB_FILE [--rooms 250] [--capacity 16] [--people 20]
 Creates DB_FILE (it must not exist) with Quad's rooms schema, in WAL mode with
 synchronous=FULL and foreign_keys=ON (as Quad opens its SQLite file), adds the
 rooms storm-1..storm-R with CAPACITY seats each, then books one seat per
-transaction with exactly the statements Quad's ReservationStore.reserve runs
-for a signed-in person (the room's seats, the bookings overlapping the range,
-whether anyone waits in the room's lines, the person's untimed booking there,
-the insert, the room's free seats now),
+transaction with exactly the statements Quad's ReservationStore.reserveAll runs
+for a batch of one signed-in person's booking (the room's row with its free seats
+now and whether anyone waits for it, the bookings overlapping the range, the
+person's untimed booking there, the insert),
 until N bookings (default: every seat) or SECONDS, whichever comes first.
 People storm-p1..storm-pP each sweep all rooms in turn, as the storm's wrk
 script does, with the same time ranges: an hour from tomorrow 10:00 UTC plus
 (pass mod 4) quarter hours. One connection, one booking per transaction: the
 issue's limit. (Quad writes concurrent bookings several to a transaction, one
-flush for all: see BookingBatcher.)
+flush for all, in these four statements whatever their number: see
+BookingBatcher and ReservationStore.reserveAll.)
 
 Not included (Quad does them per booking request, outside the transaction): the
 session lookup, the building's rules and the campus's time zone (a SELECT
@@ -63,6 +64,8 @@ SCHEMA = [
     "ALTER TABLE room_reservations ADD COLUMN checked_in_at TEXT",
     "CREATE INDEX room_reservations_check_in ON room_reservations (check_in_by)",
     "ALTER TABLE room_bookings ADD COLUMN owner TEXT",
+    # Quad's migration 105: a booking for a group holds its number of seats
+    "ALTER TABLE room_reservations ADD COLUMN seats INTEGER NOT NULL DEFAULT 1 CHECK (seats >= 1)",
     # The platform's migration 6: waiting lines (Quad reads a room's before deciding a booking; empty in the storm)
     "CREATE TABLE waiting_places (id TEXT PRIMARY KEY, kind TEXT NOT NULL, thing TEXT NOT NULL, detail TEXT NOT NULL,"
     " owner TEXT NOT NULL, name TEXT NOT NULL, label TEXT NOT NULL, seq INTEGER NOT NULL, joined_at TEXT NOT NULL,"
@@ -71,22 +74,28 @@ SCHEMA = [
 ]
 
 
-# Quad's RoomStore.records for one room at a quarter hour: its free seats then.
-SPOTS_NOW = (
+# Quad's RoomStore.rows as ReservationStore.reserveAll reads it for a batch's rooms (here one): each room's free
+# seats at a quarter hour, and whether anyone waits in its lines.
+ROOM_NOW = (
     "SELECT r.id, r.name, r.building, r.capacity, r.spots, r.photo, r.hours AS room_hours,"
     " b.hours AS building_hours,"
     " (SELECT COUNT(*) FROM room_bookings k WHERE k.room_id = r.id) AS standing,"
-    " (SELECT COUNT(*) FROM room_reservations v WHERE v.room_id = r.id AND v.hold = ?"
+    " (SELECT COALESCE(SUM(v.seats), 0) FROM room_reservations v WHERE v.room_id = r.id AND v.hold = ?"
     "  AND v.first_slot <= ? AND v.end_slot > ?) AS seats_held,"
-    " (SELECT COUNT(*) FROM room_reservations v WHERE v.room_id = r.id AND v.hold = ?"
-    "  AND v.first_slot <= ? AND v.end_slot > ?) AS whole"
-    " FROM rooms r LEFT JOIN room_buildings b ON b.name_key = LOWER(r.building) WHERE r.id = ?"
+    " (SELECT COALESCE(SUM(v.seats), 0) FROM room_reservations v WHERE v.room_id = r.id AND v.hold = ?"
+    "  AND v.first_slot <= ? AND v.end_slot > ?) AS whole,"
+    " CASE WHEN EXISTS (SELECT 1 FROM waiting_places WHERE kind = ? AND thing = \"r\".\"id\") THEN 1 ELSE 0 END"
+    " AS lines"
+    " FROM rooms r LEFT JOIN room_buildings b ON b.name_key = LOWER(r.building) WHERE r.id IN (?)"
 )
+# reserveAll's read of the bookings overlapping the times asked in each room (here one room, one range).
 OVERLAPPING = (
-    "SELECT id, room_id, owner, person, hold, first_slot, end_slot, series_id, created_at, check_in_by,"
-    " checked_in_at FROM room_reservations WHERE room_id = ? AND end_slot > ? AND first_slot < ?"
+    "SELECT id, room_id, owner, person, hold, seats, first_slot, end_slot, series_id, created_at, check_in_by,"
+    " checked_in_at FROM room_reservations WHERE (room_id = ? AND end_slot > ? AND first_slot < ?)"
     " ORDER BY first_slot, id"
 )
+# reserveAll's read of the batch's people's untimed bookings in the rooms they ask for.
+STANDING = "SELECT room_id, owner FROM room_bookings WHERE room_id IN (?) AND owner IN (?)"
 
 
 def schema_of(db):
@@ -175,19 +184,13 @@ def main(argv):
         first = base + ((i - 1) // len(rooms)) % 4  # this person's pass over the rooms
         db.execute("BEGIN IMMEDIATE")
         try:
-            # Quad's ReservationStore.lockForBooking: the seats, and whether anyone waits (nobody, in the storm).
-            seats = db.execute(
-                "SELECT spots - (SELECT COUNT(*) FROM room_bookings WHERE room_id = ?) AS seats,"
-                " CASE WHEN EXISTS (SELECT 1 FROM waiting_places WHERE kind = ? AND thing = ?) THEN 1 ELSE 0 END"
-                " AS lines FROM rooms WHERE id = ?",
-                (room_id, "room", room_id, room_id),
-            ).fetchone()[0]
+            now_slot = int(time.time()) // 900
+            room = db.execute(ROOM_NOW, ("seat", now_slot, now_slot, "room", now_slot, now_slot, "room", room_id))
+            seats = room.fetchone()[4]  # spots, less the untimed bookings (none here)
             held = db.execute(OVERLAPPING, (room_id, first, first + 4)).fetchall()
-            standing = db.execute(
-                "SELECT 1 FROM room_bookings WHERE room_id = ? AND owner = ?", (room_id, person_key)
-            ).fetchone()
+            standing = db.execute(STANDING, (room_id, person_key)).fetchone()
             # Quad's Occupancy: a seat is free in every quarter hour of the range.
-            peak = max(sum(1 for h in held if h[5] <= slot < h[6]) for slot in range(first, first + 4))
+            peak = max(sum(h[5] for h in held if h[6] <= slot < h[7]) for slot in range(first, first + 4))
             if standing is not None or any(h[2] == person_key for h in held) or peak >= seats:
                 db.execute("ROLLBACK")
                 full += 1
@@ -197,12 +200,10 @@ def main(argv):
             full = 0
             db.execute(
                 "INSERT INTO room_reservations"
-                " (id, room_id, owner, person, hold, first_slot, end_slot, series_id, created_at, check_in_by)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (booking_id(), room_id, person_key, person, "seat", first, first + 4, None, now_iso(), None),
+                " (id, room_id, owner, person, hold, seats, first_slot, end_slot, series_id, created_at, check_in_by)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (booking_id(), room_id, person_key, person, "seat", 1, first, first + 4, None, now_iso(), None),
             )
-            now_slot = int(time.time()) // 900
-            db.execute(SPOTS_NOW, ("seat", now_slot, now_slot, "room", now_slot, now_slot, room_id)).fetchone()
             db.execute("COMMIT")
         except BaseException:
             if db.in_transaction:

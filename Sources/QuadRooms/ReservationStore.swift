@@ -593,11 +593,7 @@ final class ReservationStore: Sendable {
     func take(
         _ intent: ReservationIntent, seats: Int, lines: Bool = true, _ sql: any SQLDatabase
     ) async throws -> (Reservation, WaitingChanges) {
-        if intent.hold == .seat, intent.seats > max(seats, 1) {
-            throw ValidationFailure(
-                field: "seats",
-                message: "This room has \(seats) seats to book: ask for fewer, or for the whole room.")
-        }
+        try Self.checkSeats(intent, seats: seats)
         var changes = WaitingChanges()
         var offers: [WaitingPlace] = []
         if lines, try await !waiting.places(.room, thing: intent.roomId, sql).isEmpty {
@@ -611,7 +607,29 @@ final class ReservationStore: Sendable {
         let standing = try await sql.raw(
             "SELECT 1 FROM room_bookings WHERE room_id = \(bind: intent.roomId) AND owner = \(bind: intent.owner)"
         ).first()
-        if standing != nil || held.contains(where: { $0.owner == intent.owner }) {
+        let reservation = try decide(intent, seats: seats, held: held, standing: standing != nil, offers: offers)
+        for mine in offers where mine.owner == intent.owner {
+            try await waiting.delete(mine.id, sql)
+            changes.changed.append((mine, .accepted))
+        }
+        try await Self.insert([reservation], sql)
+        return (reservation, changes)
+    }
+
+    /// 422 when a group asks for more seats than the room has for booking (`seats`).
+    static func checkSeats(_ intent: ReservationIntent, seats: Int) throws {
+        guard intent.hold == .seat, intent.seats > max(seats, 1) else { return }
+        throw ValidationFailure(
+            field: "seats", message: "This room has \(seats) seats to book: ask for fewer, or for the whole room.")
+    }
+
+    /// The reservation `intent` makes, or why it is refused: `held` are the room's bookings overlapping its time,
+    /// `standing` whether its owner holds an untimed booking there, `offers` the places in line offered a time that
+    /// overlaps it (the owner's own is theirs to take).
+    func decide(
+        _ intent: ReservationIntent, seats: Int, held: [Reservation], standing: Bool, offers: [WaitingPlace]
+    ) throws -> Reservation {
+        if standing || held.contains(where: { $0.owner == intent.owner }) {
             throw BookingRefusal.alreadyBooked
         }
         let others = offers.filter { $0.owner != intent.owner }
@@ -627,27 +645,31 @@ final class ReservationStore: Sendable {
             }
             throw intent.hold == .seat ? BookingRefusal.full : ReservationRefusal.taken
         }
-        for mine in offers where mine.owner == intent.owner {
-            try await waiting.delete(mine.id, sql)
-            changes.changed.append((mine, .accepted))
-        }
-        let reservation = Reservation(
+        return Reservation(
             id: RoomStore.newBookingId(), roomId: intent.roomId, owner: intent.owner, person: intent.person,
             hold: intent.hold, seats: intent.hold == .seat ? intent.seats : 1, range: intent.range,
             seriesId: intent.seriesId, createdAt: Timestamp.string(clock.now),
             checkInBy: intent.checkInBy, checkedIn: false)
-        let deadline = intent.checkInBy.map { Int($0.timeIntervalSince1970.rounded(.down)) }
+    }
+
+    /// Stores `reservations`, in one statement.
+    static func insert(_ reservations: [Reservation], _ sql: any SQLDatabase) async throws {
+        guard !reservations.isEmpty else { return }
+        let rows: [SQLQueryString] = reservations.map { made in
+            let deadline = made.checkInBy.map { Int($0.timeIntervalSince1970.rounded(.down)) }
+            return """
+                (\(bind: made.id), \(bind: made.roomId), \(bind: made.owner), \(bind: made.person), \(bind: made.hold.rawValue),
+                 \(bind: made.seats), \(bind: made.range.lower), \(bind: made.range.upper), \(bind: made.seriesId),
+                 \(bind: made.createdAt), \(bind: deadline))
+                """
+        }
         try await sql.raw(
             """
             INSERT INTO room_reservations
                 (id, room_id, owner, person, hold, seats, first_slot, end_slot, series_id, created_at, check_in_by)
-            VALUES (\(bind: reservation.id), \(bind: intent.roomId), \(bind: intent.owner), \(bind: intent.person),
-                    \(bind: intent.hold.rawValue), \(bind: reservation.seats), \(bind: intent.range.lower),
-                    \(bind: intent.range.upper), \(bind: intent.seriesId), \(bind: reservation.createdAt),
-                    \(bind: deadline))
+            VALUES \(rows.joined(separator: ", "))
             """
         ).run()
-        return (reservation, changes)
     }
 
     /// The room's free seats at `now` (`RoomStore.records`'s rule).

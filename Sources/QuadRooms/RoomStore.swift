@@ -3,6 +3,28 @@ import QuadCore
 import QuadPlatform
 import SQLKit
 
+/// What a room's free seats at one quarter hour are made of: the seats offered, less the untimed bookings and the
+/// seats booked then, none while the room is closed or booked whole. `records` counts them as read; a batch of bookings
+/// counts them again with each booking it makes (`reserveAll`), rather than reading them again.
+struct SeatsNow: Sendable {
+    let slot: Int
+    /// The seats an admin offers (column `spots`), and the untimed bookings holding some of them.
+    let seats: Int
+    let standing: Int
+    /// Seats booked during `slot`, and bookings of the whole room then.
+    var held: Int
+    var whole: Int
+    let open: Bool
+
+    var free: Int { !open || whole > 0 ? 0 : max(0, seats - standing - held) }
+
+    /// Counts `reservation` if it holds the room during `slot`.
+    mutating func add(_ reservation: Reservation) {
+        guard reservation.range.lower <= slot, slot < reservation.range.upper else { return }
+        if reservation.hold == .seat { held += reservation.seats } else { whole += reservation.seats }
+    }
+}
+
 /// A room as stored, with its free seats at one instant: the photo is a path under `/images/`, made absolute when
 /// sent.
 struct RoomRecord: Sendable, Equatable {
@@ -92,8 +114,16 @@ final class RoomStore: Sendable {
     static func records(
         _ sql: any SQLDatabase, at now: Date, campus: CampusClock, only id: String? = nil
     ) async throws -> [RoomRecord] {
+        try await rows(sql, at: now, campus: campus, where: id.map { "WHERE r.id = \(bind: $0)" } ?? "").map(\.record)
+    }
+
+    /// `records`' statement, each room with what its free seats are made of (`SeatsNow`) and its row, for the
+    /// columns `extra` adds (a batch of bookings asks whether anyone waits for each room: `reserveAll`).
+    static func rows(
+        _ sql: any SQLDatabase, at now: Date, campus: CampusClock, extra: SQLQueryString = "",
+        where filter: SQLQueryString
+    ) async throws -> [(record: RoomRecord, now: SeatsNow, row: any SQLRow)] {
         let slot = SlotRange.slot(containing: now)
-        let filter: SQLQueryString = id.map { "WHERE r.id = \(bind: $0)" } ?? ""
         let held: (String) -> SQLQueryString = { hold in
             """
             (SELECT COALESCE(SUM(v.seats), 0) FROM room_reservations v WHERE v.room_id = r.id AND v.hold = \(bind: hold)
@@ -105,25 +135,26 @@ final class RoomStore: Sendable {
             SELECT r.id, r.name, r.building, r.capacity, r.spots, r.photo, r.hours AS room_hours,
                    b.hours AS building_hours,
                    (SELECT COUNT(*) FROM room_bookings k WHERE k.room_id = r.id) AS standing,
-                   \(held("seat")) AS seats_held, \(held("room")) AS whole
+                   \(held("seat")) AS seats_held, \(held("room")) AS whole\(extra)
             FROM rooms r LEFT JOIN room_buildings b ON b.name_key = LOWER(r.building) \(filter)
             """
         ).all().map { row in
-            let seats = try row.decode(column: "spots", as: Int.self)
             let hours =
                 try row.decode(column: "room_hours", as: String?.self)
                 ?? row.decode(column: "building_hours", as: String?.self)
             let open = try hours.map { try BuildingPolicyStore.hours($0) } ?? BookingPolicy.default.hours
-            let whole = try row.decode(column: "whole", as: Int.self)
-            let standing = try row.decode(column: "standing", as: Int.self)
-            let held = try row.decode(column: "seats_held", as: Int.self)
-            let free = !open.isOpen(inSlot: slot, clock: campus) || whole > 0 ? 0 : max(0, seats - standing - held)
-            return RoomRecord(
+            let seatsNow = SeatsNow(
+                slot: slot, seats: try row.decode(column: "spots", as: Int.self),
+                standing: try row.decode(column: "standing", as: Int.self),
+                held: try row.decode(column: "seats_held", as: Int.self),
+                whole: try row.decode(column: "whole", as: Int.self), open: open.isOpen(inSlot: slot, clock: campus))
+            let record = RoomRecord(
                 id: try row.decode(column: "id", as: String.self),
                 name: try row.decode(column: "name", as: String.self),
                 building: try row.decode(column: "building", as: String.self),
-                capacity: try row.decode(column: "capacity", as: Int.self), seats: seats,
-                photo: try row.decode(column: "photo", as: String?.self), spots: free)
+                capacity: try row.decode(column: "capacity", as: Int.self), seats: seatsNow.seats,
+                photo: try row.decode(column: "photo", as: String?.self), spots: seatsNow.free)
+            return (record, seatsNow, row)
         }
     }
 

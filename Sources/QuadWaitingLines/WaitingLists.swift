@@ -154,8 +154,14 @@ package final class WaitingLists: Sendable, PersonRemoval {
     /// A column for a feature's own query, 1 when anyone waits in the thing's lines, else 0: a booking reads it with
     /// the statement that locks the room, rather than in a round trip of its own.
     package static func anyPlace(_ kind: WaitingKind, thing: String) -> SQLQueryString {
+        anyPlace(kind, thing: SQLBind(thing))
+    }
+
+    /// `anyPlace` for the thing `thing` names: a bound value, or a column of the feature's query (a batch of bookings
+    /// reads every room's at once).
+    package static func anyPlace(_ kind: WaitingKind, thing: any SQLExpression) -> SQLQueryString {
         """
-        CASE WHEN EXISTS (SELECT 1 FROM waiting_places WHERE kind = \(bind: kind.rawValue) AND thing = \(bind: thing))
+        CASE WHEN EXISTS (SELECT 1 FROM waiting_places WHERE kind = \(bind: kind.rawValue) AND thing = \(thing))
         THEN 1 ELSE 0 END
         """
     }
