@@ -1,10 +1,11 @@
 -- Benchmarks/pgbench/booking.sql: the limit for the booking storm on PostgreSQL (booking-pgbench in
 -- Benchmarks/run). One pgbench transaction is one booking in time, made with the statements Quad's
--- ReservationStore.reserve sends for `POST /api/rooms/{id}/bookings` on PostgreSQL, each its own
--- round trip: BEGIN; the room's row locked with its seats and whether anyone waits in its lines (nobody, in the
--- storm); the bookings overlapping the range; the
--- person's untimed booking there; the insert (when a seat is free in every quarter hour, which Quad
--- decides in Swift and this script in SQL, its one extra statement); the room's free seats now;
+-- ReservationStore.reserveAll sends for a batch of one booking (`POST /api/rooms/{id}/bookings`; Quad writes
+-- the bookings made at the same time as one batch, in these statements however many they are), each its own
+-- round trip: BEGIN; the room's row locked, with its free seats now and whether anyone waits in its lines
+-- (nobody, in the storm); the bookings overlapping the range; the person's untimed booking there; the insert
+-- (when a seat is free in every quarter hour, which Quad decides in Swift and this script in SQL, its one extra
+-- statement);
 -- COMMIT; then the booking's event (EventHub.publish: pg_notify). Run it with `pgbench -M
 -- extended`: Quad (PostgresNIO) sends every statement as an unnamed statement with bound
 -- parameters (Parse/Bind/Execute), never prepared once and reused.
@@ -32,35 +33,36 @@
 \set first :base + (:person - 1) % 4
 \set id random(1000000000000000000, 9223372036854775806)
 BEGIN;
-SELECT spots - (SELECT COUNT(*) FROM room_bookings WHERE room_id = :prefix || '-' || :room) AS seats,
-    CASE WHEN EXISTS (SELECT 1 FROM waiting_places WHERE kind = 'room' AND thing = :prefix || '-' || :room)
-    THEN 1 ELSE 0 END AS lines
-FROM rooms WHERE id = :prefix || '-' || :room FOR UPDATE \gset
-SELECT id, room_id, owner, person, hold, first_slot, end_slot, series_id, created_at, check_in_by, checked_in_at
+SELECT r.id, r.name, r.building, r.capacity, r.spots, r.photo, r.hours AS room_hours,
+       b.hours AS building_hours,
+       (SELECT COUNT(*) FROM room_bookings k WHERE k.room_id = r.id) AS standing,
+       (SELECT COALESCE(SUM(v.seats), 0) FROM room_reservations v WHERE v.room_id = r.id AND v.hold = 'seat'
+        AND v.first_slot <= :now AND v.end_slot > :now) AS seats_held,
+       (SELECT COALESCE(SUM(v.seats), 0) FROM room_reservations v WHERE v.room_id = r.id AND v.hold = 'room'
+        AND v.first_slot <= :now AND v.end_slot > :now) AS whole,
+       CASE WHEN EXISTS (SELECT 1 FROM waiting_places WHERE kind = 'room' AND thing = "r"."id") THEN 1 ELSE 0 END
+       AS lines
+FROM rooms r LEFT JOIN room_buildings b ON b.name_key = LOWER(r.building) WHERE r.id IN (:prefix || '-' || :room)
+ORDER BY r.id FOR UPDATE OF r \gset room_
+SELECT id, room_id, owner, person, hold, seats, first_slot, end_slot, series_id, created_at, check_in_by,
+       checked_in_at
 FROM room_reservations
-WHERE room_id = :prefix || '-' || :room AND end_slot > :first AND first_slot < :first + 4
+WHERE (room_id = :prefix || '-' || :room AND end_slot > :first AND first_slot < :first + 4)
 ORDER BY first_slot, id;
-SELECT COUNT(*) AS mine FROM room_bookings
-WHERE room_id = :prefix || '-' || :room AND owner = :prefix || '-p' || :person \gset
+SELECT room_id, owner FROM room_bookings
+WHERE room_id IN (:prefix || '-' || :room) AND owner IN (:prefix || '-p' || :person);
 SELECT COALESCE(MAX(held), 0) AS peak FROM (
-    SELECT slot, COUNT(v.id) AS held FROM generate_series(:first, :first + 3) AS slot
+    SELECT slot, SUM(v.seats) AS held FROM generate_series(:first, :first + 3) AS slot
     JOIN room_reservations v ON v.room_id = :prefix || '-' || :room AND v.first_slot <= slot AND v.end_slot > slot
     GROUP BY slot) AS busiest \gset
-\if :peak < :seats
+\if :peak < :room_spots - :room_standing
 INSERT INTO room_reservations
-    (id, room_id, owner, person, hold, first_slot, end_slot, series_id, created_at, check_in_by)
-VALUES (:id, :prefix || '-' || :room, :prefix || '-p' || :person, :title || ' person ' || :person, 'seat',
+    (id, room_id, owner, person, hold, seats, first_slot, end_slot, series_id, created_at, check_in_by)
+VALUES (:id, :prefix || '-' || :room, :prefix || '-p' || :person, :title || ' person ' || :person, 'seat', 1,
         :first, :first + 4, NULL, :created_at, NULL);
 \endif
-SELECT r.id, r.name, r.building, r.capacity, r.spots, r.photo, r.hours AS room_hours, b.hours AS building_hours,
-       (SELECT COUNT(*) FROM room_bookings k WHERE k.room_id = r.id) AS standing,
-       (SELECT COUNT(*) FROM room_reservations v WHERE v.room_id = r.id AND v.hold = 'seat'
-        AND v.first_slot <= :now AND v.end_slot > :now) AS seats_held,
-       (SELECT COUNT(*) FROM room_reservations v WHERE v.room_id = r.id AND v.hold = 'room'
-        AND v.first_slot <= :now AND v.end_slot > :now) AS whole
-FROM rooms r LEFT JOIN room_buildings b ON b.name_key = LOWER(r.building) WHERE r.id = :prefix || '-' || :room;
 COMMIT;
-\if :peak < :seats
+\if :peak < :room_spots - :room_standing
 SELECT pg_notify(:channel, nextval('quad_event_ids')::text || ' ' || 'room {"change":"spots","id":"' || :prefix
-                 || '-' || :room || '","spots":' || :seats || '}');
+                 || '-' || :room || '","spots":' || :room_spots || '}');
 \endif

@@ -10,8 +10,8 @@ extension ReservationStore {
     /// every booking made. Each is decided as `take` decides it, against what was read and the bookings made before it
     /// in the batch; each keeps its own answer.
     ///
-    /// Why: on SQLite each statement is a round trip to SQLite's thread and is parsed again, and the storm in
-    /// `Benchmarks/run` spent most of the writer's time in those, five per booking.
+    /// Why: each statement is a round trip (to SQLite's thread, where it is parsed again, or to PostgreSQL), and the
+    /// storm in `Benchmarks/run` spent most of the writer's time in those, five per booking.
     ///
     /// A room someone waits for takes `reserve`'s way, one booking at a time: its lines are settled and its offers
     /// counted first. Its bookings never meet the others', which are for other rooms.
@@ -22,8 +22,12 @@ extension ReservationStore {
         for intent in intents where !roomIds.contains(intent.roomId) { roomIds.append(intent.roomId) }
         var rooms: [String: (now: SeatsNow, names: (String, String), lines: Bool)] = [:]
         let lines = WaitingLists.anyPlace(.room, thing: SQLColumn("id", table: "r"))
+        // PostgreSQL: each room's row locked until the commit (as `lockForBooking` locks one), in the rooms' order, so
+        // that two instances' batches never wait for each other's rooms in turn.
+        let lock: SQLQueryString = database.engine == .postgres ? " ORDER BY r.id FOR UPDATE OF r" : ""
         for (record, now, row) in try await RoomStore.rows(
-            sql, at: clock.now, campus: campus, extra: ", \(lines) AS lines", where: "WHERE r.id IN (\(binds: roomIds))"
+            sql, at: clock.now, campus: campus, extra: ", \(lines) AS lines",
+            where: "WHERE r.id IN (\(binds: roomIds))\(lock)"
         ) {
             rooms[record.id] = (now, (record.name, record.building), try row.decode(column: "lines", as: Int.self) != 0)
         }

@@ -16,8 +16,8 @@ package final class Rooms: Feature, PersonRemoval, PersonCalendar {
     let platform: Platform
     /// The waiting lines for a room's time slots.
     let lines: WaitingLists
-    /// SQLite only: PostgreSQL runs concurrent bookings in concurrent transactions.
-    private let batcher: BookingBatcher?
+    /// Concurrent bookings, written together (`BookingBatcher`).
+    private let batcher: BookingBatcher
     /// Every room's booking rules, read once per change of a room or a building's rules (not per booking).
     private let rules: Kept<One, [String: BookingPolicy]>
 
@@ -30,7 +30,7 @@ package final class Rooms: Feature, PersonRemoval, PersonCalendar {
         let policies = BuildingPolicyStore(database: platform.database)
         self.policies = policies
         self.kept = KeptRooms(store: store, reservations: reservations, platform: platform)
-        batcher = platform.database.engine == .sqlite ? BookingBatcher(store: reservations) : nil
+        batcher = BookingBatcher(store: reservations)
         rules = Kept(hub: platform.events, clock: platform.clock, droppedBy: [.notice("room-rules")]) {
             try await policies.policies()
         }
@@ -69,10 +69,11 @@ package final class Rooms: Feature, PersonRemoval, PersonCalendar {
                 person: owner.displayName, checkInBy: policy.checkInDeadline(for: range, bookedAt: now)))
     }
 
-    /// Stores `intent` if it fits (batched on SQLite) and tells everyone the room's free seats now.
+    /// Stores `intent` if it fits (batched with others made at the same time) and tells everyone the room's free seats
+    /// now.
     func reserve(_ intent: ReservationIntent) async throws -> (booking: Booking, spots: Int) {
         let (reservation, spots, waiting) =
-            if let batcher { try await batcher.book(intent) } else { try await reservations.reserve(intent) }
+            try await batcher.book(intent)
         platform.metrics.count(.booked)
         await changed(intent.roomId, spots: spots, .spots)
         await lines.announce(waiting)
