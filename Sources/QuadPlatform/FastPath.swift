@@ -607,7 +607,14 @@ struct QuadHTTP1Channel: ServerChildChannel {
     package let routes: FastPath.Routes
     package let limits: ConnectionLimits
 
-    func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<HTTP1Channel.Value> {
+    /// The connection as Hummingbird serves it, and when it first needs the router (`RouterWake`).
+    struct Value: ServerChildChannelValue {
+        let base: HTTP1Channel.Value
+        let routerNeeded: EventLoopFuture<Void>
+        var channel: any Channel { base.channel }
+    }
+
+    func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
         // Counted before anything else is set up; a refused connection is answered by its first handler and closed
         // (a failed setup would end the server's accept loop).
         let refusal = limits.refusal(channel)
@@ -615,8 +622,14 @@ struct QuadHTTP1Channel: ServerChildChannel {
             let pipeline = channel.pipeline.syncOperations
             if let refusal {
                 try pipeline.addHandler(refusal, position: .first)
-                return value
+                return Value(base: value, routerNeeded: channel.eventLoop.makeSucceededVoidFuture())
             }
+            // Each connection keeps its last receive buffer for the next read, at the size NIO reads into (2 kB at
+            // first): most requests are a few hundred bytes, and an event stream's connection reads one. Measured with
+            // `Benchmarks/run streams-10k`: 10,000 streams held 20 MB of them. It grows for larger requests.
+            try channel.syncOptions?.setOption(
+                ChannelOptions.recvAllocator,
+                value: AdaptiveRecvByteBufferAllocator(minimum: 64, initial: 512, maximum: 65536))
             let codec = try pipeline.context(handlerType: HTTP1ToHTTPServerCodec.self)
             let deadlines = ConnectionDeadlines(limits)
             try pipeline.addHandler(deadlines.start, position: .first)
@@ -626,12 +639,15 @@ struct QuadHTTP1Channel: ServerChildChannel {
             if !(routes.clock is SystemClock) {
                 try pipeline.addHandler(ClockDateHeader(clock: routes.clock), position: .before(codec.handler))
             }
-            return value
+            let wake = RouterWake(on: channel.eventLoop)
+            try pipeline.addHandler(wake, position: .before(codec.handler))
+            return Value(base: value, routerNeeded: wake.needed)
         }
     }
 
-    func handle(value: HTTP1Channel.Value, logger: Logger) async {
-        await base.handle(value: value, logger: logger)
+    func handle(value: Value, logger: Logger) async {
+        try? await value.routerNeeded.get()
+        await base.handle(value: value.base, logger: logger)
     }
 }
 
