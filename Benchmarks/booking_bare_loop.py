@@ -84,7 +84,7 @@ ROOM_NOW = (
     "  AND v.first_slot <= ? AND v.end_slot > ?) AS seats_held,"
     " (SELECT COALESCE(SUM(v.seats), 0) FROM room_reservations v WHERE v.room_id = r.id AND v.hold = ?"
     "  AND v.first_slot <= ? AND v.end_slot > ?) AS whole,"
-    " CASE WHEN EXISTS (SELECT 1 FROM waiting_places WHERE kind = ? AND thing = \"r\".\"id\") THEN 1 ELSE 0 END"
+    ' CASE WHEN EXISTS (SELECT 1 FROM waiting_places WHERE kind = ? AND thing = "r"."id") THEN 1 ELSE 0 END'
     " AS lines"
     " FROM rooms r LEFT JOIN room_buildings b ON b.name_key = LOWER(r.building) WHERE r.id IN (?)"
 )
