@@ -275,6 +275,26 @@ import Testing
         }
     }
 
+    /// A `HEAD` is answered without a body, kept answer or not, and the next request on the connection is read and
+    /// answered as sent (the request decoder does not tell the response encoder about a `HEAD`: `decoupleDecoder`).
+    @Test func aHeadHasNoBodyAndTheNextRequestIsAnswered() async throws {
+        try await TestApp.run(at: TestTime.weekdayMorning, configure: { $0.loadDemoData = true }, live: true) {
+            _, client in
+            let port = try #require(client.port)
+            let poll = "GET /api/rooms HTTP/1.1\r\nHost: quad.test\r\n\r\n"
+            let answers = try await Self.exchange(
+                port: port,
+                poll + "HEAD /api/rooms HTTP/1.1\r\nHost: quad.test\r\n\r\n" + poll
+                    + "HEAD /health HTTP/1.1\r\nHost: quad.test\r\nConnection: close\r\n\r\n")
+            #expect(answers.count == 4)
+            guard answers.count == 4 else { return }
+            #expect(answers[0].hasPrefix("200") && answers[0].contains("\"rooms\""))
+            #expect(answers[1].hasPrefix("200") && answers[1].hasSuffix("\r\n\r\n"), "no body: \(answers[1].suffix(80))")
+            #expect(answers[2].hasPrefix("200") && answers[2].contains("\"rooms\""))
+            #expect(answers[3].hasPrefix("200") && answers[3].hasSuffix("\r\n\r\n"))
+        }
+    }
+
     private func spots(of room: String, in response: TestResponse) throws -> Int? {
         let list = try JSONDecoder().decode(RoomList.self, from: Data(buffer: response.body))
         return list.rooms.first { $0.id == room }?.spots
