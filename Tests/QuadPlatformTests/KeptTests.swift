@@ -46,6 +46,78 @@ import Testing
         }
     }
 
+    /// While a value is built again after a feed's reading, or after it went stale by itself, whoever else asks gets
+    /// the one kept before at once, for at most `PageCache.staleFor`; after an edit they wait for the new one.
+    @Test func whileBuiltAgainAfterAReadingOthersGetTheValueBefore() async throws {
+        try await TestDatabase.withDatabase(.sqlite) { database in
+            let clock = ManualClock(now: TestTime.start)
+            let hub = EventHub(database: database, capacity: 16, clock: clock, logger: TestDatabase.logger)
+            let builds = NIOLockedValueBox(0)
+            let (gate, open) = AsyncStream<Void>.makeStream()
+            let cache = Kept<String, EncodedAnswer>(
+                hub: hub, clock: clock, droppedBy: [.notice("edit"), .fed], expires: { $0.expires }
+            ) { _ in
+                let number = builds.withLockedValue { count in
+                    count += 1
+                    return count
+                }
+                for await _ in gate { break }
+                return try EncodedAnswer.json(["build": number], expires: clock.now.addingTimeInterval(3600))
+            }
+            /// Starts build `number` and waits until it is under way.
+            func building(_ number: Int) async throws -> Task<EncodedAnswer, any Error> {
+                let task = Task { try await cache.value("kier") }
+                try await eventually("build \(number) began") { builds.withLockedValue { $0 } == number }
+                return task
+            }
+            func finish(_ build: Task<EncodedAnswer, any Error>) async throws -> String {
+                open.yield()
+                return try await build.value.etag
+            }
+
+            let first = try await finish(try await building(1))
+            await cache.changed(by: .fed)
+            #expect(cache.cached("kier") == nil, "nobody builds it: the next to ask does")
+            let second = try await building(2)
+            #expect(cache.cached("kier")?.etag == first)
+            let answered = NIOLockedValueBox<String?>(nil)
+            Task {
+                let etag = try await cache.value("kier").etag
+                answered.withLockedValue { $0 = etag }
+            }
+            try await eventually("answered without waiting for the build") { answered.withLockedValue { $0 } != nil }
+            #expect(answered.withLockedValue { $0 } == first)
+            let secondTag = try await finish(second)
+            #expect(secondTag != first && cache.cached("kier")?.etag == secondTag)
+
+            // Behind for longer than `staleFor`: wait.
+            await cache.changed(by: .fed)
+            clock.advance(by: .seconds(3))
+            let third = try await building(3)
+            #expect(cache.cached("kier") == nil)
+            _ = try await finish(third)
+
+            // An edit: wait, however recent.
+            await cache.changed()
+            let fourth = try await building(4)
+            #expect(cache.cached("kier") == nil)
+            let fourthTag = try await finish(fourth)
+            #expect(cache.cached("kier") != nil)
+
+            // Stale by itself half a second ago: the next to ask builds it, the others get it meanwhile.
+            clock.advance(by: .milliseconds(3_600_500))
+            #expect(cache.cached("kier") == nil)
+            let fifth = try await building(5)
+            #expect(cache.cached("kier")?.etag == fourthTag)
+            _ = try await finish(fifth)
+            // Stale three seconds ago: wait.
+            clock.advance(by: .seconds(3603))
+            let sixth = try await building(6)
+            #expect(cache.cached("kier") == nil)
+            _ = try await finish(sixth)
+        }
+    }
+
     /// A kept value goes, on this instance at once, when an event of a kind it names is published (whoever made the
     /// change reads it next, on PostgreSQL too, before the notification comes back); an event of another kind
     /// leaves it; and it goes by itself at its deadline.

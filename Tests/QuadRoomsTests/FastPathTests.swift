@@ -289,7 +289,8 @@ import Testing
             #expect(answers.count == 4)
             guard answers.count == 4 else { return }
             #expect(answers[0].hasPrefix("200") && answers[0].contains("\"rooms\""))
-            #expect(answers[1].hasPrefix("200") && answers[1].hasSuffix("\r\n\r\n"), "no body: \(answers[1].suffix(80))")
+            #expect(
+                answers[1].hasPrefix("200") && answers[1].hasSuffix("\r\n\r\n"), "no body: \(answers[1].suffix(80))")
             #expect(answers[2].hasPrefix("200") && answers[2].contains("\"rooms\""))
             #expect(answers[3].hasPrefix("200") && answers[3].hasSuffix("\r\n\r\n"))
         }
