@@ -2,8 +2,8 @@ import NIOCore
 import NIOHTTP1
 
 /// Says when a connection first needs the router: the first request part that `FastPath` passes on, or the end of the
-/// connection (closed, half-closed by the client, or failed), which Hummingbird's loop then ends. Until then the connection's task (`QuadHTTP1Channel.handle`) waits on `needed` without entering
-/// Hummingbird's request loop.
+/// connection (closed, half-closed by the client, or failed), which Hummingbird's loop then ends. Until then the
+/// connection's task (`QuadHTTP1Channel.handle`) waits on `needed` without entering Hummingbird's request loop.
 ///
 /// Why: that loop's frames (the loop, its cancellation handler, the channel's reader and writer) take about 4 kB of
 /// task memory per connection, kept for its life; an event stream (`PipelineEventStream`) and a connection whose

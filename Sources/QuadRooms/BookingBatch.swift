@@ -10,7 +10,7 @@ import SQLKit
 /// Why: on SQLite, which has one writer, with one booking per transaction the storm in `Benchmarks/run` spent its
 /// time in per-transaction round trips to SQLite's thread and in flushes, reaching 0.26× the bare loop. Batched, still
 /// with five statements per booking, it reached 0.31–0.36×: each statement is a round trip to SQLite's thread and is
-/// parsed again. With `reserveAll`'s four statements per batch: 1.19×. On PostgreSQL, where each booking had a
+/// parsed again. With `reserveAll`'s four statements per batch: 0.98–1.19×. On PostgreSQL, where each booking had a
 /// transaction of its own on one of the pool's connections, the storm went from 0.55× pgbench to 1.24–1.55×.
 ///
 /// Each booking keeps its own answer: a refused one changes nothing, and if anything unexpected fails (a deadlock

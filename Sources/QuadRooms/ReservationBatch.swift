@@ -39,7 +39,7 @@ extension ReservationStore {
         var results: [Result<Reserved, any Error>] = []
         for intent in intents {
             do {
-                guard let room = rooms[intent.roomId] else { throw BookingRefusal.roomNotFound(intent.roomId) }
+                guard var room = rooms[intent.roomId] else { throw BookingRefusal.roomNotFound(intent.roomId) }
                 if room.lines {
                     results.append(.success(try await reserve(intent, sql, campus: campus)))
                     continue
@@ -51,9 +51,10 @@ extension ReservationStore {
                     held: held[intent.roomId, default: []].filter { $0.range.overlaps(intent.range) },
                     standing: standing.contains(Pair(room: intent.roomId, owner: intent.owner)), offers: [])
                 held[intent.roomId, default: []].append(reservation)
-                rooms[intent.roomId]?.now.add(reservation)
+                room.now.add(reservation)
+                rooms[intent.roomId] = room
                 made.append(reservation)
-                results.append(.success((reservation, rooms[intent.roomId]!.now.free, WaitingChanges())))
+                results.append(.success((reservation, room.now.free, WaitingChanges())))
             } catch let refusal as Problem {
                 results.append(.failure(refusal))
             } catch let refusal as ValidationFailure {

@@ -72,8 +72,7 @@ package final class Rooms: Feature, PersonRemoval, PersonCalendar {
     /// Stores `intent` if it fits (batched with others made at the same time) and tells everyone the room's free seats
     /// now.
     func reserve(_ intent: ReservationIntent) async throws -> (booking: Booking, spots: Int) {
-        let (reservation, spots, waiting) =
-            try await batcher.book(intent)
+        let (reservation, spots, waiting) = try await batcher.book(intent)
         platform.metrics.count(.booked)
         await changed(intent.roomId, spots: spots, .spots)
         await lines.announce(waiting)

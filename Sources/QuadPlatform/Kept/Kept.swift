@@ -19,7 +19,7 @@ package final class Kept<Key: Hashable & Sendable, Value: Sendable>: Sendable {
     private struct State {
         var values: [Key: Value] = [:]
         /// What was kept before a feed's reading dropped it, and since when it is behind: whoever asks while one build
-        /// is under way for its key is answered with it (`behind(_:)`).
+        /// is under way for its key is answered with it (`cached`).
         var behind: [Key: (value: Value, since: Date)] = [:]
         var building: [Key: Build] = [:]
         /// Grows with every change: a value built under an older epoch is not kept.
@@ -59,7 +59,7 @@ package final class Kept<Key: Hashable & Sendable, Value: Sendable>: Sendable {
         self.expires = expires
         self.build = build
         for change in changes {
-            let feed = PageCache.feeds.contains(change.name)
+            let feed = change.isFeed
             switch change {
             case .event(let kind): hub.onEvent(kind) { [weak self] in self?.drop(feed: feed) }
             case .notice(let type): hub.onNotice(type) { [weak self] _ in self?.drop(feed: feed) }
@@ -153,7 +153,7 @@ package final class Kept<Key: Hashable & Sendable, Value: Sendable>: Sendable {
     /// As `changed()`, announced by the notice `change` alone (one of its changes): a feed's reading rather than an
     /// edit (`HubChange.fed`).
     package func changed(by change: HubChange) async {
-        drop(feed: PageCache.feeds.contains(change.name))
+        drop(feed: change.isFeed)
         if case .notice(let type) = change, changes.contains(change) { await hub.notice(type, "changed") }
     }
 }
@@ -187,6 +187,9 @@ package enum HubChange: Hashable, Sendable {
     /// a feature's own notice, so that a page kept before it may still be shown while it is drawn again
     /// (`PageCache.feeds`).
     package static let fed = HubChange.notice("fed")
+
+    /// A feed's reading (`PageCache.feeds`): what was kept before it may still be shown while it is built again.
+    package var isFeed: Bool { PageCache.feeds.contains(name) }
 
     /// Its name on the hub (`EventHub.onChange` hands it over).
     package var name: String {
