@@ -90,24 +90,9 @@ final class EventStreams: Sendable {
     func loopStreams(on loop: any EventLoop) -> LoopStreams {
         loops.withLockedValue { loops in
             if let found = loops[ObjectIdentifier(loop)] { return found }
-            let made = LoopStreams(loop: loop, heartbeat: heartbeat)
+            let made = LoopStreams(loop: loop, heartbeat: heartbeat, hub: hub)
             loops[ObjectIdentifier(loop)] = made
             return made
-        }
-    }
-
-    /// The last event's frame, kept while the hub hands that event to every stream.
-    private let lastFrame = NIOLockedValueBox<(event: Event, frame: ByteBuffer)?>(nil)
-
-    /// `event`'s frame as a chunk of bytes (`PipelineEventStream.chunk`), encoded once for all the streams opened in
-    /// the channel pipeline: the hub hands one event to each of them in turn (10,000 in
-    /// `Benchmarks/run streams-10k`), and they share the bytes.
-    func frame(_ event: Event) -> ByteBuffer {
-        lastFrame.withLockedValue { last in
-            if let last, last.event == event { return last.frame }
-            let frame = PipelineEventStream.chunk(Self.format(event))
-            last = (event, frame)
-            return frame
         }
     }
 

@@ -21,7 +21,11 @@ final class PipelineEventStream {
     private var wire: ChannelHandlerContext?
     private let slot: StreamSlot
     private let loopStreams: LoopStreams
-    private var cancel: (@Sendable () -> Void)?
+    /// The kinds of event it wants (all when nil), and whose stream it is (a username, lowercased; nil: a visitor).
+    private let types: Set<String>?
+    private let person: String?
+    /// The hub's deliveries up to this mark were accounted for when it opened (`EventHub.Opening`).
+    private var seen = Int64.max
     /// Frames written since the connection last could take more.
     private var behind = 0
     private var unflushed = false
@@ -36,22 +40,26 @@ final class PipelineEventStream {
         self.context = context
         self.wire = wire
         self.slot = slot
-        let loop = context.eventLoop
-        let loopStreams = streams.loopStreams(on: loop)
+        self.types = asked.types.map { Set($0.map(\.rawValue)) }
+        self.person = person
+        let loopStreams = streams.loopStreams(on: context.eventLoop)
         self.loopStreams = loopStreams
-        let this = NIOLoopBound(self, eventLoop: loop)
-        let listening = streams.hub.listen(
-            after: asked.lastEventId, types: asked.types, person: person,
-            send: { event in
-                loopStreams.deliver(streams.frame(event), to: this)
-                return true
-            },
-            finish: { loop.execute { this.value.end() } })
-        cancel = listening.cancel
+        // Joined first, so what the hub delivers from now on is kept for it; what it delivered before `seen` is in
+        // the replay, or was before the client's last event.
         loopStreams.join(self)
+        let opening = streams.hub.opening(after: asked.lastEventId, types: asked.types, person: person)
+        seen = opening?.mark ?? .max
         context.write(NIOAny(HTTPServerResponsePart.head(head)), promise: nil)
-        write(Self.chunk(EventStreams.opening(missedSome: listening.missedSome, replay: listening.replay)))
+        write(
+            Self.chunk(
+                EventStreams.opening(missedSome: opening?.missedSome ?? false, replay: opening?.replay ?? [])))
         flush()
+        if opening == nil { end() }  // the hub closed: the server is stopping
+    }
+
+    /// Whether the hub's delivery `mark` of `event` is for this stream.
+    func wants(_ event: Event, mark: Int64) -> Bool {
+        mark > seen && types?.contains(event.type) != false && event.reaches(person)
     }
 
     /// `text` framed as one chunk of a chunked answer, as the response encoder frames a body part, in one buffer.
@@ -108,25 +116,32 @@ final class PipelineEventStream {
         guard context != nil else { return }
         context = nil
         wire = nil
-        cancel?()
-        cancel = nil
         loopStreams.leave(self)
         slot.release()
     }
 }
 
-/// The pipeline's event streams on one event loop: the hub's deliveries to them are written in one turn of the
-/// loop, each stream flushed once, and one heartbeat timer serves them all.
+/// The pipeline's event streams on one event loop: it follows the hub for all of them (`EventHub.follow`), writes
+/// what the hub delivers in one turn of the loop, each event framed once and each stream flushed once, and one
+/// heartbeat timer serves them all.
 ///
-/// Why: measured with `Benchmarks/run streams-10k`, handing each stream its event with an `execute` of its own cost
-/// the publishing thread about 20 µs a stream (the loop woken and its queue locked 10,000 times): a booking took
-/// 220 ms to reach the last stream, and 630 ms while the demo's readings were being delivered too.
+/// Why: measured with `Benchmarks/run streams-10k`, a subscriber and an `execute` a stream cost the publishing thread
+/// about 20 µs a stream: a booking took 220 ms to reach the last stream, and 630 ms while the demo's readings were
+/// being delivered too. With a subscriber a stream and one `execute` a turn, the hub's pass over 10,000 subscribers,
+/// on a third thread beside the two loops, still cost as much as a loop's writing: the booking took 0.19 s of Quad's
+/// CPU and 154 ms to reach the last stream (p99). One follower a loop: 0.13-0.14 s and 95-135 ms (nine runs).
 final class LoopStreams: Sendable {
     private let loop: any EventLoop
     private let heartbeat: Duration
-    /// Frames delivered and not yet written, with their streams, in the order the hub delivered them.
-    private let pending = NIOLockedValueBox<[(frame: ByteBuffer, stream: NIOLoopBound<PipelineEventStream>)]>([])
+    /// What the hub delivered and the loop has not written yet, in the order it came, with each delivery's mark; and
+    /// how many streams are open on the loop (none: nothing is kept).
+    private let shared = NIOLockedValueBox<Shared>(Shared())
     private let members: NIOLoopBound<Members>
+
+    private struct Shared {
+        var pending: [(event: Event, mark: Int64)] = []
+        var open = 0
+    }
 
     /// The streams open on the loop, and their heartbeat while there are any.
     private final class Members {
@@ -134,35 +149,58 @@ final class LoopStreams: Sendable {
         var beat: RepeatedTask?
     }
 
-    init(loop: any EventLoop, heartbeat: Duration) {
+    init(loop: any EventLoop, heartbeat: Duration, hub: EventHub) {
         self.loop = loop
         self.heartbeat = heartbeat
         self.members = NIOLoopBound(Members(), eventLoop: loop)
+        // For the server's life: the hub closes as it stops, and then ends every stream.
+        _ = hub.follow(
+            send: { [weak self] event, mark in self?.deliver(event, mark: mark) },
+            finish: { [weak self] in
+                guard let self else { return }
+                loop.execute {
+                    for stream in self.members.value.streams.values { stream.end() }
+                }
+            })
     }
 
-    /// From any thread: `frame` is written to `stream` at the loop's next turn, with whatever else came meanwhile.
-    func deliver(_ frame: ByteBuffer, to stream: NIOLoopBound<PipelineEventStream>) {
-        let first = pending.withLockedValue { pending in
-            pending.append((frame, stream))
-            return pending.count == 1
+    /// From any thread: `event` is written to the streams that want it at the loop's next turn, with whatever else
+    /// came meanwhile.
+    private func deliver(_ event: Event, mark: Int64) {
+        let first = shared.withLockedValue { shared -> Bool in
+            guard shared.open > 0 else { return false }
+            shared.pending.append((event, mark))
+            return shared.pending.count == 1
         }
         if first { loop.execute { self.writePending() } }
     }
 
+    /// Each stream in turn is written what it wants of the batch, then flushed: one pass over the streams, since
+    /// touching 10,000 streams' objects is itself part of the work (perf during `Benchmarks/run streams-10k` has
+    /// cache-missing reads of the stream, its channel and its contexts among the loop's leading costs).
     private func writePending() {
-        let batch = pending.withLockedValue { pending in
-            defer { pending.removeAll(keepingCapacity: false) }
-            return pending
+        let batch = shared.withLockedValue { shared in
+            defer { shared.pending.removeAll(keepingCapacity: false) }
+            return shared.pending
         }
-        var touched: [PipelineEventStream] = []
-        for (frame, stream) in batch where stream.value.write(frame) { touched.append(stream.value) }
-        for stream in touched { stream.flush() }
+        // Each event framed once, when a stream first wants it: the loop's own bytes, that no other thread retains.
+        var frames = [ByteBuffer?](repeating: nil, count: batch.count)
+        for stream in members.value.streams.values {
+            var wrote = false
+            for (index, (event, mark)) in batch.enumerated() where stream.wants(event, mark: mark) {
+                let frame = frames[index] ?? PipelineEventStream.chunk(EventStreams.format(event))
+                frames[index] = frame
+                wrote = stream.write(frame) || wrote
+            }
+            if wrote { stream.flush() }
+        }
     }
 
-    /// On the loop.
+    /// On the loop, before the stream asks the hub for its opening.
     func join(_ stream: PipelineEventStream) {
         let members = members.value
         members.streams[ObjectIdentifier(stream)] = stream
+        shared.withLockedValue { $0.open += 1 }
         guard members.beat == nil else { return }
         let every = TimeAmount(heartbeat)
         members.beat = loop.scheduleRepeatedTask(initialDelay: every, delay: every) { [self] _ in
@@ -175,7 +213,8 @@ final class LoopStreams: Sendable {
     /// On the loop.
     func leave(_ stream: PipelineEventStream) {
         let members = members.value
-        members.streams[ObjectIdentifier(stream)] = nil
+        guard members.streams.removeValue(forKey: ObjectIdentifier(stream)) != nil else { return }
+        shared.withLockedValue { $0.open -= 1 }
         if members.streams.isEmpty {
             members.beat?.cancel()
             members.beat = nil

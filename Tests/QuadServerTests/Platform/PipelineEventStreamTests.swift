@@ -84,6 +84,48 @@ import Testing
         }
     }
 
+    /// The streams of one event loop follow the hub together, each still getting only its own: a person's private
+    /// events reach their stream alone, a stream of some types hears no other, and a stream opened after an event
+    /// does not get it.
+    @Test func eachStreamGetsItsOwnEventsAlone() async throws {
+        let logs = LogLines()
+        try await TestApp.run(
+            at: TestTime.weekdayMorning, configure: { $0.loadDemoData = true }, live: true, logger: logs.logger
+        ) { app, client in
+            let port = try #require(client.port)
+            let ada = try await app.signedIn("ada")
+            let bearer = "Authorization: \(try #require(ada[.authorization]))\r\n"
+            // Once the router has signed her in, this instance remembers her session: her stream is the fast path's.
+            #expect(try await client.execute(uri: "/api/me/bookings", method: .get, headers: ada).status == .ok)
+            let hub = app.platform.events
+            try await RawStream.get("/api/events", port: port, headers: bearer) { adas in
+                try await RawStream.get("/api/events", port: port) { anyone in
+                    try await RawStream.get("/api/events?types=room", port: port) { rooms in
+                        for stream in [adas, anyone, rooms] { _ = try await stream.head() }
+                        #expect(Self.openedBeforeTheRouter(logs) == 3, "Ada's stream too")
+                        await hub.publishForTesting("test", "for ada", to: "ada")
+                        await hub.publishForTesting("test", "for everyone")
+                        #expect(try await client.book("ljerka", as: ada).status == .created)
+
+                        #expect(try await adas.read(until: "\n", after: "event: test\ndata: ") == #""for ada""#)
+                        #expect(try await adas.read(until: "\n", after: "event: test\ndata: ") == #""for everyone""#)
+                        #expect(try await anyone.read(until: "\n", after: "event: test\ndata: ") == #""for everyone""#)
+                        let room = try await rooms.read(until: "\n\n", after: "event: ")
+                        #expect(room.hasPrefix("room\n") && room.contains(#""id":"ljerka""#), "\(room)")
+                        #expect(try await anyone.read(until: "\n\n", after: "event: room").contains("ljerka"))
+                        #expect(!rooms.seen.contains("event: test") && !anyone.seen.contains("for ada"))
+                    }
+                }
+            }
+            // Opened after them: none of the three events, unless it asks for what it missed.
+            try await RawStream.get("/api/events", port: port, headers: bearer) { late in
+                _ = try await late.head()
+                await hub.publishForTesting("test", "later")
+                #expect(try await late.read(until: "\n", after: "event: test\ndata: ") == #""later""#)
+            }
+        }
+    }
+
     /// A client that stops reading is cut off once the connection can take no more and `EventStreams.backlog`
     /// frames more have waited, rather than holding the server's memory: its slot comes back.
     @Test func aReaderThatStopsReadingIsCutOff() async throws {
