@@ -246,18 +246,17 @@ public final class EventHub: Service, Sendable {
 
     /// Hands `send` every event as it is delivered, on the delivering thread, whoever it is for and whatever its type,
     /// with its mark: for the streams of one event loop answered in the channel pipeline (`LoopStreams`), which filter
-    /// for each stream themselves and open each with `opening`. `finish` is called once, when the hub closes (at once
-    /// when it is closed already). Returns how to stop.
+    /// for each stream themselves and open each with `opening`, for the server's life. `finish` is called once, when
+    /// the hub closes (at once when it is closed already).
     ///
     /// Why one follower a loop, not a subscriber a stream: measured with `Benchmarks/run streams-10k`, handing 10,000
     /// subscribers each event one by one cost the publishing thread as much CPU as a loop's writing it (`LoopStreams`).
     package func follow(
         send: @escaping @Sendable (Event, _ mark: Int64) -> Void, finish: @escaping @Sendable () -> Void
-    ) -> @Sendable () -> Void {
-        let id = UUID()
+    ) {
         let closed = state.withLockedValue { state -> Bool in
             if state.closed { return true }
-            state.subscribers[id] = Subscriber(
+            state.subscribers[UUID()] = Subscriber(
                 types: nil, person: nil, everything: true,
                 send: { event, mark in
                     send(event, mark)
@@ -266,7 +265,6 @@ public final class EventHub: Service, Sendable {
             return false
         }
         if closed { finish() }
-        return { [weak self] in self?.unsubscribe(id) }
     }
 
     /// What a stream of `person` opened now (of `types` only, when given) is sent first: the events after

@@ -572,14 +572,22 @@ package final class FastPath: ChannelDuplexHandler, RemovableChannelHandler {
                 if answer.personal { state.personalWire = wire } else { state.wire = wire }
             }
             if let id {
-                // The head as kept, then the id's line and the blank line, then the body (no copy of either).
-                var end = context.channel.allocator.buffer(capacity: 48)
-                end.writeString("X-Request-Id: \(id)\r\n\r\n")
-                encoder.write(NIOAny(notModified ? wire!.notModified : wire!.ok), promise: nil)
-                if notModified {
-                    encoder.writeAndFlush(NIOAny(end), promise: nil)
+                // The head as kept, the id's line and the blank line, and a body of a few kB, in one buffer: one write
+                // to the socket rather than three (measured with `Benchmarks/run`, the three buffers' `writev` and
+                // the pipeline's writes cost a 304 with its log line about a microsecond more).
+                let kept = notModified ? wire!.notModified : wire!.ok
+                let inline = !notModified && answer.body.readableBytes <= Self.inlineBody
+                var whole = context.channel.allocator.buffer(
+                    capacity: kept.readableBytes + 52 + (inline ? answer.body.readableBytes : 0))
+                whole.writeImmutableBuffer(kept)
+                whole.writeStaticString("X-Request-Id: ")
+                whole.writeString(id)
+                whole.writeStaticString("\r\n\r\n")
+                if inline { whole.writeImmutableBuffer(answer.body) }
+                if notModified || inline {
+                    encoder.writeAndFlush(NIOAny(whole), promise: nil)
                 } else {
-                    encoder.write(NIOAny(end), promise: nil)
+                    encoder.write(NIOAny(whole), promise: nil)
                     encoder.writeAndFlush(NIOAny(answer.body), promise: nil)
                 }
             } else {
@@ -621,6 +629,10 @@ package final class FastPath: ChannelDuplexHandler, RemovableChannelHandler {
         context.write(wrapOutboundOut(.body(.byteBuffer(page.body))), promise: nil)
         context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
     }
+
+    /// The largest body copied into its answer's buffer (beside its head and its request's id) rather than written
+    /// as a buffer of its own.
+    static let inlineBody = 8 << 10
 
     /// A response head as HTTP/1.1 writes it; not `terminated`, without the blank line that ends it.
     private static func bytes(

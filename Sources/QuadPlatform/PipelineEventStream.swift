@@ -154,7 +154,7 @@ final class LoopStreams: Sendable {
         self.heartbeat = heartbeat
         self.members = NIOLoopBound(Members(), eventLoop: loop)
         // For the server's life: the hub closes as it stops, and then ends every stream.
-        _ = hub.follow(
+        hub.follow(
             send: { [weak self] event, mark in self?.deliver(event, mark: mark) },
             finish: { [weak self] in
                 guard let self else { return }

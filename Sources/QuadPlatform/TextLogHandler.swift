@@ -40,18 +40,19 @@ public struct TextLogHandler: LogHandler {
             fields["error.message"] = "\(error)"
             fields["error.type"] = "\(String(reflecting: type(of: error)))"
         }
-        var line = Self.timestamp()
-        line.reserveCapacity(128)
+        var line = ""
+        line.reserveCapacity(192)
+        line += Self.timestamp()
         line += " "
         line += event.level.rawValue
         line += " "
         line += label
         line += ":"
-        for key in fields.keys.sorted() {
+        for (key, value) in fields.sorted(by: { $0.key < $1.key }) {
             line += " "
             line += key
             line += "="
-            line += fields[key]?.description ?? ""
+            line += value.description
         }
         line += " ["
         line += event.source

@@ -97,6 +97,42 @@ import Testing
         }
     }
 
+    /// At the default level, where every answer has its log line and its id (`X-Request-Id`), a kept answer is still
+    /// the router's, its id its own: a 304, a body small enough to share its head's buffer, and one larger.
+    @Test(arguments: [0, 120])
+    func withItsLogLineAKeptAnswerIsTheRouters(roomsAdded: Int) async throws {
+        let logs = LogLines()
+        try await TestApp.run(
+            at: TestTime.weekdayMorning, configure: { $0.loadDemoData = true }, live: true, logger: logs.logger
+        ) { app, client in
+            for index in 0..<roomsAdded {
+                _ = try await app.features.rooms.store.create(
+                    RoomRecord(
+                        id: "added-\(index)", name: "Added \(index)", building: "North Hall", capacity: 4, seats: 4))
+            }
+            if roomsAdded > 0 { await app.features.rooms.changed("added-0", spots: 4, .created) }
+            let requestId = HTTPField.Name("X-Request-Id")!
+            let routed = try await client.execute(uri: "/api/rooms", method: .get)
+            let kept = try await client.execute(uri: "/api/rooms", method: .get)
+            #expect(routed.status == .ok && kept.status == .ok && kept.body == routed.body)
+            #expect(
+                (routed.body.readableBytes > FastPath.inlineBody) == (roomsAdded > 0), "\(routed.body.readableBytes)")
+            for field: HTTPField.Name in [.eTag, .cacheControl, .contentType, .contentLength] {
+                #expect(kept.headers[field] == routed.headers[field], "\(field)")
+            }
+            let etag = try #require(kept.headers[.eTag])
+            let revalidated = try await client.execute(uri: "/api/rooms", method: .get, headers: [.ifNoneMatch: etag])
+            #expect(revalidated.status == .notModified && revalidated.body.readableBytes == 0)
+            let ids = [routed, kept, revalidated].compactMap { $0.headers[requestId] }
+            #expect(Set(ids).count == 3, "an id each: \(ids)")
+            for id in ids.dropFirst() { #expect(logs.all.contains(id), "the log line with \(id)") }
+            let keptLines = logs.all.split(separator: "\n").filter { $0.contains(#""answer": kept"#) }
+            #expect(keptLines.count == 2, "the 200 and the 304 answered before the router")
+            // The connection goes on after each.
+            #expect(try await client.execute(uri: "/api/rooms", method: .get).body == routed.body)
+        }
+    }
+
     /// People signed in poll too, with a bearer token or a browser's cookies: once their session is known, their
     /// polls are answered before the router, as the router answers them (private, their own rate limit), and a
     /// token or cookie it does not know goes to the router, which refuses it.
