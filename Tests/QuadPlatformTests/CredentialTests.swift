@@ -35,6 +35,12 @@ import Testing
             Credential.read(authorization: nil, cookies: ["quad_lang=fr", " quad_session=t=1"]) == .sessionCookie("t=1")
         )
         #expect(Credential.read(authorization: nil, cookies: ["xquad_session=t; quad_lang=fr"]) == .none)
+        #expect(
+            Credential.read(authorization: nil, cookies: ["quad_csrf=a;\tquad_session=é; quad_session=b"])
+                == .sessionCookie("é"))
+        #expect(
+            Credential.read(authorization: nil, cookies: ["quad_lang=fr;", "; ;quad_session="]) == .sessionCookie(""))
+        #expect(Credential.read(authorization: nil, cookies: ["quad_sessio=n; quad_session"]) == .none)
         #expect(Credential.read(authorization: nil, cookies: []) == .none)
     }
 
