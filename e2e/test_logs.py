@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import http.client
 import json
+import re
 import urllib.parse
 
 from conftest import wait_until
@@ -52,3 +53,43 @@ def test_json_logs_are_one_object_a_line_with_the_request_id_the_answer_carries(
     # people's passwords, are not log lines).
     logged = [line for line in server.log().splitlines() if " info quad:" in line or " warning quad:" in line]
     assert logged == []
+
+
+def test_text_logs_give_each_request_its_method_path_status_time_and_id(quad_server_factory):
+    """As shipped (the text format): one line a request with its method, path without the query, status, time and
+    id, the answers the fast path gives from memory too (issue 41), and nothing of the query."""
+    server = quad_server_factory(demo=True)
+    address = urllib.parse.urlsplit(server.url)
+    connection = http.client.HTTPConnection(address.hostname, address.port, timeout=10)
+    polls = []
+
+    def line_of(request_id):
+        return next((line for line in server.log().splitlines() if f"request={request_id} " in line), None)
+
+    def poll_answered_from_memory():
+        connection.request("GET", "/api/rooms")
+        answer = connection.getresponse()
+        answer.read()
+        polls.append((answer.status, answer.getheader("X-Request-Id")))
+        line = line_of(polls[-1][1])
+        return line is not None and " answer=kept " in line
+
+    wait_until(poll_answered_from_memory, message="a poll answered from memory")
+    connection.request("GET", "/api/rooms?q=zq7hidden")  # the router's: the fast path answers no query
+    answer = connection.getresponse()
+    answer.read()
+    polls.append((answer.status, answer.getheader("X-Request-Id")))
+    connection.close()
+    assert len({request_id for _, request_id in polls}) == len(polls), "an id each"
+    wait_until(lambda: all(line_of(request_id) for _, request_id in polls), message="every poll's line")
+    pattern = re.compile(
+        r"\S+ info quad: (answer=kept )?ms=\d+\.\d request=(\S+) \[QuadPlatform\] GET /api/rooms (\d{3})"
+    )
+    kept = 0
+    for status, request_id in polls:
+        match = pattern.fullmatch(line_of(request_id))
+        assert match, line_of(request_id)
+        assert match.group(2) == request_id and int(match.group(3)) == status
+        kept += match.group(1) is not None
+    assert polls[0][0] == 200 and kept >= 1 and kept < len(polls)
+    assert "zq7hidden" not in server.log()

@@ -41,6 +41,8 @@ package final class FastPath: ChannelDuplexHandler, RemovableChannelHandler {
         var trustProxy: Bool { !trustedProxies.isEmpty }
         let rateLimiter: RateLimiter?
         let logger: Logger
+        /// The line each answer given here writes, as the router's do.
+        let requestLog: RequestLog
         let clock: any QuadClock
         /// The person a session token signs in, when known without waiting (nil: the router finds out).
         let session: @Sendable (String) -> Person?
@@ -66,6 +68,7 @@ package final class FastPath: ChannelDuplexHandler, RemovableChannelHandler {
             self.trustedProxies = trustedProxies
             self.rateLimiter = rateLimiter
             self.logger = logger
+            self.requestLog = RequestLog(logger: logger)
             self.clock = clock
             self.session = session
             self.pages = pages
@@ -557,7 +560,8 @@ package final class FastPath: ChannelDuplexHandler, RemovableChannelHandler {
         }
         var head = notModified ? heads!.notModified : heads!.ok
         // Logged before it is sent (as a kept page is): whoever reads the answer finds the line written.
-        let id = logLine("GET \(answer.path) \(head.status.code)", kept: "answer")
+        let took = ContinuousClock.now - headAt
+        let id = logLine(answer.path, status: head.status.code, took: took, kept: "answer")
         if answer.rateLimit == nil, let encoder {
             var wire = answer.personal ? state.personalWire : state.wire
             if wire?.etag != answer.etag || wire?.date != date {
@@ -605,8 +609,7 @@ package final class FastPath: ChannelDuplexHandler, RemovableChannelHandler {
         }
         routes.metrics?.request(
             operation: routes.operations[answer.path]?.operationId ?? "GET \(answer.path)",
-            status: Int(head.status.code),
-            duration: ContinuousClock.now - headAt)
+            status: Int(head.status.code), duration: took)
     }
 
     /// A kept page, as the router answered it, with this moment's `Date` (and the client's `RateLimit`).
@@ -618,13 +621,13 @@ package final class FastPath: ChannelDuplexHandler, RemovableChannelHandler {
             head.headers.replaceOrAdd(name: HTTPField.Name.rateLimit.rawName, value: rateLimit)
         }
         // Logged before it is sent: whoever reads the answer finds the line written.
-        if let id = logLine("GET \(path) \(page.head.status.code)", kept: "page") {
+        let took = ContinuousClock.now - headAt
+        if let id = logLine(path, status: page.head.status.code, took: took, kept: "page") {
             head.headers.add(name: "X-Request-Id", value: id)
         }
         // Under one label: a kept page's address has its room or book in it, which would make a series of each.
         routes.metrics?.request(
-            operation: "GET (a page kept in memory)", status: Int(page.head.status.code),
-            duration: ContinuousClock.now - headAt)
+            operation: "GET (a page kept in memory)", status: Int(page.head.status.code), duration: took)
         context.write(wrapOutboundOut(.head(head)), promise: nil)
         context.write(wrapOutboundOut(.body(.byteBuffer(page.body))), promise: nil)
         context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
@@ -645,12 +648,12 @@ package final class FastPath: ChannelDuplexHandler, RemovableChannelHandler {
         return buffer
     }
 
-    /// The log line of an answer given here, as the router writes its own (`RequestLogMiddleware`): with an id, which
-    /// the answer also carries as `X-Request-Id`. Nil when the level writes no such line (nor sends an id).
-    private func logLine(_ message: Logger.Message, kept: String) -> String? {
-        guard routes.logger.logLevel <= .info else { return nil }
+    /// The log line of a GET answered here, as the router writes its own (`RequestLog`): with an id, which the answer
+    /// also carries as `X-Request-Id`. Nil when the level writes no such line (nor sends an id).
+    private func logLine(_ path: some StringProtocol, status: UInt, took: Duration, kept: String) -> String? {
+        guard routes.requestLog.isOn else { return nil }
         let id = RequestID().description
-        routes.logger.info(message, metadata: [kept: "kept", "request": .string(id)])
+        routes.requestLog.write(method: "GET", path: path, status: status, elapsed: took, id: id, kept: kept)
         return id
     }
 }

@@ -1,19 +1,34 @@
+import Crypto
 import Foundation
 
 extension Sequence<UInt8> {
     /// Lowercase hex, two digits a byte (digests, ids). `String(format:)` costs tens of µs a call. Inlinable, so that
     /// it is specialized where it is called: a session's token is hashed and written in hex on every signed-in
-    /// request, and the generic version cost about 1.5 µs of the fast path's 30 (measured with `perf`).
+    /// request, and the generic version cost about 1.5 µs of the fast path's 30 (measured with `perf`). Bytes already
+    /// in one piece are read where they are (a digest copied into an array first cost a signed-in poll 0.6 % of its
+    /// time, perf of `rooms-304-cookie`).
     @inlinable package var hex: String {
-        let bytes = Array(self)
-        return String(unsafeUninitializedCapacity: bytes.count * 2) { buffer in
+        if let hex = withContiguousStorageIfAvailable({ UnsafeRawBufferPointer($0).hexDigits }) { return hex }
+        return Array(self).withUnsafeBytes { $0.hexDigits }
+    }
+}
+
+extension Digest {
+    /// Lowercase hex, read where the digest is: a digest is a `Sequence` without contiguous storage, and was copied
+    /// into an array first.
+    @inlinable package var hex: String { withUnsafeBytes { $0.hexDigits } }
+}
+
+extension UnsafeRawBufferPointer {
+    @inlinable package var hexDigits: String {
+        String(unsafeUninitializedCapacity: count * 2) { buffer in
             let digits: StaticString = "0123456789abcdef"
             let table = digits.utf8Start
-            for (index, byte) in bytes.enumerated() {
+            for (index, byte) in enumerated() {
                 buffer[2 * index] = table[Int(byte >> 4)]
                 buffer[2 * index + 1] = table[Int(byte & 0x0F)]
             }
-            return bytes.count * 2
+            return count * 2
         }
     }
 }

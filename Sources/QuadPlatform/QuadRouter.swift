@@ -137,13 +137,17 @@ package struct DatabaseService: Service {
     }
 }
 
-/// One line per request: method, path, status and time, with the request id. Never headers or query
+/// One line per request (`RequestLog`): method, path, status and time, with the request id. Never headers or query
 /// strings, which can carry credentials.
 struct RequestLogMiddleware: RouterMiddleware {
     typealias Context = AppRequestContext
-    /// The server's logger, not the request's (which carries Hummingbird's own copy of the id, to be merged into every
-    /// line): the line says the id once, as `request`.
-    let logger: Logger
+    /// From the server's logger, not the request's (which carries Hummingbird's own copy of the id, to be merged into
+    /// every line): the line says the id once, as `request`.
+    let log: RequestLog
+
+    init(logger: Logger) {
+        log = RequestLog(logger: logger)
+    }
 
     func handle(
         _ request: Request, context: Context, next: (Request, Context) async throws -> Response
@@ -155,18 +159,10 @@ struct RequestLogMiddleware: RouterMiddleware {
         let elapsed = ContinuousClock.now - start
         // The id the log line carries, for someone reporting a problem to quote.
         response.headers[.xRequestID] = context.requestId
-        logger.info(
-            "\(request.method.rawValue) \(request.uri.path) \(response.status.code)",
-            metadata: ["request": .string(context.requestId), "ms": .string(Self.milliseconds(elapsed))])
+        log.write(
+            method: request.method.rawValue, path: request.uri.path, status: UInt(response.status.code),
+            elapsed: elapsed, id: context.requestId)
         return response
-    }
-
-    /// "1.2": milliseconds to the tenth, rounded half up (1 ms is 10^15 attoseconds), without `String(format:)`.
-    static func milliseconds(_ elapsed: Duration) -> String {
-        let tenths =
-            elapsed.components.seconds * 10_000 + (elapsed.components.attoseconds + 50_000_000_000_000)
-            / 100_000_000_000_000
-        return "\(tenths / 10).\(tenths % 10)"
     }
 }
 

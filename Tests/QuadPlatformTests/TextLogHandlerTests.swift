@@ -30,10 +30,54 @@ import Testing
     }
 
     @Test func theDurationIsInMillisecondsToTheTenth() {
-        #expect(RequestLogMiddleware.milliseconds(.microseconds(40)) == "0.0")
-        #expect(RequestLogMiddleware.milliseconds(.microseconds(50)) == "0.1")
-        #expect(RequestLogMiddleware.milliseconds(.microseconds(1249)) == "1.2")
-        #expect(RequestLogMiddleware.milliseconds(.microseconds(1250)) == "1.3")
-        #expect(RequestLogMiddleware.milliseconds(.milliseconds(2_000_017)) == "2000017.0")
+        #expect(RequestLog.milliseconds(.microseconds(40)) == "0.0")
+        #expect(RequestLog.milliseconds(.microseconds(50)) == "0.1")
+        #expect(RequestLog.milliseconds(.microseconds(1249)) == "1.2")
+        #expect(RequestLog.milliseconds(.microseconds(1250)) == "1.3")
+        #expect(RequestLog.milliseconds(.milliseconds(2_000_017)) == "2000017.0")
+    }
+
+    /// A request's line, put together in bytes for the text log, reads as the same line written through swift-log:
+    /// the router's (method, path, status, `ms`, `request`), and the fast path's with what it kept, in key order.
+    @Test func aRequestLineReadsAsTheLoggersLine() throws {
+        let pipe = try LogWriterTests.Pipe()
+        let writer = LogWriter(fileDescriptor: pipe.write, capacity: 1 << 20)
+        let logger = Logger(label: "quad") { TextLogHandler(label: $0, writer: writer) }
+        let log = RequestLog(logger: logger)
+        let asked: [(path: String, status: UInt, kept: String?)] = [
+            ("/rooms", 200, nil), ("/api/rooms", 304, "answer"), ("/rooms/ljerka", 200, "page"),
+        ]
+        for (index, request) in asked.enumerated() {
+            let id = "id\(index)"
+            log.write(
+                method: "GET", path: request.path, status: request.status, elapsed: .microseconds(1250), id: id,
+                kept: request.kept)
+            var metadata: Logger.Metadata = ["request": .string(id), "ms": "1.3"]
+            if let kept = request.kept { metadata[kept] = "kept" }
+            // As the router's middleware and the fast path log it, from QuadPlatform.
+            logger.info("GET \(request.path) \(request.status)", metadata: metadata, source: "QuadPlatform")
+        }
+        writer.flush()
+        let lines = pipe.drain().split(separator: "\n").map { $0.drop { $0 != " " } }  // without the time
+        try #require(lines.count == 6, "\(lines)")
+        for pair in stride(from: 0, to: 6, by: 2) { #expect(lines[pair] == lines[pair + 1]) }
+        #expect(lines[0] == " info quad: ms=1.3 request=id0 [QuadPlatform] GET /rooms 200")
+        #expect(lines[2] == " info quad: answer=kept ms=1.3 request=id1 [QuadPlatform] GET /api/rooms 304")
+        #expect(lines[4] == " info quad: ms=1.3 page=kept request=id2 [QuadPlatform] GET /rooms/ljerka 200")
+    }
+
+    /// Below `info`, no request line is written, and none is asked for (no answer carries an id).
+    @Test func aQuietLogWritesNoRequestLine() throws {
+        let pipe = try LogWriterTests.Pipe()
+        let writer = LogWriter(fileDescriptor: pipe.write, capacity: 1 << 20)
+        var logger = Logger(label: "quad") { TextLogHandler(label: $0, writer: writer) }
+        logger.logLevel = .warning
+        let log = RequestLog(logger: logger)
+        #expect(!log.isOn)
+        log.write(method: "GET", path: "/rooms", status: 200, elapsed: .zero, id: "x")
+        logger.warning("late")
+        writer.flush()
+        let written = pipe.drain()
+        #expect(written.contains("late") && !written.contains("GET /rooms"), "\(written)")
     }
 }

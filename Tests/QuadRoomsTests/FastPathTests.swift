@@ -128,6 +128,7 @@ import Testing
             for id in ids.dropFirst() { #expect(logs.all.contains(id), "the log line with \(id)") }
             let keptLines = logs.all.split(separator: "\n").filter { $0.contains(#""answer": kept"#) }
             #expect(keptLines.count == 2, "the 200 and the 304 answered before the router")
+            #expect(keptLines.allSatisfy { $0.contains(#""ms": "#) }, "with the time each took: \(keptLines)")
             // The connection goes on after each.
             #expect(try await client.execute(uri: "/api/rooms", method: .get).body == routed.body)
         }
