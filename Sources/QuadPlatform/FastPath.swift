@@ -652,7 +652,7 @@ package final class FastPath: ChannelDuplexHandler, RemovableChannelHandler {
     /// also carries as `X-Request-Id`. Nil when the level writes no such line (nor sends an id).
     private func logLine(_ path: some StringProtocol, status: UInt, took: Duration, kept: String) -> String? {
         guard routes.requestLog.isOn else { return nil }
-        let id = RequestID().description
+        let id = AnswerID.next()
         routes.requestLog.write(method: "GET", path: path, status: status, elapsed: took, id: id, kept: kept)
         return id
     }

@@ -62,39 +62,72 @@ public struct TextLogHandler: LogHandler {
         writer.append(line.utf8, urgent: event.level >= .warning)
     }
 
-    /// A request's line (`RequestLog`), as `log` writes it with the same fields, put together in bytes: no dictionary,
-    /// no sorting, one allocation. `kept`: the key that says what the fast path kept (`answer` or `page`), before or
-    /// after `ms` as it sorts.
+    /// A request's line (`RequestLog`), as `log` writes it with the same fields, put together in bytes on the stack:
+    /// no dictionary, no sorting, no allocation. `kept`: the key that says what the fast path kept (`answer` or
+    /// `page`), before or after `ms` as it sorts; `tenths`: the milliseconds it took, in tenths.
     func logRequest(
-        method: String, path: some StringProtocol, status: UInt, ms: String, id: String, kept: String?
+        method: String, path: some StringProtocol, status: UInt, tenths: Int64, id: String, kept: String?
     ) {
         let stamp = Self.timestamp()
-        var line: [UInt8] = []
-        line.reserveCapacity(stamp.utf8.count + label.utf8.count + path.utf8.count + id.utf8.count + 80)
-        line += stamp.utf8
-        line += " info ".utf8
-        line += label.utf8
-        line += ":".utf8
-        func keptField() {
-            guard let kept else { return }
-            line += " ".utf8
-            line += kept.utf8
-            line += "=kept".utf8
+        let most =
+            stamp.utf8.count + label.utf8.count + method.utf8.count + path.utf8.count + id.utf8.count
+            + (kept?.utf8.count ?? 0) + 96
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: most) { buffer in
+            var end = 0
+            func add(_ text: some StringProtocol) {
+                let copied = text.utf8.withContiguousStorageIfAvailable { bytes in
+                    UnsafeMutableBufferPointer(rebasing: buffer[end...]).initialize(fromContentsOf: bytes)
+                }
+                if let copied {
+                    end += copied
+                } else {
+                    for byte in text.utf8 {
+                        buffer[end] = byte
+                        end += 1
+                    }
+                }
+            }
+            func add(_ number: some BinaryInteger) {
+                var digits = 1
+                var probe = number / 10
+                while probe > 0 {
+                    digits += 1
+                    probe /= 10
+                }
+                var rest = number
+                for index in (0..<digits).reversed() {
+                    buffer[end + index] = UInt8(ascii: "0") + UInt8(rest % 10)
+                    rest /= 10
+                }
+                end += digits
+            }
+            func keptField() {
+                guard let kept else { return }
+                add(" ")
+                add(kept)
+                add("=kept")
+            }
+            add(stamp)
+            add(" info ")
+            add(label)
+            add(":")
+            if let kept, kept < "ms" { keptField() }
+            add(" ms=")
+            add(tenths / 10)
+            add(".")
+            add(tenths % 10)
+            if let kept, kept >= "ms" { keptField() }
+            add(" request=")
+            add(id)
+            add(" [QuadPlatform] ")
+            add(method)
+            add(" ")
+            add(path)
+            add(" ")
+            add(status)
+            add("\n")
+            writer.append(UnsafeBufferPointer(rebasing: buffer[..<end]))
         }
-        if let kept, kept < "ms" { keptField() }
-        line += " ms=".utf8
-        line += ms.utf8
-        if let kept, kept >= "ms" { keptField() }
-        line += " request=".utf8
-        line += id.utf8
-        line += " [QuadPlatform] ".utf8
-        line += method.utf8
-        line += " ".utf8
-        line += path.utf8
-        line += " ".utf8
-        line += String(status).utf8
-        line += "\n".utf8
-        writer.append(line)
     }
 
     /// The last second written, for the lines within it (a request line's strftime and time zone lookup, once a
