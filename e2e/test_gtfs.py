@@ -12,7 +12,7 @@ from selenium.webdriver.common.by import By
 
 import gtfs_feed
 from conftest import MELBOURNE, PHONE, http_request, melbourne
-from helpers import by_css, one, quad_login, set_campus, sign_in, wait_for
+from helpers import by_css, one, quad_login, set_campus, sign_in, wait_for, wait_replaced
 
 
 def departures(server) -> list[dict]:
@@ -29,7 +29,10 @@ def upload(driver, path) -> None:
     driver.find_element(By.ID, "gtfs-file").send_keys(str(path))
     button = one(driver, "#gtfs-form button[type=submit]")
     driver.execute_script("arguments[0].scrollIntoView({block: 'center'})", button)
+    page = driver.find_element(By.TAG_NAME, "html")
     button.click()
+    # The page before it was "complete" too: wait for the answer to replace it first.
+    wait_replaced(driver, page)
     wait_for(driver, lambda d: d.execute_script("return document.readyState") == "complete")
 
 

@@ -16,7 +16,7 @@ import pytest
 from selenium.webdriver.common.by import By
 
 from conftest import MELBOURNE, PHONE, http_request, melbourne
-from helpers import bearer, one, quad_login, sign_in, wait_for
+from helpers import bearer, one, quad_login, sign_in, wait_for, wait_replaced
 
 BAD = "title,author,isbn\r\nA field guide to moss,Ana Brandt,\r\n,Nobody,\r\nUnlucky,Someone,9780307887895\r\n"
 GOOD = "title,author,isbn\r\nA field guide to moss,Ana Brandt,\r\nLichens,Ana Brandt,9780307887894\r\n"
@@ -32,7 +32,10 @@ def send(driver, file: Path) -> None:
     button = one(driver, "#records-books form button[type=submit]")
     # (Into the middle of the screen: at its foot, a phone's tab bar covers it.)
     driver.execute_script("arguments[0].scrollIntoView({block: 'center'})", button)
+    page = driver.find_element(By.TAG_NAME, "html")
     button.click()
+    # The page before it may be the import's answer too: wait for the new answer to replace it first.
+    wait_replaced(driver, page)
     wait_for(
         driver,
         lambda d: (
