@@ -66,14 +66,6 @@ enum AnswerID {
 
     static func next() -> String {
         let value = count.wrappingAdd(1, ordering: .relaxed).oldValue
-        return String(unsafeUninitializedCapacity: prefix.count + 16) { buffer in
-            let digits: StaticString = "0123456789abcdef"
-            let table = digits.utf8Start
-            for (index, byte) in prefix.enumerated() { buffer[index] = byte }
-            for index in 0..<16 {
-                buffer[prefix.count + index] = table[Int((value >> UInt64(60 - 4 * index)) & 0xF)]
-            }
-            return prefix.count + 16
-        }
+        return withUnsafeBytes(of: value.bigEndian) { $0.hexDigits(after: prefix) }
     }
 }
