@@ -1,7 +1,7 @@
 """A real SMTP server for the tests (aiosmtpd, someone else's implementation), keeping what it accepts.
 
     python3 e2e/smtp_sink.py --dir DIR [--port N] [--starttls CERT KEY | --tls CERT KEY] [--auth USER:PASSWORD]
-                             [--refuse ADDRESS]... [--defer N]
+                             [--refuse ADDRESS]... [--defer N] [--per-connection N]
 
 It prints "listening on PORT" once it accepts connections and serves until it is stopped. Each message it accepts is
 DIR/NNNN.json: the envelope (mail_from, rcpt_tos), whether the session was encrypted and as whom it signed in, the
@@ -9,7 +9,9 @@ raw message, and the message as Python's `email` package reads it (subject and a
 and decoded body; a calendar part also as the `icalendar` package reads it), so a test checks what a mail client
 would show. `--starttls` offers STARTTLS (and, with `--auth`,
 takes a password only after it); `--tls` is TLS from the first byte; `--refuse` answers 550 to that recipient;
-`--defer N` answers 451 to the first N messages. `--spool` keeps each message as received, DIR/NNNN.eml, unread (as a
+`--defer N` answers 451 to the first N messages; `--per-connection N` takes at most N messages on one connection, then
+answers 421 to the next MAIL FROM (as relays that limit a connection's messages do). Each record says which connection
+it came on (the client's port, `peer_port`). `--spool` keeps each message as received, DIR/NNNN.eml, unread (as a
 relay's queue does), for the benchmark: reading every message with `email` and `icalendar` would make the sink, not
 Quad, what sets the pace.
 """
@@ -103,13 +105,24 @@ def parsed(raw: bytes) -> dict:
 
 
 class Sink:
-    def __init__(self, folder: pathlib.Path, refuse: set[str], defer: int, spool: bool = False):
+    def __init__(
+        self, folder: pathlib.Path, refuse: set[str], defer: int, spool: bool = False, per_connection: int = 0
+    ):
         self.folder = folder
+        self.per_connection = per_connection
+        self.taken = {}  # a connection's peer -> messages it took
         self.spool = spool
         self.refuse = refuse
         self.defer = defer
         self.count = 0
         self.lock = threading.Lock()
+
+    async def handle_MAIL(self, server, session, envelope, address, mail_options):  # noqa: N802 (aiosmtpd's name)
+        if self.per_connection and self.taken.get(session.peer, 0) >= self.per_connection:
+            return "421 4.7.0 Too many messages on this connection"
+        envelope.mail_from = address
+        envelope.mail_options.extend(mail_options)
+        return "250 OK"
 
     async def handle_RCPT(self, server, session, envelope, address, rcpt_options):  # noqa: N802 (aiosmtpd's name)
         if address.lower() in self.refuse:
@@ -124,6 +137,7 @@ class Sink:
                 return "451 4.3.0 Try again later"
             self.count += 1
             number = self.count
+            self.taken[session.peer] = self.taken.get(session.peer, 0) + 1
         raw = envelope.original_content or envelope.content
         if self.spool:
             path = self.folder / f"{number:04d}.eml"
@@ -132,6 +146,7 @@ class Sink:
             return "250 2.0.0 Accepted"
         record = {
             "mail_from": envelope.mail_from,
+            "peer_port": session.peer[1],
             "rcpt_tos": envelope.rcpt_tos,
             "mail_options": envelope.mail_options,
             "tls": session.ssl is not None or server.transport.get_extra_info("ssl_object") is not None,
@@ -156,6 +171,7 @@ def main() -> None:
     options.add_argument("--refuse", action="append", default=[])
     options.add_argument("--defer", type=int, default=0)
     options.add_argument("--spool", action="store_true")
+    options.add_argument("--per-connection", type=int, default=0)
     args = options.parse_args()
     args.dir.mkdir(parents=True, exist_ok=True)
 
@@ -173,7 +189,7 @@ def main() -> None:
 
     port = args.port or free_port()
     controller = Controller(
-        Sink(args.dir, {address.lower() for address in args.refuse}, args.defer, args.spool),
+        Sink(args.dir, {address.lower() for address in args.refuse}, args.defer, args.spool, args.per_connection),
         hostname="127.0.0.1",
         port=port,
         server_hostname="localhost",

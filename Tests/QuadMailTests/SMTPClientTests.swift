@@ -154,6 +154,53 @@ struct SMTPClientTests {
         #expect(try sink.messages().count == 1)
     }
 
+    static func envelope(to: String) -> SMTPEnvelope {
+        let message = message(to: to)
+        return SMTPEnvelope(sender: message.from.address, recipients: [to], message: message.rendered())
+    }
+
+    @Test func aRoundGoesOnOneConnectionAndARefusalStopsNoOther() async throws {
+        let sink = try SMTPSink(["--refuse", "nobody@example.org", "--defer", "1"])
+        defer { sink.stop() }
+        let client = SMTPClient(
+            relay: try SMTPRelay(url: "smtp://127.0.0.1:\(sink.port)"), heloName: "campus.example")
+        let to = ["ada@example.org", "bo@example.org", "nobody@example.org", "a@b>", "cy@example.org"]
+        let outcomes = await client.send(to.map(Self.envelope))
+        // The first is deferred (451 to its bytes), the third refused (550 to its recipient), the fourth never sent.
+        #expect(
+            outcomes.map { (try? $0.get()) != nil } == [false, true, false, false, true],
+            "\(outcomes)")
+        #expect(throws: SMTPFailure.temporary("the message: 451 4.3.0 Try again later")) { try outcomes[0].get() }
+        #expect(throws: SMTPFailure.permanent("RCPT TO: 550 5.1.1 No such mailbox here")) { try outcomes[2].get() }
+        #expect(throws: SMTPFailure.permanent("not an address the envelope can carry")) { try outcomes[3].get() }
+        let got = try sink.messages()
+        #expect(got.map { $0["rcpt_tos"] as? [String] } == [["bo@example.org"], ["cy@example.org"]])
+        // Each as a mail client reads it, both on one connection.
+        #expect(got.map { $0["to"] as? String } == ["Zoé Ørsted <bo@example.org>", "Zoé Ørsted <cy@example.org>"])
+        #expect(Set(got.compactMap { $0["peer_port"] as? Int }).count == 1)
+    }
+
+    @Test func aRelayThatEndsAConnectionMidwayGetsTheRestOnANewOne() async throws {
+        let sink = try SMTPSink(["--per-connection", "2"])
+        defer { sink.stop() }
+        let client = SMTPClient(
+            relay: try SMTPRelay(url: "smtp://127.0.0.1:\(sink.port)"), heloName: "campus.example")
+        let to = (1...5).map { "person\($0)@example.org" }
+        let outcomes = await client.send(to.map(Self.envelope))
+        #expect(outcomes.allSatisfy { (try? $0.get()) != nil }, "\(outcomes)")
+        let got = try sink.messages()
+        #expect(got.map { ($0["rcpt_tos"] as? [String])?.first } == to)
+        let connections = got.compactMap { $0["peer_port"] as? Int }
+        #expect(connections.count == 5 && Set(connections).count == 3)
+
+        // Nobody listening: every message waits.
+        let closed = SMTPClient(
+            relay: SMTPRelay(host: "127.0.0.1", port: 9, security: .startTLSWhenOffered), heloName: "campus.example",
+            timeout: .seconds(5))
+        let gone = await closed.send(to.map(Self.envelope))
+        #expect(gone.allSatisfy { if case .failure(.temporary) = $0 { true } else { false } }, "\(gone)")
+    }
+
     @Test func settingsThatDoNotReadSayWhy() throws {
         #expect(throws: MailSettingError.self) { try SMTPRelay(url: "mail.example.org") }
         #expect(throws: MailSettingError.self) { try SMTPRelay(url: "http://mail.example.org") }

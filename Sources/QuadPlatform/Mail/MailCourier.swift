@@ -65,15 +65,12 @@ package final class MailCourier: Service, Sendable {
     @discardableResult
     package func deliverDue(limit: Int = 50) async throws -> Int {
         let claimed = try await outbox.claim(limit: limit)
+        let ready = try await write(claimed)
+        // The round on one connection to the relay.
+        let outcomes = await client.send(
+            ready.map { SMTPEnvelope(sender: $0.sender, recipients: [$0.recipient], message: $0.message) })
         var sent: [String] = []
-        for message in try await write(claimed) {
-            let outcome: Result<Void, SMTPFailure>
-            do {
-                try await client.send(from: message.sender, to: [message.recipient], message: message.message)
-                outcome = .success(())
-            } catch {
-                outcome = .failure(error)
-            }
+        for (message, outcome) in zip(ready, outcomes) {
             switch outcome {
             case .success:
                 sent.append(message.id)
