@@ -142,3 +142,113 @@ def test_a_refused_connection_is_told_why(quad_server_factory):
     # Another address is not held back.
     with urllib.request.urlopen(server.url + "/health", timeout=2) as answer:
         assert answer.status == 200
+
+
+def test_each_connection_deadline_closes_what_it_should_and_nothing_else(quad_server_factory):
+    """A kept-alive connection is closed after the idle timeout of silence, and one that keeps asking is not; a head
+    sent a byte at a time is closed at the head timeout from its first byte, however it trickles; a body that stops
+    coming is closed after the idle timeout; an event stream, being answered, outlives them all."""
+    head, idle = 1, 2
+    server = quad_server_factory(env={"QUAD_HEAD_TIMEOUT": str(head), "QUAD_IDLE_TIMEOUT": str(idle)})
+    request = f"GET /health HTTP/1.1\r\nHost: 127.0.0.1:{server.port}\r\n\r\n".encode()
+    lasting = 2 * idle + 1.5  # how long the ones that must stay are watched
+    results: dict[str, object] = {}
+
+    def connect() -> socket.socket:
+        return socket.create_connection(("127.0.0.1", server.port), timeout=5)
+
+    def answered(s: socket.socket) -> None:
+        """Reads one whole answer (its head, then Content-Length bytes of body)."""
+        got = b""
+        while b"\r\n\r\n" not in got:
+            got += s.recv(4096)
+        head, _, body = got.partition(b"\r\n\r\n")
+        length = next(
+            int(line.split(b":")[1]) for line in head.split(b"\r\n") if line.lower().startswith(b"content-length:")
+        )
+        while len(body) < length:
+            body += s.recv(4096)
+
+    def open_for(s: socket.socket, seconds: float) -> bool:
+        """Whether the server leaves `s` open for `seconds` (reading whatever it sends meanwhile)."""
+        end = time.monotonic() + seconds
+        while (left := end - time.monotonic()) > 0:
+            readable, _, _ = select.select([s], [], [], left)
+            if readable and not s.recv(4096):
+                return False
+        return True
+
+    def closed_after(s: socket.socket, since: float) -> float | None:
+        """Seconds from `since` to the server closing `s` (None: still open after `lasting`)."""
+        s.settimeout(lasting)
+        try:
+            while s.recv(4096):
+                pass
+        except TimeoutError:
+            return None
+        except OSError:
+            pass
+        return time.monotonic() - since
+
+    def idle_after_an_answer():
+        s = connect()
+        s.sendall(request)
+        answered(s)
+        results["idle"] = closed_after(s, time.monotonic())
+        s.close()
+
+    def keeps_asking():
+        s = connect()
+        end = time.monotonic() + lasting
+        alive = True
+        while alive and time.monotonic() < end:
+            s.sendall(request)
+            alive = open_for(s, idle * 0.6)
+        results["asking"] = alive
+        s.close()
+
+    def trickled_head():
+        s = connect()
+        first = time.monotonic()
+        line = b"GET /health HTTP/1.1\r\nX-Slow: " + b"a" * 200
+        try:
+            for byte in line:
+                s.send(bytes([byte]))
+                if not open_for(s, 0.2):
+                    break
+        except OSError:
+            pass
+        results["trickle"] = closed_after(s, first)
+        s.close()
+
+    def body_that_stops():
+        s = connect()
+        s.sendall(
+            f"POST /api/sessions HTTP/1.1\r\nHost: 127.0.0.1:{server.port}\r\nContent-Type: application/json\r\n"
+            'Content-Length: 100\r\n\r\n{"username":'.encode()
+        )
+        results["body"] = closed_after(s, time.monotonic())
+        s.close()
+
+    def stream():
+        s = connect()
+        s.sendall(
+            f"GET /api/events HTTP/1.1\r\nHost: 127.0.0.1:{server.port}\r\nAccept: text/event-stream\r\n\r\n".encode()
+        )
+        results["stream"] = open_for(s, lasting)
+        s.close()
+
+    threads = [
+        threading.Thread(target=f, daemon=True)
+        for f in (idle_after_an_answer, keeps_asking, trickled_head, body_that_stops, stream)
+    ]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=lasting + 10)
+    # Closed at their deadline: not before, and not much after (the machine may be busy).
+    assert results["idle"] is not None and idle - 0.3 <= results["idle"] <= idle + 1.5, results
+    assert results["trickle"] is not None and head - 0.3 <= results["trickle"] <= head + 1.5, results
+    assert results["body"] is not None and idle - 0.3 <= results["body"] <= idle + 1.5, results
+    assert results["asking"] is True, results
+    assert results["stream"] is True, results
