@@ -467,6 +467,8 @@ def main(argv):
         for k in list(result):
             if k.endswith("_ms"):
                 result[k] = round(result[k], 2)
+        # The shape: when each tenth of the streams had it (an event loop late shows as a step).
+        result["deciles"] = [round(percentile(mono, p), 1) for p in range(10, 100, 10)]
     log(
         f"received by {len(got)} of {a.streams}; p50 {result.get('p50_ms')} ms, p99 {result.get('p99_ms')} ms, "
         f"max {result.get('max_ms')} ms (kernel receive times: p99 {result.get('kernel_p99_ms')} ms, "
