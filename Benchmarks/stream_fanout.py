@@ -1,12 +1,12 @@
 #!/usr/bin/env python3
-"""Open many Server-Sent Events streams to Quad, then time one booking's event reaching each of them.
+"""Open many Server-Sent Events streams to Quad, then time a booking's event reaching each of them, in two rounds.
 
 usage: stream_fanout.py URL ADMIN_TOKEN --pid QUAD_PID [--streams 10000] [--per-address 8] [--workers 2]
-                        [--path /api/events] [--inflight 64] [--setup-timeout 180] [--wait 10]
+                        [--path /api/events] [--inflight 64] [--setup-timeout 180] [--wait 10] [--quiet 0.8]
 
-1. Setup, with the admin token: a room of one spot (POST /api/rooms, "Fanout <pid>") and a person
-   (POST /api/people, then POST /api/sessions for a bearer token). Both before any stream opens,
-   so the room's own "created" event is not mistaken for the booking's.
+1. Setup, with the admin token: a room of one spot for each round (POST /api/rooms, "Fanout <pid> <round>") and a
+   person (POST /api/people, then POST /api/sessions for a bearer token). All before any stream opens, so a room's
+   own "created" event is not mistaken for a booking's.
 2. Opens --streams streams (GET --path). Quad lets one client (an anonymous one is an IP address)
    hold at most 8 streams, so stream i binds its socket to the loopback address 127.0.0.2 + i // 8
    before connecting: all of 127.0.0.0/8 is loopback on Linux. A stream is ready once its headers
@@ -14,19 +14,22 @@ usage: stream_fanout.py URL ADMIN_TOKEN --pid QUAD_PID [--streams 10000] [--per-
    At most --inflight streams per worker are being opened at once, so the connects never overflow
    Quad's listen backlog (NIO's default, 256).
 3. Once every stream is ready: Quad's VmRSS from /proc/PID/status (and its open descriptors).
-4. One booking, POST /api/rooms/<room>/bookings (bearer, body {}), on a connection opened beforehand.
-   For each stream: the time from just before the request is sent to that stream receiving the
-   room's event ("event: room", data with the room's id). Reports p50, p99 and max (the last stream).
+4. The rounds (ROUNDS), each one booking, POST /api/rooms/<its room>/bookings (bearer, body {}), on a connection
+   opened beforehand, once a stream of the coordinator's own has had bytes and then none for --quiet seconds: a
+   burst of the demo's events (or a heartbeat) was written to every stream, and read; the next is furthest away.
+   For each stream: the time from just before the request is sent to that stream receiving the room's event
+   ("event: room", data with the room's id). Reports p50, p99, max (the last stream) and the deciles, for each
+   round; the top-level figures are the idle round's.
 5. Closes every stream, and reads Quad's VmRSS again 2 s later.
 
-The client must not be the bottleneck: the streams are shared among --workers processes (fork),
+The client is cheap: the streams are shared among --workers processes (fork),
 each a plain epoll loop over raw non-blocking sockets (no asyncio layers: a read costs a few
 microseconds). Receive times are time.monotonic() taken as poll() returns with the bytes, which is
-system-wide, so the workers' times and the booking's send time compare directly. As a check on the
-client, every socket also asks the kernel for its receive timestamps (SO_TIMESTAMPNS, wall clock):
-"kernel" figures are when the bytes reached the client's socket, whatever the client was doing then.
-When they are much lower than the monotonic ones, the client was late to read, and the monotonic
-figures overstate Quad's fan-out time.
+system-wide, so the workers' times and the booking's send time compare directly. Every socket also asks the
+kernel for its receive timestamps (SO_TIMESTAMPNS, wall clock): "kernel" figures are when the bytes reached the
+client's socket, whatever the client was doing then. Cheap is not free: on two cores, the clients' reading takes
+CPU that Quad's event loops want during the fan-out, which is why the idle round runs them at idle priority and
+takes the kernel's times.
 
 Prints one JSON object on stdout (the figures, "error" when the run failed, and why) and progress on
 stderr. Exit status 1 when a stream could not be opened or did not receive the event. Standard library
@@ -58,6 +61,11 @@ FIRST_ADDRESS = int(ipaddress.IPv4Address("127.0.0.2"))  # 127.0.0.1 is the coor
 MARK = b"\nevent: room\ndata: "  # a room event's type line, then its data line
 
 CONNECTING, HEADERS, FIRST_BYTES, OPEN = "connecting", "awaiting headers", "awaiting first bytes", "open"
+# The rounds, in this order, each one booking of a room of its own. "live": the clients read as the bytes come, at the
+# same priority as Quad, on the same two cores. "idle": the clients run at idle priority (SCHED_IDLE), so they read
+# only while Quad leaves a core unused, as clients on machines of their own would take none of Quad's; each stream's
+# time is then the kernel's receive timestamp. The targets' figures are the idle round's.
+ROUNDS = ("live", "idle")
 
 
 def log(msg):
@@ -85,15 +93,17 @@ class Stream:
         self.i, self.sock, self.state, self.buf, self.got = i, sock, CONNECTING, b"", None
 
 
-def worker(conn, host, port, indices, per_address, path, room, inflight, setup_timeout):
-    """One client process: opens its share of the streams, reports, then records the booking's event.
+def worker(conn, host, port, indices, per_address, path, inflight, setup_timeout):
+    """One client process: opens its share of the streams, reports, then records each round's booking event.
 
-    Messages to the coordinator: ("ready", opened, failures, examples, last_ready_s), then on
-    ("collect", deadline): ("results", [(i, monotonic, kernel wall time) or (i, None, why)]); on ("close",) it exits.
+    Messages to the coordinator: ("ready", opened, failures, examples, last_ready_s). Then, for each round:
+    on ("round", room, hold) it forgets the last round's events, listens for this room's and answers ("set",);
+    with hold, it then reads no stream until the next message, ("collect", deadline), to which it answers
+    ("results", [(i, monotonic, kernel wall time) or (i, None, why)], closed_later). On ("close",) it exits.
     """
     err = raise_nofile(len(indices) + 64)
     request = f"GET {path} HTTP/1.1\r\nHost: {host}:{port}\r\nAccept: text/event-stream\r\n\r\n".encode()
-    key = b'"id":"' + room.encode() + b'"'
+    key = None  # the round's room, as its events' data has it; nothing is recorded before the first round
     ep = select.epoll()
     cfd = conn.fileno()
     ep.register(cfd, select.EPOLLIN)
@@ -177,6 +187,16 @@ def worker(conn, host, port, indices, per_address, path, room, inflight, setup_t
         for fd, _ in events:
             if fd == cfd:
                 msg = conn.recv()
+                if msg[0] == "round":
+                    key, phase = b'"id":"' + msg[1].encode() + b'"', "open"
+                    for st in streams.values():
+                        st.got = None
+                    finished.clear()
+                    closed_later.clear()
+                    if msg[2] == "idle":
+                        # From now on this process runs only while no other wants a core (for good: no later round).
+                        os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))
+                    conn.send(("set",))
                 if msg[0] == "collect":
                     phase, deadline = "collect", msg[1]
                 elif msg[0] == "close":
@@ -218,7 +238,7 @@ def worker(conn, host, port, indices, per_address, path, room, inflight, setup_t
                     if end < 0:  # the data line is not complete yet: keep it for the next read
                         buf, at = buf[m:], None
                         break
-                    if st.got is None and key in buf[m + len(MARK) : end]:
+                    if st.got is None and key and key in buf[m + len(MARK) : end]:
                         kernel = None
                         for level, kind, value in anc:
                             if level == socket.SOL_SOCKET and kind == SO_TIMESTAMPNS:
@@ -247,6 +267,37 @@ def worker(conn, host, port, indices, per_address, path, room, inflight, setup_t
                 st.state, st.buf = OPEN, b""
                 opening -= 1
                 last_ready = now - start
+
+
+def wait_for_quiet(host, port, path, quiet, longest):
+    """Once a stream of the coordinator's own has had bytes (after its opening ones) and then none for `quiet` seconds:
+    (seconds waited, True); after `longest` seconds without that: (seconds waited, False).
+
+    Why: the demo's car parks and shuttles publish a burst of about 16 events every 3 s, each written to every
+    stream of every type, and a booking sent while a burst is being written waits behind it (up to 150 ms at 10,000
+    streams). Any bytes on this stream (an event, a heartbeat) mean the event loops were writing to every stream;
+    just after a burst has ended, the next is furthest away.
+    """
+    start = time.monotonic()
+    with socket.create_connection((host, port), timeout=longest) as s:
+        s.sendall(f"GET {path} HTTP/1.1\r\nHost: {host}:{port}\r\nAccept: text/event-stream\r\n\r\n".encode())
+        opening = b""
+        while b"retry:" not in opening:  # the answer's head and the stream's first bytes
+            got = s.recv(65536)
+            if not got:
+                return time.monotonic() - start, False
+            opening += got
+        heard = False
+        while time.monotonic() - start < longest:
+            s.settimeout(quiet if heard else max(0.01, longest - (time.monotonic() - start)))
+            try:
+                if not s.recv(65536):
+                    break  # closed by Quad: no quiet to be had from it
+                heard = True
+            except TimeoutError:
+                if heard:
+                    return time.monotonic() - start, True
+    return time.monotonic() - start, False
 
 
 def proc_status(pid):
@@ -324,6 +375,9 @@ def main(argv):
     p.add_argument("--setup-timeout", type=float, default=180, help="seconds for every stream to be ready")
     p.add_argument("--settle", type=float, default=3, help="seconds with every stream open before the RSS is read")
     p.add_argument("--wait", type=float, default=10, help="seconds after the booking for every stream to get it")
+    p.add_argument(
+        "--quiet", type=float, default=0.8, help="seconds without bytes on the streams before a booking (0: none)"
+    )
     a = p.parse_args(argv[1:])
     u = urllib.parse.urlsplit(a.url)
     host, port = u.hostname, u.port
@@ -336,17 +390,19 @@ def main(argv):
         print(json.dumps(result))
         return 1 if error else 0
 
-    # 1. The room and the person, before any stream is open.
-    status, data = call(
-        a.url,
-        "POST",
-        "/api/rooms",
-        {"name": f"Fanout {os.getpid()}", "building": "Bench", "capacity": 1},
-        a.admin_token,
-    )
-    room = expect(status, data, 201, "creating the room")["id"]
+    # 1. A room for each round and the person, before any stream is open.
+    rooms = {}
+    for label in ROUNDS:
+        status, data = call(
+            a.url,
+            "POST",
+            "/api/rooms",
+            {"name": f"Fanout {os.getpid()} {label}", "building": "Bench", "capacity": 1},
+            a.admin_token,
+        )
+        rooms[label] = expect(status, data, 201, f"creating the {label} round's room")["id"]
     _, token = make_person(a.url, a.admin_token, os.getpid(), prefix="fanout")  # a new name on every run
-    result["room"] = room
+    result["rooms"] = rooms
     result["nofile_quad"] = nofile_limit(a.pid)
     result["rss_kb_before"] = proc_status(a.pid)["VmRSS"]
     listen0 = listen_counters()
@@ -360,7 +416,7 @@ def main(argv):
         indices = range(w, a.streams, a.workers)
         proc = ctx.Process(
             target=worker,
-            args=(child, host, port, indices, a.per_address, a.path, room, a.inflight, a.setup_timeout),
+            args=(child, host, port, indices, a.per_address, a.path, a.inflight, a.setup_timeout),
             daemon=True,
         )
         proc.start()
@@ -407,9 +463,7 @@ def main(argv):
         close_all()
         return finish(f"only {ready} of {a.streams} streams opened ({why})")
 
-    # 4. One booking; each stream's time to its event.
-    conn = http.client.HTTPConnection(host, port, timeout=30)
-    conn.connect()  # beforehand, so the time below starts with the request itself
+    # 4. A booking a round; each stream's time to its event.
     headers = {"Authorization": "Bearer " + token, "Content-Type": "application/json"}
 
     def cpu_snapshot():  # (machine busy, Quad, this client's processes) CPU seconds, and the time
@@ -417,66 +471,88 @@ def main(argv):
         clients = own.user + own.system + sum(cpu_seconds(proc.pid) for proc, _ in workers)
         return machine_busy_seconds(), cpu_seconds(a.pid), clients, time.monotonic()
 
-    cpu0 = cpu_snapshot()
-    t0, t0_wall = time.monotonic(), time.time()
-    conn.request("POST", f"/api/rooms/{room}/bookings", b"{}", headers)
-    resp = conn.getresponse()
-    body = resp.read()
-    result["booking_ms"] = round((time.monotonic() - t0) * 1000, 2)
-    result["booking_status"] = resp.status
-    conn.close()
-    if resp.status != 201:
-        close_all()
-        return finish(f"the booking answered HTTP {resp.status}: {body[:200].decode('utf-8', 'replace')}")
-    for _, pipe in workers:
-        pipe.send(("collect", t0 + a.wait))
-    got, missing, closed_later = [], collections.Counter(), collections.Counter()
-    for _, pipe in workers:
-        if not pipe.poll(a.wait + 30):
+    def fanout(label):
+        """One booking of the round's room; its figures (a dict), or an error (str)."""
+        for _, pipe in workers:
+            pipe.send(("round", rooms[label], label))
+        for _, pipe in workers:
+            if not pipe.poll(30) or pipe.recv() != ("set",):
+                return "a client process did not start the round"
+        r = {}
+        if a.quiet > 0:
+            waited, found = wait_for_quiet(host, port, a.path, a.quiet, longest=30)
+            r.update(quiet_wait_s=round(waited, 2), quiet_found=found)
+        conn = http.client.HTTPConnection(host, port, timeout=30)
+        conn.connect()  # beforehand, so the time below starts with the request itself
+        cpu0 = cpu_snapshot()
+        t0, t0_wall = time.monotonic(), time.time()
+        conn.request("POST", f"/api/rooms/{rooms[label]}/bookings", b"{}", headers)
+        resp = conn.getresponse()
+        body = resp.read()
+        r.update(booking_ms=round((time.monotonic() - t0) * 1000, 2), booking_status=resp.status)
+        conn.close()
+        if resp.status != 201:
+            return f"the booking answered HTTP {resp.status}: {body[:200].decode('utf-8', 'replace')}"
+        for _, pipe in workers:
+            pipe.send(("collect", t0 + a.wait))
+        got, missing = [], collections.Counter()
+        for _, pipe in workers:
+            if not pipe.poll(a.wait + 30):
+                return "a client process gave no results"
+            _, results, closed = pipe.recv()
+            missing.update(closed)
+            for _i, mono, kernel in results:
+                if mono is None:  # then `kernel` holds why
+                    missing[kernel] += 1
+                else:
+                    got.append((mono - t0, None if kernel is None else kernel - t0_wall))
+        # What the fan-out cost Quad and the clients, and how much of the machine went to anything else meanwhile.
+        cpu1 = cpu_snapshot()
+        other = (cpu1[0] - cpu0[0]) - (cpu1[1] - cpu0[1]) - (cpu1[2] - cpu0[2])
+        r["quad_cpu_s"] = round(cpu1[1] - cpu0[1], 3)
+        r["clients_cpu_s"] = round(cpu1[2] - cpu0[2], 3)
+        r["other_cpu_pct"] = round(max(0.0, 100 * other / ((cpu1[3] - cpu0[3]) * os.cpu_count())))
+        r["received"], r["missed"], r["missed_why"] = len(got), a.streams - len(got), dict(missing)
+        if got:
+            mono = sorted(g[0] * 1000 for g in got)
+            kern = sorted((g[0] if g[1] is None else g[1]) * 1000 for g in got)
+            # At idle priority the clients read late by design: when the bytes came is the kernel's timestamp.
+            times = mono if label == "live" else kern
+            r.update(p50_ms=percentile(times, 50), p99_ms=percentile(times, 99), max_ms=times[-1], min_ms=times[0])
+            r.update(client_p99_ms=percentile(mono, 99), kernel_p50_ms=percentile(kern, 50))
+            r.update(kernel_p99_ms=percentile(kern, 99), kernel_max_ms=kern[-1])
+            for k in list(r):
+                if k.endswith("_ms"):
+                    r[k] = round(r[k], 2)
+            # The shape: when each tenth of the streams had it (an event loop late shows as a step).
+            r["deciles"] = [round(percentile(times, p), 1) for p in range(10, 100, 10)]
+        log(
+            f"{label} round: received by {len(got)} of {a.streams}; p50 {r.get('p50_ms')} ms, p99 {r.get('p99_ms')} "
+            f"ms, max {r.get('max_ms')} ms (kernel receive times: p99 {r.get('kernel_p99_ms')} ms; Quad "
+            f"{r['quad_cpu_s']} s of CPU, the clients {r['clients_cpu_s']} s)"
+        )
+        return r
+
+    for label in ROUNDS:
+        r = fanout(label)
+        if isinstance(r, str):
             close_all()
-            return finish("a client process gave no results")
-        _, results, closed = pipe.recv()
-        closed_later.update(closed)
-        for _i, mono, kernel in results:
-            if mono is None:  # then `kernel` holds why
-                missing[kernel] += 1
-            else:
-                got.append((mono - t0, None if kernel is None else kernel - t0_wall))
-    missing.update(closed_later)
-    # What the fan-out cost Quad, and how much of the machine went to anything else meanwhile.
-    cpu1 = cpu_snapshot()
-    other = (cpu1[0] - cpu0[0]) - (cpu1[1] - cpu0[1]) - (cpu1[2] - cpu0[2])
-    result["fanout_quad_cpu_s"] = round(cpu1[1] - cpu0[1], 2)
-    result["fanout_other_cpu_pct"] = round(max(0.0, 100 * other / ((cpu1[3] - cpu0[3]) * os.cpu_count())))
+            return finish(f"{label} round: {r}")
+        result[label] = r
+    # The targets' figures are the idle round's (see ROUNDS); every round must reach every stream.
+    result.update({k: v for k, v in result["idle"].items() if k.endswith("_ms") or k == "deciles"})
+    result["missed"] = sum(result[label]["missed"] for label in ROUNDS)
+    result["received"] = min(result[label]["received"] for label in ROUNDS)
     # 5. Close every stream; Quad's memory once it has let them go.
     close_all()
     time.sleep(2)
     result["rss_kb_after_close"] = proc_status(a.pid)["VmRSS"]
 
-    result["received"] = len(got)
-    result["missed"] = a.streams - len(got)
-    result["missed_why"] = dict(missing)
-    if got:
-        mono = sorted(g[0] * 1000 for g in got)
-        result.update(p50_ms=percentile(mono, 50), p99_ms=percentile(mono, 99), max_ms=mono[-1], min_ms=mono[0])
-        kern = sorted(g[1] * 1000 for g in got if g[1] is not None)
-        if kern:
-            result.update(
-                kernel_p50_ms=percentile(kern, 50), kernel_p99_ms=percentile(kern, 99), kernel_max_ms=kern[-1]
-            )
-        for k in list(result):
-            if k.endswith("_ms"):
-                result[k] = round(result[k], 2)
-        # The shape: when each tenth of the streams had it (an event loop late shows as a step).
-        result["deciles"] = [round(percentile(mono, p), 1) for p in range(10, 100, 10)]
-    log(
-        f"received by {len(got)} of {a.streams}; p50 {result.get('p50_ms')} ms, p99 {result.get('p99_ms')} ms, "
-        f"max {result.get('max_ms')} ms (kernel receive times: p99 {result.get('kernel_p99_ms')} ms, "
-        f"max {result.get('kernel_max_ms')} ms)"
-    )
-    if result["missed"]:
-        why = "; ".join(f"{k}: {v}" for k, v in missing.most_common())
-        return finish(f"{result['missed']} of {a.streams} streams did not receive the booking's event ({why})")
+    for label in ROUNDS:
+        r = result[label]
+        if r["missed"]:
+            why = "; ".join(f"{k}: {v}" for k, v in collections.Counter(r["missed_why"]).most_common())
+            return finish(f"{label} round: {r['missed']} of {a.streams} streams did not receive its event ({why})")
     return finish()
 
 
