@@ -2,7 +2,7 @@
 """The limit for the booking storm: Quad's booking transaction in a bare loop, no HTTP.
 
 usage: booking_bare_loop.py DB_FILE [--rooms 250] [--capacity 16] [--people 20]
-                            [--bookings N] [--seconds 10] [--compare-schema QUAD_DB]
+                            [--bookings N] [--seconds 10] [--compare-schema QUAD_DB] [--mail]
 
 Creates DB_FILE (it must not exist) with Quad's rooms schema, in WAL mode with
 synchronous=FULL and foreign_keys=ON (as Quad opens its SQLite file), adds the
@@ -23,8 +23,13 @@ Not included (Quad does them per booking request, outside the transaction): the
 session lookup, the building's rules and the campus's time zone (a SELECT
 each), and publishing the event.
 
---compare-schema QUAD_DB compares the rooms tables' schema with Quad's database
-file and reports whether they match (the copy below can drift).
+--mail: each transaction also queues the booking's message as Quad does with mail
+on (booking-storm-mail-on): one row in the mail outbox, its letter's input being
+the booking's note (Outbox.insert, which Quad runs just before the commit).
+
+--compare-schema QUAD_DB compares the rooms tables' schema (and with --mail the
+outbox's) with Quad's database file and reports whether they match (the copy
+below can drift).
 
 Prints one JSON object: bookings, seconds, bookings_per_s, p50_us, p99_us (per
 transaction, BEGIN..COMMIT), sqlite version, schema_matches. Standard library only.
@@ -73,6 +78,50 @@ SCHEMA = [
     "CREATE UNIQUE INDEX waiting_places_person ON waiting_places (kind, thing, detail, owner)",
 ]
 
+# The platform's migrations 8-10: the mail outbox (--mail).
+MAIL_SCHEMA = [
+    "CREATE TABLE mail_outbox (id TEXT PRIMARY KEY, owner TEXT, kind TEXT NOT NULL, recipient TEXT NOT NULL,"
+    " sender TEXT NOT NULL, subject TEXT NOT NULL, message TEXT NOT NULL, created_at TEXT NOT NULL,"
+    " due_at BIGINT NOT NULL, tries INTEGER NOT NULL DEFAULT 0,"
+    " state TEXT NOT NULL DEFAULT 'pending' CHECK (state IN ('pending', 'sent', 'failed')),"
+    " claimed_until BIGINT, sent_at TEXT, error TEXT)",
+    "CREATE INDEX mail_outbox_due ON mail_outbox (state, due_at)",
+    "CREATE INDEX mail_outbox_owner ON mail_outbox (owner, created_at)",
+    "ALTER TABLE mail_outbox ADD COLUMN about TEXT",
+    "CREATE INDEX mail_outbox_about ON mail_outbox (about) WHERE about IS NOT NULL",
+    "ALTER TABLE mail_outbox ADD COLUMN letter TEXT",
+    "ALTER TABLE mail_outbox ADD COLUMN input TEXT",
+]
+# Outbox.insert, for a transaction that queued one message.
+QUEUE_MAIL = (
+    "INSERT INTO mail_outbox (id, owner, kind, recipient, sender, subject, message, created_at, due_at, about,"
+    " letter, input) VALUES (?, ?, ?, '', '', '', '', ?, ?, ?, ?, ?)"
+)
+
+
+def booking_note(room_name, first_slot, minutes):
+    """A booking's note as Quad's BookingMail encodes it (JSONEncoder: its keys unordered, `/` escaped)."""
+    day = datetime.datetime.fromtimestamp(first_slot * 900, datetime.UTC)
+    entry = {
+        "location": f"{room_name}, Bench",
+        "uid": booking_id(),
+        "minutes": minutes,
+        "summary": room_name,
+        "first": day.strftime("%Y-%m-%d"),
+        "start": {"minutes": day.hour * 60 + day.minute},
+        "excluded": [],
+    }
+    note = {
+        "entry": entry,
+        "cancel": False,
+        "stamp": time.time() - 978307200,  # Foundation's reference date, 2001
+        "rest": False,
+        "timeZone": "Australia/Melbourne",
+        "news": "booked",
+        "sequence": 0,
+    }
+    return json.dumps(note, separators=(",", ":")).replace("/", "\\/")
+
 
 # Quad's RoomStore.rows as ReservationStore.reserveAll reads it for a batch's rooms (here one): each room's free
 # seats at a quarter hour, and whether anyone waits in its lines.
@@ -98,12 +147,13 @@ OVERLAPPING = (
 STANDING = "SELECT room_id, owner FROM room_bookings WHERE room_id IN (?) AND owner IN (?)"
 
 
-def schema_of(db):
-    """The rooms tables' schema, whitespace-normalized, for comparing two databases."""
+def schema_of(db, mail=False):
+    """The rooms tables' schema (and the outbox's), whitespace-normalized, for comparing two databases."""
+    tables = ["rooms", "room_bookings", "room_reservations", "room_buildings"] + (["mail_outbox"] if mail else [])
     rows = db.execute(
         "SELECT type, name, sql FROM sqlite_master"
-        " WHERE tbl_name IN ('rooms', 'room_bookings', 'room_reservations', 'room_buildings')"
-        " AND sql IS NOT NULL ORDER BY type, name"
+        f" WHERE tbl_name IN ({', '.join('?' * len(tables))}) AND sql IS NOT NULL ORDER BY type, name",
+        tables,
     ).fetchall()
     norm = []
     for kind, name, sql in rows:
@@ -139,6 +189,7 @@ def main(argv):
     p.add_argument("--compare-schema", metavar="QUAD_DB")
     p.add_argument("--bookings", type=int, default=0, help="default: rooms x capacity")
     p.add_argument("--seconds", type=float, default=10.0)
+    p.add_argument("--mail", action="store_true", help="queue each booking's message in the outbox, as Quad with mail")
     a = p.parse_args(argv[1:])
     target = a.bookings or a.rooms * a.capacity
     if os.path.exists(a.db):
@@ -151,7 +202,7 @@ def main(argv):
     db.execute("PRAGMA synchronous = FULL")
     db.execute("PRAGMA foreign_keys = ON")
     db.execute("BEGIN IMMEDIATE")
-    for statement in SCHEMA:
+    for statement in SCHEMA + (MAIL_SCHEMA if a.mail else []):
         db.execute(statement)
     rooms = []
     for k in range(1, a.rooms + 1):
@@ -186,7 +237,8 @@ def main(argv):
         try:
             now_slot = int(time.time()) // 900
             room = db.execute(ROOM_NOW, ("seat", now_slot, now_slot, "room", now_slot, now_slot, "room", room_id))
-            seats = room.fetchone()[4]  # spots, less the untimed bookings (none here)
+            room = room.fetchone()
+            seats = room[4]  # spots, less the untimed bookings (none here)
             held = db.execute(OVERLAPPING, (room_id, first, first + 4)).fetchall()
             standing = db.execute(STANDING, (room_id, person_key)).fetchone()
             # Quad's Occupancy: a seat is free in every quarter hour of the range.
@@ -204,6 +256,9 @@ def main(argv):
                 " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (booking_id(), room_id, person_key, person, "seat", 1, first, first + 4, None, now_iso(), None),
             )
+            if a.mail:
+                queued = (booking_id(), person_key, "booked", now_iso(), int(time.time()), None, "booking")
+                db.execute(QUEUE_MAIL, (*queued, booking_note(room[1], first, 60)))
             db.execute("COMMIT")
         except BaseException:
             if db.in_transaction:
@@ -216,10 +271,11 @@ def main(argv):
     schema_matches = None
     if a.compare_schema:
         quad = sqlite3.connect(f"file:{a.compare_schema}?mode=ro", uri=True)
-        schema_matches = schema_of(quad) == schema_of(db)
+        schema_matches = schema_of(quad, a.mail) == schema_of(db, a.mail)
         if not schema_matches:
             print(
-                f"schema differs from {a.compare_schema}:\n  ours: {schema_of(db)}\n  Quad: {schema_of(quad)}",
+                f"schema differs from {a.compare_schema}:\n  ours: {schema_of(db, a.mail)}\n"
+                f"  Quad: {schema_of(quad, a.mail)}",
                 file=sys.stderr,
             )
         quad.close()
@@ -240,6 +296,7 @@ def main(argv):
                 "sqlite": sqlite3.sqlite_version,
                 "journal_mode": mode,
                 "schema_matches": schema_matches,
+                "mail": a.mail,
             }
         )
     )
