@@ -51,6 +51,7 @@ def parse_wrk(text):
         "failure": None,
         "cpu_s": None,
         "other_pct": None,
+        "steal_pct": None,
     }
     m = re.search(r"^Requests/sec:\s*([0-9.]+)", text, re.M)
     if m:
@@ -71,6 +72,9 @@ def parse_wrk(text):
     m = re.search(r"^bench: other processes' CPU share during the measured run: ([0-9.]+)%", text, re.M)
     if m:
         out["other_pct"] = float(m.group(1))
+    m = re.search(r"^bench: steal during the measured run: ([0-9.]+)%", text, re.M)
+    if m:
+        out["steal_pct"] = float(m.group(1))
     m = re.search(r"Non-2xx or 3xx responses:\s*(\d+)", text)
     if m:
         out["bad_status"] = int(m.group(1))
@@ -142,6 +146,7 @@ def load_wrk_file(path):
 def build(records_path):
     meta, notes, rows, values, targets = [], [], [], {}, []
     others = []  # (scenario, server, other processes' CPU share %)
+    steals = []  # (scenario, server, the CPU time the hypervisor gave other machines, % of the cores' time)
     with open(records_path, encoding="utf-8") as f:
         for raw in f:
             raw = raw.rstrip("\n")
@@ -168,6 +173,8 @@ def build(records_path):
                 for server, d in (("Quad", q), ("nginx", n)):
                     if d and d.get("other_pct") is not None:
                         others.append((name, server, d["other_pct"]))
+                    if d and d.get("steal_pct") is not None:
+                        steals.append((name, server, d["steal_pct"]))
                 if q:
                     errs += wrk_errors("Quad", q)
                 if n:
@@ -236,6 +243,14 @@ def build(records_path):
         notes.append(
             "other processes' share of the CPUs during the measured runs: "
             f"median {shares[len(shares) // 2]:.0f}%, max {worst[2]:.0f}% ({worst[0]}, {worst[1]}){advice}"
+        )
+    if steals:
+        shares = sorted(o[2] for o in steals)
+        high = [f"{o[0]} ({o[1]}) {o[2]:.0f}%" for o in steals if o[2] > 5]
+        notes.append(
+            "steal (CPU time this virtual machine waited for while the hypervisor ran others) during the measured "
+            f"runs: median {shares[len(shares) // 2]:.0f}%, max {shares[-1]:.0f}%"
+            + (f"; above 5%, so the figures of these runs are disturbed: {', '.join(high)}" if high else "")
         )
     return meta, notes, rows, targets
 

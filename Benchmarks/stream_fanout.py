@@ -328,6 +328,12 @@ def machine_busy_seconds():
     return (v[0] + v[1] + v[2] + v[7]) / os.sysconf("SC_CLK_TCK")
 
 
+def steal_seconds():
+    """CPU time all cores waited while the hypervisor ran other machines (/proc/stat: steal)."""
+    with open("/proc/stat") as f:
+        return int(f.readline().split()[8]) / os.sysconf("SC_CLK_TCK")
+
+
 def open_files(pid):
     try:
         return len(os.listdir(f"/proc/{pid}/fd"))
@@ -466,10 +472,10 @@ def main(argv):
     # 4. A booking a round; each stream's time to its event.
     headers = {"Authorization": "Bearer " + token, "Content-Type": "application/json"}
 
-    def cpu_snapshot():  # (machine busy, Quad, this client's processes) CPU seconds, and the time
+    def cpu_snapshot():  # (machine busy, Quad, this client's processes) CPU seconds, the time, and the steal
         own = os.times()
         clients = own.user + own.system + sum(cpu_seconds(proc.pid) for proc, _ in workers)
-        return machine_busy_seconds(), cpu_seconds(a.pid), clients, time.monotonic()
+        return machine_busy_seconds(), cpu_seconds(a.pid), clients, time.monotonic(), steal_seconds()
 
     def fanout(label):
         """One booking of the round's room; its figures (a dict), or an error (str)."""
@@ -512,6 +518,7 @@ def main(argv):
         r["quad_cpu_s"] = round(cpu1[1] - cpu0[1], 3)
         r["clients_cpu_s"] = round(cpu1[2] - cpu0[2], 3)
         r["other_cpu_pct"] = round(max(0.0, 100 * other / ((cpu1[3] - cpu0[3]) * os.cpu_count())))
+        r["steal_pct"] = round(100 * (cpu1[4] - cpu0[4]) / ((cpu1[3] - cpu0[3]) * os.cpu_count()), 1)
         r["received"], r["missed"], r["missed_why"] = len(got), a.streams - len(got), dict(missing)
         if got:
             mono = sorted(g[0] * 1000 for g in got)
