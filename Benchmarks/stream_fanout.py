@@ -97,9 +97,9 @@ def worker(conn, host, port, indices, per_address, path, inflight, setup_timeout
     """One client process: opens its share of the streams, reports, then records each round's booking event.
 
     Messages to the coordinator: ("ready", opened, failures, examples, last_ready_s). Then, for each round:
-    on ("round", room, hold) it forgets the last round's events, listens for this room's and answers ("set",);
-    with hold, it then reads no stream until the next message, ("collect", deadline), to which it answers
-    ("results", [(i, monotonic, kernel wall time) or (i, None, why)], closed_later). On ("close",) it exits.
+    on ("round", room, label) it forgets the last round's events, listens for this room's (at idle priority from
+    the "idle" round on) and answers ("set",); on ("collect", deadline), once every stream has the event or at the
+    deadline, ("results", [(i, monotonic, kernel wall time) or (i, None, why)], closed_later). On ("close",) it exits.
     """
     err = raise_nofile(len(indices) + 64)
     request = f"GET {path} HTTP/1.1\r\nHost: {host}:{port}\r\nAccept: text/event-stream\r\n\r\n".encode()
