@@ -236,8 +236,8 @@ def main(argv):
         db.execute("BEGIN IMMEDIATE")
         try:
             now_slot = int(time.time()) // 900
-            room = db.execute(ROOM_NOW, ("seat", now_slot, now_slot, "room", now_slot, now_slot, "room", room_id))
-            room = room.fetchone()
+            args = ("seat", now_slot, now_slot, "room", now_slot, now_slot, "room", room_id)
+            room = db.execute(ROOM_NOW, args).fetchone()
             seats = room[4]  # spots, less the untimed bookings (none here)
             held = db.execute(OVERLAPPING, (room_id, first, first + 4)).fetchall()
             standing = db.execute(STANDING, (room_id, person_key)).fetchone()

@@ -317,21 +317,17 @@ def cpu_seconds(pid):
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-def machine_busy_seconds():
-    """CPU time all cores spent busy in processes so far (/proc/stat: user, nice, system, steal).
+def machine_seconds():
+    """(busy, steal): CPU time all cores spent busy in processes so far (/proc/stat: user, nice, system), and the
+    time they waited while the hypervisor ran other machines (steal, nobody's work here).
 
     Interrupt time is left out: the loopback traffic of thousands of streams is counted there (softirq),
     not in Quad's or the client's time, and would look like other processes' work.
     """
     with open("/proc/stat") as f:
         v = [int(x) for x in f.readline().split()[1:9]]
-    return (v[0] + v[1] + v[2] + v[7]) / os.sysconf("SC_CLK_TCK")
-
-
-def steal_seconds():
-    """CPU time all cores waited while the hypervisor ran other machines (/proc/stat: steal)."""
-    with open("/proc/stat") as f:
-        return int(f.readline().split()[8]) / os.sysconf("SC_CLK_TCK")
+    hz = os.sysconf("SC_CLK_TCK")
+    return (v[0] + v[1] + v[2]) / hz, v[7] / hz
 
 
 def open_files(pid):
@@ -475,7 +471,8 @@ def main(argv):
     def cpu_snapshot():  # (machine busy, Quad, this client's processes) CPU seconds, the time, and the steal
         own = os.times()
         clients = own.user + own.system + sum(cpu_seconds(proc.pid) for proc, _ in workers)
-        return machine_busy_seconds(), cpu_seconds(a.pid), clients, time.monotonic(), steal_seconds()
+        busy, steal = machine_seconds()
+        return busy, cpu_seconds(a.pid), clients, time.monotonic(), steal
 
     def fanout(label):
         """One booking of the round's room; its figures (a dict), or an error (str)."""
