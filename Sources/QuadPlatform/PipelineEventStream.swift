@@ -28,6 +28,8 @@ final class PipelineEventStream {
     private var seen = Int64.max
     /// Frames written since the connection last could take more.
     private var behind = 0
+    /// The loop's heartbeat tick (`LoopStreams.ticksPerBeat` a heartbeat) when it was last written a frame.
+    private(set) var writtenAtTick = 0
     private var unflushed = false
 
     /// Answers on `context` with `head` (through `wire`, the response encoder, which makes the answer chunked), then
@@ -52,7 +54,8 @@ final class PipelineEventStream {
         context.write(NIOAny(HTTPServerResponsePart.head(head)), promise: nil)
         write(
             Self.chunk(
-                EventStreams.opening(missedSome: opening?.missedSome ?? false, replay: opening?.replay ?? [])))
+                EventStreams.opening(missedSome: opening?.missedSome ?? false, replay: opening?.replay ?? [])),
+            tick: loopStreams.tick)
         flush()
         if opening == nil { end() }  // the hub closed: the server is stopping
     }
@@ -77,10 +80,12 @@ final class PipelineEventStream {
         return buffer
     }
 
-    /// Writes `frame` without flushing it; true when the stream now has something to flush that it had not.
+    /// Writes `frame` without flushing it, at the loop's heartbeat `tick`; true when the stream now has something to
+    /// flush that it had not.
     @discardableResult
-    func write(_ frame: ByteBuffer) -> Bool {
+    func write(_ frame: ByteBuffer, tick: Int) -> Bool {
         guard let context, let wire else { return false }
+        writtenAtTick = tick
         if context.channel.isWritable {
             behind = 0
         } else {
@@ -123,13 +128,20 @@ final class PipelineEventStream {
 
 /// The pipeline's event streams on one event loop: it follows the hub for all of them (`EventHub.follow`), writes
 /// what the hub delivers in one turn of the loop, each event framed once and each stream flushed once, and one
-/// heartbeat timer serves them all.
+/// heartbeat timer serves them all: a stream is sent the heartbeat's comment only once it has been silent for
+/// between three quarters of a heartbeat and a whole one (the timer ticks four times a heartbeat).
 ///
 /// Why: measured with `Benchmarks/run streams-10k`, a subscriber and an `execute` a stream cost the publishing thread
 /// about 20 µs a stream: a booking took 220 ms to reach the last stream, and 630 ms while the demo's readings were
 /// being delivered too. With a subscriber a stream and one `execute` a turn, the hub's pass over 10,000 subscribers,
 /// on a third thread beside the two loops, still cost as much as a loop's writing: the booking took 0.19 s of Quad's
 /// CPU and 154 ms to reach the last stream (p99). One follower a loop: 0.13-0.14 s and 95-135 ms (nine runs).
+///
+/// Why only the silent ones: a stream that was sent an event is as alive to a proxy as one sent a comment. On a
+/// server whose events come more often than the heartbeat (the demo's readings every 3 s), a heartbeat to every
+/// stream was a pass of one write a stream over each loop's streams every 15 s, all of it wasted, and a booking's
+/// event that came during one waited behind it: the likeliest cause of the one fan-out of `Benchmarks/run
+/// streams-10k` (issue 41) with a step in its deciles and a pass's worth of Quad's CPU more (see its README).
 final class LoopStreams: Sendable {
     private let loop: any EventLoop
     private let heartbeat: Duration
@@ -147,7 +159,15 @@ final class LoopStreams: Sendable {
     private final class Members {
         var streams: [ObjectIdentifier: PipelineEventStream] = [:]
         var beat: RepeatedTask?
+        /// The heartbeat timer's ticks so far.
+        var ticks = 0
     }
+
+    /// The heartbeat timer's ticks in a heartbeat: a stream silent for this many ticks is sent the comment.
+    static let ticksPerBeat = 4
+
+    /// On the loop: the heartbeat timer's ticks so far, to write a frame at.
+    var tick: Int { members.value.ticks }
 
     init(loop: any EventLoop, heartbeat: Duration, hub: EventHub) {
         self.loop = loop
@@ -185,12 +205,13 @@ final class LoopStreams: Sendable {
         }
         // Each event framed once, when a stream first wants it: the loop's own bytes, that no other thread retains.
         var frames = [ByteBuffer?](repeating: nil, count: batch.count)
-        for stream in members.value.streams.values {
+        let members = members.value
+        for stream in members.streams.values {
             var wrote = false
             for (index, (event, mark)) in batch.enumerated() where stream.wants(event, mark: mark) {
                 let frame = frames[index] ?? PipelineEventStream.chunk(EventStreams.format(event))
                 frames[index] = frame
-                wrote = stream.write(frame) || wrote
+                wrote = stream.write(frame, tick: members.ticks) || wrote
             }
             if wrote { stream.flush() }
         }
@@ -202,9 +223,14 @@ final class LoopStreams: Sendable {
         members.streams[ObjectIdentifier(stream)] = stream
         shared.withLockedValue { $0.open += 1 }
         guard members.beat == nil else { return }
-        let every = TimeAmount(heartbeat)
+        let every = TimeAmount.nanoseconds(TimeAmount(heartbeat).nanoseconds / Int64(Self.ticksPerBeat))
         members.beat = loop.scheduleRepeatedTask(initialDelay: every, delay: every) { [self] _ in
-            for stream in self.members.value.streams.values where stream.write(Self.heartbeatFrame) {
+            let members = self.members.value
+            members.ticks += 1
+            for stream in members.streams.values
+            where members.ticks - stream.writtenAtTick >= Self.ticksPerBeat
+                && stream.write(Self.heartbeatFrame, tick: members.ticks)
+            {
                 stream.flush()
             }
         }
