@@ -277,7 +277,9 @@ package final class FastPath: ChannelDuplexHandler, RemovableChannelHandler {
     package func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
         switch unwrapOutboundIn(data) {
         case .head(var head):
-            guard let keep = head.headers.first(name: PageCache.keepHeaderName) else { break }
+            let keep = head.headers.first(name: PageCache.keepHeaderName)
+            if let capture = capture?.value { routes.pages?.answered(capture.key, mayBeKept: keep != nil) }
+            guard let keep else { break }
             head.headers.remove(name: PageCache.keepHeaderName)
             if capture != nil, head.status == .ok, !head.headers.contains(name: "set-cookie") {
                 captured = Boxed((head, keep, context.channel.allocator.buffer(capacity: 0)))
@@ -427,6 +429,7 @@ package final class FastPath: ChannelDuplexHandler, RemovableChannelHandler {
                 case .wait: return .wait(until: deadline)
                 case .kept(let page): return kept(page)
                 case .draw: drawing = Boxed(key)
+                case .alone: break
                 }
             }
             capture = Boxed((key, caller.person, stamp))

@@ -85,7 +85,22 @@ package final class PageCache: Sendable {
     /// `Benchmarks/run` (issue 41), every reading the demo stores drops `/timetable` and Today, and each of the 64
     /// connections asking for them then drew its own copy at once: p99 of 213 and 279 ms against nginx's 5 ms.
     /// Bounded by the connections: each draws or waits for one page at a time.
-    private let drawing = NIOLockedValueBox([Key: [@Sendable () -> Void]]())
+    private let drawing = NIOLockedValueBox(Drawings())
+
+    private struct Drawings {
+        var waiting: [Key: [@Sendable () -> Void]] = [:]
+        /// The hashes of the keys whose last answer said nothing of being kept (no `Quad-Keep`: `/health`, the
+        /// contract, a 404, any route that keeps nothing): their requests go to the router side by side, not in
+        /// single flight. Why: measured with `Benchmarks/run` (issue 41), 64 connections asking `GET /health` went
+        /// through the router one at a time, each answer waking the 63 others to wait again: 709 answers a second,
+        /// at 1.5 ms of Quad's CPU each, against nginx's 44,171. A hash's collision costs only that single flight.
+        /// At most `maxUnkept`; past it, the set starts again.
+        var unkept: Set<Int> = []
+    }
+
+    /// Keys remembered as keeping nothing, at most (32 kB of hashes).
+    static let maxUnkept = 4096
+
     private let hub: EventHub
     private let clock: any QuadClock
     /// At most this many bytes of pages; past it the cache starts again.
@@ -191,6 +206,8 @@ package final class PageCache: Sendable {
     enum Drawing {
         /// Draws it, and then calls `drawn(key)` once its answer is written or abandoned.
         case draw
+        /// Draws it beside anyone else asking: its route kept nothing last time (`Drawings.unkept`).
+        case alone
         /// Waits: someone else is drawing it; `wake` is called once they are done.
         case wait
         /// Is answered with the page kept before a feed's change, while someone else draws it again (`feeds`).
@@ -200,13 +217,27 @@ package final class PageCache: Sendable {
     /// A request from `person` for the page at `key`, which is not kept, draws it when no one else is drawing it.
     func draw(_ key: Key, for person: Person?, orWait wake: @escaping @Sendable () -> Void) -> Drawing {
         drawing.withLockedValue { drawing in
-            guard drawing[key] == nil else {
+            if drawing.unkept.contains(key.hashValue) { return .alone }
+            guard drawing.waiting[key] == nil else {
                 if let page = pageBehindFeeds(key, person: person) { return .kept(page) }
-                drawing[key]!.append(wake)
+                drawing.waiting[key]!.append(wake)
                 return .wait
             }
-            drawing[key] = []
+            drawing.waiting[key] = []
             return .draw
+        }
+    }
+
+    /// The router answered a request for `key` without saying it may be kept (`kept` false), or said so (true).
+    func answered(_ key: Key, mayBeKept kept: Bool) {
+        let hash = key.hashValue
+        drawing.withLockedValue { drawing in
+            if kept {
+                drawing.unkept.remove(hash)
+                return
+            }
+            if drawing.unkept.count >= Self.maxUnkept { drawing.unkept.removeAll(keepingCapacity: true) }
+            drawing.unkept.insert(hash)
         }
     }
 
@@ -230,11 +261,11 @@ package final class PageCache: Sendable {
     }
 
     /// Requests waiting for a page being drawn.
-    var waiting: Int { drawing.withLockedValue { $0.values.map(\.count).reduce(0, +) } }
+    var waiting: Int { drawing.withLockedValue { $0.waiting.values.map(\.count).reduce(0, +) } }
 
     /// The page for `key` is drawn (kept or not): whoever waits for it is woken.
     func drawn(_ key: Key) {
-        for wake in drawing.withLockedValue({ $0.removeValue(forKey: key) }) ?? [] { wake() }
+        for wake in drawing.withLockedValue({ $0.waiting.removeValue(forKey: key) }) ?? [] { wake() }
     }
 
     /// Requests whose target and headers take more than this are answered by the router each time.

@@ -347,6 +347,47 @@ import Testing
         }
     }
 
+    /// A route that keeps nothing (no `Quad-Keep`: `/health`, the contract, a 404) is answered for many asking at once
+    /// side by side, once its first answer said so: none waits for another, as each would for a page being drawn.
+    @Test func aRouteThatKeepsNothingIsAnsweredForManyAtOnce() async throws {
+        let draws = NIOLockedValueBox(0)
+        let gate = Gate()
+        let unkept: (Routes) -> Void = { routes in
+            routes.on(.get, "/test/unkept", .public) { _, _ -> Response in
+                let draw = draws.withLockedValue {
+                    $0 += 1
+                    return $0
+                }
+                if draw > 1 { await gate.passed() }
+                return Response(
+                    status: .ok, headers: [.contentType: "text/plain; charset=utf-8"],
+                    body: .init(byteBuffer: ByteBuffer(string: "answer \(draw)")))
+            }
+        }
+        try await TestApp.run(at: TestTime.weekdayMorning, routes: unkept, live: true) { app, client in
+            let port = try #require(client.port)
+            let ask =
+                "GET /test/unkept HTTP/1.1\r\nHost: quad.test\r\n\r\n"
+                + "GET /health HTTP/1.1\r\nHost: quad.test\r\nConnection: close\r\n\r\n"
+            // Its first answer says it keeps nothing.
+            _ = try await FastPathTests.exchange(port: port, ask)
+            let answers = try await withThrowingTaskGroup(of: [String].self) { group in
+                for _ in 0..<5 { group.addTask { try await FastPathTests.exchange(port: port, ask) } }
+                do {
+                    try await eventually("all five are with the router at once") { draws.withLockedValue { $0 } == 6 }
+                    #expect(app.platform.pages.waiting == 0)
+                } catch {
+                    await gate.open()
+                    throw error
+                }
+                await gate.open()
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            #expect(answers.count == 5)
+            for answer in answers { #expect(answer.count == 2 && answer[0].hasPrefix("200 ")) }
+        }
+    }
+
     /// While a page is drawn again after a car park's reading, whoever else asks for it gets the page kept before the
     /// reading at once, rather than waiting: for a reading of the last 2 seconds only. After a booking, they wait for
     /// the page that shows it.
