@@ -13,11 +13,13 @@ struct PlatformOperations: APIProtocol {
     let platform: Platform
     let eventStreams: EventStreams
     let records: RecordFiles
+    let health = HealthCheck()
 }
 
 extension PlatformOperations {
     func getHealth(_ input: Operations.GetHealth.Input) async throws -> Operations.GetHealth.Output {
-        if await platform.database.ping() {
+        let database = platform.database
+        if await health.healthy({ await database.ping() }) {
             return .ok(.init(body: .json(.init(status: .ok))))
         }
         return .serviceUnavailable(.init(body: .json(.init(status: .unavailable))))
