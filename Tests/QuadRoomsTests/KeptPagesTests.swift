@@ -326,15 +326,11 @@ import Testing
                 + "GET /health HTTP/1.1\r\nHost: quad.test\r\nConnection: close\r\n\r\n"
             let answers = try await withThrowingTaskGroup(of: [String].self) { group in
                 group.addTask { try await FastPathTests.exchange(port: port, ask) }
-                do {
+                try await gate.open {
                     try await eventually("the first is drawing") { draws.withLockedValue { $0 } == 1 }
                     for _ in 0..<4 { group.addTask { try await FastPathTests.exchange(port: port, ask) } }
                     try await eventually("the others wait for it") { app.platform.pages.waiting == 4 }
-                } catch {
-                    await gate.open()
-                    throw error
                 }
-                await gate.open()
                 return try await group.reduce(into: []) { $0.append($1) }
             }
             #expect(answers.count == 5)
@@ -373,14 +369,10 @@ import Testing
             _ = try await FastPathTests.exchange(port: port, ask)
             let answers = try await withThrowingTaskGroup(of: [String].self) { group in
                 for _ in 0..<5 { group.addTask { try await FastPathTests.exchange(port: port, ask) } }
-                do {
+                try await gate.open {
                     try await eventually("all five are with the router at once") { draws.withLockedValue { $0 } == 6 }
                     #expect(app.platform.pages.waiting == 0)
-                } catch {
-                    await gate.open()
-                    throw error
                 }
-                await gate.open()
                 return try await group.reduce(into: []) { $0.append($1) }
             }
             #expect(answers.count == 5)
@@ -417,7 +409,7 @@ import Testing
                     let again = try await FastPathTests.exchange(port: port, ask)
                     #expect(again.first?.contains("drawing 2") == true)
                 }
-                do {
+                try await gate.open {
                     try await eventually("it is drawn again") { draws.withLockedValue { $0 } == 2 }
                     if answered {
                         for _ in 0..<4 {
@@ -433,11 +425,7 @@ import Testing
                         }
                         try await eventually("the others wait for it") { app.platform.pages.waiting == 4 }
                     }
-                } catch {
-                    await gate.open()
-                    throw error
                 }
-                await gate.open()
                 try await group.waitForAll()
             }
             #expect(draws.withLockedValue { $0 } == 2)
@@ -539,5 +527,17 @@ actor Gate {
         isOpen = true
         for continuation in held { continuation.resume() }
         held = []
+    }
+
+    /// Runs `body` while the gate holds whoever reaches it, then opens it, also when `body` throws (so that nothing
+    /// it held is left waiting).
+    nonisolated func open(after body: () async throws -> Void) async throws {
+        do {
+            try await body()
+        } catch {
+            await open()
+            throw error
+        }
+        await open()
     }
 }
