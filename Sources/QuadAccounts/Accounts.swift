@@ -78,7 +78,9 @@ package final class Accounts: Feature, PersonDirectory {
 
     package func person(session token: String) async throws -> Person? { try await sessions.person(for: token) }
 
-    package func rememberedPerson(session token: String) -> Person? { sessions.rememberedPerson(for: token) }
+    package func sessionKey(token: String) -> String { SessionStore.hash(token) }
+
+    package func rememberedPerson(sessionKey: String) -> Person? { sessions.rememberedPerson(hash: sessionKey) }
 
     // MARK: Feature
 

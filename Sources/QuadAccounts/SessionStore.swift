@@ -90,9 +90,9 @@ final class SessionStore: Sendable {
         return person
     }
 
-    /// The person from memory, when the session is live and its last use needs no writing down.
-    func rememberedPerson(for token: String) -> Person? {
-        remembered(Self.hash(token), now: Int64(clock.now.timeIntervalSince1970))
+    /// The person from memory, by the token's hash, when the session is live and its last use needs no writing down.
+    func rememberedPerson(hash: String) -> Person? {
+        remembered(hash, now: Int64(clock.now.timeIntervalSince1970))
     }
 
     private func remembered(_ hash: String, now: Int64) -> Person? {

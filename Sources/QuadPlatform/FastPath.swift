@@ -44,7 +44,9 @@ package final class FastPath: ChannelDuplexHandler, RemovableChannelHandler {
         /// The line each answer given here writes, as the router's do.
         let requestLog: RequestLog
         let clock: any QuadClock
-        /// The person a session token signs in, when known without waiting (nil: the router finds out).
+        /// What a session token is remembered by (its hash), worked out once for a connection's requests.
+        let sessionKey: @Sendable (String) -> String
+        /// The person a session signs in, by its key, when known without waiting (nil: the router finds out).
         let session: @Sendable (String) -> Person?
         /// Pages the router rendered, to answer again (nil: none are kept).
         let pages: PageCache?
@@ -59,7 +61,8 @@ package final class FastPath: ChannelDuplexHandler, RemovableChannelHandler {
 
         init(
             kept: [String: any AnyKeptAnswer], trustedProxies: Set<String>, rateLimiter: RateLimiter?, logger: Logger,
-            clock: any QuadClock, session: @escaping @Sendable (String) -> Person?, pages: PageCache?,
+            clock: any QuadClock, sessionKey: @escaping @Sendable (String) -> String,
+            session: @escaping @Sendable (String) -> Person?, pages: PageCache?,
             streams: EventStreams?, metrics: QuadMetrics? = nil, operations: [String: AccessTable.Entry]
         ) {
             self.metrics = metrics
@@ -70,6 +73,7 @@ package final class FastPath: ChannelDuplexHandler, RemovableChannelHandler {
             self.logger = logger
             self.requestLog = RequestLog(logger: logger)
             self.clock = clock
+            self.sessionKey = sessionKey
             self.session = session
             self.pages = pages
             self.streams = streams
@@ -110,6 +114,9 @@ package final class FastPath: ChannelDuplexHandler, RemovableChannelHandler {
     /// The request being answered here (its body and end are dropped, then the answer is written).
     private var answering: Boxed<Answer>?
     private var forwarding = false
+    /// Something of the client's was handed on to the router since its last `channelReadComplete`: until then, a
+    /// read the fast path answered whole is none of the router's.
+    private var handedOn = false
     /// A kept page being answered here (with its `RateLimit` header, when counted).
     private var answeringPage: Boxed<(page: PageCache.Page, rateLimit: String?, path: Substring)>?
     /// The page request handed to the router whose answer may be kept (what it arrived with), and the answer's
@@ -156,6 +163,10 @@ package final class FastPath: ChannelDuplexHandler, RemovableChannelHandler {
         var wire: Wire?
         var personalWire: Wire?
         var lastHost: (host: String?, baseURL: String)?
+        /// The session token of the connection's last signed-in request, with its key: a client sends the same one
+        /// each time, and hashing it (SHA-256, then hex) cost a signed-in poll about 2 % of its time (perf of
+        /// `rooms-304-cookie`, issue 41).
+        var lastSession: (token: String, key: String)?
     }
 
     private func connectionState() -> ConnectionState {
@@ -257,9 +268,9 @@ package final class FastPath: ChannelDuplexHandler, RemovableChannelHandler {
             }
             routerRequests += 1
             forwarding = true
-            context.fireChannelRead(data)
+            handOn(data, context: context)
         case .body:
-            if answering == nil, answeringPage == nil { context.fireChannelRead(data) }
+            if answering == nil, answeringPage == nil { handOn(data, context: context) }
         case .end:
             if let answer = answering {
                 answering = nil
@@ -269,9 +280,23 @@ package final class FastPath: ChannelDuplexHandler, RemovableChannelHandler {
                 write(page.page, rateLimit: page.rateLimit, path: page.path, context: context)
             } else {
                 forwarding = false
-                context.fireChannelRead(data)
+                handOn(data, context: context)
             }
         }
+    }
+
+    private func handOn(_ data: NIOAny, context: ChannelHandlerContext) {
+        handedOn = true
+        context.fireChannelRead(data)
+    }
+
+    /// Passed on only after a read that handed the router something: otherwise the handlers behind have nothing to
+    /// complete, and the router's (`NIOAsyncChannelHandler`) took about 4 % of a signed-in poll's time looking (perf
+    /// of `rooms-304-cookie`, issue 41).
+    package func channelReadComplete(context: ChannelHandlerContext) {
+        guard handedOn else { return }
+        handedOn = false
+        context.fireChannelReadComplete()
     }
 
     package func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
@@ -474,7 +499,7 @@ package final class FastPath: ChannelDuplexHandler, RemovableChannelHandler {
         for part in parked.value.parts { channelRead(context: context, data: wrapInboundOut(part)) }
         waitingUntil = nil
         // Outside a read from the socket: the router takes what it was handed once a read is complete.
-        context.fireChannelReadComplete()
+        channelReadComplete(context: context)
         if parked.value.readPending { read(context: context) }
     }
 
@@ -492,8 +517,16 @@ package final class FastPath: ChannelDuplexHandler, RemovableChannelHandler {
         switch Credential.read(authorization: Self.field(headers, "authorization"), cookies: headers["cookie"]) {
         case .none: return Caller(person: nil)
         case .otherScheme: return nil
-        case .bearer(let token), .sessionCookie(let token): return routes.session(token).map(Caller.init)
+        case .bearer(let token), .sessionCookie(let token): return routes.session(sessionKey(token)).map(Caller.init)
         }
+    }
+
+    private func sessionKey(_ token: String) -> String {
+        let state = connectionState()
+        if let last = state.lastSession, last.token == token { return last.key }
+        let key = routes.sessionKey(token)
+        state.lastSession = (token, key)
+        return key
     }
 
     /// How the client reached Quad, as the router works it out.

@@ -88,9 +88,12 @@ package protocol PersonDirectory: Sendable {
     func person(appLink key: String) async throws -> Person?
     /// The person a session token signs in (nil when it is unknown or the session ended).
     func person(session token: String) async throws -> Person?
-    /// The person a session token signs in, when this instance remembers it and may trust what it remembers,
-    /// without waiting (for `FastPath`). Nil means "ask `person(session:)`", not "nobody".
-    func rememberedPerson(session token: String) -> Person?
+    /// What a session token is remembered by (its hash): `FastPath` works it out once for a connection's requests,
+    /// which carry the same token.
+    func sessionKey(token: String) -> String
+    /// The person a session signs in, by its key (`sessionKey(token:)`), when this instance remembers it and may
+    /// trust what it remembers, without waiting (for `FastPath`). Nil means "ask `person(session:)`", not "nobody".
+    func rememberedPerson(sessionKey: String) -> Person?
     /// The administrator the admin token acts as.
     func tokenAdmin() async throws -> Person?
 }

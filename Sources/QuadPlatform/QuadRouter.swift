@@ -16,7 +16,8 @@ extension HTTPServerBuilder {
         let routes = FastPath.Routes(
             kept: Dictionary(features.flatMap(\.keptAnswers).map { ($0.path, $0) }) { first, _ in first },
             trustedProxies: platform.configuration.trustedProxies, rateLimiter: platform.rateLimiter,
-            logger: platform.logger, clock: platform.clock, session: { people.rememberedPerson(session: $0) },
+            logger: platform.logger, clock: platform.clock, sessionKey: { people.sessionKey(token: $0) },
+            session: { people.rememberedPerson(sessionKey: $0) },
             pages: platform.pages, streams: platform.eventStreams, metrics: platform.metrics,
             operations: Self.operations(of: features.flatMap(\.keptAnswers).map(\.path)))
         let (limits, warning) = ConnectionLimits.forProcess(platform.configuration)
