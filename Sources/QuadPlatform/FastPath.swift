@@ -34,8 +34,10 @@ package final class FastPath: ChannelDuplexHandler, RemovableChannelHandler {
     /// What every connection's fast path reads, made once per server: a class, so that each connection's handler
     /// holds a reference rather than a copy (a held event stream is a connection; see `ConnectionState`).
     package final class Routes: Sendable {
-        /// The features' kept answers, by path.
-        let kept: [String: any AnyKeptAnswer]
+        /// The features' kept answers, by path, each with its entry in the contract: its operationId (for `/metrics`)
+        /// and who may call it. A kept answer is given here only to a caller its rule allows; the router answers
+        /// everyone else (its 401 or 403), as it answers a path missing here (or missing in the contract).
+        let kept: [String: (answer: any AnyKeptAnswer, operation: AccessTable.Entry)]
         /// `QUAD_TRUST_PROXY`'s addresses: a request from one is counted as from the client it forwards.
         let trustedProxies: Set<String>
         var trustProxy: Bool { !trustedProxies.isEmpty }
@@ -54,10 +56,6 @@ package final class FastPath: ChannelDuplexHandler, RemovableChannelHandler {
         let streams: EventStreams?
         /// Counts the answers given here, as the router's are (`/metrics`), under each kept answer's operation.
         let metrics: QuadMetrics?
-        /// Each kept answer's entry in the contract, by path: its operationId (for `/metrics`) and who may call it.
-        /// A kept answer is given here only to a caller its rule allows; the router answers everyone else (its 401
-        /// or 403), as it answers a path missing here.
-        let operations: [String: AccessTable.Entry]
 
         init(
             kept: [String: any AnyKeptAnswer], trustedProxies: Set<String>, rateLimiter: RateLimiter?, logger: Logger,
@@ -66,8 +64,10 @@ package final class FastPath: ChannelDuplexHandler, RemovableChannelHandler {
             streams: EventStreams?, metrics: QuadMetrics? = nil, operations: [String: AccessTable.Entry]
         ) {
             self.metrics = metrics
-            self.operations = operations
-            self.kept = kept
+            // One lookup a request.
+            self.kept = kept.reduce(into: [:]) { kept, pair in
+                if let operation = operations[pair.key] { kept[pair.key] = (pair.value, operation) }
+            }
             self.trustedProxies = trustedProxies
             self.rateLimiter = rateLimiter
             self.logger = logger
@@ -90,6 +90,8 @@ package final class FastPath: ChannelDuplexHandler, RemovableChannelHandler {
 
     private struct Answer {
         package var path: String
+        /// Its entry's in the contract (for `/metrics`).
+        package var operationId: String
         package var ifNoneMatch: String?
         package var body: ByteBuffer
         package var etag: String
@@ -244,17 +246,19 @@ package final class FastPath: ChannelDuplexHandler, RemovableChannelHandler {
         case .head(let head):
             headAt = ContinuousClock.now
             if routerRequests == 0, !forwarding {
-                if let answer = answer(head, remote: context.channel.remoteAddress) {
+                let fields = FastPathFields(head.headers)
+                if let answer = answer(head, fields, remote: context.channel.remoteAddress) {
                     answering = Boxed(answer)
                     return
                 }
-                if let asked = streamOpening(head, remote: context.channel.remoteAddress) {
+                if let asked = streamOpening(head, fields, remote: context.channel.remoteAddress) {
                     opening = Boxed(asked)
                     return
                 }
                 if let pages = routes.pages {
                     let token = parkings + 1
-                    switch page(head, pages: pages, remote: context.channel.remoteAddress, wake: waker(token, context))
+                    switch page(
+                        head, fields, pages: pages, remote: context.channel.remoteAddress, wake: waker(token, context))
                     {
                     case .kept(let found):
                         answeringPage = Boxed(found)
@@ -331,29 +335,29 @@ package final class FastPath: ChannelDuplexHandler, RemovableChannelHandler {
         context.write(data, promise: promise)
     }
 
-    private func answer(_ head: HTTPRequestHead, remote: SocketAddress?) -> Answer? {
+    private func answer(_ head: HTTPRequestHead, _ fields: FastPathFields, remote: SocketAddress?) -> Answer? {
         guard head.method == .GET, head.version == .http1_1, head.isKeepAlive, let kept = routes.kept[head.uri],
-            let caller = caller(head.headers), routes.operations[head.uri]?.rule.decide(caller.person?.role) == .allowed
+            let caller = caller(fields), kept.operation.rule.decide(caller.person?.role) == .allowed,
+            let found = kept.answer.cached(baseURL: baseURL(fields), person: caller.person),
+            let rateLimit = take(clientKey(caller.person, fields, remote))
         else { return nil }
-        let headers = head.headers
-        guard let found = kept.cached(baseURL: baseURL(headers), person: caller.person),
-            let rateLimit = take(clientKey(caller.person, headers, remote))
-        else { return nil }
-        let sent = found.representation(acceptEncoding: headers.first(name: "accept-encoding"))
+        let sent = found.representation(acceptEncoding: fields.acceptEncoding)
         return Answer(
-            path: head.uri, ifNoneMatch: headers.first(name: "if-none-match"), body: sent.body, etag: sent.etag,
-            rateLimit: rateLimit, personal: caller.person != nil, gzip: sent.gzip, varies: sent.varies)
+            path: head.uri, operationId: kept.operation.operationId ?? "GET \(head.uri)", ifNoneMatch: fields.ifNoneMatch,
+            body: sent.body, etag: sent.etag, rateLimit: rateLimit, personal: caller.person != nil, gzip: sent.gzip,
+            varies: sent.varies)
     }
 
     /// An event stream to open here: `GET /api/events` with nothing in its query but `lastEventId` and `types`, once
     /// each and as plain text, from a caller known at once, within the client's share of streams and of requests.
     /// Else nil, and the router answers.
-    private func streamOpening(_ head: HTTPRequestHead, remote: SocketAddress?) -> StreamOpening? {
-        let headers = head.headers
+    private func streamOpening(
+        _ head: HTTPRequestHead, _ fields: FastPathFields, remote: SocketAddress?
+    ) -> StreamOpening? {
         guard let streams = routes.streams, encoder != nil, head.method == .GET, head.version == .http1_1,
             head.isKeepAlive,
-            let query = Self.eventsQuery(head.uri), headers["last-event-id"].count <= 1, let caller = caller(headers),
-            case let client = clientKey(caller.person, headers, remote), let slot = streams.slot(for: client)
+            let query = Self.eventsQuery(head.uri), fields.lastEventIds <= 1, let caller = caller(fields),
+            case let client = clientKey(caller.person, fields, remote), let slot = streams.slot(for: client)
         else { return nil }
         guard let rateLimit = take(client) else {
             slot.release()
@@ -362,7 +366,7 @@ package final class FastPath: ChannelDuplexHandler, RemovableChannelHandler {
         return StreamOpening(
             slot: slot,
             asked: .init(
-                lastEventId: headers.first(name: "last-event-id") ?? query["lastEventId"].map(String.init),
+                lastEventId: fields.lastEventId ?? query["lastEventId"].map(String.init),
                 types: query["types"].map(String.init)),
             person: caller.person, rateLimit: rateLimit)
     }
@@ -432,20 +436,18 @@ package final class FastPath: ChannelDuplexHandler, RemovableChannelHandler {
     /// everyone who asks for it meanwhile, or waits for the one drawing it (or, when all the kept page missed is a
     /// feed's reading, is answered with it: `PageCache.feeds`).
     private func page(
-        _ head: HTTPRequestHead, pages: PageCache, remote: SocketAddress?, wake: @autoclosure () -> @Sendable () -> Void
+        _ head: HTTPRequestHead, _ fields: FastPathFields, pages: PageCache, remote: SocketAddress?,
+        wake: @autoclosure () -> @Sendable () -> Void
     ) -> PageOutcome {
         let waitedUntil = waitingUntil
         waitingUntil = nil
-        let headers = head.headers
         // Pages are for browsers: a bearer token or a conditional request is the router's.
-        guard head.method == .GET, head.version == .http1_1, head.isKeepAlive, !headers.contains(name: "authorization"),
-            !headers.contains(name: "if-none-match"), !headers.contains(name: "if-modified-since"),
-            let caller = caller(headers)
+        guard head.method == .GET, head.version == .http1_1, head.isKeepAlive, fields.authorization == nil,
+            fields.ifNoneMatch == nil, fields.ifModifiedSince == nil, let caller = caller(fields)
         else { return .router }
         let key = PageCache.Key(
-            target: head.uri, cookies: headers["cookie"].joined(separator: "; "),
-            acceptLanguage: headers["accept-language"].joined(separator: ", "), baseURL: baseURL(headers),
-            gzip: Gzip.accepted(headers["accept-encoding"].joined(separator: ", ")))
+            target: head.uri, cookies: fields.cookie ?? "", acceptLanguage: fields.acceptLanguage ?? "",
+            baseURL: baseURL(fields), gzip: Gzip.accepted(fields.acceptEncoding ?? ""))
         guard let page = pages.page(key, person: caller.person) else {
             guard let stamp = pages.stamp() else { return .router }
             let deadline = waitedUntil ?? .now() + Self.longestWait
@@ -463,7 +465,7 @@ package final class FastPath: ChannelDuplexHandler, RemovableChannelHandler {
         return kept(page)
 
         func kept(_ page: PageCache.Page) -> PageOutcome {
-            guard let rateLimit = take(clientKey(caller.person, headers, remote)) else { return .router }
+            guard let rateLimit = take(clientKey(caller.person, fields, remote)) else { return .router }
             return .kept((page, rateLimit, head.uri.prefix { $0 != "?" }))
         }
     }
@@ -513,8 +515,9 @@ package final class FastPath: ChannelDuplexHandler, RemovableChannelHandler {
     /// Who asks: a visitor (`person` nil), or someone whose session is remembered; nil when the router must judge
     /// (credentials not known at once: the admin token, a session this instance does not remember, another scheme).
     /// The credentials are read as the router reads them (`Credential`).
-    private func caller(_ headers: HTTPHeaders) -> Caller? {
-        switch Credential.read(authorization: Self.field(headers, "authorization"), cookies: headers["cookie"]) {
+    private func caller(_ fields: FastPathFields) -> Caller? {
+        // Its lines joined in one: an empty one holds no cookie.
+        switch Credential.read(authorization: fields.authorization, cookies: CollectionOfOne(fields.cookie ?? "")) {
         case .none: return Caller(person: nil)
         case .otherScheme: return nil
         case .bearer(let token), .sessionCookie(let token): return routes.session(sessionKey(token)).map(Caller.init)
@@ -530,14 +533,13 @@ package final class FastPath: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     /// How the client reached Quad, as the router works it out.
-    private func baseURL(_ headers: HTTPHeaders) -> String {
+    private func baseURL(_ fields: FastPathFields) -> String {
         if routes.trustProxy {
             return BaseURL.make(
-                forwardedProto: Self.field(headers, "x-forwarded-proto"),
-                forwardedHost: Self.field(headers, "x-forwarded-host"), host: headers.first(name: "host"))
+                forwardedProto: fields.forwardedProto, forwardedHost: fields.forwardedHost, host: fields.host)
         }
         // A connection keeps its Host: work its base URL out once.
-        let host = headers.first(name: "host")
+        let host = fields.host
         let state = connectionState()
         if host != state.lastHost?.host {
             state.lastHost = (host, BaseURL.make(forwardedProto: nil, forwardedHost: nil, host: host))
@@ -547,20 +549,13 @@ package final class FastPath: ChannelDuplexHandler, RemovableChannelHandler {
 
     /// Whom the client's limits count, as the router counts them (`ClientKey`, `AppRequestContext.clientKey`): the
     /// person, else the address (behind a trusted proxy, the client it forwards for).
-    private func clientKey(_ person: Person?, _ headers: HTTPHeaders, _ remote: SocketAddress?) -> String {
+    private func clientKey(_ person: Person?, _ fields: FastPathFields, _ remote: SocketAddress?) -> String {
         if let person { return ClientKey.of(person) }
         let peer = remote?.ipAddress
         guard routes.trustProxy else { return peer ?? "local" }
         return ClientKey.forwardedClient(
-            forwardedFor: Self.field(headers, "x-forwarded-for"), peer: peer, trusted: routes.trustedProxies)
+            forwardedFor: fields.forwardedFor, peer: peer, trusted: routes.trustedProxies)
             ?? peer ?? "local"
-    }
-
-    /// A header's value as the router reads it (`HTTPFields`): every line of it joined with ", "; nil without one.
-    private static func field(_ headers: HTTPHeaders, _ name: String) -> String? {
-        guard let first = headers.first(name: name) else { return nil }
-        let lines = headers[name]
-        return lines.count == 1 ? first : lines.joined(separator: ", ")
     }
 
     /// Counts the request against the client's budget as the router counts it (`clientKey`: the person when signed
@@ -644,7 +639,7 @@ package final class FastPath: ChannelDuplexHandler, RemovableChannelHandler {
             context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
         }
         routes.metrics?.request(
-            operation: routes.operations[answer.path]?.operationId ?? "GET \(answer.path)",
+            operation: answer.operationId,
             status: Int(head.status.code), duration: took)
     }
 

@@ -175,6 +175,81 @@ import Testing
         }
     }
 
+    /// A poll's header fields are read in any case and over as many lines as they come, as the router reads them: a
+    /// browser's cookies in two `Cookie` lines sign its polls in (the router's answer, then the kept one, alike), an
+    /// `If-None-Match` in capitals revalidates them, and cookies without the session leave a visitor.
+    @Test func fieldsAreReadInAnyCaseAndOverSeveralLines() async throws {
+        try await TestApp.run(at: TestTime.weekdayMorning, configure: { $0.loadDemoData = true }, live: true) {
+            app, client in
+            let port = try #require(client.port)
+            let bearer = try await app.signedIn("ada")
+            let token = String(try #require(bearer[.authorization]).dropFirst("Bearer ".count))
+            let poll = "GET /api/rooms HTTP/1.1\r\nhost: quad.test\r\ncookie: quad_lang=en\r\nCOOKIE: quad_session=\(token)\r\n"
+            // One at a time: a request pipelined behind one the router answers is the router's too.
+            let polls = try await Self.inTurn(port: port, Array(repeating: poll + "\r\n", count: 3))
+            let etags = polls.map { Self.field("etag", in: $0) }
+            for answer in polls {
+                #expect(answer.hasPrefix("200") && Self.field("cache-control", in: answer) == "private, no-cache")
+            }
+            let etag = try #require(etags.first ?? nil)
+            #expect(etags.allSatisfy { $0 == etag }, "\(etags)")
+            #expect(Set(polls.map { $0.components(separatedBy: "\r\n\r\n").last }).count == 1, "the same rooms")
+
+            let revalidated = try await Self.inTurn(
+                port: port, Array(repeating: poll + "IF-NONE-MATCH: \(etag)\r\n\r\n", count: 2))
+            #expect(revalidated.allSatisfy { $0.hasPrefix("304") }, "\(revalidated)")
+
+            let visitor = "GET /api/rooms HTTP/1.1\r\nHost: quad.test\r\nCookie: quad_lang=en\r\nCookie: quad_x=1\r\n\r\n"
+            let visits = try await Self.inTurn(port: port, [visitor, visitor])
+            #expect(visits.allSatisfy { $0.hasPrefix("200") && Self.field("cache-control", in: $0) == "no-cache" })
+        }
+    }
+
+    /// A field's value in a raw answer (its head's first line of that name, in any case).
+    private static func field(_ name: String, in answer: String) -> String? {
+        let head = answer.components(separatedBy: "\r\n\r\n")[0]
+        for line in head.components(separatedBy: "\r\n").dropFirst() {
+            let parts = line.split(separator: ":", maxSplits: 1)
+            if parts.count == 2, parts[0].lowercased() == name { return parts[1].trimmingCharacters(in: .whitespaces) }
+        }
+        return nil
+    }
+
+    /// Sends raw requests on one kept-alive connection, each once the answer before it is whole (by its
+    /// `Content-Length`; a 304 has no body), and returns the answers as `exchange` does.
+    static func inTurn(port: Int, _ requests: [String]) async throws -> [String] {
+        let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .connect(host: "127.0.0.1", port: port) { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel)
+                }
+            }
+        return try await channel.executeThenClose { inbound, outbound in
+            var answers: [String] = []
+            var received = ""
+            var chunks = inbound.makeAsyncIterator()
+            for request in requests {
+                try await outbound.write(ByteBuffer(string: request))
+                while true {
+                    if let end = received.range(of: "\r\n\r\n") {
+                        let head = String(received[..<end.lowerBound])
+                        let length = head.hasPrefix("HTTP/1.1 304") ? 0 : Int(Self.field("content-length", in: head) ?? "") ?? 0
+                        let body = received[end.upperBound...]
+                        if body.utf8.count >= length {
+                            let whole = received.utf8.count - body.utf8.count + length
+                            answers.append(String(String(received.utf8.prefix(whole))!.dropFirst("HTTP/1.1 ".count)))
+                            received = String(String(received.utf8.dropFirst(whole))!)
+                            break
+                        }
+                    }
+                    guard let chunk = try await chunks.next() else { return answers }
+                    received += String(buffer: chunk)
+                }
+            }
+            return answers
+        }
+    }
+
     /// A token the fast path does not know goes to the router, which refuses it; a sign-out takes effect on the
     /// very next poll.
     @Test func aSignOutTakesEffectOnTheNextPoll() async throws {
