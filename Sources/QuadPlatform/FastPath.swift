@@ -343,7 +343,8 @@ package final class FastPath: ChannelDuplexHandler, RemovableChannelHandler {
         else { return nil }
         let sent = found.representation(acceptEncoding: fields.acceptEncoding)
         return Answer(
-            path: head.uri, operationId: kept.operation.operationId ?? "GET \(head.uri)", ifNoneMatch: fields.ifNoneMatch,
+            path: head.uri, operationId: kept.operation.operationId ?? "GET \(head.uri)",
+            ifNoneMatch: fields.ifNoneMatch,
             body: sent.body, etag: sent.etag, rateLimit: rateLimit, personal: caller.person != nil, gzip: sent.gzip,
             varies: sent.varies)
     }

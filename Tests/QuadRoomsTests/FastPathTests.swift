@@ -184,7 +184,8 @@ import Testing
             let port = try #require(client.port)
             let bearer = try await app.signedIn("ada")
             let token = String(try #require(bearer[.authorization]).dropFirst("Bearer ".count))
-            let poll = "GET /api/rooms HTTP/1.1\r\nhost: quad.test\r\ncookie: quad_lang=en\r\nCOOKIE: quad_session=\(token)\r\n"
+            let poll =
+                "GET /api/rooms HTTP/1.1\r\nhost: quad.test\r\ncookie: quad_lang=en\r\nCOOKIE: quad_session=\(token)\r\n"
             // One at a time: a request pipelined behind one the router answers is the router's too.
             let polls = try await Self.inTurn(port: port, Array(repeating: poll + "\r\n", count: 3))
             let etags = polls.map { Self.field("etag", in: $0) }
@@ -199,7 +200,8 @@ import Testing
                 port: port, Array(repeating: poll + "IF-NONE-MATCH: \(etag)\r\n\r\n", count: 2))
             #expect(revalidated.allSatisfy { $0.hasPrefix("304") }, "\(revalidated)")
 
-            let visitor = "GET /api/rooms HTTP/1.1\r\nHost: quad.test\r\nCookie: quad_lang=en\r\nCookie: quad_x=1\r\n\r\n"
+            let visitor =
+                "GET /api/rooms HTTP/1.1\r\nHost: quad.test\r\nCookie: quad_lang=en\r\nCookie: quad_x=1\r\n\r\n"
             let visits = try await Self.inTurn(port: port, [visitor, visitor])
             #expect(visits.allSatisfy { $0.hasPrefix("200") && Self.field("cache-control", in: $0) == "no-cache" })
         }
@@ -233,7 +235,8 @@ import Testing
                 while true {
                     if let end = received.range(of: "\r\n\r\n") {
                         let head = String(received[..<end.lowerBound])
-                        let length = head.hasPrefix("HTTP/1.1 304") ? 0 : Int(Self.field("content-length", in: head) ?? "") ?? 0
+                        let length =
+                            head.hasPrefix("HTTP/1.1 304") ? 0 : Int(Self.field("content-length", in: head) ?? "") ?? 0
                         let body = received[end.upperBound...]
                         if body.utf8.count >= length {
                             let whole = received.utf8.count - body.utf8.count + length
