@@ -90,7 +90,7 @@ package final class FastPath: ChannelDuplexHandler, RemovableChannelHandler {
 
     private struct Answer {
         package var path: String
-        /// Its entry's in the contract (for `/metrics`).
+        /// Its operation's id in the contract (for `/metrics`).
         package var operationId: String
         package var ifNoneMatch: String?
         package var body: ByteBuffer
