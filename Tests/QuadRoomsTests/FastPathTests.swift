@@ -220,12 +220,7 @@ import Testing
     /// Sends raw requests on one kept-alive connection, each once the answer before it is whole (by its
     /// `Content-Length`; a 304 has no body), and returns the answers as `exchange` does.
     static func inTurn(port: Int, _ requests: [String]) async throws -> [String] {
-        let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
-            .connect(host: "127.0.0.1", port: port) { channel in
-                channel.eventLoop.makeCompletedFuture {
-                    try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel)
-                }
-            }
+        let channel = try await connection(port: port)
         return try await channel.executeThenClose { inbound, outbound in
             var answers: [String] = []
             var received = ""
@@ -417,13 +412,18 @@ import Testing
     }
 
     /// Sends raw bytes on one connection and returns the responses, split, once the server closes it.
-    static func exchange(port: Int, _ requests: String) async throws -> [String] {
-        let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+    /// A raw connection to the test server.
+    private static func connection(port: Int) async throws -> NIOAsyncChannel<ByteBuffer, ByteBuffer> {
+        try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .connect(host: "127.0.0.1", port: port) { channel in
                 channel.eventLoop.makeCompletedFuture {
                     try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel)
                 }
             }
+    }
+
+    static func exchange(port: Int, _ requests: String) async throws -> [String] {
+        let channel = try await connection(port: port)
         return try await channel.executeThenClose { inbound, outbound in
             try await outbound.write(ByteBuffer(string: requests))
             var received = ""
