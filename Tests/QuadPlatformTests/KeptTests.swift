@@ -77,18 +77,26 @@ import Testing
 
             let first = try await finish(try await building(1))
             await cache.changed(by: .fed)
-            #expect(cache.cached("kier") == nil, "nobody builds it: the next to ask does")
-            let second = try await building(2)
+            // The first to ask (the fast path) starts the build: those who poll meanwhile do not all go to the router.
+            #expect(cache.cached("kier") == nil, "nobody builds it yet: asking starts it")
+            try await eventually("asking started build 2") { builds.withLockedValue { $0 } == 2 }
             #expect(cache.cached("kier")?.etag == first)
-            let answered = NIOLockedValueBox<String?>(nil)
-            Task {
-                let etag = try await cache.value("kier").etag
-                answered.withLockedValue { $0 = etag }
+            // Of two asking through `value` (the router), one waits for the new value, the other gets the one before.
+            let answered = NIOLockedValueBox<[String]>([])
+            for _ in 0..<2 {
+                Task {
+                    let etag = try await cache.value("kier").etag
+                    answered.withLockedValue { $0.append(etag) }
+                }
             }
-            try await eventually("answered without waiting for the build") { answered.withLockedValue { $0 } != nil }
-            #expect(answered.withLockedValue { $0 } == first)
-            let secondTag = try await finish(second)
+            try await eventually("one answered without waiting for the build") {
+                answered.withLockedValue { $0 } == [first]
+            }
+            open.yield()
+            try await eventually("the other answered with the new value") { answered.withLockedValue { $0.count } == 2 }
+            let secondTag = answered.withLockedValue { $0[1] }
             #expect(secondTag != first && cache.cached("kier")?.etag == secondTag)
+            #expect(builds.withLockedValue { $0 } == 2)
 
             // Behind for longer than `staleFor`: wait.
             await cache.changed(by: .fed)
@@ -104,7 +112,8 @@ import Testing
             let fourthTag = try await finish(fourth)
             #expect(cache.cached("kier") != nil)
 
-            // Stale by itself half a second ago: the next to ask builds it, the others get it meanwhile.
+            // Stale by itself half a second ago: asking starts the build, the next through `value` waits for it, the
+            // others get it meanwhile.
             clock.advance(by: .milliseconds(3_600_500))
             #expect(cache.cached("kier") == nil)
             let fifth = try await building(5)

@@ -28,11 +28,14 @@ package final class Kept<Key: Hashable & Sendable, Value: Sendable>: Sendable {
     }
 
     /// A build under way, with the epoch and the hub's generation it began in: whoever joins it later gets what was
-    /// read then, and it is kept only if neither has moved since.
+    /// read then, and it is kept only if neither has moved since. `claimed`: someone who asked through `value` waits
+    /// for it; a build `cached` started has no one yet, and the next to ask through `value` waits for it rather than
+    /// taking the value before.
     private struct Build {
         let task: Task<Value, any Error>
         let epoch: Int
         let generation: Int?
+        var claimed: Bool
     }
 
     private let state = NIOLockedValueBox(State())
@@ -69,37 +72,73 @@ package final class Kept<Key: Hashable & Sendable, Value: Sendable>: Sendable {
 
     /// The value for `key` if it is kept and fresh, without waiting (for the event loop); or, while it is built again,
     /// the one kept before, when it went stale by itself or through a feed's reading at most `PageCache.staleFor` ago.
+    /// When nobody builds it yet, asking starts the build (and answers nil): the next to ask through `value` waits for
+    /// it, and everyone else meanwhile gets the one before.
     ///
     /// Why: measured with `Benchmarks/run` (issue 41), a student's `/api/schedules`, built again at every car park's
     /// reading and every second it goes stale, had its p99 at 2.1x nginx's: every poll in flight waited for the build.
     /// A person's own change (an edit, a booking) is never answered from before it: it drops the values behind too.
+    /// Why asking starts it: until someone's request reached `value` through the router (a hop of up to a millisecond
+    /// under load), every poll found no build under way and went to the router too. Measured at 36,000 polls a second
+    /// (`schedules-kier`), each burst of the demo's readings sent 78 to 178 of them there, a few milliseconds of both
+    /// cores: the p99 at 1.7-2.0x nginx's.
     package func cached(_ key: Key) -> Value? {
         guard let generation = hub.noticeGeneration else { return nil }
         let now = clock.now
-        return state.withLockedValue { state -> Value? in
+        var started: Build?
+        let found = state.withLockedValue { state -> Value? in
             guard state.generation == generation else { return nil }
+            let before: Value
             if let hit = state.values[key] {
                 guard let expiry = expires(hit), expiry <= now else { return hit }
-                return state.building[key] != nil && now.timeIntervalSince(expiry) <= PageCache.staleFor ? hit : nil
+                guard now.timeIntervalSince(expiry) <= PageCache.staleFor else { return nil }
+                before = hit
+            } else {
+                guard let behind = state.behind[key], now.timeIntervalSince(behind.since) <= PageCache.staleFor
+                else { return nil }
+                before = behind.value
             }
-            guard state.building[key] != nil, let behind = state.behind[key],
-                now.timeIntervalSince(behind.since) <= PageCache.staleFor
-            else { return nil }
-            return behind.value
+            if state.building[key] != nil { return before }
+            started = start(key, in: &state, generation: generation, claimed: false)
+            return nil
         }
+        // Kept even if nobody comes to wait for it (the client went away).
+        if let started { Task { _ = try? await self.finish(started, key: key) } }
+        return found
     }
 
     /// The value for `key`, built when it is not kept (once, for all who ask while it is built; those who ask
     /// meanwhile may have the one kept before: `cached`).
     package func value(_ key: Key) async throws -> Value {
-        if let hit = cached(key) { return hit }
         let generation = hub.noticeGeneration
-        let started = state.withLockedValue { [build] state in
-            if let running = state.building[key] { return running }
-            let started = Build(task: Task { try await build(key) }, epoch: state.epoch, generation: generation)
-            state.building[key] = started
-            return started
+        let claimed = state.withLockedValue { state -> Build? in
+            guard let running = state.building[key], !running.claimed else { return nil }
+            state.building[key]?.claimed = true
+            return running
         }
+        if let claimed { return try await finish(claimed, key: key) }
+        if let hit = cached(key) { return hit }
+        let started = state.withLockedValue { state in
+            if let running = state.building[key] {
+                state.building[key]?.claimed = true
+                return running
+            }
+            return start(key, in: &state, generation: generation, claimed: true)
+        }
+        return try await finish(started, key: key)
+    }
+
+    /// Starts building `key`'s value (the state's lock held).
+    private func start(_ key: Key, in state: inout State, generation: Int?, claimed: Bool) -> Build {
+        let started = Build(
+            task: Task { [build] in try await build(key) }, epoch: state.epoch, generation: generation,
+            claimed: claimed)
+        state.building[key] = started
+        return started
+    }
+
+    /// Waits for a build and keeps what it built, unless a change came meanwhile.
+    private func finish(_ started: Build, key: Key) async throws -> Value {
         let built: Value
         do {
             built = try await started.task.value
@@ -110,7 +149,9 @@ package final class Kept<Key: Hashable & Sendable, Value: Sendable>: Sendable {
             throw error
         }
         state.withLockedValue { state in
-            if state.building[key]?.task == started.task { state.building[key] = nil }
+            // Kept by the first of those who wait for it, once.
+            guard state.building[key]?.task == started.task else { return }
+            state.building[key] = nil
             guard state.epoch == started.epoch, let generation = started.generation else { return }
             if state.generation != generation {
                 state.values.removeAll(keepingCapacity: true)
