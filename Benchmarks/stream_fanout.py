@@ -271,7 +271,8 @@ def worker(conn, host, port, indices, per_address, path, inflight, setup_timeout
 
 def wait_for_quiet(host, port, path, quiet, longest):
     """Once a stream of the coordinator's own has had bytes (after its opening ones) and then none for `quiet` seconds:
-    (seconds waited, True); after `longest` seconds without that: (seconds waited, False).
+    (seconds waited, True, the stream); after `longest` seconds without that: (seconds waited, False, the stream). The
+    stream stays open for `events_before` (the caller closes it).
 
     Why: the demo's car parks and shuttles publish a burst of about 16 events every 3 s, each written to every
     stream of every type, and a booking sent while a burst is being written waits behind it (up to 150 ms at 10,000
@@ -279,25 +280,47 @@ def wait_for_quiet(host, port, path, quiet, longest):
     just after a burst has ended, the next is furthest away.
     """
     start = time.monotonic()
-    with socket.create_connection((host, port), timeout=longest) as s:
-        s.sendall(f"GET {path} HTTP/1.1\r\nHost: {host}:{port}\r\nAccept: text/event-stream\r\n\r\n".encode())
-        opening = b""
-        while b"retry:" not in opening:  # the answer's head and the stream's first bytes
-            got = s.recv(65536)
-            if not got:
-                return time.monotonic() - start, False
-            opening += got
-        heard = False
-        while time.monotonic() - start < longest:
-            s.settimeout(quiet if heard else max(0.01, longest - (time.monotonic() - start)))
-            try:
-                if not s.recv(65536):
-                    break  # closed by Quad: no quiet to be had from it
-                heard = True
-            except TimeoutError:
-                if heard:
-                    return time.monotonic() - start, True
-    return time.monotonic() - start, False
+    s = socket.create_connection((host, port), timeout=longest)
+    s.sendall(f"GET {path} HTTP/1.1\r\nHost: {host}:{port}\r\nAccept: text/event-stream\r\n\r\n".encode())
+    opening = b""
+    while b"retry:" not in opening:  # the answer's head and the stream's first bytes
+        got = s.recv(65536)
+        if not got:
+            return time.monotonic() - start, False, s
+        opening += got
+    heard = False
+    while time.monotonic() - start < longest:
+        s.settimeout(quiet if heard else max(0.01, longest - (time.monotonic() - start)))
+        try:
+            if not s.recv(65536):
+                break  # closed by Quad: no quiet to be had from it
+            heard = True
+        except TimeoutError:
+            if heard:
+                return time.monotonic() - start, True, s
+    return time.monotonic() - start, False, s
+
+
+def events_before(s, room, wait):
+    """How many other events the quiet stream `s` was written after the quiet and before the booking of `room`'s own
+    (in the same writes, or in earlier ones): each went to every stream too, and the booking's waited for it. None when
+    the booking's event did not come within `wait` seconds."""
+    key = b'"id":"' + room.encode() + b'"'
+    got, deadline = b"", time.monotonic() + wait
+    while key not in got:
+        left = deadline - time.monotonic()
+        if left <= 0:
+            return None
+        s.settimeout(left)
+        try:
+            more = s.recv(65536)
+        except TimeoutError:
+            return None
+        if not more:
+            return None
+        got += more
+    at = got.find(key)
+    return got[:at].count(b"\nevent: ") - 1  # the booking's own "event:" line precedes its data
 
 
 def proc_status(pid):
@@ -481,9 +504,9 @@ def main(argv):
         for _, pipe in workers:
             if not pipe.poll(30) or pipe.recv() != ("set",):
                 return "a client process did not start the round"
-        r = {}
+        r, watch = {}, None
         if a.quiet > 0:
-            waited, found = wait_for_quiet(host, port, a.path, a.quiet, longest=30)
+            waited, found, watch = wait_for_quiet(host, port, a.path, a.quiet, longest=30)
             r.update(quiet_wait_s=round(waited, 2), quiet_found=found)
         conn = http.client.HTTPConnection(host, port, timeout=30)
         conn.connect()  # beforehand, so the time below starts with the request itself
@@ -511,6 +534,9 @@ def main(argv):
                     got.append((mono - t0, None if kernel is None else kernel - t0_wall))
         # What the fan-out cost Quad and the clients, and how much of the machine went to anything else meanwhile.
         cpu1 = cpu_snapshot()
+        if watch is not None:
+            r["events_before"] = events_before(watch, rooms[label], 2)
+            watch.close()
         other = (cpu1[0] - cpu0[0]) - (cpu1[1] - cpu0[1]) - (cpu1[2] - cpu0[2])
         r["quad_cpu_s"] = round(cpu1[1] - cpu0[1], 3)
         r["clients_cpu_s"] = round(cpu1[2] - cpu0[2], 3)
