@@ -25,10 +25,14 @@ final class EventStreams: Sendable {
     /// Frames kept for a reader that is not reading, at most.
     static let backlog = 256
 
-    package init(hub: EventHub, heartbeat: Duration, maxPerClient: Int) {
+    /// Streams a pass of `LoopStreams` writes at a time (fewer in tests, to see the loop's other work between).
+    let passChunk: Int
+
+    package init(hub: EventHub, heartbeat: Duration, maxPerClient: Int, passChunk: Int = LoopStreams.passChunk) {
         self.hub = hub
         self.heartbeat = heartbeat
         self.maxPerClient = maxPerClient
+        self.passChunk = passChunk
     }
 
     /// What a stream's request asks for, read the same way by the router and by `FastPath`.
@@ -90,7 +94,7 @@ final class EventStreams: Sendable {
     func loopStreams(on loop: any EventLoop) -> LoopStreams {
         loops.withLockedValue { loops in
             if let found = loops[ObjectIdentifier(loop)] { return found }
-            let made = LoopStreams(loop: loop, heartbeat: heartbeat, hub: hub)
+            let made = LoopStreams(loop: loop, heartbeat: heartbeat, hub: hub, chunk: passChunk)
             loops[ObjectIdentifier(loop)] = made
             return made
         }

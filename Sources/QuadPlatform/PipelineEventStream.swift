@@ -127,7 +127,7 @@ final class PipelineEventStream {
 }
 
 /// The pipeline's event streams on one event loop: it follows the hub for all of them (`EventHub.follow`), writes
-/// what the hub delivers in one turn of the loop, each event framed once and each stream flushed once, and one
+/// what the hub delivers in passes over the streams, each event framed once and each stream flushed once a pass, and one
 /// heartbeat timer serves them all: a stream is sent the heartbeat's comment only once it has been silent for
 /// between three quarters of a heartbeat and a whole one (the timer ticks four times a heartbeat).
 ///
@@ -142,17 +142,28 @@ final class PipelineEventStream {
 /// stream was a pass of one write a stream over each loop's streams every 15 s, all of it wasted, and a booking's
 /// event that came during one waited behind it: the likeliest cause of the one fan-out of `Benchmarks/run
 /// streams-10k` (issue 41) with a step in its deciles and a pass's worth of Quad's CPU more (see its README).
+///
+/// Why a pass goes `chunk` streams at a time, the loop's other work between: a pass over 5,000 streams is 40-80 ms of
+/// the loop's time, and every request on the loop waited behind it. Measured with `Benchmarks/stream_fanout.py` (10,000
+/// streams, three runs on each database): the booking whose event went out was answered (its 201) in 67-149 ms after
+/// its event's pass, and in 5-22 ms with the pass in chunks; the event reached the streams as fast as before (p99
+/// 65-99 ms before, 67-84 ms after). Only one pass is under way at a time, so every stream gets the events in the order
+/// the hub delivered them.
 final class LoopStreams: Sendable {
     private let loop: any EventLoop
     private let heartbeat: Duration
-    /// What the hub delivered and the loop has not written yet, in the order it came, with each delivery's mark; and
-    /// how many streams are open on the loop (none: nothing is kept).
+    /// How many streams a pass writes before letting the loop do anything else.
+    private let chunk: Int
+    /// What the hub delivered and the loop has not written yet, in the order it came, with each delivery's mark; how
+    /// many streams are open on the loop (none: nothing is kept); and whether a pass is under way.
     private let shared = NIOLockedValueBox<Shared>(Shared())
     private let members: NIOLoopBound<Members>
 
     private struct Shared {
         var pending: [(event: Event, mark: Int64)] = []
         var open = 0
+        /// A pass is under way, or about to start: what comes meanwhile waits for the one after.
+        var passing = false
     }
 
     /// The streams open on the loop, and their heartbeat while there are any.
@@ -163,15 +174,35 @@ final class LoopStreams: Sendable {
         var ticks = 0
     }
 
+    /// One pass: the events it writes, each framed once when a stream first wants it (the loop's own bytes, that no
+    /// other thread retains), and the streams open when it started. One opened since had those events accounted for
+    /// when it opened (`EventHub.Opening`); one gone since is written nothing (`PipelineEventStream.write`).
+    private final class Pass {
+        let batch: [(event: Event, mark: Int64)]
+        var frames: [ByteBuffer?]
+        let streams: [PipelineEventStream]
+
+        init(batch: [(event: Event, mark: Int64)], streams: [PipelineEventStream]) {
+            self.batch = batch
+            self.frames = [ByteBuffer?](repeating: nil, count: batch.count)
+            self.streams = streams
+        }
+    }
+
     /// The heartbeat timer's ticks in a heartbeat: a stream silent for this many ticks is sent the comment.
     static let ticksPerBeat = 4
+
+    /// Streams a pass writes at a time: about 3 ms of the loop's time (10-15 µs a stream, most of it the write's
+    /// system call).
+    static let passChunk = 256
 
     /// On the loop: the heartbeat timer's ticks so far, to write a frame at.
     var tick: Int { members.value.ticks }
 
-    init(loop: any EventLoop, heartbeat: Duration, hub: EventHub) {
+    init(loop: any EventLoop, heartbeat: Duration, hub: EventHub, chunk: Int = LoopStreams.passChunk) {
         self.loop = loop
         self.heartbeat = heartbeat
+        self.chunk = max(1, chunk)
         self.members = NIOLoopBound(Members(), eventLoop: loop)
         // For the server's life: the hub closes as it stops, and then ends every stream.
         hub.follow(
@@ -184,36 +215,51 @@ final class LoopStreams: Sendable {
             })
     }
 
-    /// From any thread: `event` is written to the streams that want it at the loop's next turn, with whatever else
-    /// came meanwhile.
+    /// From any thread: `event` is written to the streams that want it by the next pass, with whatever else came
+    /// meanwhile.
     private func deliver(_ event: Event, mark: Int64) {
-        let first = shared.withLockedValue { shared -> Bool in
+        let start = shared.withLockedValue { shared -> Bool in
             guard shared.open > 0 else { return false }
             shared.pending.append((event, mark))
-            return shared.pending.count == 1
+            if shared.passing { return false }
+            shared.passing = true
+            return true
         }
-        if first { loop.execute { self.writePending() } }
+        if start { loop.execute { self.nextPass() } }
     }
 
-    /// Each stream in turn is written what it wants of the batch, then flushed: one pass over the streams, since
-    /// touching 10,000 streams' objects is itself part of the work (perf during `Benchmarks/run streams-10k` has
-    /// cache-missing reads of the stream, its channel and its contexts among the loop's leading costs).
-    private func writePending() {
+    /// On the loop: a pass with what is pending, or none when nothing is (and the next delivery starts one).
+    private func nextPass() {
         let batch = shared.withLockedValue { shared in
             defer { shared.pending.removeAll(keepingCapacity: false) }
+            if shared.pending.isEmpty { shared.passing = false }
             return shared.pending
         }
-        // Each event framed once, when a stream first wants it: the loop's own bytes, that no other thread retains.
-        var frames = [ByteBuffer?](repeating: nil, count: batch.count)
-        let members = members.value
-        for stream in members.streams.values {
+        guard !batch.isEmpty else { return }
+        write(NIOLoopBound(Pass(batch: batch, streams: Array(members.value.streams.values)), eventLoop: loop), from: 0)
+    }
+
+    /// Each stream of the pass from `start` on, `chunk` of them, is written what it wants of the batch, then flushed:
+    /// one pass over the streams, since touching 10,000 streams' objects is itself part of the work (perf during
+    /// `Benchmarks/run streams-10k` has cache-missing reads of the stream, its channel and its contexts among the
+    /// loop's leading costs). Then the rest, once the loop has done what waited meanwhile.
+    private func write(_ bound: NIOLoopBound<Pass>, from start: Int) {
+        let pass = bound.value
+        let end = min(start + chunk, pass.streams.count)
+        let tick = members.value.ticks
+        for stream in pass.streams[start..<end] {
             var wrote = false
-            for (index, (event, mark)) in batch.enumerated() where stream.wants(event, mark: mark) {
-                let frame = frames[index] ?? PipelineEventStream.chunk(EventStreams.format(event))
-                frames[index] = frame
-                wrote = stream.write(frame, tick: members.ticks) || wrote
+            for (index, (event, mark)) in pass.batch.enumerated() where stream.wants(event, mark: mark) {
+                let frame = pass.frames[index] ?? PipelineEventStream.chunk(EventStreams.format(event))
+                pass.frames[index] = frame
+                wrote = stream.write(frame, tick: tick) || wrote
             }
             if wrote { stream.flush() }
+        }
+        if end < pass.streams.count {
+            loop.execute { self.write(bound, from: end) }
+        } else {
+            nextPass()
         }
     }
 
