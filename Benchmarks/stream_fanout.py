@@ -508,60 +508,64 @@ def main(argv):
         if a.quiet > 0:
             waited, found, watch = wait_for_quiet(host, port, a.path, a.quiet, longest=30)
             r.update(quiet_wait_s=round(waited, 2), quiet_found=found)
-        conn = http.client.HTTPConnection(host, port, timeout=30)
-        conn.connect()  # beforehand, so the time below starts with the request itself
-        cpu0 = cpu_snapshot()
-        t0, t0_wall = time.monotonic(), time.time()
-        conn.request("POST", f"/api/rooms/{rooms[label]}/bookings", b"{}", headers)
-        resp = conn.getresponse()
-        body = resp.read()
-        r.update(booking_ms=round((time.monotonic() - t0) * 1000, 2), booking_status=resp.status)
-        conn.close()
-        if resp.status != 201:
-            return f"the booking answered HTTP {resp.status}: {body[:200].decode('utf-8', 'replace')}"
-        for _, pipe in workers:
-            pipe.send(("collect", t0 + a.wait))
-        got, missing = [], collections.Counter()
-        for _, pipe in workers:
-            if not pipe.poll(a.wait + 30):
-                return "a client process gave no results"
-            _, results, closed = pipe.recv()
-            missing.update(closed)
-            for _i, mono, kernel in results:
-                if mono is None:  # then `kernel` holds why
-                    missing[kernel] += 1
-                else:
-                    got.append((mono - t0, None if kernel is None else kernel - t0_wall))
-        # What the fan-out cost Quad and the clients, and how much of the machine went to anything else meanwhile.
-        cpu1 = cpu_snapshot()
-        if watch is not None:
-            r["events_before"] = events_before(watch, rooms[label], 2)
-            watch.close()
-        other = (cpu1[0] - cpu0[0]) - (cpu1[1] - cpu0[1]) - (cpu1[2] - cpu0[2])
-        r["quad_cpu_s"] = round(cpu1[1] - cpu0[1], 3)
-        r["clients_cpu_s"] = round(cpu1[2] - cpu0[2], 3)
-        r["other_cpu_pct"] = round(max(0.0, 100 * other / ((cpu1[3] - cpu0[3]) * os.cpu_count())))
-        r["steal_pct"] = round(100 * (cpu1[4] - cpu0[4]) / ((cpu1[3] - cpu0[3]) * os.cpu_count()), 1)
-        r["received"], r["missed"], r["missed_why"] = len(got), a.streams - len(got), dict(missing)
-        if got:
-            mono = sorted(g[0] * 1000 for g in got)
-            kern = sorted((g[0] if g[1] is None else g[1]) * 1000 for g in got)
-            # At idle priority the clients read late by design: when the bytes came is the kernel's timestamp.
-            times = mono if label == "live" else kern
-            r.update(p50_ms=percentile(times, 50), p99_ms=percentile(times, 99), max_ms=times[-1], min_ms=times[0])
-            r.update(client_p99_ms=percentile(mono, 99), kernel_p50_ms=percentile(kern, 50))
-            r.update(kernel_p99_ms=percentile(kern, 99), kernel_max_ms=kern[-1])
-            for k in list(r):
-                if k.endswith("_ms"):
-                    r[k] = round(r[k], 2)
-            # The shape: when each tenth of the streams had it (an event loop late shows as a step).
-            r["deciles"] = [round(percentile(times, p), 1) for p in range(10, 100, 10)]
-        log(
-            f"{label} round: received by {len(got)} of {a.streams}; p50 {r.get('p50_ms')} ms, p99 {r.get('p99_ms')} "
-            f"ms, max {r.get('max_ms')} ms (kernel receive times: p99 {r.get('kernel_p99_ms')} ms; Quad "
-            f"{r['quad_cpu_s']} s of CPU, the clients {r['clients_cpu_s']} s)"
-        )
-        return r
+        try:
+            conn = http.client.HTTPConnection(host, port, timeout=30)
+            conn.connect()  # beforehand, so the time below starts with the request itself
+            cpu0 = cpu_snapshot()
+            t0, t0_wall = time.monotonic(), time.time()
+            conn.request("POST", f"/api/rooms/{rooms[label]}/bookings", b"{}", headers)
+            resp = conn.getresponse()
+            body = resp.read()
+            r.update(booking_ms=round((time.monotonic() - t0) * 1000, 2), booking_status=resp.status)
+            conn.close()
+            if resp.status != 201:
+                return f"the booking answered HTTP {resp.status}: {body[:200].decode('utf-8', 'replace')}"
+            for _, pipe in workers:
+                pipe.send(("collect", t0 + a.wait))
+            got, missing = [], collections.Counter()
+            for _, pipe in workers:
+                if not pipe.poll(a.wait + 30):
+                    return "a client process gave no results"
+                _, results, closed = pipe.recv()
+                missing.update(closed)
+                for _i, mono, kernel in results:
+                    if mono is None:  # then `kernel` holds why
+                        missing[kernel] += 1
+                    else:
+                        got.append((mono - t0, None if kernel is None else kernel - t0_wall))
+            # What the fan-out cost Quad and the clients, and how much of the machine went to anything else meanwhile.
+            cpu1 = cpu_snapshot()
+            if watch is not None:
+                r["events_before"] = events_before(watch, rooms[label], 2)
+            other = (cpu1[0] - cpu0[0]) - (cpu1[1] - cpu0[1]) - (cpu1[2] - cpu0[2])
+            r["quad_cpu_s"] = round(cpu1[1] - cpu0[1], 3)
+            r["clients_cpu_s"] = round(cpu1[2] - cpu0[2], 3)
+            r["other_cpu_pct"] = round(max(0.0, 100 * other / ((cpu1[3] - cpu0[3]) * os.cpu_count())))
+            r["steal_pct"] = round(100 * (cpu1[4] - cpu0[4]) / ((cpu1[3] - cpu0[3]) * os.cpu_count()), 1)
+            r["received"], r["missed"], r["missed_why"] = len(got), a.streams - len(got), dict(missing)
+            if got:
+                mono = sorted(g[0] * 1000 for g in got)
+                kern = sorted((g[0] if g[1] is None else g[1]) * 1000 for g in got)
+                # At idle priority the clients read late by design: when the bytes came is the kernel's timestamp.
+                times = mono if label == "live" else kern
+                r.update(p50_ms=percentile(times, 50), p99_ms=percentile(times, 99), max_ms=times[-1], min_ms=times[0])
+                r.update(client_p99_ms=percentile(mono, 99), kernel_p50_ms=percentile(kern, 50))
+                r.update(kernel_p99_ms=percentile(kern, 99), kernel_max_ms=kern[-1])
+                for k in list(r):
+                    if k.endswith("_ms"):
+                        r[k] = round(r[k], 2)
+                # The shape: when each tenth of the streams had it (an event loop late shows as a step).
+                r["deciles"] = [round(percentile(times, p), 1) for p in range(10, 100, 10)]
+            log(
+                f"{label} round: received by {len(got)} of {a.streams}; p50 {r.get('p50_ms')} ms, "
+                f"p99 {r.get('p99_ms')} ms, max {r.get('max_ms')} ms (kernel receive times: p99 "
+                f"{r.get('kernel_p99_ms')} ms; Quad "
+                f"{r['quad_cpu_s']} s of CPU, the clients {r['clients_cpu_s']} s)"
+            )
+            return r
+        finally:
+            if watch is not None:
+                watch.close()  # on every way out, a failed round too
 
     for label in ROUNDS:
         r = fanout(label)
