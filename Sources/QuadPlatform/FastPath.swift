@@ -169,6 +169,8 @@ package final class FastPath: ChannelDuplexHandler, RemovableChannelHandler {
         /// each time, and hashing it (SHA-256, then hex) cost a signed-in poll about 2 % of its time (perf of
         /// `rooms-304-cookie`, issue 41).
         var lastSession: (token: String, key: String)?
+        /// The buffer of the last answer written whole with its id (`write`), for the next, if small (a 304's).
+        var answerBuffer: ByteBuffer?
     }
 
     private func connectionState() -> ConnectionState {
@@ -611,15 +613,24 @@ package final class FastPath: ChannelDuplexHandler, RemovableChannelHandler {
                 // The head as kept, the id's line and the blank line, and a body of a few kB, in one buffer: one write
                 // to the socket rather than three (measured with `Benchmarks/run`, the three buffers' `writev` and
                 // the pipeline's writes cost a 304 with its log line about a microsecond more).
+                // In the connection's own buffer, which its last answer, written by now, has left with no one else
+                // holding it: no buffer allocated for each answer (else `clear` makes a new one).
                 let kept = notModified ? wire!.notModified : wire!.ok
                 let inline = !notModified && answer.body.readableBytes <= Self.inlineBody
-                var whole = context.channel.allocator.buffer(
-                    capacity: kept.readableBytes + 52 + (inline ? answer.body.readableBytes : 0))
+                var whole = state.answerBuffer ?? context.channel.allocator.buffer(capacity: 1024)
+                state.answerBuffer = nil
+                whole.clear(
+                    minimumCapacity: kept.readableBytes + id.utf8Count + 20 + (inline ? answer.body.readableBytes : 0))
                 whole.writeImmutableBuffer(kept)
-                whole.writeStaticString("X-Request-Id: ")
-                whole.writeString(id)
-                whole.writeStaticString("\r\n\r\n")
+                whole.writeWithUnsafeMutableBytes(minimumWritableBytes: id.utf8Count + 20) { room in
+                    let buffer = room.bindMemory(to: UInt8.self)
+                    var end = buffer.initialize(fromContentsOf: Self.idField)
+                    end += id.write(to: UnsafeMutableBufferPointer(rebasing: buffer[end...]))
+                    let rest = UnsafeMutableBufferPointer(rebasing: buffer[end...])
+                    return end + rest.initialize(fromContentsOf: Self.endOfHead)
+                }
                 if inline { whole.writeImmutableBuffer(answer.body) }
+                if whole.capacity <= Self.keptAnswerBuffer { state.answerBuffer = whole }
                 if notModified || inline {
                     encoder.writeAndFlush(NIOAny(whole), promise: nil)
                 } else {
@@ -630,7 +641,7 @@ package final class FastPath: ChannelDuplexHandler, RemovableChannelHandler {
                 encoder.writeAndFlush(NIOAny(notModified ? wire!.notModified : wire!.ok), promise: nil)
             }
         } else {
-            if let id { head.headers.add(name: "X-Request-Id", value: id) }
+            if let id { head.headers.add(name: "X-Request-Id", value: id.text) }
             if let state = answer.rateLimit, let limiter = routes.rateLimiter {
                 head.headers.add(name: HTTPField.Name.rateLimitPolicy.rawName, value: limiter.policyHeader)
                 head.headers.add(name: HTTPField.Name.rateLimit.rawName, value: state)
@@ -655,7 +666,7 @@ package final class FastPath: ChannelDuplexHandler, RemovableChannelHandler {
         // Logged before it is sent: whoever reads the answer finds the line written.
         let took = ContinuousClock.now - headAt
         if let id = logLine(path, status: page.head.status.code, took: took, kept: "page") {
-            head.headers.add(name: "X-Request-Id", value: id)
+            head.headers.add(name: "X-Request-Id", value: id.text)
         }
         // Under one label: a kept page's address has its room or book in it, which would make a series of each.
         routes.metrics?.request(
@@ -668,6 +679,14 @@ package final class FastPath: ChannelDuplexHandler, RemovableChannelHandler {
     /// The largest body copied into its answer's buffer (beside its head and its request's id) rather than written
     /// as a buffer of its own.
     static let inlineBody = 8 << 10
+
+    /// The largest buffer a connection keeps for its next answer (a 304's head and id take under 1 kB): what every
+    /// open connection may hold, so small.
+    static let keptAnswerBuffer = 2 << 10
+
+    /// What a kept head is followed by: its id's field, then the blank line.
+    private static let idField = Array("X-Request-Id: ".utf8)
+    private static let endOfHead = Array("\r\n\r\n".utf8)
 
     /// A response head as HTTP/1.1 writes it; not `terminated`, without the blank line that ends it.
     private static func bytes(
@@ -682,7 +701,7 @@ package final class FastPath: ChannelDuplexHandler, RemovableChannelHandler {
 
     /// The log line of a GET answered here, as the router writes its own (`RequestLog`): with an id, which the answer
     /// also carries as `X-Request-Id`. Nil when the level writes no such line (nor sends an id).
-    private func logLine(_ path: some StringProtocol, status: UInt, took: Duration, kept: String) -> String? {
+    private func logLine(_ path: some StringProtocol, status: UInt, took: Duration, kept: String) -> AnswerID? {
         guard routes.requestLog.isOn else { return nil }
         let id = AnswerID.next()
         routes.requestLog.write(method: "GET", path: path, status: status, elapsed: took, id: id, kept: kept)

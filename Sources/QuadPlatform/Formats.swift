@@ -20,20 +20,19 @@ extension Digest {
 }
 
 extension UnsafeRawBufferPointer {
-    @inlinable package var hexDigits: String { hexDigits(after: []) }
+    @inlinable package var hexDigits: String {
+        String(unsafeUninitializedCapacity: count * 2) { writeHex(to: $0) }
+    }
 
-    /// `prefix`, then these bytes in hex, in one string (an id's fixed part and its count).
-    @inlinable package func hexDigits(after prefix: [UInt8]) -> String {
-        String(unsafeUninitializedCapacity: prefix.count + count * 2) { buffer in
-            let digits: StaticString = "0123456789abcdef"
-            let table = digits.utf8Start
-            for (index, byte) in prefix.enumerated() { buffer[index] = byte }
-            for (index, byte) in enumerated() {
-                buffer[prefix.count + 2 * index] = table[Int(byte >> 4)]
-                buffer[prefix.count + 2 * index + 1] = table[Int(byte & 0x0F)]
-            }
-            return prefix.count + count * 2
+    /// These bytes in hex at the start of `buffer` (an id written where it is sent); how many digits.
+    @inlinable package func writeHex(to buffer: UnsafeMutableBufferPointer<UInt8>) -> Int {
+        let digits: StaticString = "0123456789abcdef"
+        let table = digits.utf8Start
+        for (index, byte) in enumerated() {
+            buffer[2 * index] = table[Int(byte >> 4)]
+            buffer[2 * index + 1] = table[Int(byte & 0x0F)]
         }
+        return count * 2
     }
 }
 

@@ -1,5 +1,6 @@
 import Foundation
 import NIOConcurrencyHelpers
+import NIOCore
 
 #if canImport(Glibc)
     import Glibc
@@ -36,7 +37,10 @@ package final class LogWriter: @unchecked Sendable {
     /// The condition's value, as last set here (its own getter takes the lock again).
     private var state = 0
     // Guarded by `condition`.
-    private var waiting: [UInt8] = []
+    /// The lines waiting, and the buffer last written (emptied, its room kept): the writer swaps them, so that a busy
+    /// log grows no new buffer every `interval`.
+    private var waiting = ByteBuffer()
+    private var written = ByteBuffer()
     private var droppedSinceWritten = 0
     private var droppedTotal = 0
     private var started = false
@@ -66,6 +70,16 @@ package final class LogWriter: @unchecked Sendable {
 
     /// Adds a whole line (ending with a line feed) to what the writer writes next; at once when `urgent`.
     package func append(_ line: some Collection<UInt8>, urgent: Bool = false) {
+        append(most: line.count, urgent: urgent) { buffer in
+            UnsafeMutableRawBufferPointer(rebasing: buffer[..<line.count]).copyBytes(from: line)
+            return line.count
+        }
+    }
+
+    /// Adds a whole line that `fill` puts together where it waits to be written, under the lock (a request's line:
+    /// no buffer of its own, no copy): `fill` writes at most `most` bytes at the start of the room it is given and
+    /// returns how many. Not called when the line is dropped.
+    package func append(most: Int, urgent: Bool = false, _ fill: (UnsafeMutableRawBufferPointer) -> Int) {
         condition.lock()
         if !started {
             started = true
@@ -73,13 +87,13 @@ package final class LogWriter: @unchecked Sendable {
             thread.name = "quad-log-writer"
             thread.start()
         }
-        if waiting.count + line.count > capacity {
+        if waiting.readableBytes + most > capacity {
             droppedSinceWritten += 1
             droppedTotal += 1
         } else {
-            waiting.append(contentsOf: line)
+            waiting.writeWithUnsafeMutableBytes(minimumWritableBytes: most) { fill($0) }
         }
-        unlock(urgent || waiting.count >= batch ? 1 : state == 0 ? 2 : state)
+        unlock(urgent || waiting.readableBytes >= batch ? 1 : state == 0 ? 2 : state)
     }
 
     /// Unlocks, setting the condition's value when it changes (which wakes whoever waits on it: the writer, a flush).
@@ -107,36 +121,42 @@ package final class LogWriter: @unchecked Sendable {
     private func run() {
         while true {
             if !condition.lock(whenValue: 1, timeoutSeconds: interval) { condition.lock() }
-            guard !waiting.isEmpty || droppedSinceWritten > 0 else {
+            guard waiting.readableBytes > 0 || droppedSinceWritten > 0 else {
                 unlock(0)
                 continue
             }
-            var lines: [UInt8] = []
+            // The lines go out; the buffer written last (its room kept) takes them in meanwhile.
+            var lines = ByteBuffer()
+            swap(&lines, &written)
             swap(&lines, &waiting)
-            if droppedSinceWritten > 0 {
-                lines = dropNotice(droppedSinceWritten) + lines
-                droppedSinceWritten = 0
-            }
+            let notice = droppedSinceWritten > 0 ? dropNotice(droppedSinceWritten) : []
+            droppedSinceWritten = 0
             unlock(2)
-            write(lines)
+            write(notice)
+            lines.withUnsafeReadableBytes { write($0) }
+            lines.clear()
             condition.lock()
-            unlock(waiting.count >= batch ? 1 : waiting.isEmpty && droppedSinceWritten == 0 ? 0 : 2)
+            // Kept for the next lines unless a backlog made it large (up to `capacity`).
+            if lines.capacity <= 4 * batch { written = lines }
+            unlock(waiting.readableBytes >= batch ? 1 : waiting.readableBytes == 0 && droppedSinceWritten == 0 ? 0 : 2)
         }
     }
 
     /// Writes all of `bytes`, however many calls it takes; gives up on an output that refuses them (closed).
     private func write(_ bytes: [UInt8]) {
-        bytes.withUnsafeBytes { buffer in
-            var offset = 0
-            while offset < buffer.count {
-                let written = Glibc.write(fileDescriptor, buffer.baseAddress! + offset, buffer.count - offset)
-                if written > 0 {
-                    offset += written
-                } else if written < 0, errno == EINTR {
-                    continue
-                } else {
-                    return
-                }
+        bytes.withUnsafeBytes { write($0) }
+    }
+
+    private func write(_ buffer: UnsafeRawBufferPointer) {
+        var offset = 0
+        while offset < buffer.count {
+            let written = Glibc.write(fileDescriptor, buffer.baseAddress! + offset, buffer.count - offset)
+            if written > 0 {
+                offset += written
+            } else if written < 0, errno == EINTR {
+                continue
+            } else {
+                return
             }
         }
     }

@@ -10,8 +10,9 @@ import Synchronization
 /// Quad's own text log gets the line put together in bytes (`TextLogHandler.logRequest`): through swift-log (a
 /// metadata dictionary, sorted, then a string built piece by piece) it cost a signed-in poll answered by the fast
 /// path about 1.9 µs of its 26 (perf of `rooms-304-cookie` as shipped, issue 41). Any other handler (JSON lines, a
-/// test's) gets it through the logger, with the same fields.
-package struct RequestLog: Sendable {
+/// test's) gets it through the logger, with the same fields. A class: a struct holding a logger was copied at each
+/// line (its handler retained and released, 0.3 % of a kept answer's time, perf of `rooms-304-bearer`).
+package final class RequestLog: Sendable {
     let logger: Logger
     /// The server's text log, when the logger is it, with nothing of its own to add to a line.
     private let text: TextLogHandler?
@@ -28,7 +29,8 @@ package struct RequestLog: Sendable {
     /// Writes the line of a request answered with `status` after `elapsed`, if the level says so; `kept`: what the
     /// fast path answered from memory (`answer` or `page`).
     package func write(
-        method: String, path: some StringProtocol, status: UInt, elapsed: Duration, id: String, kept: String? = nil
+        method: String, path: some StringProtocol, status: UInt, elapsed: Duration, id: some RequestLineID,
+        kept: String? = nil
     ) {
         guard isOn else { return }
         if let text {
@@ -36,7 +38,7 @@ package struct RequestLog: Sendable {
                 method: method, path: path, status: status, tenths: Self.tenths(elapsed), id: id, kept: kept)
             return
         }
-        var metadata: Logger.Metadata = ["request": .string(id), "ms": .string(Self.milliseconds(elapsed))]
+        var metadata: Logger.Metadata = ["request": .string(id.text), "ms": .string(Self.milliseconds(elapsed))]
         if let kept { metadata[kept] = "kept" }
         logger.info("\(method) \(path) \(status)", metadata: metadata)
     }
@@ -56,16 +58,49 @@ package struct RequestLog: Sendable {
     }
 }
 
-/// The ids of the answers the fast path gives, in the form of the router's (Hummingbird's `RequestID`: its random
-/// prefix, then a count in 16 hex digits), made in one allocation: `RequestID().description` makes three, and cost a
-/// kept answer 1.6 % of its time (perf of `rooms-304-bearer`). The count is this process's own, from a random start
-/// as Hummingbird's is; two counts of 2^64 that start apart at random do not meet in a server's life.
-enum AnswerID {
+/// A request line's id: the router's (a `String`, Hummingbird's `RequestID`) or the fast path's (`AnswerID`), written
+/// where the line is put together.
+package protocol RequestLineID {
+    var text: String { get }
+    var utf8Count: Int { get }
+    /// Writes the id at the start of `buffer`; how many bytes (`utf8Count`).
+    func write(to buffer: UnsafeMutableBufferPointer<UInt8>) -> Int
+}
+
+extension String: RequestLineID {
+    package var text: String { self }
+    package var utf8Count: Int { utf8.count }
+    package func write(to buffer: UnsafeMutableBufferPointer<UInt8>) -> Int {
+        if let copied = utf8.withContiguousStorageIfAvailable({ buffer.initialize(fromContentsOf: $0) }) {
+            return copied
+        }
+        return buffer.initialize(fromContentsOf: Array(utf8))
+    }
+}
+
+/// The id of an answer the fast path gives, in the form of the router's (Hummingbird's `RequestID`: its random prefix,
+/// then a count in 16 hex digits), written as bytes into the answer and its log line, with no string made between
+/// (`RequestID().description` makes three allocations, and cost a kept answer 1.6 % of its time, perf of
+/// `rooms-304-bearer`; a string of its own, about 0.8 %). The count is this process's own, from a random start as
+/// Hummingbird's is; two counts of 2^64 that start apart at random do not meet in a server's life.
+package struct AnswerID: RequestLineID {
     private static let prefix = Array(RequestID().description.utf8.dropLast(16))
     private static let count = Atomic<UInt64>(UInt64.random(in: .min ... .max))
+    private let value: UInt64
 
-    static func next() -> String {
-        let value = count.wrappingAdd(1, ordering: .relaxed).oldValue
-        return withUnsafeBytes(of: value.bigEndian) { $0.hexDigits(after: prefix) }
+    static func next() -> AnswerID {
+        AnswerID(value: count.wrappingAdd(1, ordering: .relaxed).oldValue)
+    }
+
+    package var utf8Count: Int { Self.prefix.count + 16 }
+
+    package var text: String {
+        String(unsafeUninitializedCapacity: utf8Count) { write(to: $0) }
+    }
+
+    package func write(to buffer: UnsafeMutableBufferPointer<UInt8>) -> Int {
+        let start = UnsafeMutableBufferPointer(rebasing: buffer[0...]).initialize(fromContentsOf: Self.prefix)
+        let rest = UnsafeMutableBufferPointer(rebasing: buffer[start...])
+        return start + withUnsafeBytes(of: value.bigEndian) { $0.writeHex(to: rest) }
     }
 }

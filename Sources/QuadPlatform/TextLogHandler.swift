@@ -16,6 +16,7 @@ public struct TextLogHandler: LogHandler {
     public var metadata: Logger.Metadata = [:]
     let label: String
     let writer: LogWriter
+    private let stamp = Stamp()
 
     public init(label: String) {
         self.init(label: label, writer: .standardError)
@@ -42,7 +43,6 @@ public struct TextLogHandler: LogHandler {
         }
         var line = ""
         line.reserveCapacity(192)
-        line += Self.timestamp()
         line += " "
         line += event.level.rawValue
         line += " "
@@ -59,33 +59,31 @@ public struct TextLogHandler: LogHandler {
         line += "] "
         line += event.message.description
         line += "\n"
-        writer.append(line.utf8, urgent: event.level >= .warning)
+        let second = Stamp.second()
+        writer.append(most: Stamp.most + line.utf8.count, urgent: event.level >= .warning) { room in
+            let buffer = room.bindMemory(to: UInt8.self)
+            var end = stamp.write(second, to: buffer)
+            end += Self.copy(line, to: buffer, at: end)
+            return end
+        }
     }
 
-    /// A request's line (`RequestLog`), as `log` writes it with the same fields, put together in bytes on the stack:
-    /// no dictionary, no sorting, no allocation. `kept`: the key that says what the fast path kept (`answer` or
-    /// `page`), before or after `ms` as it sorts; `tenths`: the milliseconds it took, in tenths.
+    /// A request's line (`RequestLog`), as `log` writes it with the same fields, put together in bytes where it waits
+    /// to be written (`LogWriter.append(most:)`): no dictionary, no sorting, no allocation, no copy. `kept`: the key
+    /// that says what the fast path kept (`answer` or `page`), before or after `ms` as it sorts; `tenths`: the
+    /// milliseconds it took, in tenths.
     func logRequest(
-        method: String, path: some StringProtocol, status: UInt, tenths: Int64, id: String, kept: String?
+        method: String, path: some StringProtocol, status: UInt, tenths: Int64, id: some RequestLineID, kept: String?
     ) {
-        let stamp = Self.timestamp()
+        let second = Stamp.second()
         let most =
-            stamp.utf8.count + label.utf8.count + method.utf8.count + path.utf8.count + id.utf8.count
+            Stamp.most + label.utf8.count + method.utf8.count + path.utf8.count + id.utf8Count
             + (kept?.utf8.count ?? 0) + 96
-        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: most) { buffer in
-            var end = 0
+        writer.append(most: most) { room in
+            let buffer = room.bindMemory(to: UInt8.self)
+            var end = stamp.write(second, to: buffer)
             func add(_ text: some StringProtocol) {
-                let copied = text.utf8.withContiguousStorageIfAvailable { bytes in
-                    UnsafeMutableBufferPointer(rebasing: buffer[end...]).initialize(fromContentsOf: bytes)
-                }
-                if let copied {
-                    end += copied
-                } else {
-                    for byte in text.utf8 {
-                        buffer[end] = byte
-                        end += 1
-                    }
-                }
+                end += Self.copy(text, to: buffer, at: end)
             }
             func add(_ number: some BinaryInteger) {
                 var digits = 1
@@ -107,7 +105,6 @@ public struct TextLogHandler: LogHandler {
                 add(kept)
                 add("=kept")
             }
-            add(stamp)
             add(" info ")
             add(label)
             add(":")
@@ -118,7 +115,7 @@ public struct TextLogHandler: LogHandler {
             add(tenths % 10)
             if let kept, kept >= "ms" { keptField() }
             add(" request=")
-            add(id)
+            end += id.write(to: UnsafeMutableBufferPointer(rebasing: buffer[end...]))
             add(" [QuadPlatform] ")
             add(method)
             add(" ")
@@ -126,26 +123,53 @@ public struct TextLogHandler: LogHandler {
             add(" ")
             add(status)
             add("\n")
-            writer.append(UnsafeBufferPointer(rebasing: buffer[..<end]))
+            return end
         }
     }
 
-    /// The last second written, for the lines within it (a request line's strftime and time zone lookup, once a
-    /// second).
-    private static let lastStamp = NIOLockedValueBox<(second: Int, text: String)>((-1, ""))
+    /// Copies `text`'s bytes into `buffer` from `offset`; how many.
+    private static func copy(
+        _ text: some StringProtocol, to buffer: UnsafeMutableBufferPointer<UInt8>, at offset: Int
+    ) -> Int {
+        let copied = text.utf8.withContiguousStorageIfAvailable { bytes in
+            UnsafeMutableBufferPointer(rebasing: buffer[offset...]).initialize(fromContentsOf: bytes)
+        }
+        if let copied { return copied }
+        var end = offset
+        for byte in text.utf8 {
+            buffer[end] = byte
+            end += 1
+        }
+        return end - offset
+    }
 
-    /// Local time to the second, as `StreamLogHandler` writes it (`2026-11-24T16:00:00+0000`); the real time, as
-    /// JSON lines have it, whatever clock the server runs on.
-    static func timestamp() -> String {
-        let second = Int(SystemClock().now.timeIntervalSince1970.rounded(.down))
-        if let text = lastStamp.withLockedValue({ $0.second == second ? $0.text : nil }) { return text }
-        var now = time_t(second)
-        var local = tm()
-        localtime_r(&now, &local)
-        var buffer = [Int8](repeating: 0, count: 32)
-        let length = strftime(&buffer, buffer.count, "%Y-%m-%dT%H:%M:%S%z", &local)
-        let text = String(decoding: buffer[0..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self)
-        lastStamp.withLockedValue { $0 = (second, text) }
-        return text
+    /// The handler's time stamp, local time to the second as `StreamLogHandler` writes it
+    /// (`2026-11-24T16:00:00+0000`): the real time, as JSON lines have it, whatever clock the server runs on. Made
+    /// once a second (strftime and a time zone lookup); read and made only where a line is put together, under its
+    /// writer's lock, which guards it (a lock of its own cost a request's line a third of its time).
+    final class Stamp: @unchecked Sendable {
+        /// The most bytes a stamp takes.
+        static let most = 32
+        private var second = -1
+        private var text: [UInt8] = []
+
+        /// This second, to be stamped on a line.
+        static func second() -> Int {
+            Int(SystemClock().now.timeIntervalSince1970)
+        }
+
+        /// Writes the stamp of `second` at the start of `buffer`; how many bytes.
+        func write(_ second: Int, to buffer: UnsafeMutableBufferPointer<UInt8>) -> Int {
+            if second != self.second {
+                var now = time_t(second)
+                var local = tm()
+                localtime_r(&now, &local)
+                var made = [Int8](repeating: 0, count: Self.most)
+                let length = strftime(&made, made.count, "%Y-%m-%dT%H:%M:%S%z", &local)
+                text = made[0..<length].map { UInt8(bitPattern: $0) }
+                self.second = second
+            }
+            return UnsafeMutableBufferPointer(rebasing: buffer[0...]).initialize(fromContentsOf: text)
+        }
     }
 }

@@ -89,7 +89,7 @@ import Testing
     /// The fast path's answers get ids in the router's form (Hummingbird's prefix, then 16 hex digits), one each.
     @Test func anAnswerIdHasTheRoutersForm() throws {
         let router = RequestID().description
-        let ids = (0..<3).map { _ in AnswerID.next() }
+        let ids = (0..<3).map { _ in AnswerID.next().text }
         for id in ids {
             #expect(id.count == router.count && id.dropLast(16) == router.dropLast(16), "\(id) beside \(router)")
             #expect(id.suffix(16).allSatisfy { $0.isHexDigit && !$0.isUppercase })

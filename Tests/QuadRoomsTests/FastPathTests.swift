@@ -123,11 +123,14 @@ import Testing
             let etag = try #require(kept.headers[.eTag])
             let revalidated = try await client.execute(uri: "/api/rooms", method: .get, headers: [.ifNoneMatch: etag])
             #expect(revalidated.status == .notModified && revalidated.body.readableBytes == 0)
-            let ids = [routed, kept, revalidated].compactMap { $0.headers[requestId] }
-            #expect(Set(ids).count == 3, "an id each: \(ids)")
+            // Again, in the buffer the last 304 was written from (the connection keeps it): the same answer, its own id.
+            let again = try await client.execute(uri: "/api/rooms", method: .get, headers: [.ifNoneMatch: etag])
+            #expect(again.status == .notModified && again.body.readableBytes == 0 && again.headers[.eTag] == etag)
+            let ids = [routed, kept, revalidated, again].compactMap { $0.headers[requestId] }
+            #expect(Set(ids).count == 4, "an id each: \(ids)")
             for id in ids.dropFirst() { #expect(logs.all.contains(id), "the log line with \(id)") }
             let keptLines = logs.all.split(separator: "\n").filter { $0.contains(#""answer": kept"#) }
-            #expect(keptLines.count == 2, "the 200 and the 304 answered before the router")
+            #expect(keptLines.count == 3, "the 200 and the 304s answered before the router")
             #expect(keptLines.allSatisfy { $0.contains(#""ms": "#) }, "with the time each took: \(keptLines)")
             // The connection goes on after each.
             #expect(try await client.execute(uri: "/api/rooms", method: .get).body == routed.body)
