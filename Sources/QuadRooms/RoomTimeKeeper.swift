@@ -39,6 +39,8 @@ struct RoomTimeKeeper: Service {
                     await rooms.changed(room.id, spots: room.spots, .spots)
                 }
             }
+        } catch is CancellationError {
+            // The server is stopping: nothing failed, and the next start does what is due then.
         } catch {
             Logger(label: "quad.rooms").error("Keeping rooms in time failed: \(error)")
         }
