@@ -617,12 +617,13 @@ package final class FastPath: ChannelDuplexHandler, RemovableChannelHandler {
                 // holding it: no buffer allocated for each answer (else `clear` makes a new one).
                 let kept = notModified ? wire!.notModified : wire!.ok
                 let inline = !notModified && answer.body.readableBytes <= Self.inlineBody
+                let idBytes = Self.idField.count + id.utf8Count + Self.endOfHead.count
                 var whole = state.answerBuffer ?? context.channel.allocator.buffer(capacity: 1024)
                 state.answerBuffer = nil
                 whole.clear(
-                    minimumCapacity: kept.readableBytes + id.utf8Count + 20 + (inline ? answer.body.readableBytes : 0))
+                    minimumCapacity: kept.readableBytes + idBytes + (inline ? answer.body.readableBytes : 0))
                 whole.writeImmutableBuffer(kept)
-                whole.writeWithUnsafeMutableBytes(minimumWritableBytes: id.utf8Count + 20) { room in
+                whole.writeWithUnsafeMutableBytes(minimumWritableBytes: idBytes) { room in
                     let buffer = room.bindMemory(to: UInt8.self)
                     var end = buffer.initialize(fromContentsOf: Self.idField)
                     end += id.write(to: UnsafeMutableBufferPointer(rebasing: buffer[end...]))

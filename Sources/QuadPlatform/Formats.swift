@@ -36,6 +36,22 @@ extension UnsafeRawBufferPointer {
     }
 }
 
+extension UnsafeMutableBufferPointer<UInt8> {
+    /// Copies `text`'s UTF-8 bytes to the start of this buffer, which has room for them; how many (a log line or an
+    /// answer's head put together where it is written).
+    package func initialize(utf8 text: some StringProtocol) -> Int {
+        if let copied = text.utf8.withContiguousStorageIfAvailable({ initialize(fromContentsOf: $0) }) {
+            return copied
+        }
+        var end = 0
+        for byte in text.utf8 {
+            self[end] = byte
+            end += 1
+        }
+        return end
+    }
+}
+
 /// Timestamps as stored and sent: ISO 8601 in UTC, e.g. `2026-11-22T01:54:02Z`. A format style is a
 /// cheap value; a new `ISO8601DateFormatter` costs about 100 µs.
 package enum Timestamp {

@@ -70,12 +70,7 @@ package protocol RequestLineID {
 extension String: RequestLineID {
     package var text: String { self }
     package var utf8Count: Int { utf8.count }
-    package func write(to buffer: UnsafeMutableBufferPointer<UInt8>) -> Int {
-        if let copied = utf8.withContiguousStorageIfAvailable({ buffer.initialize(fromContentsOf: $0) }) {
-            return copied
-        }
-        return buffer.initialize(fromContentsOf: Array(utf8))
-    }
+    package func write(to buffer: UnsafeMutableBufferPointer<UInt8>) -> Int { buffer.initialize(utf8: self) }
 }
 
 /// The id of an answer the fast path gives, in the form of the router's (Hummingbird's `RequestID`: its random prefix,
@@ -99,7 +94,7 @@ package struct AnswerID: RequestLineID {
     }
 
     package func write(to buffer: UnsafeMutableBufferPointer<UInt8>) -> Int {
-        let start = UnsafeMutableBufferPointer(rebasing: buffer[0...]).initialize(fromContentsOf: Self.prefix)
+        let start = buffer.initialize(fromContentsOf: Self.prefix)
         let rest = UnsafeMutableBufferPointer(rebasing: buffer[start...])
         return start + withUnsafeBytes(of: value.bigEndian) { $0.writeHex(to: rest) }
     }

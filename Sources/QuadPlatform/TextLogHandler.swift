@@ -63,7 +63,7 @@ public struct TextLogHandler: LogHandler {
         writer.append(most: Stamp.most + line.utf8.count, urgent: event.level >= .warning) { room in
             let buffer = room.bindMemory(to: UInt8.self)
             var end = stamp.write(second, to: buffer)
-            end += Self.copy(line, to: buffer, at: end)
+            end += UnsafeMutableBufferPointer(rebasing: buffer[end...]).initialize(utf8: line)
             return end
         }
     }
@@ -83,7 +83,7 @@ public struct TextLogHandler: LogHandler {
             let buffer = room.bindMemory(to: UInt8.self)
             var end = stamp.write(second, to: buffer)
             func add(_ text: some StringProtocol) {
-                end += Self.copy(text, to: buffer, at: end)
+                end += UnsafeMutableBufferPointer(rebasing: buffer[end...]).initialize(utf8: text)
             }
             func add(_ number: some BinaryInteger) {
                 var digits = 1
@@ -127,22 +127,6 @@ public struct TextLogHandler: LogHandler {
         }
     }
 
-    /// Copies `text`'s bytes into `buffer` from `offset`; how many.
-    private static func copy(
-        _ text: some StringProtocol, to buffer: UnsafeMutableBufferPointer<UInt8>, at offset: Int
-    ) -> Int {
-        let copied = text.utf8.withContiguousStorageIfAvailable { bytes in
-            UnsafeMutableBufferPointer(rebasing: buffer[offset...]).initialize(fromContentsOf: bytes)
-        }
-        if let copied { return copied }
-        var end = offset
-        for byte in text.utf8 {
-            buffer[end] = byte
-            end += 1
-        }
-        return end - offset
-    }
-
     /// The handler's time stamp, local time to the second as `StreamLogHandler` writes it
     /// (`2026-11-24T16:00:00+0000`): the real time, as JSON lines have it, whatever clock the server runs on. Made
     /// once a second (strftime and a time zone lookup); read and made only where a line is put together, under its
@@ -169,7 +153,7 @@ public struct TextLogHandler: LogHandler {
                 text = made[0..<length].map { UInt8(bitPattern: $0) }
                 self.second = second
             }
-            return UnsafeMutableBufferPointer(rebasing: buffer[0...]).initialize(fromContentsOf: text)
+            return buffer.initialize(fromContentsOf: text)
         }
     }
 }
