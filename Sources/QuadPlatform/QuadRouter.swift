@@ -61,7 +61,8 @@ package func buildRouter(
         checkTemplates: platform.configuration.testing, status: InstanceStatus(platform: platform))
     let trustProxy = platform.configuration.trustProxy
 
-    router.add(middleware: RequestLogMiddleware(logger: platform.logger))
+    let requestLog = RequestLog(logger: platform.logger)
+    router.add(middleware: RequestLogMiddleware(log: requestLog))
     router.add(middleware: MetricsMiddleware(metrics: platform.metrics, table: routes.access))
     // Outside the error middleware: it judges by the status sent, whatever threw it.
     router.add(middleware: PageCache.Changes(pages: platform.pages))
@@ -103,7 +104,7 @@ package func buildRouter(
     }
     for route in served { table.add(path: route.path, method: route.method) }
     return QuadRouter(
-        router: router, access: routes.access,
+        router: router, access: routes.access, log: requestLog,
         appLinkPaths: features.reduce(into: [:]) { all, feature in all.merge(feature.appLinkPaths) { first, _ in first }
         }, formOrigins: platform.configuration.organisation.map { [$0.origin] } ?? [])
 }
@@ -112,6 +113,8 @@ package func buildRouter(
 package struct QuadRouter: HTTPResponderBuilder {
     package let router: Router<AppRequestContext>
     package let access: AccessTable
+    /// The request log the router writes, for what the front door answers itself.
+    let log: RequestLog
     /// The features' original apps' file names under an app link (`Feature.appLinkPaths`).
     let appLinkPaths: [String: String]
     /// Where forms may lead besides Quad: the organisation's provider, for signing out there.
@@ -121,7 +124,7 @@ package struct QuadRouter: HTTPResponderBuilder {
 
     package func buildResponder() -> FrontDoor {
         FrontDoor(
-            router: router.buildResponder(), appLinkPaths: appLinkPaths,
+            router: router.buildResponder(), log: log, appLinkPaths: appLinkPaths,
             securityFields: SecurityHeaders.fields(formOrigins: formOrigins))
     }
 }
@@ -145,10 +148,6 @@ struct RequestLogMiddleware: RouterMiddleware {
     /// From the server's logger, not the request's (which carries Hummingbird's own copy of the id, to be merged into
     /// every line): the line says the id once, as `request`.
     let log: RequestLog
-
-    init(logger: Logger) {
-        log = RequestLog(logger: logger)
-    }
 
     func handle(
         _ request: Request, context: Context, next: (Request, Context) async throws -> Response

@@ -9,6 +9,8 @@ import QuadCore
 package struct FrontDoor: HTTPResponder {
     package typealias Context = AppRequestContext
     package let router: RouterResponder<AppRequestContext>
+    /// The router's request log (`RequestLogMiddleware`), for the requests refused here, before the router.
+    let log: RequestLog
     /// The original apps' file names under an app link, as Quad's paths (`Feature.appLinkPaths`).
     let appLinkPaths: [String: String]
     /// The security headers, made once (`SecurityHeaders.fields`).
@@ -21,12 +23,20 @@ package struct FrontDoor: HTTPResponder {
     }
 
     private func route(_ request: Request, context: Context) async throws -> Response {
+        let start = ContinuousClock.now
         let target = request.head.path ?? ""
         guard let path = CanonicalPath(target) else {
-            return Problem(
+            var response = Problem(
                 .badRequest, type: "non-canonical-path", title: "Not a canonical path",
                 detail: "Write the path without empty, `.` or `..` segments, encoded slashes or backslashes."
             ).response(instance: nil)
+            // Its line and id, as the router gives every answer: a path walking round the rules is what an operator
+            // looks for in the log.
+            response.headers[.xRequestID] = context.requestId
+            log.write(
+                method: request.method.rawValue, path: request.uri.path, status: UInt(response.status.code),
+                elapsed: ContinuousClock.now - start, id: context.requestId)
+            return response
         }
         guard let link = AppLinkPath(path, renamed: appLinkPaths) else {
             return try await router.respond(to: request, context: context)

@@ -25,7 +25,8 @@ import Testing
 
     @Test(arguments: nonCanonical)
     func aNonCanonicalPathIsRefusedBeforeRouting(path: String) async throws {
-        try await TestApp.run { app, client in
+        let logs = LogLines()
+        try await TestApp.run(logger: logs.logger) { app, client in
             let ada = try await app.signedIn("ada")
             for method in [HTTPRequest.Method.get, .post] {
                 let response = try await client.execute(
@@ -34,6 +35,10 @@ import Testing
                 #expect(response.status == .badRequest, "\(method) \(path)")
                 #expect(response.json["type"] as? String == "urn:quad:problem:non-canonical-path")
                 #expect(response.headers[.location] == nil)
+                // Logged as every request is, with the id the answer carries.
+                let id = try #require(response.headers[HTTPField.Name("X-Request-Id")!], "\(method) \(path)")
+                let line = logs.all.split(separator: "\n").first { $0.contains(id) } ?? ""
+                #expect(line.contains("info \(method) ") && line.contains(" 400 ["), "\(method) \(path): \(line)")
             }
         }
     }
