@@ -650,13 +650,14 @@ def attack_page(server, requests: list[dict]) -> str:
 
 def logged_per_visit(requests: list[dict]) -> int:
     """How many unsafe requests one visit of the attacker's page makes Quad log. A `//` path is refused before
-    routing, unlogged; a PUT, PATCH or DELETE fetch goes no further than its preflight (OPTIONS)."""
+    routing (400) and logged as every request is; a PUT, PATCH or DELETE fetch goes no further than its preflight
+    (OPTIONS)."""
     count = 0
     for request in requests:
         if request["method"] == "POST":
-            count += 2  # the fetches at two paths
+            count += 3  # the fetches at three paths
         if "form" in request:
-            count += 5  # url-encoded at two paths and through a 307, multipart, text/plain
+            count += 6  # url-encoded at three paths and through a 307, multipart, text/plain
         elif request["method"] == "POST" and not request["image"]:
             count += 1  # the JSON in a text/plain form
     return count
@@ -805,6 +806,9 @@ def test_a_page_on_another_origin_changes_nothing_with_the_persons_cookies(serve
     link_paths = {request["path"].split("?")[0] for request in requests if request.get("link")}
 
     def refused(line) -> bool:
+        # A `//` path never reaches a route: the front door refuses it, 400.
+        if line[1].startswith("//"):
+            return line[2] == 400
         by_link = line[1].split("?")[0].strip("/") in {path.strip("/") for path in link_paths}
         return 400 <= line[2] < 500 if by_link else line[2] == 403
 
