@@ -40,6 +40,9 @@ package final class PageCache: Sendable {
     package struct Page: Sendable {
         /// The router's head, without `Date` (written per answer) and without `Quad-Keep`.
         let head: HTTPResponseHead
+        /// `head` as HTTP/1.1 writes it, unterminated (each answer adds its `Date`, its id and the blank line); nil
+        /// when its length is not the body's (the encoder then frames it).
+        let wire: ByteBuffer?
         let body: ByteBuffer
         let person: Person?
         let stamp: Stamp
@@ -180,7 +183,12 @@ package final class PageCache: Sendable {
         // Each answer's own: the request that drew the page is not the one it is answered to next.
         head.headers.remove(name: "x-request-id")
         let types = [Self.sessions] + parts[2].split(separator: ",").map(String.init)
-        let page = Page(head: head, body: body, person: person, stamp: stamp, types: types, expires: expires)
+        let framed =
+            head.headers[canonicalForm: "content-length"] == ["\(body.readableBytes)"]
+            && !head.headers.contains(name: "transfer-encoding")
+        let wire = framed ? FastPath.bytes(head, allocator: ByteBufferAllocator(), terminated: false) : nil
+        let page = Page(
+            head: head, wire: wire, body: body, person: person, stamp: stamp, types: types, expires: expires)
         // The body, with room for the key and the head.
         let size = { (page: Page) in page.body.readableBytes + key.size + 1024 }
         let now = clock.now

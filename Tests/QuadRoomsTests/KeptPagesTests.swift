@@ -109,6 +109,40 @@ import Testing
         }
     }
 
+    /// A kept page is written as its head was kept, with this moment's `Date` and an id of its own (on its log line),
+    /// every other field the router's: a page small enough to share its head's buffer, and one larger.
+    @Test(arguments: ["/notifications", "/rooms"])
+    func aKeptPageHasTheRoutersHeadWithItsOwnDateAndId(uri: String) async throws {
+        let logs = LogLines()
+        try await TestApp.run(
+            at: TestTime.weekdayMorning, configure: { $0.loadDemoData = true }, live: true, logger: logs.logger
+        ) { app, client in
+            let requestId = HTTPField.Name("X-Request-Id")!
+            let kier = try Self.browser(try await app.signedIn("kier"))
+            // The first request teaches the fast path the session; the second is rendered and kept.
+            _ = try await client.execute(uri: uri, method: .get, headers: kier)
+            let rendered = try await client.execute(uri: uri, method: .get, headers: kier)
+            #expect((rendered.body.readableBytes > FastPath.inlineBody) == (uri == "/rooms"))
+            app.clock.advance(by: .seconds(1))
+            let kept = try await client.execute(uri: uri, method: .get, headers: kier)
+            #expect(Self.keptAnswers(logs) == 1)
+            #expect(kept.status == .ok && kept.body == rendered.body)
+            let own: Set<HTTPField.Name> = [.date, requestId]
+            let others = { (answer: TestResponse) in answer.headers.filter { !own.contains($0.name) } }
+            #expect(others(kept) == others(rendered))
+            #expect(kept.headers[.date] == HTTPDate.text(app.clock.now))
+            #expect(kept.headers[.date] != rendered.headers[.date])
+            let id = try #require(kept.headers[requestId])
+            #expect(id != rendered.headers[requestId])
+            let line = logs.all.split(separator: "\n").first { $0.contains(id) }
+            #expect(line?.contains(#""page": kept"#) == true, "its log line: \(line ?? "none")")
+            // The connection goes on: the next answer is the same page, its id its own.
+            let again = try await client.execute(uri: uri, method: .get, headers: kier)
+            #expect(Self.keptAnswers(logs) == 2)
+            #expect(again.body == rendered.body && again.headers[requestId].map { $0 != id } == true)
+        }
+    }
+
     /// A kept page carries what needs the person (the badge, the offer held for them): it goes when the offer ends,
     /// though nothing is announced then, and the page drawn after says nothing is held.
     @Test func aKeptPageWithAnOfferHeldGoesWhenTheOfferEnds() async throws {
