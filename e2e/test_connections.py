@@ -5,6 +5,7 @@ the ones that hold a slot without sending a whole request head are closed by the
 from __future__ import annotations
 
 import http.client
+import re
 import resource
 import select
 import socket
@@ -13,6 +14,7 @@ import time
 import urllib.request
 
 from conftest import wait_until
+from helpers import session_token
 
 NOFILE = 512  # the server's limit: 384 connections after the 128 it keeps for itself
 HEAD_TIMEOUT = 3
@@ -197,6 +199,16 @@ def test_each_connection_deadline_closes_what_it_should_and_nothing_else(quad_se
         results["idle"] = closed_after(s, time.monotonic())
         s.close()
 
+    def idle_after_kept_answers(name: str, path: str, headers: str):
+        # Answered before the router and written whole, past the HTTP encoder (where the deadlines see no end go by):
+        # asked three times, so that the last is answered from what was kept.
+        s = connect()
+        for _ in range(3):
+            s.sendall(f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1:{server.port}\r\n{headers}\r\n".encode())
+            answered(s)
+        results[name] = closed_after(s, time.monotonic())
+        s.close()
+
     def keeps_asking():
         s = connect()
         end = time.monotonic() + lasting
@@ -238,16 +250,28 @@ def test_each_connection_deadline_closes_what_it_should_and_nothing_else(quad_se
         results["stream"] = open_for(s, lasting)
         s.close()
 
+    # A browser's cookies: with its CSRF cookie, else the page sets one (and a page that sets a cookie is not kept).
+    csrf = "abcdefghijklmnopqrstuvwxyz0123456789ABCD"
+    cookie = f"Cookie: quad_csrf={csrf}; quad_session={session_token(server, 'admin')}; quad_lang=en\r\n"
+    kept = [
+        lambda: idle_after_kept_answers("kept answer", "/api/rooms", ""),
+        lambda: idle_after_kept_answers("kept page", "/notifications", cookie),
+    ]
     threads = [
         threading.Thread(target=f, daemon=True)
-        for f in (idle_after_an_answer, keeps_asking, trickled_head, body_that_stops, stream)
+        for f in (idle_after_an_answer, *kept, keeps_asking, trickled_head, body_that_stops, stream)
     ]
     for thread in threads:
         thread.start()
     for thread in threads:
         thread.join(timeout=lasting + 10)
     # Closed at their deadline: not before, and not much after (the machine may be busy).
-    assert results["idle"] is not None and idle - 0.3 <= results["idle"] <= idle + 1.5, results
+    for name in ("idle", "kept answer", "kept page"):
+        assert results[name] is not None and idle - 0.3 <= results[name] <= idle + 1.5, (name, results)
+    # The last of those two was answered from what was kept, as the log says.
+    log = server.log()
+    assert re.search(r" answer=kept .*\] GET /api/rooms 200$", log, re.M), log
+    assert re.search(r" page=kept .*\] GET /notifications 200$", log, re.M), log
     assert results["trickle"] is not None and head - 0.3 <= results["trickle"] <= head + 1.5, results
     assert results["body"] is not None and idle - 0.3 <= results["body"] <= idle + 1.5, results
     assert results["asking"] is True, results

@@ -282,11 +282,15 @@ final class ConnectionDeadlines: @unchecked Sendable {
         }
 
         func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
-            if case .end = unwrapOutboundIn(data) {
-                clock.answering = max(0, clock.answering - 1)
-                if clock.answering == 0, !clock.readingBody, clock.deadline == nil { clock.arm(.idle, context) }
-            }
+            if case .end = unwrapOutboundIn(data) { answerEnded(context: context) }
             context.write(data, promise: promise)
+        }
+
+        /// An answer ended: its `.end` went by, or `FastPath` wrote it whole past the encoder (and so past this
+        /// handler), which tells it here. With no more to answer, the silence counts from now.
+        func answerEnded(context: ChannelHandlerContext) {
+            clock.answering = max(0, clock.answering - 1)
+            if clock.answering == 0, !clock.readingBody, clock.deadline == nil { clock.arm(.idle, context) }
         }
     }
 }

@@ -142,6 +142,8 @@ package final class FastPath: ChannelDuplexHandler, RemovableChannelHandler {
     /// What this connection's answers here had in common with the one before (none until it has one).
     private var connection: ConnectionState?
     private var encoder: ChannelHandlerContext?
+    /// The connection's deadlines, told of each answer written past the encoder, which they do not see go by.
+    private var deadlines: (parts: ConnectionDeadlines.Parts, context: ChannelHandlerContext)?
 
     /// A value held out of line: the handler is one per connection, and costs a pointer for each thing it holds
     /// only now and then. Measured with `Benchmarks/run streams-10k` (heaptrack): held inline, they made the
@@ -186,10 +188,16 @@ package final class FastPath: ChannelDuplexHandler, RemovableChannelHandler {
 
     package func handlerAdded(context: ChannelHandlerContext) {
         encoder = try? context.pipeline.syncOperations.context(handlerType: HTTPResponseEncoder.self)
+        if let parts = try? context.pipeline.syncOperations.context(handlerType: ConnectionDeadlines.Parts.self),
+            let handler = parts.handler as? ConnectionDeadlines.Parts
+        {
+            deadlines = (handler, parts)
+        }
     }
 
     package func handlerRemoved(context: ChannelHandlerContext) {
         encoder = nil
+        deadlines = nil
         stream?.stop()
         doneDrawing()
         parked = nil
@@ -422,8 +430,9 @@ package final class FastPath: ChannelDuplexHandler, RemovableChannelHandler {
             context.pipeline.removeHandler(context: decoder, promise: nil)
         }
         // Nor does it have HTTP parts for the deadlines to follow: a stream has none.
-        if let parts = try? context.pipeline.syncOperations.context(handlerType: ConnectionDeadlines.Parts.self) {
-            context.pipeline.removeHandler(context: parts, promise: nil)
+        if let deadlines {
+            self.deadlines = nil
+            context.pipeline.removeHandler(context: deadlines.context, promise: nil)
         }
     }
 
@@ -641,6 +650,7 @@ package final class FastPath: ChannelDuplexHandler, RemovableChannelHandler {
             } else {
                 encoder.writeAndFlush(NIOAny(notModified ? wire!.notModified : wire!.ok), promise: nil)
             }
+            answeredPastEncoder()
         } else {
             if let id { head.headers.add(name: "X-Request-Id", value: id.text) }
             if let state = answer.rateLimit, let limiter = routes.rateLimiter {
@@ -693,6 +703,7 @@ package final class FastPath: ChannelDuplexHandler, RemovableChannelHandler {
                 encoder.write(NIOAny(whole), promise: nil)
                 encoder.writeAndFlush(NIOAny(page.body), promise: nil)
             }
+            answeredPastEncoder()
             return
         }
         var head = page.head
@@ -712,6 +723,13 @@ package final class FastPath: ChannelDuplexHandler, RemovableChannelHandler {
         context.write(wrapOutboundOut(.head(head)), promise: nil)
         context.write(wrapOutboundOut(.body(.byteBuffer(page.body))), promise: nil)
         context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
+    }
+
+    /// An answer was written whole past the encoder: the connection's deadlines, which did not see its end go by,
+    /// count the silence from now (else a connection whose last answer was given so would never be closed idle).
+    private func answeredPastEncoder() {
+        guard let deadlines else { return }
+        deadlines.parts.answerEnded(context: deadlines.context)
     }
 
     /// The largest body copied into its answer's buffer (beside its head and its request's id) rather than written
