@@ -619,38 +619,13 @@ package final class FastPath: ChannelDuplexHandler, RemovableChannelHandler {
                 if answer.personal { state.personalWire = wire } else { state.wire = wire }
             }
             if let id {
-                // The head as kept, the id's line and the blank line, and a body of a few kB, in one buffer: one write
-                // to the socket rather than three (measured with `Benchmarks/run`, the three buffers' `writev` and
-                // the pipeline's writes cost a 304 with its log line about a microsecond more).
-                // In the connection's own buffer, which its last answer, written by now, has left with no one else
-                // holding it: no buffer allocated for each answer (else `clear` makes a new one).
                 let kept = notModified ? wire!.notModified : wire!.ok
-                let inline = !notModified && answer.body.readableBytes <= Self.inlineBody
-                let idBytes = Self.idField.count + id.utf8Count + Self.endOfHead.count
-                var whole = state.answerBuffer ?? context.channel.allocator.buffer(capacity: 1024)
-                state.answerBuffer = nil
-                whole.clear(
-                    minimumCapacity: kept.readableBytes + idBytes + (inline ? answer.body.readableBytes : 0))
-                whole.writeImmutableBuffer(kept)
-                whole.writeWithUnsafeMutableBytes(minimumWritableBytes: idBytes) { room in
-                    let buffer = room.bindMemory(to: UInt8.self)
-                    var end = buffer.initialize(fromContentsOf: Self.idField)
-                    end += id.write(to: UnsafeMutableBufferPointer(rebasing: buffer[end...]))
-                    let rest = UnsafeMutableBufferPointer(rebasing: buffer[end...])
-                    return end + rest.initialize(fromContentsOf: Self.endOfHead)
-                }
-                if inline { whole.writeImmutableBuffer(answer.body) }
-                if whole.capacity <= Self.keptAnswerBuffer { state.answerBuffer = whole }
-                if notModified || inline {
-                    encoder.writeAndFlush(NIOAny(whole), promise: nil)
-                } else {
-                    encoder.write(NIOAny(whole), promise: nil)
-                    encoder.writeAndFlush(NIOAny(answer.body), promise: nil)
-                }
+                writeWhole(
+                    kept, date: nil, id: id, body: notModified ? nil : answer.body, to: encoder, context: context)
             } else {
                 encoder.writeAndFlush(NIOAny(notModified ? wire!.notModified : wire!.ok), promise: nil)
+                answeredPastEncoder()
             }
-            answeredPastEncoder()
         } else {
             if let id { head.headers.add(name: "X-Request-Id", value: id.text) }
             if let state = answer.rateLimit, let limiter = routes.rateLimiter {
@@ -677,33 +652,7 @@ package final class FastPath: ChannelDuplexHandler, RemovableChannelHandler {
             let id = logLine(path, status: page.head.status.code, took: took, kept: "page")
             routes.metrics?.request(
                 operation: "GET (a page kept in memory)", status: Int(page.head.status.code), duration: took)
-            let inline = page.body.readableBytes <= Self.inlineBody
-            let fields =
-                Self.dateField.count + date.utf8.count + Self.idFieldAfterLine.count + (id?.utf8Count ?? 0)
-                + Self.endOfHead.count
-            let state = connectionState()
-            var whole = state.answerBuffer ?? context.channel.allocator.buffer(capacity: 1024)
-            state.answerBuffer = nil
-            whole.clear(minimumCapacity: wire.readableBytes + fields + (inline ? page.body.readableBytes : 0))
-            whole.writeImmutableBuffer(wire)
-            whole.writeBytes(Self.dateField)
-            whole.writeString(date)
-            if let id {
-                whole.writeBytes(Self.idFieldAfterLine)
-                whole.writeWithUnsafeMutableBytes(minimumWritableBytes: id.utf8Count) {
-                    id.write(to: $0.bindMemory(to: UInt8.self))
-                }
-            }
-            whole.writeBytes(Self.endOfHead)
-            if inline { whole.writeImmutableBuffer(page.body) }
-            if whole.capacity <= Self.keptAnswerBuffer { state.answerBuffer = whole }
-            if inline {
-                encoder.writeAndFlush(NIOAny(whole), promise: nil)
-            } else {
-                encoder.write(NIOAny(whole), promise: nil)
-                encoder.writeAndFlush(NIOAny(page.body), promise: nil)
-            }
-            answeredPastEncoder()
+            writeWhole(wire, date: date, id: id, body: page.body, to: encoder, context: context)
             return
         }
         var head = page.head
@@ -725,6 +674,49 @@ package final class FastPath: ChannelDuplexHandler, RemovableChannelHandler {
         context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
     }
 
+    /// Writes an answer whole, past the encoder: its head as kept (unterminated), its own `Date` and id when given,
+    /// the blank line, and its body. The head, its fields and a body of a few kB go in one buffer: one write to the
+    /// socket rather than three (measured with `Benchmarks/run`, the three buffers' `writev` and the pipeline's writes
+    /// cost a 304 with its log line about a microsecond more). The buffer is the connection's own, which its last
+    /// answer, written by now, has left with no one else holding it: none allocated for each answer (else `clear`
+    /// makes a new one).
+    private func writeWhole(
+        _ head: ByteBuffer, date: String?, id: AnswerID?, body: ByteBuffer?, to encoder: ChannelHandlerContext,
+        context: ChannelHandlerContext
+    ) {
+        let inline = body.map { $0.readableBytes <= Self.inlineBody } ?? true
+        let fields =
+            (date.map { Self.dateField.count + $0.utf8.count + Self.endOfLine.count } ?? 0)
+            + (id.map { Self.idField.count + $0.utf8Count + Self.endOfLine.count } ?? 0) + Self.endOfLine.count
+        let state = connectionState()
+        var whole = state.answerBuffer ?? context.channel.allocator.buffer(capacity: 1024)
+        state.answerBuffer = nil
+        whole.clear(minimumCapacity: head.readableBytes + fields + (inline ? body?.readableBytes ?? 0 : 0))
+        whole.writeImmutableBuffer(head)
+        if let date {
+            whole.writeBytes(Self.dateField)
+            whole.writeString(date)
+            whole.writeBytes(Self.endOfLine)
+        }
+        if let id {
+            whole.writeBytes(Self.idField)
+            whole.writeWithUnsafeMutableBytes(minimumWritableBytes: id.utf8Count) {
+                id.write(to: $0.bindMemory(to: UInt8.self))
+            }
+            whole.writeBytes(Self.endOfLine)
+        }
+        whole.writeBytes(Self.endOfLine)
+        if inline, let body { whole.writeImmutableBuffer(body) }
+        if whole.capacity <= Self.keptAnswerBuffer { state.answerBuffer = whole }
+        if inline {
+            encoder.writeAndFlush(NIOAny(whole), promise: nil)
+        } else {
+            encoder.write(NIOAny(whole), promise: nil)
+            encoder.writeAndFlush(NIOAny(body!), promise: nil)
+        }
+        answeredPastEncoder()
+    }
+
     /// An answer was written whole past the encoder: the connection's deadlines, which did not see its end go by,
     /// count the silence from now (else a connection whose last answer was given so would never be closed idle).
     private func answeredPastEncoder() {
@@ -740,11 +732,10 @@ package final class FastPath: ChannelDuplexHandler, RemovableChannelHandler {
     /// open connection may hold, so small.
     static let keptAnswerBuffer = 2 << 10
 
-    /// What a kept head is followed by: its id's field, then the blank line.
-    private static let idField = Array("X-Request-Id: ".utf8)
-    private static let endOfHead = Array("\r\n\r\n".utf8)
+    /// What a kept head is followed by: each answer's own fields, then the blank line.
     private static let dateField = Array("Date: ".utf8)
-    private static let idFieldAfterLine = Array("\r\nX-Request-Id: ".utf8)
+    private static let idField = Array("X-Request-Id: ".utf8)
+    private static let endOfLine = Array("\r\n".utf8)
 
     /// A response head as HTTP/1.1 writes it; not `terminated`, without the blank line that ends it.
     static func bytes(
