@@ -594,7 +594,10 @@ package final class FastPath: ChannelDuplexHandler, RemovableChannelHandler {
             let ok =
                 validators + [("Content-Type", "application/json"), ("Content-Length", "\(answer.body.readableBytes)")]
                 + (answer.gzip ? [("Content-Encoding", "gzip")] : [])
-            let common = [("Date", date), ("Server", SecurityHeaders.serverName)] + SecurityHeaders.all
+            // The limiter's policy is the same for every answer; where the client stands (`RateLimit`) is each one's.
+            let common =
+                [("Date", date), ("Server", SecurityHeaders.serverName)] + SecurityHeaders.all
+                + (routes.rateLimiter.map { [(HTTPField.Name.rateLimitPolicy.rawName, $0.policyHeader)] } ?? [])
             heads = (
                 answer.etag, date, HTTPResponseHead(version: .http1_1, status: .ok, headers: HTTPHeaders(ok + common)),
                 HTTPResponseHead(version: .http1_1, status: .notModified, headers: HTTPHeaders(validators + common))
@@ -605,11 +608,12 @@ package final class FastPath: ChannelDuplexHandler, RemovableChannelHandler {
         // Logged before it is sent (as a kept page is): whoever reads the answer finds the line written.
         let took = ContinuousClock.now - headAt
         let id = logLine(answer.path, status: head.status.code, took: took, kept: "answer")
-        if answer.rateLimit == nil, let encoder {
+        if let encoder {
             var wire = answer.personal ? state.personalWire : state.wire
+            // Whole when nothing is the answer's own: no id (the level writes no line) and no limiter.
+            let whole = id == nil && answer.rateLimit == nil
             if wire?.etag != answer.etag || wire?.date != date {
                 let allocator = context.channel.allocator
-                let whole = id == nil
                 var ok = Self.bytes(heads!.ok, allocator: allocator, terminated: whole)
                 if whole {
                     var body = answer.body
@@ -618,20 +622,18 @@ package final class FastPath: ChannelDuplexHandler, RemovableChannelHandler {
                 wire = (answer.etag, date, ok, Self.bytes(heads!.notModified, allocator: allocator, terminated: whole))
                 if answer.personal { state.personalWire = wire } else { state.wire = wire }
             }
-            if let id {
+            if !whole {
                 let kept = notModified ? wire!.notModified : wire!.ok
                 writeWhole(
-                    kept, date: nil, id: id, body: notModified ? nil : answer.body, to: encoder, context: context)
+                    kept, date: nil, rateLimit: answer.rateLimit, id: id, body: notModified ? nil : answer.body,
+                    to: encoder, context: context)
             } else {
                 encoder.writeAndFlush(NIOAny(notModified ? wire!.notModified : wire!.ok), promise: nil)
                 answeredPastEncoder()
             }
         } else {
             if let id { head.headers.add(name: "X-Request-Id", value: id.text) }
-            if let state = answer.rateLimit, let limiter = routes.rateLimiter {
-                head.headers.add(name: HTTPField.Name.rateLimitPolicy.rawName, value: limiter.policyHeader)
-                head.headers.add(name: HTTPField.Name.rateLimit.rawName, value: state)
-            }
+            if let state = answer.rateLimit { head.headers.add(name: HTTPField.Name.rateLimit.rawName, value: state) }
             context.write(wrapOutboundOut(.head(head)), promise: nil)
             if !notModified { context.write(wrapOutboundOut(.body(.byteBuffer(answer.body))), promise: nil) }
             context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
@@ -644,23 +646,22 @@ package final class FastPath: ChannelDuplexHandler, RemovableChannelHandler {
     /// A kept page, as the router answered it, with this moment's `Date` (and the client's `RateLimit`).
     private func write(_ page: PageCache.Page, rateLimit: String?, path: Substring, context: ChannelHandlerContext) {
         let date = HTTPDate.text(routes.clock.now)
-        if rateLimit == nil, let wire = page.wire, let encoder {
-            // Its head as written once when kept, then this answer's date and id, in the connection's buffer, past the
-            // encoder (as a kept answer's). Measured with `Benchmarks/compare` (issue 41): copying the head's fields
-            // and encoding them again for each answer cost a kept page 4–5 µs of CPU, 15–19 % of it.
+        if let wire = page.wire, let encoder {
+            // Its head as written once when kept, then this answer's date, the client's rate limit and the id, in the
+            // connection's buffer, past the encoder (as a kept answer's). Measured with `Benchmarks/compare` (issue
+            // 41): copying the head's fields and encoding them again for each answer cost a kept page 4–5 µs of CPU,
+            // 15–19 % of it.
             let took = ContinuousClock.now - headAt
             let id = logLine(path, status: page.head.status.code, took: took, kept: "page")
             routes.metrics?.request(
                 operation: "GET (a page kept in memory)", status: Int(page.head.status.code), duration: took)
-            writeWhole(wire, date: date, id: id, body: page.body, to: encoder, context: context)
+            writeWhole(wire, date: date, rateLimit: rateLimit, id: id, body: page.body, to: encoder, context: context)
             return
         }
         var head = page.head
         head.headers.add(name: "Date", value: date)
-        if let rateLimit, let limiter = routes.rateLimiter {
-            head.headers.replaceOrAdd(name: HTTPField.Name.rateLimitPolicy.rawName, value: limiter.policyHeader)
-            head.headers.replaceOrAdd(name: HTTPField.Name.rateLimit.rawName, value: rateLimit)
-        }
+        // Its `RateLimit-Policy` is kept with it (the same for all).
+        if let rateLimit { head.headers.add(name: HTTPField.Name.rateLimit.rawName, value: rateLimit) }
         // Logged before it is sent: whoever reads the answer finds the line written.
         let took = ContinuousClock.now - headAt
         if let id = logLine(path, status: page.head.status.code, took: took, kept: "page") {
@@ -674,19 +675,20 @@ package final class FastPath: ChannelDuplexHandler, RemovableChannelHandler {
         context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
     }
 
-    /// Writes an answer whole, past the encoder: its head as kept (unterminated), its own `Date` and id when given,
-    /// the blank line, and its body. The head, its fields and a body of a few kB go in one buffer: one write to the
-    /// socket rather than three (measured with `Benchmarks/run`, the three buffers' `writev` and the pipeline's writes
-    /// cost a 304 with its log line about a microsecond more). The buffer is the connection's own, which its last
-    /// answer, written by now, has left with no one else holding it: none allocated for each answer (else `clear`
-    /// makes a new one).
+    /// Writes an answer whole, past the encoder: its head as kept (unterminated), its own `Date`, `RateLimit` and id
+    /// when given, the blank line, and its body. The head, its fields and a body of a few kB go in one buffer: one
+    /// write to the socket rather than three (measured with `Benchmarks/run`, the three buffers' `writev` and the
+    /// pipeline's writes cost a 304 with its log line about a microsecond more). The buffer is the connection's own,
+    /// which its last answer, written by now, has left with no one else holding it: none allocated for each answer
+    /// (else `clear` makes a new one).
     private func writeWhole(
-        _ head: ByteBuffer, date: String?, id: AnswerID?, body: ByteBuffer?, to encoder: ChannelHandlerContext,
-        context: ChannelHandlerContext
+        _ head: ByteBuffer, date: String?, rateLimit: String?, id: AnswerID?, body: ByteBuffer?,
+        to encoder: ChannelHandlerContext, context: ChannelHandlerContext
     ) {
         let inline = body.map { $0.readableBytes <= Self.inlineBody } ?? true
         let fields =
             (date.map { Self.dateField.count + $0.utf8.count + Self.endOfLine.count } ?? 0)
+            + (rateLimit.map { Self.rateLimitField.count + $0.utf8.count + Self.endOfLine.count } ?? 0)
             + (id.map { Self.idField.count + $0.utf8Count + Self.endOfLine.count } ?? 0) + Self.endOfLine.count
         let state = connectionState()
         var whole = state.answerBuffer ?? context.channel.allocator.buffer(capacity: 1024)
@@ -696,6 +698,11 @@ package final class FastPath: ChannelDuplexHandler, RemovableChannelHandler {
         if let date {
             whole.writeBytes(Self.dateField)
             whole.writeString(date)
+            whole.writeBytes(Self.endOfLine)
+        }
+        if let rateLimit {
+            whole.writeBytes(Self.rateLimitField)
+            whole.writeString(rateLimit)
             whole.writeBytes(Self.endOfLine)
         }
         if let id {
@@ -735,6 +742,7 @@ package final class FastPath: ChannelDuplexHandler, RemovableChannelHandler {
     /// What a kept head is followed by: each answer's own fields, then the blank line.
     private static let dateField = Array("Date: ".utf8)
     private static let idField = Array("X-Request-Id: ".utf8)
+    private static let rateLimitField = Array("RateLimit: ".utf8)
     private static let endOfLine = Array("\r\n".utf8)
 
     /// A response head as HTTP/1.1 writes it; not `terminated`, without the blank line that ends it.

@@ -33,6 +33,7 @@ package final class RateLimiter: Sendable {
         self.rate = rate
         self.burst = Double(burst)
         self.clock = clock
+        policyHeader = "\"default\";q=\(burst);w=\(max(1, Int((Double(burst) / rate).rounded(.up))))"
     }
 
     package func take(_ key: String) -> Decision {
@@ -55,9 +56,8 @@ package final class RateLimiter: Sendable {
     }
 
     /// The policy, as the IETF RateLimit header fields draft spells it: a quota of `burst` per window it takes to refill.
-    var policyHeader: String {
-        "\"default\";q=\(Int(burst));w=\(max(1, Int((burst / rate).rounded(.up))))"
-    }
+    /// The same for every answer, so made once.
+    let policyHeader: String
 }
 
 /// Answers 429 with `Retry-After` once a client has spent its bucket; tells every client where it stands.

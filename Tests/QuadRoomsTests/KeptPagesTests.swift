@@ -110,12 +110,20 @@ import Testing
     }
 
     /// A kept page is written as its head was kept, with this moment's `Date` and an id of its own (on its log line),
-    /// every other field the router's: a page small enough to share its head's buffer, and one larger.
-    @Test(arguments: ["/notifications", "/rooms"])
-    func aKeptPageHasTheRoutersHeadWithItsOwnDateAndId(uri: String) async throws {
+    /// every other field the router's: a page small enough to share its head's buffer, and one larger; with the rate
+    /// limiter on (the default), where this client stands (`RateLimit`), one request less each time.
+    @Test(arguments: ["/notifications", "/rooms"], [false, true])
+    func aKeptPageHasTheRoutersHeadWithItsOwnDateAndId(uri: String, limited: Bool) async throws {
         let logs = LogLines()
         try await TestApp.run(
-            at: TestTime.weekdayMorning, configure: { $0.loadDemoData = true }, live: true, logger: logs.logger
+            at: TestTime.weekdayMorning,
+            configure: {
+                $0.loadDemoData = true
+                if limited {
+                    $0.rateLimit = 0.01
+                    $0.rateBurst = 20
+                }
+            }, live: true, logger: logs.logger
         ) { app, client in
             let requestId = HTTPField.Name("X-Request-Id")!
             let kier = try Self.browser(try await app.signedIn("kier"))
@@ -127,9 +135,13 @@ import Testing
             let kept = try await client.execute(uri: uri, method: .get, headers: kier)
             #expect(Self.keptAnswers(logs) == 1)
             #expect(kept.status == .ok && kept.body == rendered.body)
-            let own: Set<HTTPField.Name> = [.date, requestId]
+            let own: Set<HTTPField.Name> = [.date, requestId, .rateLimit]
             let others = { (answer: TestResponse) in answer.headers.filter { !own.contains($0.name) } }
             #expect(others(kept) == others(rendered))
+            // Requests left: 20, less the two before, less this one (a second refills a hundredth of one).
+            let left = { (answer: TestResponse) in answer.headers[.rateLimit]?.split(separator: ";")[1] }
+            #expect(left(rendered) == (limited ? "r=18" : nil) && left(kept) == (limited ? "r=17" : nil))
+            #expect((kept.headers[.rateLimitPolicy] != nil) == limited)
             #expect(kept.headers[.date] == HTTPDate.text(app.clock.now))
             #expect(kept.headers[.date] != rendered.headers[.date])
             let id = try #require(kept.headers[requestId])
@@ -140,6 +152,7 @@ import Testing
             let again = try await client.execute(uri: uri, method: .get, headers: kier)
             #expect(Self.keptAnswers(logs) == 2)
             #expect(again.body == rendered.body && again.headers[requestId].map { $0 != id } == true)
+            #expect(left(again) == (limited ? "r=16" : nil))
         }
     }
 
