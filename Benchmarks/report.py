@@ -1,8 +1,14 @@
 #!/usr/bin/env python3
 """Turn the records written by Benchmarks/run into the results table.
 
-usage: report.py RECORDS.tsv [OUT.md]
+usage: report.py RECORDS.tsv [OUT.md] [--save RUN.json] [--quiet QUIET_RUN.json]
+       report.py --from RUN.json [OUT.md] [--quiet QUIET_RUN.json]
        report.py --parse WRK_OUTPUT.txt      (debug: print what was parsed)
+
+--save keeps what the table is made of (its rows, notes, targets; the wrk outputs the records name are in the run's
+temp dir, gone after it), so that --from makes the table again. --quiet adds, beside each read's ratios, those of a
+run with both servers quiet (`BENCH_QUIET=1`: Quad at warning, nginx's access log off), as issue 41 asks: the quiet
+variant as a second column.
 
 RECORDS.tsv lines (tab-separated):
   wrk   name mode quad_wrk_output nginx_wrk_output errors
@@ -22,6 +28,7 @@ Standard library only.
 """
 
 import json
+import os
 import re
 import sys
 
@@ -334,7 +341,9 @@ def markdown_table(header, table, right):
     return [line(header), sep] + [line(t) for t in table]
 
 
-def render(meta, notes, rows, targets=()):
+def render(meta, notes, rows, targets=(), quiet=None):
+    """`quiet`: a run with both servers quiet (`--save`'s dict), whose ratios go beside this run's."""
+    quiet_rows = {r["name"]: r for r in quiet["rows"]} if quiet else {}
     header = [
         "scenario",
         "Quad req/s",
@@ -348,8 +357,11 @@ def render(meta, notes, rows, targets=()):
         "server CPU/req (Quad / nginx)",
         "status",
     ]
+    if quiet:
+        header[9:9] = ["ratio, quiet", "p99 ratio, quiet"]
     table = []
     for r in rows:
+        q = quiet_rows.get(r["name"], {})
         table.append(
             [
                 r["name"],
@@ -365,12 +377,23 @@ def render(meta, notes, rows, targets=()):
                 "ok" if not r["errors"] else "ERROR: " + "; ".join(r["errors"]),
             ]
         )
+        if quiet:
+            table[-1][9:9] = [
+                fmt_ratio(q.get("q_rps"), q.get("n_rps")),
+                fmt_ratio(q.get("q_p99"), q.get("n_p99")),
+            ]
     # A run on PostgreSQL says so in its title, so that it is not mistaken for one on SQLite.
     database = dict(meta).get("database", "")
     lines = ["# Quad vs nginx" + (" (PostgreSQL)" if database.startswith("PostgreSQL") else ""), ""]
     for k, v in meta:
         lines.append(f"- {k}: {v}")
-    lines += [""] + markdown_table(header, table, {1, 2, 3, 4, 5, 6, 7, 8, 9})
+    if quiet:
+        theirs = dict(quiet["meta"])
+        lines.append(
+            f"- quiet: the ratios of a run with both servers quiet (BENCH_QUIET=1), {theirs.get('date', '?')},"
+            f" commit {theirs.get('commit', '?')}; its table: {quiet.get('table', '?')}"
+        )
+    lines += [""] + markdown_table(header, table, set(range(1, len(header) - 1)))
     lines += [
         "",
         "ratio > 1 means Quad serves more req/s than nginx; "
@@ -395,14 +418,39 @@ def main(argv):
         with open(argv[2], encoding="utf-8", errors="replace") as f:
             print(json.dumps(parse_wrk(f.read()), indent=2))
         return 0
-    if len(argv) not in (2, 3):
+    args, options = [], {}
+    rest = iter(argv[1:])
+    for arg in rest:
+        if arg in ("--save", "--quiet", "--from"):
+            options[arg] = next(rest, None)
+            if options[arg] is None:
+                print(__doc__, file=sys.stderr)
+                return 2
+        else:
+            args.append(arg)
+    if len(args) not in ((0, 1) if "--from" in options else (1, 2)):
         print(__doc__, file=sys.stderr)
         return 2
-    meta, notes, rows, targets = build(argv[1])
-    text = render(meta, notes, rows, targets)
+    if "--from" in options:
+        with open(options["--from"], encoding="utf-8") as f:
+            run = json.load(f)
+        meta, notes, rows, targets = run["meta"], run["notes"], run["rows"], run["targets"]
+        out = args[0] if args else None
+    else:
+        meta, notes, rows, targets = build(args[0])
+        out = args[1] if len(args) == 2 else None
+    quiet = None
+    if options.get("--quiet"):
+        with open(options["--quiet"], encoding="utf-8") as f:
+            quiet = json.load(f)
+    if options.get("--save"):
+        with open(options["--save"], "w", encoding="utf-8") as f:
+            table = os.path.basename(out) if out else None
+            json.dump({"meta": meta, "notes": notes, "rows": rows, "targets": targets, "table": table}, f)
+    text = render(meta, notes, rows, targets, quiet)
     sys.stdout.write(text)
-    if len(argv) == 3:
-        with open(argv[2], "w", encoding="utf-8") as f:
+    if out:
+        with open(out, "w", encoding="utf-8") as f:
             f.write(text)
     return 1 if any(r["errors"] for r in rows) else 0
 
