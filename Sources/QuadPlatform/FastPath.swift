@@ -742,7 +742,7 @@ package final class FastPath: ChannelDuplexHandler, RemovableChannelHandler {
     /// What a kept head is followed by: each answer's own fields, then the blank line.
     private static let dateField = Array("Date: ".utf8)
     private static let idField = Array("X-Request-Id: ".utf8)
-    private static let rateLimitField = Array("RateLimit: ".utf8)
+    private static let rateLimitField = Array((HTTPField.Name.rateLimit.rawName + ": ").utf8)
     private static let endOfLine = Array("\r\n".utf8)
 
     /// A response head as HTTP/1.1 writes it; not `terminated`, without the blank line that ends it.

@@ -183,7 +183,7 @@ package final class PageCache: Sendable {
         // Each answer's own: the request that drew the page is not the one it is answered to next, nor its client the
         // next one's (where that client stands with the limiter; its policy is the same for all).
         head.headers.remove(name: "x-request-id")
-        head.headers.remove(name: "ratelimit")
+        head.headers.remove(name: HTTPField.Name.rateLimit.rawName)
         let types = [Self.sessions] + parts[2].split(separator: ",").map(String.init)
         let framed =
             head.headers[canonicalForm: "content-length"] == ["\(body.readableBytes)"]
