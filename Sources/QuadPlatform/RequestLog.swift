@@ -87,7 +87,10 @@ package struct AnswerID: RequestLineID {
         AnswerID(value: count.wrappingAdd(1, ordering: .relaxed).oldValue)
     }
 
-    package var utf8Count: Int { Self.prefix.count + 16 }
+    /// How many bytes every id takes.
+    static let length = prefix.count + 16
+
+    package var utf8Count: Int { Self.length }
 
     package var text: String {
         String(unsafeUninitializedCapacity: utf8Count) { write(to: $0) }

@@ -137,6 +137,49 @@ import Testing
         }
     }
 
+    /// Answers the socket cannot take yet wait in the connection, each with its own id: a kept answer's id is written
+    /// over the last one in place only when that answer is gone (else in a copy). Many polls of a large answer,
+    /// pipelined and not read until every one is answered, fill the socket's buffers.
+    @Test func pipelinedKeptAnswersThatWaitKeepTheirOwnIds() async throws {
+        let logs = LogLines()
+        try await TestApp.run(
+            at: TestTime.weekdayMorning, configure: { $0.loadDemoData = true }, live: true, logger: logs.logger
+        ) { app, client in
+            for index in 0..<120 {
+                _ = try await app.features.rooms.store.create(
+                    RoomRecord(
+                        id: "added-\(index)", name: "Added \(index)", building: "North Hall", capacity: 4, seats: 4))
+            }
+            await app.features.rooms.changed("added-0", spots: 4, .created)
+            let port = try #require(client.port)
+            let poll = "GET /api/rooms HTTP/1.1\r\nHost: quad.test\r\n\r\n"
+            let close = "GET /health HTTP/1.1\r\nHost: quad.test\r\nConnection: close\r\n\r\n"
+            // Builds the kept answer for this host first.
+            let first = try await Self.exchange(port: port, poll + close)
+            let body = try #require(first.first?.components(separatedBy: "\r\n\r\n").last)
+            let count = 600
+            let keptLines = { logs.all.split(separator: "\n").count { $0.contains(#""answer": kept"#) } }
+            let before = keptLines()
+            let channel = try await Self.connection(port: port)
+            let answers = try await channel.executeThenClose { inbound, outbound in
+                try await outbound.write(ByteBuffer(string: String(repeating: poll, count: count) + close))
+                // Every answer is written or waits to be before any is read: the logs says so (a line each).
+                try await eventually("every poll answered") { keptLines() - before == count }
+                var received = ""
+                for try await chunk in inbound { received += String(buffer: chunk) }
+                return received.components(separatedBy: "HTTP/1.1 ").dropFirst().map { $0 }
+            }
+            #expect(answers.count == count + 1)
+            let polls = answers.prefix(count)
+            #expect(body.utf8.count > FastPath.inlineBody, "\(body.utf8.count) bytes: 600 of them are megabytes")
+            #expect(polls.allSatisfy { $0.hasPrefix("200") && $0.hasSuffix("\r\n\r\n" + body) })
+            let ids = polls.compactMap { Self.field("x-request-id", in: $0) }
+            #expect(ids.count == count && Set(ids).count == count, "an id each: \(Set(ids).count) of \(count)")
+            let log = logs.all
+            #expect(ids.allSatisfy { log.contains($0) }, "each id is its log line's")
+        }
+    }
+
     /// People signed in poll too, with a bearer token or a browser's cookies: once their session is known, their
     /// polls are answered before the router, as the router answers them (private, their own rate limit), and a
     /// token or cookie it does not know goes to the router, which refuses it.
