@@ -160,8 +160,9 @@ package final class FastPath: ChannelDuplexHandler, RemovableChannelHandler {
     /// connection's Host, with the base URL worked out from it.
     private final class ConnectionState {
         typealias Heads = (etag: String, date: String, ok: HTTPResponseHead, notModified: HTTPResponseHead)
-        /// Each answer whole, with a place for its `X-Request-Id` where the level writes request lines (`logLine`); or,
-        /// where each answer adds a field of its own length (`RateLimit`), its head alone, unterminated.
+        /// Each answer whole (its body after it when small: `keptAnswerBuffer`), with a place for its `X-Request-Id`
+        /// where the level writes request lines (`logLine`); or, where each answer adds a field of its own length
+        /// (`RateLimit`), its head alone, unterminated.
         final class Wire {
             let etag: String
             let date: String
@@ -170,9 +171,12 @@ package final class FastPath: ChannelDuplexHandler, RemovableChannelHandler {
             /// Where each answer's id goes in `ok` and `notModified` (nil when they carry none or are heads alone).
             let idAt: (ok: Int, notModified: Int)?
             let whole: Bool
+            /// Whether `ok` holds the body too: else it is written after it, a buffer of its own.
+            let withBody: Bool
 
             init(
-                etag: String, date: String, ok: (ByteBuffer, Int?), notModified: (ByteBuffer, Int?), whole: Bool
+                etag: String, date: String, ok: (ByteBuffer, Int?), notModified: (ByteBuffer, Int?), whole: Bool,
+                withBody: Bool
             ) {
                 self.etag = etag
                 self.date = date
@@ -180,6 +184,7 @@ package final class FastPath: ChannelDuplexHandler, RemovableChannelHandler {
                 self.notModified = notModified.0
                 idAt = ok.1.flatMap { okAt in notModified.1.map { (okAt, $0) } }
                 self.whole = whole
+                self.withBody = withBody
             }
         }
         var heads: Heads?
@@ -640,12 +645,16 @@ package final class FastPath: ChannelDuplexHandler, RemovableChannelHandler {
             {
                 let allocator = context.channel.allocator
                 let withID = id != nil
+                // What every open connection may hold is small: a larger body is the kept answer's own, shared.
+                let withBody = answer.body.readableBytes <= Self.keptAnswerBuffer
                 wire = ConnectionState.Wire(
                     etag: answer.etag, date: date,
-                    ok: Self.kept(heads!.ok, body: answer.body, whole: whole, withID: withID, allocator: allocator),
+                    ok: Self.kept(
+                        heads!.ok, body: withBody ? answer.body : nil, whole: whole, withID: withID,
+                        allocator: allocator),
                     notModified: Self.kept(
                         heads!.notModified, body: nil, whole: whole, withID: withID, allocator: allocator),
-                    whole: whole)
+                    whole: whole, withBody: withBody)
                 if answer.personal { state.personalWire = wire } else { state.wire = wire }
             }
             let kept = wire!
@@ -662,7 +671,12 @@ package final class FastPath: ChannelDuplexHandler, RemovableChannelHandler {
                         Self.write(id, at: idAt.ok, in: &kept.ok)
                     }
                 }
-                encoder.writeAndFlush(NIOAny(notModified ? kept.notModified : kept.ok), promise: nil)
+                if notModified || kept.withBody {
+                    encoder.writeAndFlush(NIOAny(notModified ? kept.notModified : kept.ok), promise: nil)
+                } else {
+                    encoder.write(NIOAny(kept.ok), promise: nil)
+                    encoder.writeAndFlush(NIOAny(answer.body), promise: nil)
+                }
                 answeredPastEncoder()
             }
         } else {
@@ -769,8 +783,8 @@ package final class FastPath: ChannelDuplexHandler, RemovableChannelHandler {
     /// as a buffer of its own.
     static let inlineBody = 8 << 10
 
-    /// The largest buffer a connection keeps for its next answer (a 304's head and id take under 1 kB): what every
-    /// open connection may hold, so small.
+    /// The largest buffer a connection keeps for its next answer (a 304's head and id take under 1 kB), and the
+    /// largest body a connection keeps after its kept head: what every open connection may hold, so small.
     static let keptAnswerBuffer = 2 << 10
 
     /// What a kept head is followed by: each answer's own fields, then the blank line.
