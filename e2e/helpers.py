@@ -39,7 +39,7 @@ import urllib.parse
 import zlib
 from zoneinfo import ZoneInfo
 
-from conftest import QuadServer
+from conftest import QuadServer, wait_until
 
 # --- Pages ------------------------------------------------------------------------------------------
 
@@ -238,13 +238,19 @@ def my_bookings(server: QuadServer, person: str) -> list:
 
 
 def password_of(server: QuadServer, username: str) -> str:
-    """The password of a demo person, or of the admin account, from the lines the server printed once."""
+    """The password of a demo person, or of the admin account, from the lines the server printed once.
+
+    Waits for the line: the server's log writer writes it on a thread of its own, which a busy machine may run only
+    after the server already answers GET /health (seen once in a run of the whole suite)."""
     if username == "admin":
-        match = re.search(r"username admin, password (\S+)", server.log())
+        pattern = re.compile(r"username admin, password (\S+)")
     else:
-        match = re.search(rf"^\s*{re.escape(username)} \(\w+\): (\S+)$", server.log(), re.MULTILINE)
-    assert match, f"the server did not announce {username}'s password (demo people's passwords are shown once)"
-    return match.group(1)
+        pattern = re.compile(rf"^\s*{re.escape(username)} \(\w+\): (\S+)$", re.MULTILINE)
+    found = wait_until(
+        lambda: pattern.search(server.log()),
+        message=f"the server did not announce {username}'s password (demo people's passwords are shown once)",
+    )
+    return found.group(1)
 
 
 def session_token(server: QuadServer, username: str, password: str | None = None) -> str:

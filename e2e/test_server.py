@@ -95,7 +95,11 @@ def test_a_testing_clock_is_refused_outside_testing_mode_and_dates_every_answer_
 def test_a_generated_admin_token_is_printed_once_and_never_logged(quad_server_factory, tmp_path):
     database = str(tmp_path / "admin.sqlite")
     first = quad_server_factory(env={"QUAD_ADMIN_TOKEN": ""}, database=database)
-    line = next(line for line in first.log().splitlines() if "Admin token" in line)
+    # Waited for: the log writer writes it on a thread of its own, maybe after the server answers GET /health.
+    line = wait_until(
+        lambda: next((line for line in first.log().splitlines() if "Admin token" in line), None),
+        message="the generated admin token was not announced",
+    )
     token = line.split()[-1]
     assert len(token) >= 43
     uploaded = first.request(
