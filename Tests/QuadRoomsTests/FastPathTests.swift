@@ -105,12 +105,7 @@ import Testing
         try await TestApp.run(
             at: TestTime.weekdayMorning, configure: { $0.loadDemoData = true }, live: true, logger: logs.logger
         ) { app, client in
-            for index in 0..<roomsAdded {
-                _ = try await app.features.rooms.store.create(
-                    RoomRecord(
-                        id: "added-\(index)", name: "Added \(index)", building: "North Hall", capacity: 4, seats: 4))
-            }
-            if roomsAdded > 0 { await app.features.rooms.changed("added-0", spots: 4, .created) }
+            try await Self.add(roomsAdded, roomsTo: app)
             let requestId = HTTPField.Name("X-Request-Id")!
             let routed = try await client.execute(uri: "/api/rooms", method: .get)
             let kept = try await client.execute(uri: "/api/rooms", method: .get)
@@ -147,12 +142,7 @@ import Testing
         try await TestApp.run(
             at: TestTime.weekdayMorning, configure: { $0.loadDemoData = true }, live: true, logger: logs.logger
         ) { app, client in
-            for index in 0..<roomsAdded {
-                _ = try await app.features.rooms.store.create(
-                    RoomRecord(
-                        id: "added-\(index)", name: "Added \(index)", building: "North Hall", capacity: 4, seats: 4))
-            }
-            if roomsAdded > 0 { await app.features.rooms.changed("added-0", spots: 4, .created) }
+            try await Self.add(roomsAdded, roomsTo: app)
             let port = try #require(client.port)
             let poll = "GET /api/rooms HTTP/1.1\r\nHost: quad.test\r\n\r\n"
             let close = "GET /health HTTP/1.1\r\nHost: quad.test\r\nConnection: close\r\n\r\n"
@@ -453,6 +443,16 @@ import Testing
             #expect(answers[2].hasPrefix("200") && answers[2].contains("\"rooms\""))
             #expect(answers[3].hasPrefix("200") && answers[3].hasSuffix("\r\n\r\n"))
         }
+    }
+
+    /// Adds `count` rooms and says so, as a room's creation does: the kept list is made again, larger.
+    private static func add(_ count: Int, roomsTo app: TestApp) async throws {
+        for index in 0..<count {
+            _ = try await app.features.rooms.store.create(
+                RoomRecord(
+                    id: "added-\(index)", name: "Added \(index)", building: "North Hall", capacity: 4, seats: 4))
+        }
+        if count > 0 { await app.features.rooms.changed("added-0", spots: 4, .created) }
     }
 
     private func spots(of room: String, in response: TestResponse) throws -> Int? {
