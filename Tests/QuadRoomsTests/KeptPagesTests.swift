@@ -132,7 +132,10 @@ import Testing
             let rendered = try await client.execute(uri: uri, method: .get, headers: kier)
             #expect((rendered.body.readableBytes > FastPath.inlineBody) == (uri == "/rooms"))
             app.clock.advance(by: .seconds(1))
+            // The clock runs on meanwhile: on a busy machine a second can begin while the answer is given.
+            let asked = HTTPDate.text(app.clock.now)
             let kept = try await client.execute(uri: uri, method: .get, headers: kier)
+            let answered = HTTPDate.text(app.clock.now)
             #expect(Self.keptAnswers(logs) == 1)
             #expect(kept.status == .ok && kept.body == rendered.body)
             let own: Set<HTTPField.Name> = [.date, requestId, .rateLimit]
@@ -142,7 +145,7 @@ import Testing
             let left = { (answer: TestResponse) in answer.headers[.rateLimit]?.split(separator: ";")[1] }
             #expect(left(rendered) == (limited ? "r=18" : nil) && left(kept) == (limited ? "r=17" : nil))
             #expect((kept.headers[.rateLimitPolicy] != nil) == limited)
-            #expect(kept.headers[.date] == HTTPDate.text(app.clock.now))
+            #expect(kept.headers[.date] == asked || kept.headers[.date] == answered, "this moment's")
             #expect(kept.headers[.date] != rendered.headers[.date])
             let id = try #require(kept.headers[requestId])
             #expect(id != rendered.headers[requestId])
