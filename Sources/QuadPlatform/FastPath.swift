@@ -132,6 +132,8 @@ package final class FastPath: ChannelDuplexHandler, RemovableChannelHandler {
     private var parked: Boxed<(token: Int, deadline: NIODeadline, parts: [HTTPServerRequestPart], readPending: Bool)>?
     /// Counts the requests parked, so that a wake-up meant for an earlier one is ignored.
     private var parkings = 0
+    /// A read asked for while the client was not reading its answers, to do once it does.
+    private var readHeld = false
     /// The parked request is going on, and until when it may still wait (nil: a request not parked yet). Each time
     /// a page drawn for it is not kept (a change came while it was drawn: the demo's readings come several at once),
     /// one of those waiting draws it again for the others, until then; past it, the router answers each.
@@ -236,12 +238,31 @@ package final class FastPath: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     /// A parked request reads nothing more until it goes on (a client pipelining behind it is held back).
+    ///
+    /// Nor is anything more read while the client is not reading its answers (the channel is not writable: what waits
+    /// for the socket is past its high-water mark), until it does (`channelWritabilityChanged`). Why: answers given
+    /// here are written at once, whoever reads them; a client that pipelined polls and read nothing had every answer
+    /// wait in the connection (4,000 polls held about 10 MB, and more polls more). Held so, what waits is at most what
+    /// one read brings (`QuadHTTP1Channel`'s receive buffer, 64 kB at most) answered. An open stream is left to
+    /// itself: a closed socket shows in what it reads.
     package func read(context: ChannelHandlerContext) {
         if let parked {
             parked.value.readPending = true
             return
         }
+        if stream == nil, !context.channel.isWritable {
+            readHeld = true
+            return
+        }
         context.read()
+    }
+
+    package func channelWritabilityChanged(context: ChannelHandlerContext) {
+        if readHeld, context.channel.isWritable {
+            readHeld = false
+            read(context: context)
+        }
+        context.fireChannelWritabilityChanged()
     }
 
     /// A stream's connection that fails (a reset, or what the decoder still had of the client's bytes) is closed: the

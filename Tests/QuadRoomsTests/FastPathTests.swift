@@ -134,8 +134,8 @@ import Testing
 
     /// Answers the socket cannot take yet wait in the connection, each with its own id: a kept answer's id is written
     /// over the last one in place only when that answer is gone (else in a copy). Many polls, pipelined and not read
-    /// until every one is answered, fill the socket's buffers: of the demo's rooms (a body the connection keeps after
-    /// the head) and of 120 more (a body written after it, the kept answer's own).
+    /// until the server answers no more, fill the socket's buffers: of the demo's rooms (a body the connection keeps
+    /// after the head) and of 120 more (a body written after it, the kept answer's own).
     @Test(arguments: [(roomsAdded: 0, count: 4000), (roomsAdded: 120, count: 600)])
     func pipelinedKeptAnswersThatWaitKeepTheirOwnIds(roomsAdded: Int, count: Int) async throws {
         let logs = LogLines()
@@ -153,11 +153,13 @@ import Testing
             let before = keptLines()
             let channel = try await Self.connection(port: port)
             let answers = try await channel.executeThenClose { inbound, outbound in
-                try await outbound.write(ByteBuffer(string: String(repeating: poll, count: count) + close))
-                // Every answer is written or waits to be before any is read: the logs says so (a line each).
-                try await eventually("every poll answered") { keptLines() - before == count }
+                async let sent: Void = outbound.write(ByteBuffer(string: String(repeating: poll, count: count) + close))
+                // Answers are written or wait to be before any is read: the log says so (a line each), until the
+                // server stops reading (`aClientThatReadsNoAnswerIsReadNoMore`).
+                #expect(try await settled("the server answers no more") { keptLines() - before } > 0)
                 var received = ""
                 for try await chunk in inbound { received += String(buffer: chunk) }
+                try await sent
                 return received.components(separatedBy: "HTTP/1.1 ").dropFirst().map { $0 }
             }
             #expect(answers.count == count + 1)
@@ -170,6 +172,48 @@ import Testing
             #expect(ids.count == count && Set(ids).count == count, "an id each: \(Set(ids).count) of \(count)")
             let log = logs.all
             #expect(ids.allSatisfy { log.contains($0) }, "each id is its log line's")
+        }
+    }
+
+    /// A client that pipelines polls and reads none of its answers is no longer read once they back up: what waits for
+    /// it stays bounded (about what one read brought, answered), rather than an answer for every poll it sent. When it
+    /// reads, the server reads on, and every poll is answered, in order, nothing lost.
+    @Test func aClientThatReadsNoAnswerIsReadNoMore() async throws {
+        let logs = LogLines()
+        try await TestApp.run(
+            at: TestTime.weekdayMorning, configure: { $0.loadDemoData = true }, live: true, logger: logs.logger
+        ) { _, client in
+            let port = try #require(client.port)
+            let first = try await Self.exchange(
+                port: port,
+                "GET /api/rooms HTTP/1.1\r\nHost: quad.test\r\n\r\n"
+                    + "GET /health HTTP/1.1\r\nHost: quad.test\r\nConnection: close\r\n\r\n")
+            let answer = try #require(first.first)
+            let etag = try #require(Self.field("etag", in: answer))
+            // Revalidations: 304s of about 550 bytes. Between the two sides, the server's send buffer takes at most
+            // `tcp_wmem`'s largest (4 MB here), the client's receive buffer 64 kB (set), and one read brings 64 kB of
+            // polls (about 700): four times the send buffer's worth of 304s is more than all of them hold.
+            let poll = "GET /api/rooms HTTP/1.1\r\nHost: quad.test\r\nIf-None-Match: \(etag)\r\n\r\n"
+            let sendBuffer = (try? String(contentsOfFile: "/proc/sys/net/ipv4/tcp_wmem", encoding: .utf8))
+                .flatMap { $0.split(whereSeparator: \.isWhitespace).last.flatMap { Int($0) } } ?? 4 << 20
+            let count = max(30_000, 4 * sendBuffer / 550)
+            let keptLines = { logs.all.split(separator: "\n").count { $0.contains(#""answer": kept"#) } }
+            let before = keptLines()
+            let channel = try await Self.connection(port: port, receiveBuffer: 64 << 10)
+            let answers = try await channel.executeThenClose { inbound, outbound in
+                let close = "GET /health HTTP/1.1\r\nHost: quad.test\r\nConnection: close\r\n\r\n"
+                async let sent: Void = outbound.write(ByteBuffer(string: String(repeating: poll, count: count) + close))
+                let answered = try await settled("the server answers no more") { keptLines() - before }
+                #expect(answered > 0 && answered < count / 2, "\(answered) of \(count) answered before any was read")
+                var received = ""
+                for try await chunk in inbound { received += String(buffer: chunk) }
+                try await sent
+                return received.components(separatedBy: "HTTP/1.1 ").dropFirst().map { $0 }
+            }
+            #expect(answers.count == count + 1)
+            #expect(answers.prefix(count).allSatisfy { $0.hasPrefix("304") }, "every poll revalidated")
+            #expect(answers.last?.hasPrefix("200") == true, "then the last request, answered by the router")
+            #expect(keptLines() - before == count)
         }
     }
 
@@ -462,8 +506,14 @@ import Testing
 
     /// Sends raw bytes on one connection and returns the responses, split, once the server closes it.
     /// A raw connection to the test server.
-    private static func connection(port: Int) async throws -> NIOAsyncChannel<ByteBuffer, ByteBuffer> {
-        try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+    private static func connection(
+        port: Int, receiveBuffer: Int? = nil
+    ) async throws -> NIOAsyncChannel<ByteBuffer, ByteBuffer> {
+        var bootstrap = ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+        if let receiveBuffer {
+            bootstrap = bootstrap.channelOption(.socketOption(.so_rcvbuf), value: .init(receiveBuffer))
+        }
+        return try await bootstrap
             .connect(host: "127.0.0.1", port: port) { channel in
                 channel.eventLoop.makeCompletedFuture {
                     try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel)

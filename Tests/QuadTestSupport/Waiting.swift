@@ -19,6 +19,29 @@ public func eventually(
     }
 }
 
+/// Waits (in real time) until `value` has stayed the same for `quiet`, and returns it; throws `TimedOut` when it still
+/// changes after `timeout`. For a count that stops growing when the system under test stops doing something (a
+/// server that stops reading): nothing else says that it stopped, so the wait is as long as the count keeps changing,
+/// and `quiet` more. A machine too slow to change it within `quiet` ends the wait early, with a smaller value.
+public func settled<Value: Equatable>(
+    isolation: isolated (any Actor)? = #isolation, _ what: String, quiet: Duration = .seconds(1),
+    timeout: Duration = .seconds(30), _ value: () async throws -> Value
+) async throws -> Value {
+    let start = ContinuousClock.now
+    var last = try await value()
+    var since = ContinuousClock.now
+    while ContinuousClock.now - since < quiet {
+        if ContinuousClock.now - start > timeout { throw TimedOut(what: what) }
+        try await Task.sleep(for: .milliseconds(20))
+        let now = try await value()
+        if now != last {
+            last = now
+            since = ContinuousClock.now
+        }
+    }
+    return last
+}
+
 /// The first element of `stream` that satisfies `matching`, or nil when none comes within `timeout` (or the stream
 /// ends): for events that a test expects to be delivered.
 public func first<Element: Sendable>(
