@@ -156,7 +156,9 @@ import Testing
             #expect(try await kept.value() == 2)
             clock.advance(by: .seconds(60))
             #expect(kept.cached(.value) == nil, "stale at its deadline")
-            #expect(try await kept.value() == 3)
+            // Read again: that look started a build of its own (which `value` waits for), or, when that build ended
+            // first, another (a value kept past this deadline is stale at once).
+            #expect(try await kept.value() > 2)
         }
     }
 
