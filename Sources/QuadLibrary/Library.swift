@@ -20,12 +20,12 @@ package final class Library: Feature, WaitingThings, PersonLoans, PersonRemoval 
     let mail: PersonMail
     /// `GET /api/books` as every open app polls it (no search, filter or sort): encoded once per change, for people
     /// signed in (with names) and for visitors (without), and again when a loan falls due.
-    let shelf: KeptAnswer<Audience>
+    let shelf: KeptAnswer
     /// Every book as loaded, for the shelf, the page and the filtered lists: read once per change.
     let books: Kept<One, [Book]>
 
     /// Whose shelf a caller reads: names are for people signed in (`LoanPermission.seesBorrowers`).
-    enum Audience: Hashable, Sendable {
+    enum Audience: String, Sendable {
         case named, visitors
 
         init(_ person: Person?) { self = LoanPermission.seesBorrowers(person) ? .named : .visitors }
@@ -46,11 +46,11 @@ package final class Library: Feature, WaitingThings, PersonLoans, PersonRemoval 
         self.books = books
         self.shelf = KeptAnswer(
             operation: Operations.ListBooks.id, path: "/api/books", platform: platform, droppedBy: [.event(.book)],
-            key: { _, person in Audience(person) }
+            key: { _, person in Audience(person).rawValue }
         ) { [clock = platform.clock] audience in
             let books = try await books.value()
             let now = clock.now
-            let records = Book.listed(books, now: now).map { Library.record($0, now: now, named: audience == .named) }
+            let records = Book.listed(books, now: now).map { Library.record($0, now: now, named: audience == Audience.named.rawValue) }
             // A status changes by itself when a loan falls due: the bytes last until the first that does.
             let due = books.compactMap(\.loan?.dueAt).filter { $0 > now }.min()
             return try EncodedAnswer.json(records, expires: due)

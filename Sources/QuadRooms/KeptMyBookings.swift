@@ -11,7 +11,7 @@ enum KeptMyBookings {
     /// A check-in changes a booking's `checkedIn` and no room's free seats: it is announced by this notice only.
     static let checkInNotice = "room-check-in"
 
-    static func answer(store: RoomStore, reservations: ReservationStore, platform: Platform) -> KeptAnswer<String> {
+    static func answer(store: RoomStore, reservations: ReservationStore, platform: Platform) -> KeptAnswer {
         KeptAnswer(
             operation: Operations.ListMyBookings.id, path: "/api/me/bookings", platform: platform,
             droppedBy: [.event(.room), .notice(checkInNotice)],

@@ -12,9 +12,9 @@ struct RoomsNow: Sendable {
 /// when bookings start or end, on the quarter hour), and `GET /api/rooms` encoded once from that per base URL.
 struct KeptRooms: Sendable {
     let loaded: Kept<One, RoomsNow>
-    let list: KeptAnswer<String>
+    let list: KeptAnswer
     /// Each person's `GET /api/me/bookings` (`KeptMyBookings`).
-    let mine: KeptAnswer<String>
+    let mine: KeptAnswer
 
     init(store: RoomStore, reservations: ReservationStore, platform: Platform) {
         let loaded = Kept<One, RoomsNow>(

@@ -19,7 +19,7 @@ struct SpecialsData: Sendable {
 /// that per base URL and per validity window.
 struct KeptSpecials: Sendable {
     let loaded: Kept<One, SpecialsData>
-    let list: KeptAnswer<String>
+    let list: KeptAnswer
 
     init(store: SpecialStore, platform: Platform) {
         let loaded = Kept<One, SpecialsData>(

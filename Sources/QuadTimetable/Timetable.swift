@@ -15,9 +15,9 @@ package final class Timetable: Feature, PersonRemoval {
     /// Each student's own `GET /api/schedules` (this week, today's departures) as sent, by student id; and
     /// `GET /api/parkings` and `GET /api/departures`, polled by every open timetable: dropped on every instance when
     /// anything in the timetable changes (`changed()`), and by themselves when they go stale.
-    let weeks: KeptAnswer<String>
-    let parkings: KeptAnswer<One>
-    let departures: KeptAnswer<One>
+    let weeks: KeptAnswer
+    let parkings: KeptAnswer
+    let departures: KeptAnswer
 
     /// Who else puts things in a student's calendar feed: Rooms (the person's bookings), Waiting (their offers'
     /// ends and loans' due dates) and Accounts (whose account the student is).
@@ -135,10 +135,11 @@ package final class Timetable: Feature, PersonRemoval {
     private static func keptList<List: Encodable & Sendable>(
         _ operation: String, _ path: String, platform: Platform, later: Later<Timetable>,
         build: @escaping @Sendable (TimetableAPI) async throws -> (list: List, validUntil: Date)
-    ) -> KeptAnswer<One> {
+    ) -> KeptAnswer {
         KeptAnswer(
             operation: operation, path: path, platform: platform, droppedBy: [.notice(noticeType), .fed],
-            key: { _, _ in .value }
+            // One answer for everyone.
+            key: { _, _ in "" }
         ) { _ in
             guard let timetable = later.value else { throw HandlerAnswers() }
             let built = try await build(TimetableAPI(timetable: timetable))

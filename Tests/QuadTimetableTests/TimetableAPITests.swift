@@ -306,7 +306,7 @@ import Testing
         enum List { case parkings, departures }
         func kept(_ list: List) async throws -> String {
             let answer = list == .parkings ? timetable.parkings : timetable.departures
-            return String(buffer: try #require(try await answer.answer(.value)).body)
+            return String(buffer: try #require(try await answer.answer(baseURL: "http://quad.test", person: nil)).body)
         }
         func fresh(_ list: List) async throws -> String {
             switch list {
@@ -320,7 +320,9 @@ import Testing
             }
         }
         try await check("at first")
-        #expect(timetable.parkings.cached(.value) != nil && timetable.departures.cached(.value) != nil)
+        #expect(
+            timetable.parkings.cached(baseURL: "http://quad.test", person: nil) != nil
+                && timetable.departures.cached(baseURL: "http://quad.test", person: nil) != nil)
         _ = try await timetable.recordReading("clayton", free: 17)
         try await check("after a reading")
         #expect(try await kept(.parkings).contains(#""slot":17"#))

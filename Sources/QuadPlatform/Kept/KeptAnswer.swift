@@ -21,19 +21,23 @@ package protocol AnyKeptAnswer: Sendable {
     func answer(baseURL: String, person: Person?) async throws -> EncodedAnswer?
 }
 
-package final class KeptAnswer<Key: Hashable & Sendable>: AnyKeptAnswer {
+/// Its key is text (a base URL, a student's id, an audience's name) rather than any `Hashable`: every poll answered
+/// before the router looks its answer up here, and a generic key made that lookup generic code, unspecialized (the
+/// features' key types are theirs): measured with `perf` on `rooms-304` (issue 41), it looked up type metadata at run
+/// time for each poll, about 5 % of Quad's CPU for each, in `Kept.cached`.
+package final class KeptAnswer: AnyKeptAnswer {
     package let operation: String
     package let path: String
-    private let kept: Kept<Key, EncodedAnswer>
-    private let key: @Sendable (_ baseURL: String, _ person: Person?) -> Key?
+    private let kept: Kept<String, EncodedAnswer>
+    private let key: @Sendable (_ baseURL: String, _ person: Person?) -> String?
 
     /// Built from the store for the key; `key` says whose answer a caller reads (nil: the handler answers them),
     /// `build` may throw `HandlerAnswers` when there is nothing to keep for that key (no such student).
     /// `capacity`: answers at most, as a key may be the client's to choose (the base URL is its Host header).
     package init(
         operation: String, path: String, platform: Platform, droppedBy changes: [HubChange], capacity: Int = 4096,
-        key: @escaping @Sendable (_ baseURL: String, _ person: Person?) -> Key?,
-        build: @escaping @Sendable (Key) async throws -> EncodedAnswer
+        key: @escaping @Sendable (_ baseURL: String, _ person: Person?) -> String?,
+        build: @escaping @Sendable (String) async throws -> EncodedAnswer
     ) {
         self.operation = operation
         self.path = path
@@ -53,10 +57,10 @@ package final class KeptAnswer<Key: Hashable & Sendable>: AnyKeptAnswer {
     }
 
     /// The answer kept for `key`, if any.
-    package func cached(_ key: Key) -> EncodedAnswer? { kept.cached(key) }
+    package func cached(_ key: String) -> EncodedAnswer? { kept.cached(key) }
 
     /// The answer for `key`, built when it is not kept; nil when its build says the handler answers.
-    package func answer(_ key: Key) async throws -> EncodedAnswer? {
+    package func answer(_ key: String) async throws -> EncodedAnswer? {
         do {
             return try await kept.value(key)
         } catch is HandlerAnswers {
@@ -78,7 +82,7 @@ package struct HandlerAnswers: Error {
     package init() {}
 }
 
-extension KeptAnswer where Key == String {
+extension KeptAnswer {
     /// An answer the same for everyone but for its absolute URLs (images): one per base URL, a few at most, as the
     /// Host header is the client's to choose.
     package convenience init(
