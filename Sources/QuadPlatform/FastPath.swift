@@ -161,8 +161,8 @@ package final class FastPath: ChannelDuplexHandler, RemovableChannelHandler {
     /// What this connection's answers here had in common with the one before (none until it has one).
     private var connection: ConnectionState?
     private var encoder: ChannelHandlerContext?
-    /// The connection's deadlines, told of each answer written past the encoder, which they do not see go by.
-    private var deadlines: (parts: ConnectionDeadlines.Parts, context: ChannelHandlerContext)?
+    /// The connection's deadlines, told of each request's parts and each answer's end (none once a stream is open).
+    private var deadlines: ConnectionDeadlines?
 
     /// A value held out of line: the handler is one per connection, and costs a pointer for each thing it holds
     /// only now and then. Measured with `Benchmarks/run streams-10k` (heaptrack): held inline, they made the
@@ -226,17 +226,13 @@ package final class FastPath: ChannelDuplexHandler, RemovableChannelHandler {
         return made
     }
 
-    package init(routes: Routes) {
+    init(routes: Routes, deadlines: ConnectionDeadlines?) {
         self.routes = routes
+        self.deadlines = deadlines
     }
 
     package func handlerAdded(context: ChannelHandlerContext) {
         encoder = try? context.pipeline.syncOperations.context(handlerType: HTTPResponseEncoder.self)
-        if let parts = try? context.pipeline.syncOperations.context(handlerType: ConnectionDeadlines.Parts.self),
-            let handler = parts.handler as? ConnectionDeadlines.Parts
-        {
-            deadlines = (handler, parts)
-        }
     }
 
     package func handlerRemoved(context: ChannelHandlerContext) {
@@ -304,18 +300,25 @@ package final class FastPath: ChannelDuplexHandler, RemovableChannelHandler {
         // endless answer, as it would behind the router's.
         // (Once open, the request decoder is gone: what comes is bytes.)
         if stream != nil { return }
+        let part = unwrapInboundIn(data)
+        deadlines?.arrived(part, context: context)
+        take(part, data, context: context)
+    }
+
+    /// A request's part (`data`, unwrapped), as it arrived or as a parked request goes on.
+    private func take(_ part: HTTPServerRequestPart, _ data: NIOAny, context: ChannelHandlerContext) {
         if let parked {
-            parked.value.parts.append(unwrapInboundIn(data))
+            parked.value.parts.append(part)
             return
         }
         if let opening {
-            if case .end = unwrapInboundIn(data) {
+            if case .end = part {
                 self.opening = nil
                 open(opening.value, context: context)
             }
             return
         }
-        switch unwrapInboundIn(data) {
+        switch part {
         case .head(let head):
             headAt = ContinuousClock.now
             if routerRequests == 0, !forwarding {
@@ -401,6 +404,7 @@ package final class FastPath: ChannelDuplexHandler, RemovableChannelHandler {
             }
             capture = nil
             captured = nil
+            deadlines?.answerEnded(context: context)
             context.write(data, promise: promise)
             doneDrawing()
             return
@@ -493,10 +497,7 @@ package final class FastPath: ChannelDuplexHandler, RemovableChannelHandler {
             context.pipeline.removeHandler(context: decoder, promise: nil)
         }
         // Nor does it have HTTP parts for the deadlines to follow: a stream has none.
-        if let deadlines {
-            self.deadlines = nil
-            context.pipeline.removeHandler(context: deadlines.context, promise: nil)
-        }
+        deadlines = nil
     }
 
     /// `wait`: another connection is drawing the same page; the request waits for it (`wake`), then goes on.
@@ -573,7 +574,7 @@ package final class FastPath: ChannelDuplexHandler, RemovableChannelHandler {
         guard let parked, parked.value.token == token else { return }
         self.parked = nil
         waitingUntil = parked.value.deadline
-        for part in parked.value.parts { channelRead(context: context, data: wrapInboundOut(part)) }
+        for part in parked.value.parts { take(part, wrapInboundOut(part), context: context) }
         waitingUntil = nil
         // Outside a read from the socket: the router takes what it was handed once a read is complete.
         channelReadComplete(context: context)
@@ -715,7 +716,7 @@ package final class FastPath: ChannelDuplexHandler, RemovableChannelHandler {
                     encoder.write(NIOAny(kept.ok), promise: nil)
                     encoder.writeAndFlush(NIOAny(answer.body), promise: nil)
                 }
-                answeredPastEncoder()
+                answerEnded(context)
             }
         } else {
             if let id { head.headers.add(name: "X-Request-Id", value: id.text) }
@@ -723,6 +724,7 @@ package final class FastPath: ChannelDuplexHandler, RemovableChannelHandler {
             context.write(wrapOutboundOut(.head(head)), promise: nil)
             if !notModified { context.write(wrapOutboundOut(.body(.byteBuffer(answer.body))), promise: nil) }
             context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
+            answerEnded(context)
         }
         routes.metrics?.request(
             operation: answer.operationId,
@@ -759,6 +761,7 @@ package final class FastPath: ChannelDuplexHandler, RemovableChannelHandler {
         context.write(wrapOutboundOut(.head(head)), promise: nil)
         context.write(wrapOutboundOut(.body(.byteBuffer(page.body))), promise: nil)
         context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
+        answerEnded(context)
     }
 
     /// Writes an answer whole, past the encoder: its head as kept (unterminated), its own `Date`, `RateLimit` and id
@@ -807,14 +810,13 @@ package final class FastPath: ChannelDuplexHandler, RemovableChannelHandler {
             encoder.write(NIOAny(whole), promise: nil)
             encoder.writeAndFlush(NIOAny(body!), promise: nil)
         }
-        answeredPastEncoder()
+        answerEnded(context)
     }
 
-    /// An answer was written whole past the encoder: the connection's deadlines, which did not see its end go by,
-    /// count the silence from now (else a connection whose last answer was given so would never be closed idle).
-    private func answeredPastEncoder() {
-        guard let deadlines else { return }
-        deadlines.parts.answerEnded(context: deadlines.context)
+    /// An answer given here ended: the connection's deadlines count the silence from now (else a connection whose last
+    /// answer was given here would never be closed idle).
+    private func answerEnded(_ context: ChannelHandlerContext) {
+        deadlines?.answerEnded(context: context)
     }
 
     /// The largest body copied into its answer's buffer (beside its head and its request's id) rather than written
@@ -912,8 +914,7 @@ struct QuadHTTP1Channel: ServerChildChannel {
             let codec = try pipeline.context(handlerType: HTTP1ToHTTPServerCodec.self)
             let deadlines = ConnectionDeadlines(limits)
             try pipeline.addHandler(deadlines.start, position: .first)
-            try pipeline.addHandler(deadlines.parts, position: .before(codec.handler))
-            try pipeline.addHandler(FastPath(routes: routes), position: .before(codec.handler))
+            try pipeline.addHandler(FastPath(routes: routes, deadlines: deadlines), position: .before(codec.handler))
             try pipeline.addHandler(UnreadableRequest(), position: .before(codec.handler))
             if !(routes.clock is SystemClock) {
                 try pipeline.addHandler(ClockDateHeader(clock: routes.clock), position: .before(codec.handler))
