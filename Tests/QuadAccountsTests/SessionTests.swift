@@ -17,7 +17,7 @@ import Testing
         if engine == .sqlite {
             let path = FileManager.default.temporaryDirectory.appendingPathComponent("quad-\(UUID().uuidString).sqlite")
                 .path
-            defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } }
+            defer { TestDatabase.removeSQLite(at: path) }
             try await body(.sqlite(path: path))
         } else {
             try await TestDatabase.withLocation(engine, body)

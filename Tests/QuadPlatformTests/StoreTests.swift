@@ -82,9 +82,7 @@ import Testing
     @Test func sqliteFileRunsInWALWithFullSynchronousWritesAndKeepsData() async throws {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("quad-\(UUID().uuidString).sqlite")
             .path
-        defer {
-            for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
-        }
+        defer { TestDatabase.removeSQLite(at: path) }
         let database = try await Database.open(.sqlite(path: path), logger: TestDatabase.logger)
         let (journal, synchronous) = try await database.withConnection { sql in
             let journal = try await sql.raw("PRAGMA journal_mode").first()?.decode(

@@ -32,7 +32,7 @@ package enum TestDatabase {
             let path = FileManager.default.temporaryDirectory.appendingPathComponent(
                 "quad-test-\(UUID().uuidString).sqlite"
             ).path
-            defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } }
+            defer { removeSQLite(at: path) }
             return try await body(.sqlite(path: path))
         case .postgres:
             let url = try #require(postgresURL)
@@ -52,6 +52,12 @@ package enum TestDatabase {
                 throw error
             }
         }
+    }
+
+    /// Removes an SQLite database's files: its own, its journal's, and the lock a server using it holds
+    /// (`ServingLock`), which the tests left behind by the thousand.
+    package static func removeSQLite(at path: String) {
+        for suffix in ["", "-wal", "-shm", ".lock"] { try? FileManager.default.removeItem(atPath: path + suffix) }
     }
 
     /// An open, empty database of `engine`, closed afterwards.
