@@ -50,7 +50,8 @@ package final class Library: Feature, WaitingThings, PersonLoans, PersonRemoval 
         ) { [clock = platform.clock] audience in
             let books = try await books.value()
             let now = clock.now
-            let records = Book.listed(books, now: now).map { Library.record($0, now: now, named: audience == Audience.named.rawValue) }
+            let named = audience == Audience.named.rawValue
+            let records = Book.listed(books, now: now).map { Library.record($0, now: now, named: named) }
             // A status changes by itself when a loan falls due: the bytes last until the first that does.
             let due = books.compactMap(\.loan?.dueAt).filter { $0 > now }.min()
             return try EncodedAnswer.json(records, expires: due)

@@ -281,7 +281,8 @@ final class ConnectionDeadlines: @unchecked Sendable {
         }
     }
 
-    /// An answer ended, whoever wrote it. With no more to answer, the silence counts from now.
+    /// An answer ended, whoever wrote it (the fast path tells each, its own too). With no more to answer, the silence
+    /// counts from now: else a connection whose last answer was given would never be closed idle.
     func answerEnded(context: ChannelHandlerContext) {
         answering = max(0, answering - 1)
         if answering == 0, !readingBody, deadline == nil { arm(.idle, context) }

@@ -716,7 +716,7 @@ package final class FastPath: ChannelDuplexHandler, RemovableChannelHandler {
                     encoder.write(NIOAny(kept.ok), promise: nil)
                     encoder.writeAndFlush(NIOAny(answer.body), promise: nil)
                 }
-                answerEnded(context)
+                deadlines?.answerEnded(context: context)
             }
         } else {
             if let id { head.headers.add(name: "X-Request-Id", value: id.text) }
@@ -724,7 +724,7 @@ package final class FastPath: ChannelDuplexHandler, RemovableChannelHandler {
             context.write(wrapOutboundOut(.head(head)), promise: nil)
             if !notModified { context.write(wrapOutboundOut(.body(.byteBuffer(answer.body))), promise: nil) }
             context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
-            answerEnded(context)
+            deadlines?.answerEnded(context: context)
         }
         routes.metrics?.request(
             operation: answer.operationId,
@@ -761,7 +761,7 @@ package final class FastPath: ChannelDuplexHandler, RemovableChannelHandler {
         context.write(wrapOutboundOut(.head(head)), promise: nil)
         context.write(wrapOutboundOut(.body(.byteBuffer(page.body))), promise: nil)
         context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
-        answerEnded(context)
+        deadlines?.answerEnded(context: context)
     }
 
     /// Writes an answer whole, past the encoder: its head as kept (unterminated), its own `Date`, `RateLimit` and id
@@ -810,12 +810,6 @@ package final class FastPath: ChannelDuplexHandler, RemovableChannelHandler {
             encoder.write(NIOAny(whole), promise: nil)
             encoder.writeAndFlush(NIOAny(body!), promise: nil)
         }
-        answerEnded(context)
-    }
-
-    /// An answer given here ended: the connection's deadlines count the silence from now (else a connection whose last
-    /// answer was given here would never be closed idle).
-    private func answerEnded(_ context: ChannelHandlerContext) {
         deadlines?.answerEnded(context: context)
     }
 
