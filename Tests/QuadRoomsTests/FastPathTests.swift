@@ -186,7 +186,8 @@ import Testing
             // `tcp_wmem`'s largest (4 MB here), the client's receive buffer 64 kB (set), and one read brings 64 kB of
             // polls (about 700): four times the send buffer's worth of 304s is more than all of them hold.
             let poll = "GET /api/rooms HTTP/1.1\r\nHost: quad.test\r\nIf-None-Match: \(etag)\r\n\r\n"
-            let sendBuffer = (try? String(contentsOfFile: "/proc/sys/net/ipv4/tcp_wmem", encoding: .utf8))
+            let sendBuffer =
+                (try? String(contentsOfFile: "/proc/sys/net/ipv4/tcp_wmem", encoding: .utf8))
                 .flatMap { $0.split(whereSeparator: \.isWhitespace).last.flatMap { Int($0) } } ?? 4 << 20
             let count = max(30_000, 4 * sendBuffer / 550)
             let close = "GET /health HTTP/1.1\r\nHost: quad.test\r\nConnection: close\r\n\r\n"
@@ -513,12 +514,11 @@ import Testing
         if let receiveBuffer {
             bootstrap = bootstrap.channelOption(.socketOption(.so_rcvbuf), value: .init(receiveBuffer))
         }
-        return try await bootstrap
-            .connect(host: "127.0.0.1", port: port) { channel in
-                channel.eventLoop.makeCompletedFuture {
-                    try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel)
-                }
+        return try await bootstrap.connect(host: "127.0.0.1", port: port) { channel in
+            channel.eventLoop.makeCompletedFuture {
+                try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel)
             }
+        }
     }
 
     /// Sends raw bytes on one connection and returns the responses, split, once the server closes it.
