@@ -155,6 +155,16 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
+        // What SwiftNIO alone costs an answer: the floor `Benchmarks/floor` measures Quad's fast path against.
+        .executableTarget(
+            name: "nio-floor",
+            dependencies: [
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ],
+            path: "Benchmarks/Floor"
+        ),
         .executableTarget(
             name: "quad",
             dependencies: [
