@@ -266,18 +266,26 @@ final class ConnectionDeadlines: @unchecked Sendable {
     /// counts from now.
     func arrived(_ part: HTTPServerRequestPart, context: ChannelHandlerContext) {
         switch part {
-        case .head:
-            answering += 1
-            readingBody = true
-            arm(.idle, context)
+        case .head: headArrived(context: context)
         case .body: break
-        case .end:
-            readingBody = false
-            if answering == 0 {
-                arm(.idle, context)
-            } else if deadline?.kind == .idle {
-                disarm()
-            }
+        case .end: endArrived(context: context)
+        }
+    }
+
+    /// A request's head arrived (as `arrived`; also for a request the decoder does not read, `RequestScanner`).
+    func headArrived(context: ChannelHandlerContext) {
+        answering += 1
+        readingBody = true
+        arm(.idle, context)
+    }
+
+    /// A request's end arrived.
+    func endArrived(context: ChannelHandlerContext) {
+        readingBody = false
+        if answering == 0 {
+            arm(.idle, context)
+        } else if deadline?.kind == .idle {
+            disarm()
         }
     }
 

@@ -365,6 +365,21 @@ package final class FastPath: ChannelDuplexHandler, RemovableChannelHandler {
         }
     }
 
+    /// A kept-alive HTTP/1.1 `GET` of `target` with no body, read whole by `RequestScanner` before the decoder: answered
+    /// here, as `take` answers one from the decoder, when its kept answer can be (true). False: nothing is done or
+    /// counted, and the decoder reads the request.
+    func answerScanned(_ target: String, _ fields: FastPathFields, context: ChannelHandlerContext) -> Bool {
+        guard stream == nil, parked == nil, opening == nil, routerRequests == 0, !forwarding, answering == nil,
+            answeringPage == nil
+        else { return false }
+        headAt = ContinuousClock.now
+        guard let answer = answer(target, fields, remote: context.channel.remoteAddress) else { return false }
+        deadlines?.headArrived(context: context)
+        deadlines?.endArrived(context: context)
+        write(answer, context: context)
+        return true
+    }
+
     private func handOn(_ data: NIOAny, context: ChannelHandlerContext) {
         handedOn = true
         context.fireChannelRead(data)
@@ -413,14 +428,20 @@ package final class FastPath: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     private func answer(_ head: HTTPRequestHead, _ fields: FastPathFields, remote: SocketAddress?) -> Answer? {
-        guard head.method == .GET, head.version == .http1_1, head.isKeepAlive, let kept = routes.kept[head.uri],
+        guard head.method == .GET, head.version == .http1_1, head.isKeepAlive else { return nil }
+        return answer(head.uri, fields, remote: remote)
+    }
+
+    /// The kept answer to a kept-alive HTTP/1.1 `GET` of `target`, when it is one (nil: the router answers).
+    private func answer(_ target: String, _ fields: FastPathFields, remote: SocketAddress?) -> Answer? {
+        guard let kept = routes.kept[target],
             let caller = caller(fields), kept.operation.rule.decide(caller.person?.role) == .allowed,
             let found = kept.answer.cached(baseURL: baseURL(fields), person: caller.person),
             let rateLimit = take(clientKey(caller.person, fields, remote))
         else { return nil }
         let sent = found.representation(acceptEncoding: fields.acceptEncoding)
         return Answer(
-            path: head.uri, operationId: kept.operation.operationId ?? "GET \(head.uri)",
+            path: target, operationId: kept.operation.operationId ?? "GET \(target)",
             ifNoneMatch: fields.ifNoneMatch,
             body: sent.body, etag: sent.etag, rateLimit: rateLimit, personal: caller.person != nil, gzip: sent.gzip,
             varies: sent.varies)
@@ -908,7 +929,12 @@ struct QuadHTTP1Channel: ServerChildChannel {
             let codec = try pipeline.context(handlerType: HTTP1ToHTTPServerCodec.self)
             let deadlines = ConnectionDeadlines(limits)
             try pipeline.addHandler(deadlines.start, position: .first)
-            try pipeline.addHandler(FastPath(routes: routes, deadlines: deadlines), position: .before(codec.handler))
+            let fastPath = FastPath(routes: routes, deadlines: deadlines)
+            try pipeline.addHandler(fastPath, position: .before(codec.handler))
+            let decoder = try pipeline.context(handlerType: ByteToMessageHandler<HTTPRequestDecoder>.self)
+            try pipeline.addHandler(
+                RequestScanner(fastPath: fastPath, limits: base.configuration.httpDecoder),
+                position: .before(decoder.handler))
             try pipeline.addHandler(UnreadableRequest(), position: .before(codec.handler))
             if !(routes.clock is SystemClock) {
                 try pipeline.addHandler(ClockDateHeader(clock: routes.clock), position: .before(codec.handler))

@@ -6,7 +6,7 @@ import NIOHTTP1
 ///
 /// Why: a `first(name:)` or `headers[name]` is a pass over all the headers of its own, and a signed-in poll asked for
 /// up to seven (about 3 % of its time in the fast path, perf of `rooms-304-cookie`, issue 41).
-struct FastPathFields {
+struct FastPathFields: Equatable {
     private(set) var authorization: String?
     private(set) var cookie: String?
     private(set) var host: String?
@@ -22,41 +22,46 @@ struct FastPathFields {
     private(set) var forwardedProto: String?
 
     init(_ headers: HTTPHeaders) {
-        for (name, value) in headers {
-            let bytes = name.utf8
-            // Told apart by length first: most of a request's fields are of none of these lengths.
-            switch bytes.count {
-            case 4:
-                if Self.named(bytes, "host"), host == nil { host = value }
-            case 6:
-                if Self.named(bytes, "cookie") { Self.add(value, to: &cookie, separator: "; ") }
-            case 13:
-                if Self.named(bytes, "authorization") {
-                    Self.add(value, to: &authorization)
-                } else if Self.named(bytes, "if-none-match") {
-                    Self.add(value, to: &ifNoneMatch)
-                } else if Self.named(bytes, "last-event-id") {
-                    Self.add(value, to: &lastEventId)
-                    lastEventIds += 1
-                }
-            case 15:
-                if Self.named(bytes, "accept-encoding") {
-                    Self.add(value, to: &acceptEncoding)
-                } else if Self.named(bytes, "accept-language") {
-                    Self.add(value, to: &acceptLanguage)
-                } else if Self.named(bytes, "x-forwarded-for") {
-                    Self.add(value, to: &forwardedFor)
-                }
-            case 16:
-                if Self.named(bytes, "x-forwarded-host") { Self.add(value, to: &forwardedHost) }
-            case 17:
-                if Self.named(bytes, "if-modified-since") {
-                    Self.add(value, to: &ifModifiedSince)
-                } else if Self.named(bytes, "x-forwarded-proto") {
-                    Self.add(value, to: &forwardedProto)
-                }
-            default: break
+        for (name, value) in headers { add(name.utf8, value) }
+    }
+
+    /// None yet: `RequestScanner` adds each line it reads.
+    init() {}
+
+    /// A line of the request's head; its value made only when the field is one of these (`value`).
+    mutating func add<Name: Collection<UInt8>>(_ name: Name, _ value: @autoclosure () -> String) {
+        // Told apart by length first: most of a request's fields are of none of these lengths.
+        switch name.count {
+        case 4:
+            if Self.named(name, "host"), host == nil { host = value() }
+        case 6:
+            if Self.named(name, "cookie") { Self.add(value(), to: &cookie, separator: "; ") }
+        case 13:
+            if Self.named(name, "authorization") {
+                Self.add(value(), to: &authorization)
+            } else if Self.named(name, "if-none-match") {
+                Self.add(value(), to: &ifNoneMatch)
+            } else if Self.named(name, "last-event-id") {
+                Self.add(value(), to: &lastEventId)
+                lastEventIds += 1
             }
+        case 15:
+            if Self.named(name, "accept-encoding") {
+                Self.add(value(), to: &acceptEncoding)
+            } else if Self.named(name, "accept-language") {
+                Self.add(value(), to: &acceptLanguage)
+            } else if Self.named(name, "x-forwarded-for") {
+                Self.add(value(), to: &forwardedFor)
+            }
+        case 16:
+            if Self.named(name, "x-forwarded-host") { Self.add(value(), to: &forwardedHost) }
+        case 17:
+            if Self.named(name, "if-modified-since") {
+                Self.add(value(), to: &ifModifiedSince)
+            } else if Self.named(name, "x-forwarded-proto") {
+                Self.add(value(), to: &forwardedProto)
+            }
+        default: break
         }
     }
 
@@ -65,7 +70,7 @@ struct FastPathFields {
     }
 
     /// Whether a field's name, of the same length as `lowercased`, is it in any case (names are ASCII: HTTP's tokens).
-    private static func named(_ name: String.UTF8View, _ lowercased: StaticString) -> Bool {
+    static func named<Name: Collection<UInt8>>(_ name: Name, _ lowercased: StaticString) -> Bool {
         lowercased.withUTF8Buffer { expected in
             zip(name, expected).allSatisfy { byte, wanted in
                 byte == wanted || (byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") && byte + 32 == wanted)

@@ -451,6 +451,32 @@ import Testing
         }
     }
 
+    /// Polls are read ahead of the decoder (`RequestScanner`), one sent in pieces too; a request the scanner leaves
+    /// is the decoder's, with all that follows it: a `GET` with a body (`Content-Length`) that is another request gets
+    /// one answer, and the request in its body none.
+    @Test func pollsReadAheadOfTheDecoderAndWhatTheyLeaveIsTheDecoders() async throws {
+        try await TestApp.run(at: TestTime.weekdayMorning, configure: { $0.loadDemoData = true }, live: true) {
+            _, client in
+            let port = try #require(client.port)
+            let poll = "GET /api/rooms HTTP/1.1\r\nHost: quad.test\r\n\r\n"
+            let close = "GET /health HTTP/1.1\r\nHost: quad.test\r\nConnection: close\r\n\r\n"
+            // Builds the kept answer for this host first.
+            _ = try await Self.exchange(port: port, poll + close)
+
+            let inBody = "GET /api/books HTTP/1.1\r\nHost: quad.test\r\n\r\n"
+            let carrier =
+                "GET /api/rooms HTTP/1.1\r\nHost: quad.test\r\nContent-Length: \(inBody.utf8.count)\r\n\r\n" + inBody
+            let answers = try await Self.exchange(port: port, poll + poll + carrier + poll + close)
+            #expect(answers.count == 5, "\(answers.map { $0.prefix(40) })")
+            #expect(answers.prefix(4).allSatisfy { $0.hasPrefix("200") && $0.contains("\"rooms\"") })
+            #expect(!answers.contains { $0.contains("\"books\"") })
+
+            let pieces = try await Self.exchange(
+                port: port, "GET /api/rooms HT", "TP/1.1\r\nHost: quad", ".test\r\n", "\r\n" + close)
+            #expect(pieces.count == 2 && pieces[0].hasPrefix("200") && pieces[0].contains("\"rooms\""))
+        }
+    }
+
     /// A `HEAD` is answered without a body, kept answer or not, and the next request on the connection is read and
     /// answered as sent (the request decoder does not tell the response encoder about a `HEAD`: `decoupleDecoder`).
     @Test func aHeadHasNoBodyAndTheNextRequestIsAnswered() async throws {
@@ -521,11 +547,12 @@ import Testing
         }
     }
 
-    /// Sends raw bytes on one connection and returns the responses, split, once the server closes it.
-    static func exchange(port: Int, _ requests: String) async throws -> [String] {
+    /// Sends raw bytes on one connection (each piece written on its own) and returns the responses, split, once the
+    /// server closes it.
+    static func exchange(port: Int, _ pieces: String...) async throws -> [String] {
         let channel = try await connection(port: port)
         return try await channel.executeThenClose { inbound, outbound in
-            try await outbound.write(ByteBuffer(string: requests))
+            for piece in pieces { try await outbound.write(ByteBuffer(string: piece)) }
             var received = ""
             for try await chunk in inbound { received += String(buffer: chunk) }
             return received.components(separatedBy: "HTTP/1.1 ").dropFirst().map { $0 }
