@@ -22,6 +22,9 @@ import QuadCore
 /// answered, a client over its rate limit) goes on to the router untouched, so the answers are the same either
 /// way; tests compare them.
 ///
+/// A poll usually reaches it read by `RequestScanner`, ahead of the decoder (`answerScanned`); a connection's requests
+/// go through the decoder from the first one the scanner leaves.
+///
 /// It also answers a page asked for again exactly as before (`PageCache`): the router's own answer, kept; and
 /// opens event streams (`GET /api/events`) here, for the same callers, written by the event loop
 /// (`PipelineEventStream`).
@@ -896,7 +899,8 @@ package final class FastPath: ChannelDuplexHandler, RemovableChannelHandler {
 }
 
 /// HTTP/1.1 as Hummingbird serves it, with `FastPath` placed just after the HTTP/1 decoder, ahead of
-/// the conversion to Swift HTTP Types (which the answers it gives need not pay for).
+/// the conversion to Swift HTTP Types (which the answers it gives need not pay for), and `RequestScanner` just before
+/// the decoder.
 struct QuadHTTP1Channel: ServerChildChannel {
     package let base: HTTP1Channel
     package let routes: FastPath.Routes
